@@ -1,0 +1,1 @@
+"""edgar-eval: reproducible evaluation of RAG question answering over SEC EDGAR filings."""

@@ -1,0 +1,1 @@
+"""Pure parsing of inline-XBRL EDGAR documents, and the demo corpus generator."""

@@ -1,0 +1,175 @@
+"""Inline XBRL: contexts, units, and facts with scale, sign and format transforms applied."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from lxml import etree
+
+from edgar_eval.corpus.text import IX_NS, is_ix
+from edgar_eval.domain.filings import Context, Fact, FilingError
+
+XBRLI_NS = "http://www.xbrl.org/2003/instance"
+XBRLDI_NS = "http://xbrl.org/2006/xbrldi"
+
+_NUMBER_WORDS = {
+    "no": 0, "none": 0, "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+    "ninety": 90,
+}
+_MAGNITUDE_WORDS = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+_ZERO_FORMATS = {"fixed-zero", "zerodash", "zero-dash", "fixedzero"}
+
+
+class TransformError(ValueError):
+    pass
+
+
+def _format_name(fmt: str | None) -> str:
+    return (fmt or "").split(":", 1)[-1].lower()
+
+
+def _words_to_number(text: str) -> float:
+    total, current = 0, 0
+    tokens = re.findall(r"[a-z]+", text.lower())
+    if not tokens:
+        raise TransformError(f"no number words in {text!r}")
+    for token in tokens:
+        if token == "and":
+            continue
+        if token in _NUMBER_WORDS:
+            current += _NUMBER_WORDS[token]
+        elif token == "hundred":
+            current *= 100
+        elif token in _MAGNITUDE_WORDS:
+            total += current * _MAGNITUDE_WORDS[token]
+            current = 0
+        else:
+            raise TransformError(f"not a number word: {token!r} in {text!r}")
+    return float(total + current)
+
+
+def transform_number(displayed: str, fmt: str | None) -> float:
+    """The number a reader sees in `displayed`, read by the iXBRL transformation `fmt`."""
+    name = _format_name(fmt)
+    text = displayed.strip()
+    if name in _ZERO_FORMATS:
+        return 0.0
+    if name in ("numwordsen", "num-words-en"):
+        return _words_to_number(text)
+    if name in ("num-comma-decimal", "numcommadecimal", "numdotcomma", "numspacecomma"):
+        cleaned = re.sub(r"[ .\u00a0']", "", text).replace(",", ".")
+    elif name in ("", "num-dot-decimal", "numdotdecimal", "numcommadot", "numspacedot", "numcomma"):
+        cleaned = re.sub(r"[ ,\u00a0']", "", text)
+    elif name in ("fixed-empty", "fixedempty"):
+        raise TransformError("fixed-empty carries no number")
+    else:
+        raise TransformError(f"unsupported number format {fmt!r}")
+    if cleaned in ("", "-", "—", "–"):
+        raise TransformError(f"no digits in {displayed!r} (format {fmt!r})")
+    try:
+        return float(cleaned)
+    except ValueError as exc:
+        raise TransformError(f"cannot read {displayed!r} as {fmt or 'a number'}") from exc
+
+
+def fact_value(displayed: str, fmt: str | None, scale: int, negative: bool) -> float:
+    """Displayed number x 10^scale, with the sign attribute applied."""
+    value = transform_number(displayed, fmt) * (10.0**scale)
+    value = round(value, max(0, -scale) + 6)
+    return -value if negative else value
+
+
+def _parse_date(text: str) -> date:
+    return date.fromisoformat(text.strip()[:10])
+
+
+def parse_contexts(root: etree._Element) -> dict[str, Context]:
+    contexts: dict[str, Context] = {}
+    for element in root.iter(f"{{{XBRLI_NS}}}context"):
+        context_id = element.get("id")
+        period = element.find(f"{{{XBRLI_NS}}}period")
+        if context_id is None or period is None:
+            continue
+        instant = period.find(f"{{{XBRLI_NS}}}instant")
+        if instant is not None and instant.text:
+            start, end, is_instant = None, _parse_date(instant.text), True
+        else:
+            start_el = period.find(f"{{{XBRLI_NS}}}startDate")
+            end_el = period.find(f"{{{XBRLI_NS}}}endDate")
+            if start_el is None or end_el is None or not end_el.text:
+                continue  # forever periods carry no date a question could ask about
+            start, end, is_instant = _parse_date(start_el.text), _parse_date(end_el.text), False
+        dimensions = tuple(
+            sorted(
+                (member.get("dimension", ""), (member.text or "").strip())
+                for member in element.iter(f"{{{XBRLDI_NS}}}explicitMember")
+            )
+        )
+        contexts[context_id] = Context(context_id, start, end, is_instant, dimensions)
+    return contexts
+
+
+def parse_units(root: etree._Element) -> dict[str, str]:
+    units: dict[str, str] = {}
+    for element in root.iter(f"{{{XBRLI_NS}}}unit"):
+        measures = [m.text.strip() for m in element.iter(f"{{{XBRLI_NS}}}measure") if m.text]
+        divide = element.find(f"{{{XBRLI_NS}}}divide")
+        if divide is not None and len(measures) == 2:
+            label = f"{measures[0].split(':')[-1]}/{measures[1].split(':')[-1]}"
+        else:
+            label = "*".join(m.split(":")[-1] for m in measures)
+        units[element.get("id", "")] = label
+    return units
+
+
+def _displayed(element: etree._Element) -> str:
+    return re.sub(r"\s+", " ", "".join(element.itertext()).replace("\u00a0", " ")).strip()
+
+
+def parse_facts(root: etree._Element, anchors: dict) -> list[Fact]:
+    """Every ix:nonFraction and ix:nonNumeric, located in the clean text through `anchors`."""
+    contexts = parse_contexts(root)
+    units = parse_units(root)
+    facts: list[Fact] = []
+    for element in root.iter(f"{{{IX_NS}}}nonFraction", f"{{{IX_NS}}}nonNumeric"):
+        context = contexts.get(element.get("contextRef", ""))
+        if context is None:
+            continue  # a fact without a dated context cannot be asked about
+        numeric = is_ix(element, "nonFraction")
+        displayed = _displayed(element)
+        span = anchors.get(element)
+        scale = int(element.get("scale") or 0)
+        value = None
+        if numeric:
+            if element.get("{http://www.w3.org/2001/XMLSchema-instance}nil") == "true":
+                continue
+            try:
+                value = fact_value(displayed, element.get("format"), scale, element.get("sign") == "-")
+            except TransformError as exc:
+                raise FilingError(
+                    f"fact {element.get('name')} ({element.get('id') or 'no id'}): {exc}"
+                ) from exc
+        facts.append(
+            Fact(
+                concept=element.get("name", ""),
+                value=value,
+                text_value=None if numeric else displayed[:2000],
+                displayed=displayed[:2000],
+                unit=units.get(element.get("unitRef", "")) if numeric else None,
+                decimals=element.get("decimals"),
+                scale=scale,
+                context=context,
+                is_numeric=numeric,
+                offset=span[0] if span else None,
+                end=span[1] if span else None,
+            )
+        )
+    return facts
+
+
+def has_inline_xbrl(root: etree._Element) -> bool:
+    return next(root.iter(f"{{{IX_NS}}}header"), None) is not None

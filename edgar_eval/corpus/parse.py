@@ -1,0 +1,100 @@
+"""One entry point from filing bytes to everything the corpus assets hold."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lxml import etree
+
+from edgar_eval.corpus.fiscal import fiscal_year_of, parse_fiscal_year_end
+from edgar_eval.corpus.ixbrl import has_inline_xbrl, parse_facts
+from edgar_eval.corpus.pages import build_page_map
+from edgar_eval.corpus.sections import find_notes_start, find_sections
+from edgar_eval.corpus.text import extract_text
+from edgar_eval.domain.filings import SUPPORTED_FORMS, Fact, FilingError, FilingMeta, Page, Section
+
+_PARSER_OPTIONS = dict(huge_tree=True, resolve_entities=False, no_network=True, remove_comments=True)
+
+
+@dataclass(frozen=True)
+class ParsedFiling:
+    meta: FilingMeta
+    text: str
+    pages: list[Page]
+    facts: list[Fact]
+    sections: list[Section]
+    notes_start: int | None
+
+
+def _root(data: bytes) -> etree._Element:
+    if not data:
+        raise FilingError("empty file (0 bytes)")
+    if b"\x00" in data[:4096]:
+        raise FilingError("binary content, not an XHTML document")
+    tail = data[-4096:].lower()
+    if b"</html>" not in tail:
+        raise FilingError("truncated document: no closing </html> at the end of the file")
+    try:
+        return etree.fromstring(data, parser=etree.XMLParser(**_PARSER_OPTIONS))
+    except etree.XMLSyntaxError as exc:
+        raise FilingError(f"malformed XHTML: {exc}") from exc
+
+
+def _dei(facts: list[Fact], name: str) -> Fact | None:
+    return next((f for f in facts if f.concept == f"dei:{name}" and not f.context.dimensions), None)
+
+
+def _read_meta(facts: list[Fact]) -> FilingMeta:
+    document_type = _dei(facts, "DocumentType")
+    if document_type is None:
+        raise FilingError("no dei:DocumentType fact: cannot tell which form this is")
+    form = re.sub(r"\s+", " ", document_type.displayed).strip().upper()
+    if form not in SUPPORTED_FORMS:
+        raise FilingError(f"unsupported form {form!r}; supported: {', '.join(SUPPORTED_FORMS)}")
+    name = _dei(facts, "EntityRegistrantName")
+    cik = _dei(facts, "EntityCentralIndexKey")
+    if name is None or cik is None:
+        raise FilingError("missing dei:EntityRegistrantName or dei:EntityCentralIndexKey")
+    period_end = document_type.context.period_end
+    fye_fact = _dei(facts, "CurrentFiscalYearEndDate")
+    fiscal_year_end = parse_fiscal_year_end(fye_fact.displayed if fye_fact else None)
+    if fiscal_year_end is None:
+        # A 10-K's period end is its fiscal year end; other forms without the fact assume calendar years.
+        fiscal_year_end = (period_end.month, period_end.day) if form == "10-K" else (12, 31)
+    year_fact = _dei(facts, "DocumentFiscalYearFocus")
+    fiscal_year = (
+        int(year_fact.displayed[:4])
+        if year_fact and year_fact.displayed[:4].isdigit()
+        else fiscal_year_of(period_end, fiscal_year_end)
+    )
+    period_fact = _dei(facts, "DocumentFiscalPeriodFocus")
+    fiscal_period = period_fact.displayed.upper() if period_fact else ("FY" if form == "10-K" else "")
+    return FilingMeta(
+        company=re.sub(r"\s+", " ", name.displayed).strip(),
+        cik=re.sub(r"\D", "", cik.displayed).zfill(10),
+        form=form,
+        fiscal_year=fiscal_year,
+        fiscal_period=fiscal_period,
+        period_end=period_end,
+        fiscal_year_end=f"--{fiscal_year_end[0]:02d}-{fiscal_year_end[1]:02d}",
+    )
+
+
+def parse_filing(data: bytes) -> ParsedFiling:
+    """Parse an inline-XBRL EDGAR primary document; FilingError says why one cannot be read."""
+    root = _root(data)
+    if not has_inline_xbrl(root):
+        raise FilingError("no inline XBRL: the document has no ix:header")
+    clean = extract_text(root)
+    facts = parse_facts(root, clean.anchors)
+    meta = _read_meta(facts)
+    sections = find_sections(clean.text, meta.form)
+    return ParsedFiling(
+        meta=meta,
+        text=clean.text,
+        pages=build_page_map(clean.text, clean.page_breaks),
+        facts=facts,
+        sections=sections,
+        notes_start=find_notes_start(clean.text, sections),
+    )

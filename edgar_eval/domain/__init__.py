@@ -1,0 +1,1 @@
+"""Values and ports shared by every layer. No I/O lives here."""

@@ -1,0 +1,88 @@
+"""What the corpus is made of: filings, facts, pages, sections, chunks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+SUPPORTED_FORMS = ("10-K", "10-Q", "8-K", "DEF 14A")
+ANNUAL_FORMS = ("10-K",)
+
+
+class FilingError(ValueError):
+    """A filing that cannot be read as an inline-XBRL EDGAR document; the message says why."""
+
+
+@dataclass(frozen=True)
+class FilingMeta:
+    """Who filed what, for which period; read from the document's own dei facts."""
+
+    company: str
+    cik: str
+    form: str
+    fiscal_year: int
+    fiscal_period: str
+    period_end: date
+    fiscal_year_end: str  # "--MM-DD" as dei:CurrentFiscalYearEndDate writes it
+
+
+@dataclass(frozen=True)
+class Context:
+    context_id: str
+    period_start: date | None
+    period_end: date  # the instant for instant contexts
+    is_instant: bool
+    dimensions: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Fact:
+    concept: str
+    value: float | None
+    text_value: str | None
+    displayed: str
+    unit: str | None
+    decimals: str | None
+    scale: int
+    context: Context
+    is_numeric: bool
+    offset: int | None  # start of the displayed text in the clean text; None when hidden
+    end: int | None
+
+
+@dataclass(frozen=True)
+class Page:
+    index: int
+    start: int
+    end: int
+    printed: str | None
+
+
+@dataclass(frozen=True)
+class Section:
+    part: str
+    item: str
+    title: str
+    start: int
+    end: int
+    cross_reference_target: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.part} Item {self.item}".strip() if self.item else self.part or "body"
+
+    @property
+    def is_cross_reference(self) -> bool:
+        return self.cross_reference_target is not None
+
+
+@dataclass(frozen=True)
+class Chunk:
+    chunk_id: str
+    filing_id: str
+    index: int
+    start: int
+    end: int
+    text: str
+    section: str
+    pages: tuple[str, ...] = field(default_factory=tuple)
