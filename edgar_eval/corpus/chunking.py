@@ -32,7 +32,7 @@ def chunk_filing(
             shared = min(end, section.end) - max(start, section.start)
             if shared > best_overlap:
                 best, best_overlap = section, shared
-        chunk_pages = tuple(page_label(p) for p in pages if p.start < end and p.end > start)
+        spanned = [p for p in pages if p.start < end and p.end > start]
         chunks.append(
             Chunk(
                 chunk_id=f"{filing_id}:{index:05d}",
@@ -42,7 +42,8 @@ def chunk_filing(
                 end=end,
                 text=text[start:end],
                 section=best.key if best else "",
-                pages=chunk_pages,
+                pages=tuple(page_label(p) for p in spanned),
+                page_starts=tuple(p.start for p in spanned),
             )
         )
     return chunks

@@ -85,4 +85,5 @@ class Chunk:
     end: int
     text: str
     section: str
-    pages: tuple[str, ...] = field(default_factory=tuple)
+    pages: tuple[str, ...] = field(default_factory=tuple)  # printed labels of the pages it spans
+    page_starts: tuple[int, ...] = field(default_factory=tuple)  # where each of those pages starts

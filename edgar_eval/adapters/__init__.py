@@ -1,0 +1,1 @@
+"""The outside world: files on disk, Parquet, the embedding model."""

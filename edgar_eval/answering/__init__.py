@@ -1,0 +1,1 @@
+"""The reference system under test: period guard, gates, the extractive reader."""

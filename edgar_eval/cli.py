@@ -1,0 +1,116 @@
+"""Command line: run the whole graph in-process with run history kept, list partitions, write the demo corpus."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+from edgar_eval.defs.settings import CORPUS_DIR_ENV, CORPUS_NAME_ENV, project_home
+
+
+def _ensure_dagster_home() -> Path:
+    """Runs and lineage persist only with DAGSTER_HOME set; default to .dagster_home in the project."""
+    home = Path(os.environ.get("DAGSTER_HOME") or project_home() / ".dagster_home").resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    os.environ["DAGSTER_HOME"] = str(home)
+    return home
+
+
+def _configure(args: argparse.Namespace) -> None:
+    if getattr(args, "corpus", None):
+        os.environ[CORPUS_DIR_ENV] = str(Path(args.corpus).resolve())
+    if getattr(args, "name", None):
+        os.environ[CORPUS_NAME_ENV] = args.name
+
+
+def _error_of(result) -> str:
+    for event in result.all_events:
+        if event.is_step_failure and event.step_failure_data and event.step_failure_data.error:
+            user = event.step_failure_data.user_failure_data
+            description = user.description if user and user.description else None
+            return description or event.step_failure_data.error.message.strip().splitlines()[-1]
+    return "run failed"
+
+
+_QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+def run(args: argparse.Namespace) -> int:
+    _configure(args)
+    home = _ensure_dagster_home()
+    warnings.filterwarnings("ignore", category=Warning, module="dagster")
+    from dagster import DagsterInstance
+
+    from edgar_eval.defs.factory import build_definitions
+    from edgar_eval.defs.jobs import CORPUS_JOB, EVALUATION_JOB
+    from edgar_eval.defs.settings import EvalSettings
+
+    settings = EvalSettings.from_env()
+    defs = build_definitions(settings)
+    instance = DagsterInstance.get()
+    corpus_job = defs.resolve_job_def(CORPUS_JOB)
+    keys = corpus_job.partitions_def.get_partition_keys()
+    print(f"corpus {settings.corpus_name!r}: {len(keys)} filings in {settings.corpus_dir}")
+    failed: dict[str, str] = {}
+    started = time.perf_counter()
+    for key in keys:
+        # One run per filing: a bad filing fails its own partition and no other.
+        result = corpus_job.execute_in_process(partition_key=key, instance=instance, raise_on_error=False, run_config=_QUIET)
+        status = "ok" if result.success else "FAILED"
+        if not result.success:
+            failed[key] = _error_of(result)
+        print(f"  {status:6} {key}" + (f": {failed[key]}" if key in failed else ""), flush=True)
+    print(f"corpus stage: {len(keys) - len(failed)}/{len(keys)} filings in {time.perf_counter() - started:.1f} s")
+    started = time.perf_counter()
+    result = defs.resolve_job_def(EVALUATION_JOB).execute_in_process(instance=instance, raise_on_error=False, run_config=_QUIET)
+    if not result.success:
+        print(f"evaluation FAILED: {_error_of(result)}", file=sys.stderr)
+        return 1
+    report = settings.report_dir() / "report.md"
+    print(f"evaluation stage: {time.perf_counter() - started:.1f} s")
+    print(f"report: {report}")
+    print(f"run history: DAGSTER_HOME={home} (open it with: DAGSTER_HOME={home} dagster dev)")
+    return 2 if failed else 0
+
+
+def partitions(args: argparse.Namespace) -> int:
+    _configure(args)
+    from edgar_eval.adapters.local_corpus import list_filings, write_demo_corpus
+    from edgar_eval.defs.settings import EvalSettings
+
+    settings = EvalSettings.from_env()
+    if settings.is_demo:
+        write_demo_corpus(settings.corpus_dir)
+    for key in sorted(list_filings(settings.corpus_dir)):
+        print(key)
+    return 0
+
+
+def demo_corpus(args: argparse.Namespace) -> int:
+    from edgar_eval.adapters.local_corpus import write_demo_corpus
+
+    written = write_demo_corpus(args.folder)
+    print(f"{len(written)} files written to {args.folder}" if written else f"{args.folder} is already up to date")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="edgar-eval", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    run_parser = commands.add_parser("run", help="materialise every asset: one corpus run per filing, then the evaluation")
+    partitions_parser = commands.add_parser("partitions", help="print the filing partition keys, one a line")
+    for sub in (run_parser, partitions_parser):
+        sub.add_argument("--corpus", help=f"folder of EDGAR .htm filings (default: the demo corpus; env {CORPUS_DIR_ENV})")
+        sub.add_argument("--name", help=f"corpus name for data/ and reports/ (default: the folder name; env {CORPUS_NAME_ENV})")
+    demo_parser = commands.add_parser("demo-corpus", help="write the generated demo corpus into a folder")
+    demo_parser.add_argument("folder")
+    args = parser.parse_args(argv)
+    return {"run": run, "partitions": partitions, "demo-corpus": demo_corpus}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

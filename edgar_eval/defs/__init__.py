@@ -1,0 +1,1 @@
+"""Dagster definitions: thin assets that call the layers below, grouped by stage."""

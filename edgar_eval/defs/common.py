@@ -1,0 +1,104 @@
+"""Shared plumbing of the asset modules: per-partition loops, metadata, reading the corpus."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from pathlib import Path
+from typing import Callable
+
+import dagster as dg
+import pandas as pd
+
+from edgar_eval.adapters.local_corpus import list_filings
+from edgar_eval.adapters.parquet_store import ParquetStore, StoreError
+from edgar_eval.corpus.parse import ParsedFiling, parse_filing
+from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.domain.filings import FilingError
+from edgar_eval.domain.versioning import content_version
+
+PartitionWork = Callable[[str], tuple[pd.DataFrame, dict]]
+_EXPECTED_ERRORS = (FilingError, StoreError, ValueError, OSError)
+
+
+def table_head(frame: pd.DataFrame, columns: list[str] | None = None, rows: int = 5) -> dg.MetadataValue:
+    shown = frame[columns] if columns else frame
+    return dg.MetadataValue.md(shown.head(rows).to_markdown(index=False) if len(shown) else "(empty)")
+
+
+def materialize_partitions(context: dg.AssetExecutionContext, store: ParquetStore, asset: str, work: PartitionWork) -> dg.MaterializeResult:
+    """Run `work` for every partition of this run, writing each partition's table on its own.
+
+    A partition that fails leaves its earlier materialisation untouched; the step fails naming it,
+    after the other partitions of the run have been written.
+    """
+    errors: dict[str, str] = {}
+    metadata: dict = {}
+    versions: list[str] = []
+    for key in context.partition_keys:
+        try:
+            frame, meta = work(key)
+        except _EXPECTED_ERRORS as exc:
+            errors[key] = f"{type(exc).__name__}: {exc}"
+            context.log.error(f"partition {key}: {errors[key]}")
+            continue
+        store.write(asset, frame, key)
+        versions.append(content_version(frame))
+        metadata = meta if len(context.partition_keys) == 1 else {"partitions_written": len(versions)}
+    if errors:
+        raise dg.Failure(
+            description="; ".join(f"{key}: {message}" for key, message in sorted(errors.items())),
+            metadata={"failed_partitions": dg.MetadataValue.json(errors)},
+        )
+    data_version = dg.DataVersion(versions[0]) if len(versions) == 1 else None
+    return dg.MaterializeResult(metadata=metadata, data_version=data_version)
+
+
+def unpartitioned_result(store: ParquetStore, asset: str, frame: pd.DataFrame, metadata: dict) -> dg.MaterializeResult:
+    store.write(asset, frame)
+    version = content_version(frame)
+    return dg.MaterializeResult(metadata={"rows": len(frame), "data_version": version, **metadata}, data_version=dg.DataVersion(version))
+
+
+@functools.lru_cache(maxsize=4)
+def _parse_cached(sha256: str, path: str) -> ParsedFiling:
+    return parse_filing(Path(path).read_bytes())
+
+
+def filing_path(settings: EvalSettings, key: str) -> Path:
+    relative = list_filings(settings.corpus_dir).get(key)
+    if relative is None:
+        raise FilingError(f"no document for partition {key!r} in {settings.corpus_dir}")
+    return Path(settings.corpus_dir) / relative
+
+
+def parsed_filing(settings: EvalSettings, key: str) -> tuple[ParsedFiling, str]:
+    """The parsed document of a partition whose `filings` row is current; its sha256 with it."""
+    recorded = settings.store().read("filings", key).iloc[0]
+    path = filing_path(settings, key)
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    if sha != recorded.sha256:
+        raise StoreError(f"{path.name} changed since `filings` was materialised (sha256 {sha[:12]} vs {recorded.sha256[:12]}); rematerialise `filings` first")
+    return _parse_cached(sha, str(path)), sha
+
+
+def current_partitions(store: ParquetStore, keys: list[str], asset: str) -> tuple[list[str], dict[str, str]]:
+    """Partitions whose `asset` table was built from the filing bytes `filings` now records.
+
+    Returns the usable keys and, for the others, why they were left out (not materialised, or stale).
+    """
+    usable, left_out = [], {}
+    for key in keys:
+        if not store.exists("filings", key):
+            left_out[key] = "filings not materialised"
+            continue
+        if not store.exists(asset, key):
+            left_out[key] = f"{asset} not materialised"
+            continue
+        filing_sha = store.read("filings", key).sha256.iloc[0]
+        asset_sha = store.read(asset, key).sha256
+        if len(asset_sha) and asset_sha.iloc[0] != filing_sha:
+            left_out[key] = f"{asset} is stale (built from another version of the file)"
+            continue
+        usable.append(key)
+    return usable, left_out

@@ -1,0 +1,31 @@
+"""Build the Definitions for one corpus folder."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from edgar_eval.adapters.local_corpus import list_filings, write_demo_corpus
+from edgar_eval.defs.corpus_assets import build_corpus_assets
+from edgar_eval.defs.evaluation_assets import build_evaluation_assets
+from edgar_eval.defs.jobs import build_jobs
+from edgar_eval.defs.settings import EvalSettings
+
+
+def filing_partitions(settings: EvalSettings) -> dg.StaticPartitionsDefinition:
+    if settings.is_demo:
+        write_demo_corpus(settings.corpus_dir)  # generated, deterministic: same seed, same bytes
+    keys = sorted(list_filings(settings.corpus_dir))
+    if not keys:
+        raise ValueError(f"no .htm filings found in corpus folder {settings.corpus_dir}")
+    return dg.StaticPartitionsDefinition(keys)
+
+
+def build_definitions(settings: EvalSettings) -> dg.Definitions:
+    partitions = filing_partitions(settings)
+    corpus = build_corpus_assets(partitions)
+    evaluation = build_evaluation_assets(partitions, corpus)
+    jobs, schedules = build_jobs(partitions)
+    return dg.Definitions(
+        assets=[*corpus, *evaluation], jobs=jobs, schedules=schedules,
+        resources={"settings": settings}, executor=dg.in_process_executor,
+    )

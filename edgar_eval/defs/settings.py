@@ -1,0 +1,67 @@
+"""Where the corpus, the data and the reports live, and the run parameters; read from the environment."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dagster as dg
+
+from edgar_eval.adapters.parquet_store import ParquetStore
+from edgar_eval.retrieval.fingerprint import IndexFingerprint
+
+CORPUS_DIR_ENV = "EDGAR_EVAL_CORPUS_DIR"
+CORPUS_NAME_ENV = "EDGAR_EVAL_CORPUS_NAME"
+HOME_ENV = "EDGAR_EVAL_HOME"
+DEMO_CORPUS_NAME = "demo"
+
+
+def project_home() -> Path:
+    """The checkout when running from one (pyproject.toml beside the package), else the working directory."""
+    if os.environ.get(HOME_ENV):
+        return Path(os.environ[HOME_ENV]).resolve()
+    checkout = Path(__file__).resolve().parents[2]
+    return checkout if (checkout / "pyproject.toml").is_file() else Path.cwd().resolve()
+
+
+class EvalSettings(dg.ConfigurableResource):
+    """Everything a run depends on besides the code; shown in the UI with every run."""
+
+    corpus_dir: str
+    corpus_name: str
+    data_dir: str
+    reports_dir: str
+    chunk_size: int = 1000
+    chunk_overlap: int = 200
+    top_k: int = 10
+    golden_seed: int = 7
+
+    @property
+    def is_demo(self) -> bool:
+        return self.corpus_name == DEMO_CORPUS_NAME
+
+    def store(self) -> ParquetStore:
+        return ParquetStore(Path(self.data_dir) / self.corpus_name)
+
+    def report_dir(self) -> Path:
+        return Path(self.reports_dir) / self.corpus_name
+
+    def fingerprint(self, embedder_id: str) -> IndexFingerprint:
+        return IndexFingerprint(embedder_id=embedder_id, normalisation="l2", chunk_size=self.chunk_size, chunk_overlap=self.chunk_overlap)
+
+    @classmethod
+    def from_env(cls) -> "EvalSettings":
+        home = project_home()
+        corpus_dir = os.environ.get(CORPUS_DIR_ENV)
+        if corpus_dir:
+            name = os.environ.get(CORPUS_NAME_ENV) or Path(corpus_dir).resolve().name
+            if name == DEMO_CORPUS_NAME:
+                raise ValueError(f"{CORPUS_NAME_ENV}={DEMO_CORPUS_NAME!r} is reserved for the generated demo corpus")
+        else:
+            corpus_dir, name = str(home / "data" / "demo_corpus"), DEMO_CORPUS_NAME
+        return cls(
+            corpus_dir=str(Path(corpus_dir).resolve()),
+            corpus_name=name,
+            data_dir=str(home / "data"),
+            reports_dir=str(home / "reports"),
+        )

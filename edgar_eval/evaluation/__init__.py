@@ -1,0 +1,1 @@
+"""Judging outcomes, cross-fitted gates, the six arms, retrieval metrics."""

@@ -1,0 +1,89 @@
+"""Gate scores with thresholds cross-fitted by company, and the six arms as masks over one generation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from edgar_eval.answering.relevance import FEATURES, RelevanceModel
+
+ADMIT_SHARE = 0.90
+ARMS = {
+    "A": (),
+    "B": ("cosine",),
+    "C": ("relevance",),
+    "D": ("period",),
+    "E": ("period", "relevance"),
+    "F": ("period", "cosine"),
+}
+ARM_NAMES = {
+    "A": "no gate", "B": "cosine", "C": "relevance model", "D": "period guard",
+    "E": "period guard + relevance", "F": "period guard + cosine",
+}
+
+
+def company_folds(ciks: pd.Series) -> pd.Series:
+    """Two folds by company: companies in CIK order alternate between fold 0 and fold 1."""
+    order = {cik: i % 2 for i, cik in enumerate(sorted(ciks.unique()))}
+    return ciks.map(order)
+
+
+def admitting_threshold(scores: np.ndarray) -> float:
+    """The highest threshold that still admits ADMIT_SHARE of these (answerable) scores."""
+    if len(scores) == 0:
+        return float("-inf")
+    return float(np.quantile(scores, 1 - ADMIT_SHARE, method="lower"))
+
+
+def cross_fit(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per question: relevance score from a model trained on the other fold, and both thresholds from it.
+
+    `frame` has question_id, cik, answerable (bool), the FEATURES columns and top_score.
+    """
+    out = frame.copy()
+    out["fold"] = company_folds(out.cik)
+    out["relevance_score"] = np.nan
+    out["cosine_threshold"] = np.nan
+    out["relevance_threshold"] = np.nan
+    for fold in (0, 1):
+        train = out[out.fold != fold]
+        test_mask = out.fold == fold
+        if not test_mask.any():
+            continue
+        if train.empty:
+            train = out[test_mask]  # one company only: nothing to cross-fit against
+        model = RelevanceModel().fit(train[list(FEATURES)].to_numpy(float), train.answerable.to_numpy(int))
+        out.loc[test_mask, "relevance_score"] = model.score(out.loc[test_mask, list(FEATURES)].to_numpy(float))
+        train_scores = model.score(train[list(FEATURES)].to_numpy(float))
+        answerable = train.answerable.to_numpy(bool)
+        out.loc[test_mask, "relevance_threshold"] = admitting_threshold(train_scores[answerable])
+        out.loc[test_mask, "cosine_threshold"] = admitting_threshold(train.top_score.to_numpy(float)[answerable])
+    out["cosine_pass"] = out.top_score >= out.cosine_threshold
+    out["relevance_pass"] = out.relevance_score >= out.relevance_threshold
+    return out
+
+
+def arm_outcomes(gates: pd.DataFrame, generations: pd.DataFrame) -> pd.DataFrame:
+    """One row per question per arm: whether the shared generation is kept, and whether that is right."""
+    merged = gates.merge(generations, on="question_id", validate="one_to_one")
+    rows = []
+    for arm, arm_gates in ARMS.items():
+        kept = np.ones(len(merged), dtype=bool)
+        reason = np.array([""] * len(merged), dtype=object)
+        for gate in arm_gates:
+            passed = merged[f"{gate}_pass"].to_numpy(bool)
+            newly = kept & ~passed
+            reason[newly] = "out_of_period" if gate == "period" else "gate_rejected"
+            kept &= passed
+        answered = kept & merged.answered.to_numpy(bool)
+        reason[kept & ~answered] = "model_declined"
+        reason[answered] = "answered"
+        answerable = merged.expected_route.to_numpy() == "answer"
+        figure_right = merged.figure_correct.to_numpy(bool)
+        correct = np.where(answerable, answered & figure_right, ~answered)
+        rows.append(pd.DataFrame({
+            "question_id": merged.question_id, "cik": merged.cik, "kind": merged.kind, "arm": arm,
+            "expected_route": merged.expected_route, "answered": answered, "outcome": reason, "correct": correct,
+            "false_answer": ~answerable & answered,
+        }))
+    return pd.concat(rows, ignore_index=True).sort_values(["arm", "question_id"]).reset_index(drop=True)

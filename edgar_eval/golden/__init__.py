@@ -1,0 +1,1 @@
+"""Golden questions with known answers and known locations."""

@@ -1,0 +1,1 @@
+"""Rendering reports from tables, with the provenance of every table."""

@@ -1,0 +1,66 @@
+"""The evaluation report: every number from an asset table, every table with its provenance."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from edgar_eval.domain.versioning import content_version
+from edgar_eval.report.markdown import Provenance, ReportTable, interval, md_cell, percent, render_report
+
+
+def _ratio(k: int, n: int) -> str:
+    return f"{k}/{n}"
+
+
+def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, str], golden: pd.DataFrame,
+                 retrieval: pd.DataFrame, arms: pd.DataFrame, index_fingerprint: str, settings: dict) -> str:
+    filings = filings.sort_values("filing_id")
+    partitions = f"{len(filings)} filing partitions"
+    fingerprint = json.loads(index_fingerprint)
+    preface = [
+        f"Evaluation of retrieval and answering on the `{md_cell(corpus_name)}` corpus: "
+        f"{len(filings)} filings of {filings.cik.nunique()} companies.",
+        "",
+        f"- Golden set: {len(golden)} questions, provenance `{md_cell(golden.provenance.iloc[0])}`, content hash `{content_version(golden)}`.",
+        f"- Index: embedder `{md_cell(fingerprint['embedder_id'])}`, {md_cell(fingerprint['normalisation'])} normalised, "
+        f"chunks of {fingerprint['chunk_size']} characters with {fingerprint['chunk_overlap']} overlap.",
+        f"- Retrieval depth k = {settings['top_k']}; golden seed {settings['golden_seed']}.",
+        "- Every search is scoped to one company's filings of the fiscal year asked (its latest annual report when it has none).",
+    ]
+    if left_out:
+        preface.append("- Filings left out of this run: " + "; ".join(f"{md_cell(k)} ({md_cell(v)})" for k, v in sorted(left_out.items())) + ".")
+
+    corpus_table = pd.DataFrame({
+        "filing": filings.filing_id, "company": filings.company, "form": filings.form, "fiscal year": filings.fiscal_year,
+        "period end": filings.period_end, "sha256": filings.sha256,
+    })
+    by_kind = golden.groupby("kind", sort=True).agg(questions=("question_id", "size"), companies=("cik", "nunique")).reset_index()
+    golden_table = by_kind.rename(columns={"kind": "kind"})
+    golden_table["expected route"] = golden_table.kind.map(lambda k: "answer" if k == "answerable" else "no-answer")
+    retrieval_table = pd.DataFrame({
+        "metric": retrieval.metric,
+        "hits / questions": [_ratio(h, n) for h, n in zip(retrieval.hits, retrieval.questions)],
+        "rate": [percent(r) if m.startswith(("document", "page", "gold")) else f"{r:.3f}" for m, r in zip(retrieval.metric, retrieval.rate)],
+        "Wilson 95%": [interval(lo, hi) for lo, hi in zip(retrieval.low, retrieval.high)],
+    })
+    arms_table = pd.DataFrame({
+        "arm": arms.arm, "gates": arms.gates,
+        "false answers": [_ratio(k, n) for k, n in zip(arms.false_answer_rate_k, arms.false_answer_rate_n)],
+        "FAR": [percent(v) for v in arms.false_answer_rate],
+        "FAR Wilson 95%": [interval(lo, hi) for lo, hi in zip(arms.false_answer_rate_low, arms.false_answer_rate_high)],
+        "recall cost": [f"{percent(v)} ({_ratio(k, n)})" for v, k, n in zip(arms.recall_cost, arms.recall_cost_k, arms.recall_cost_n)],
+        "recall cost Wilson 95%": [interval(lo, hi) for lo, hi in zip(arms.recall_cost_low, arms.recall_cost_high)],
+        "correct on answerable": [f"{percent(v)} ({_ratio(k, n)})" for v, k, n in zip(arms.answer_accuracy, arms.answer_accuracy_k, arms.answer_accuracy_n)],
+    })
+    tables = [
+        ReportTable("Corpus", corpus_table, Provenance("filings", content_version(filings.reset_index(drop=True)), partitions)),
+        ReportTable("Golden questions", golden_table, Provenance("golden_questions", content_version(golden), "xbrl_facts, chunks, filing_text of " + partitions)),
+        ReportTable("Retrieval", retrieval_table, Provenance("retrieval_metrics", content_version(retrieval), "retrievals over search_index"),
+                    note="Over answerable questions: the gold document, a gold page, or a gold chunk among the top k; MRR of the first gold chunk."),
+        ReportTable("Arms", arms_table, Provenance("arm_statistics", content_version(arms), "arm_outcomes (gate_scores x generations)"),
+                    note="FAR: answers given to unanswerable questions. Recall cost: answerable questions arm A answers correctly and the arm declines. "
+                         "Thresholds are cross-fitted by company in two folds."),
+    ]
+    return render_report(f"edgar-eval report: {corpus_name}", preface, tables)

@@ -1,0 +1,1 @@
+"""Search over chunk embeddings, always scoped to one company's filings."""

@@ -1,0 +1,34 @@
+"""Exact cosine search over L2-normalised chunk vectors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# Scores are compared at this precision so that float noise in the last bits cannot reorder ties.
+_SCORE_DECIMALS = 6
+
+
+@dataclass(frozen=True)
+class Hit:
+    row: int
+    score: float
+    rank: int
+
+
+class DenseIndex:
+    def __init__(self, vectors: np.ndarray, filing_ids: list[str]) -> None:
+        if vectors.ndim != 2 or vectors.shape[0] != len(filing_ids):
+            raise ValueError(f"vectors {vectors.shape} do not match {len(filing_ids)} chunk rows")
+        self.vectors = vectors.astype(np.float32, copy=False)
+        self.filing_ids = np.asarray(filing_ids, dtype=object)
+
+    def search(self, query: np.ndarray, scope: list[str], k: int) -> list[Hit]:
+        """Top k chunks of the filings in `scope`; no other filing's chunk can come back."""
+        allowed = np.flatnonzero(np.isin(self.filing_ids, np.asarray(scope, dtype=object)))
+        if allowed.size == 0:
+            return []
+        scores = np.round(self.vectors[allowed] @ query.astype(np.float32), _SCORE_DECIMALS)
+        order = np.lexsort((allowed, -scores))[:k]
+        return [Hit(int(allowed[i]), float(scores[i]), rank + 1) for rank, i in enumerate(order)]

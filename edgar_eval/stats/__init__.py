@@ -1,0 +1,1 @@
+"""Statistics: pure, numpy/scipy/statsmodels only, no I/O."""
