@@ -2,7 +2,6 @@
 
 
 import hashlib
-import json
 
 import dagster as dg
 import numpy as np
@@ -10,9 +9,8 @@ import pandas as pd
 
 from edgar_eval.adapters.embedders import MiniLMEmbedder
 from edgar_eval.adapters.local_corpus import read_manifest
-from edgar_eval.corpus.chunking import chunk_filing
-from edgar_eval.corpus.fiscal import fiscal_year_of, parse_fiscal_year_end, period_kind
 from edgar_eval.corpus.parse import parse_filing
+from edgar_eval.corpus.tables import chunks_frame, facts_frame, filing_frame, numeric_facts_at_offset, sections_frame, text_frame
 from edgar_eval.defs.common import filing_path, materialize_partitions, parsed_filing, table_head
 from edgar_eval.defs.settings import EvalSettings
 
@@ -31,17 +29,12 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
             path = filing_path(settings, key)
             data = path.read_bytes()
             parsed = parse_filing(data)
-            meta = parsed.meta
             relative = path.relative_to(settings.corpus_dir).as_posix()
-            row = {
-                "filing_id": key, "path": relative, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data),
-                "company": meta.company, "cik": meta.cik, "form": meta.form, "fiscal_year": meta.fiscal_year,
-                "fiscal_period": meta.fiscal_period, "period_end": meta.period_end.isoformat(),
-                "fiscal_year_end": meta.fiscal_year_end, "filed": manifest.get(relative, {}).get("filed") or None,
-            }
-            frame = pd.DataFrame([row])
-            return frame, {"company": meta.company, "cik": meta.cik, "form": meta.form, "fiscal_year": meta.fiscal_year,
-                           "fiscal_period": meta.fiscal_period, "sha256": row["sha256"], "bytes": len(data)}
+            frame = filing_frame(key, relative, hashlib.sha256(data).hexdigest(), len(data), parsed,
+                                 manifest.get(relative, {}).get("filed") or None)
+            row = frame.iloc[0]
+            return frame, {"company": row.company, "cik": row.cik, "form": row.form, "fiscal_year": int(row.fiscal_year),
+                           "fiscal_period": row.fiscal_period, "sha256": row.sha256, "bytes": len(data)}
 
         return materialize_partitions(context, settings.store(), "filings", work)
 
@@ -50,14 +43,10 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
     def filing_text(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         def work(key: str):
             parsed, sha = parsed_filing(settings, key)
-            frame = pd.DataFrame([{
-                "filing_id": key, "sha256": sha, "text": parsed.text,
-                "page_starts": [p.start for p in parsed.pages], "page_ends": [p.end for p in parsed.pages],
-                "printed_pages": [p.printed for p in parsed.pages],
-            }])
             printed = sum(p.printed is not None for p in parsed.pages)
-            return frame, {"characters": len(parsed.text), "pages": len(parsed.pages), "pages_with_printed_number": printed,
-                           "table_rows": parsed.text.count("\n|") + parsed.text.startswith("|")}
+            return text_frame(key, sha, parsed), {
+                "characters": len(parsed.text), "pages": len(parsed.pages), "pages_with_printed_number": printed,
+                "table_rows": sum(line.startswith("|") for line in parsed.text.splitlines())}
 
         return materialize_partitions(context, settings.store(), "filing_text", work)
 
@@ -66,23 +55,10 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
     def xbrl_facts(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         def work(key: str):
             parsed, sha = parsed_filing(settings, key)
-            fye = parse_fiscal_year_end(parsed.meta.fiscal_year_end)
-            rows = [{
-                "filing_id": key, "sha256": sha, "cik": parsed.meta.cik, "concept": f.concept, "value": f.value,
-                "text_value": f.text_value, "displayed": f.displayed, "unit": f.unit, "decimals": f.decimals, "scale": f.scale,
-                "is_numeric": f.is_numeric,
-                "period_start": f.context.period_start.isoformat() if f.context.period_start else None,
-                "period_end": f.context.period_end.isoformat(), "period_kind": period_kind(f.context),
-                "fiscal_year": fiscal_year_of(f.context.period_end, fye),
-                "dimensions": json.dumps(f.context.dimensions) if f.context.dimensions else "",
-                "offset": f.offset, "end": f.end,
-            } for f in parsed.facts]
-            frame = pd.DataFrame(rows)
-            numeric = frame[frame.is_numeric & frame.offset.notna()] if len(frame) else frame
-            at_offset = sum(parsed.text[int(r.offset):int(r.end)] == r.displayed for r in numeric.itertuples())
-            share = at_offset / len(numeric) if len(numeric) else float("nan")
-            return frame, {"facts": len(frame), "numeric_facts": int(frame.is_numeric.sum()) if len(frame) else 0,
-                           "numeric_displayed_at_offset": float(share),
+            frame = facts_frame(key, sha, parsed)
+            found, located = numeric_facts_at_offset(frame, parsed.text)
+            return frame, {"facts": len(frame), "numeric_facts": int(frame.is_numeric.sum()),
+                           "numeric_displayed_at_offset": found / located if located else float("nan"),
                            "head": table_head(frame, ["concept", "value", "displayed", "unit", "period_end", "offset"])}
 
         return materialize_partitions(context, settings.store(), "xbrl_facts", work)
@@ -92,11 +68,7 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
     def sections(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         def work(key: str):
             parsed, sha = parsed_filing(settings, key)
-            frame = pd.DataFrame([{
-                "filing_id": key, "sha256": sha, "part": s.part, "item": s.item, "key": s.key, "title": s.title,
-                "start": s.start, "end": s.end, "cross_reference_target": s.cross_reference_target,
-                "notes_start": parsed.notes_start,
-            } for s in parsed.sections])
+            frame = sections_frame(key, sha, parsed)
             return frame, {"sections": len(frame), "cross_reference_stubs": int(frame.cross_reference_target.notna().sum()),
                            "notes_start": parsed.notes_start if parsed.notes_start is not None else -1,
                            "head": table_head(frame, ["key", "title", "start", "end", "cross_reference_target"], rows=30)}
@@ -108,11 +80,7 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
     def chunks(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         def work(key: str):
             parsed, sha = parsed_filing(settings, key)
-            made = chunk_filing(key, parsed.text, parsed.sections, parsed.pages, settings.chunk_size, settings.chunk_overlap)
-            frame = pd.DataFrame([{
-                "chunk_id": c.chunk_id, "filing_id": key, "sha256": sha, "index": c.index, "start": c.start, "end": c.end,
-                "section": c.section, "pages": list(c.pages), "page_starts": list(c.page_starts), "text": c.text,
-            } for c in made])
+            frame = chunks_frame(key, sha, parsed, settings.chunk_size, settings.chunk_overlap)
             return frame, {"chunks": len(frame), "chunk_size": settings.chunk_size, "chunk_overlap": settings.chunk_overlap,
                            "head": table_head(frame, ["chunk_id", "section", "pages", "start", "end"])}
 

@@ -24,6 +24,8 @@ GOLDEN_COLUMNS = [
 
 
 def _display(value: float, unit: str | None, scale: int) -> str:
+    if value < 0:
+        return "-" + _display(-value, unit, scale)
     if unit == "USD/shares":
         return f"${value:,.2f}"
     if unit == "USD":

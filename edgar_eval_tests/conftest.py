@@ -1,0 +1,60 @@
+import os
+import warnings
+from pathlib import Path
+
+import pytest
+
+warnings.filterwarnings("ignore", module="dagster")
+
+REPO = Path(__file__).resolve().parents[1]
+REAL_CORPUS = Path(os.environ.get("EDGAR_EVAL_REAL_CORPUS", REPO.parent / "shared" / "corpus" / "edgar"))
+
+
+@pytest.fixture(scope="session")
+def demo_files():
+    from edgar_eval.corpus.demo import demo_corpus_files
+
+    return demo_corpus_files()
+
+
+@pytest.fixture(scope="session")
+def demo_parsed(demo_files):
+    from edgar_eval.corpus.parse import parse_filing
+
+    return {path: parse_filing(data) for path, data in demo_files.items() if path.endswith(".htm")}
+
+
+def xhtml(body: str, resources: str = "", hidden: str = "") -> bytes:
+    """A minimal inline-XBRL document around `body`, as EDGAR serves them."""
+    return f"""<?xml version='1.0' encoding='utf-8'?>
+<html xmlns="http://www.w3.org/1999/xhtml" xmlns:ix="http://www.xbrl.org/2013/inlineXBRL"
+ xmlns:ixt="http://www.xbrl.org/inlineXBRL/transformation/2020-02-12" xmlns:xbrli="http://www.xbrl.org/2003/instance"
+ xmlns:xbrldi="http://xbrl.org/2006/xbrldi" xmlns:us-gaap="http://fasb.org/us-gaap/2024" xmlns:dei="http://xbrl.sec.gov/dei/2024"
+ xmlns:iso4217="http://www.xbrl.org/2003/iso4217" xmlns:acme="http://acme.example/2024">
+<head><title>t</title></head><body>
+<div style="display:none"><ix:header><ix:hidden>{hidden}</ix:hidden><ix:resources>
+<xbrli:context id="FY24"><xbrli:entity><xbrli:identifier scheme="http://www.sec.gov/CIK">0000000042</xbrli:identifier></xbrli:entity>
+<xbrli:period><xbrli:startDate>2024-01-01</xbrli:startDate><xbrli:endDate>2024-12-31</xbrli:endDate></xbrli:period></xbrli:context>
+<xbrli:context id="I24"><xbrli:entity><xbrli:identifier scheme="http://www.sec.gov/CIK">0000000042</xbrli:identifier></xbrli:entity>
+<xbrli:period><xbrli:instant>2024-12-31</xbrli:instant></xbrli:period></xbrli:context>
+<xbrli:context id="FY24seg"><xbrli:entity><xbrli:identifier scheme="http://www.sec.gov/CIK">0000000042</xbrli:identifier>
+<xbrli:segment><xbrldi:explicitMember dimension="us-gaap:StatementBusinessSegmentsAxis">acme:WidgetsMember</xbrldi:explicitMember></xbrli:segment></xbrli:entity>
+<xbrli:period><xbrli:startDate>2024-01-01</xbrli:startDate><xbrli:endDate>2024-12-31</xbrli:endDate></xbrli:period></xbrli:context>
+<xbrli:unit id="usd"><xbrli:measure>iso4217:USD</xbrli:measure></xbrli:unit>
+{resources}</ix:resources></ix:header></div>
+{body}
+</body></html>
+""".encode()
+
+
+def dei_cover(form: str = "10-K") -> str:
+    return (
+        f'<p>FORM <ix:nonNumeric name="dei:DocumentType" contextRef="FY24">{form}</ix:nonNumeric></p>'
+        '<p><ix:nonNumeric name="dei:EntityRegistrantName" contextRef="FY24">Acme Widgets Inc.</ix:nonNumeric></p>'
+    )
+
+
+DEI_HIDDEN = (
+    '<ix:nonNumeric name="dei:EntityCentralIndexKey" contextRef="FY24">0000000042</ix:nonNumeric>'
+    '<ix:nonNumeric name="dei:CurrentFiscalYearEndDate" contextRef="FY24">--12-31</ix:nonNumeric>'
+)

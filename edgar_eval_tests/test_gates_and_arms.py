@@ -1,0 +1,62 @@
+import numpy as np
+import pandas as pd
+
+from edgar_eval.answering.relevance import FEATURES
+from edgar_eval.evaluation.gates import ARMS, admitting_threshold, arm_outcomes, company_folds, cross_fit
+from edgar_eval.evaluation.summaries import arm_statistics
+
+
+def _frame(seed=0, per_company=40):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for c in range(4):
+        for i in range(per_company):
+            answerable = i % 2 == 0
+            score = rng.normal(0.6 if answerable else 0.4, 0.08)
+            rows.append({"question_id": f"q{c}-{i}", "cik": f"000000000{c}", "answerable": answerable, "top_score": score,
+                         "margin": rng.random() * 0.1, "mean_top3": score - 0.05, "token_coverage": rng.random(),
+                         "year_present": 1.0, "name_present": 1.0 if answerable else rng.integers(0, 2)})
+    return pd.DataFrame(rows)
+
+
+def test_threshold_admits_ninety_percent_of_answerable_scores():
+    scores = np.arange(100, dtype=float)
+    threshold = admitting_threshold(scores)
+    assert (scores >= threshold).mean() >= 0.9
+    assert (scores >= threshold + 1).mean() < 0.9
+    assert admitting_threshold(np.array([])) == float("-inf")
+
+
+def test_folds_split_by_company_and_thresholds_come_from_the_other_fold():
+    frame = _frame()
+    folds = company_folds(frame.cik)
+    assert frame.groupby("cik").apply(lambda g: folds[g.index].nunique()).eq(1).all()
+    scored = cross_fit(frame)
+    for fold in (0, 1):
+        other = scored[scored.fold != fold]
+        expected = admitting_threshold(other[other.answerable].top_score.to_numpy())
+        assert (scored[scored.fold == fold].cosine_threshold == expected).all()
+    assert scored.relevance_score.between(0, 1).all()
+    answerable = scored[scored.answerable]
+    assert answerable.cosine_pass.mean() > 0.75
+    assert scored[scored.answerable].relevance_score.mean() > scored[~scored.answerable].relevance_score.mean()
+
+
+def test_arms_are_masks_over_one_generation():
+    gates = pd.DataFrame({"question_id": ["a", "b", "c", "d"], "cik": ["1", "1", "2", "2"],
+                          "period_pass": [True, False, True, True], "cosine_pass": [True, True, False, True],
+                          "relevance_pass": [False, True, True, True]})
+    generations = pd.DataFrame({"question_id": ["a", "b", "c", "d"], "answered": [True, True, True, False],
+                                "figure_correct": [True, False, False, False],
+                                "expected_route": ["answer", "no-answer", "no-answer", "answer"], "kind": ["answerable", "other_year", "other_company", "answerable"]})
+    outcomes = arm_outcomes(gates, generations)
+    assert set(outcomes.arm) == set(ARMS) and len(outcomes) == 4 * len(ARMS)
+    answered = outcomes.pivot(index="question_id", columns="arm", values="answered")
+    assert answered.loc["a"].to_dict() == {"A": True, "B": True, "C": False, "D": True, "E": False, "F": True}
+    for arm in ARMS:  # a gate can only withhold the shared answer, never create one
+        assert not (answered[arm] & ~answered["A"]).any()
+    reasons = outcomes.set_index(["question_id", "arm"]).outcome
+    assert reasons[("b", "D")] == "out_of_period" and reasons[("c", "B")] == "gate_rejected" and reasons[("d", "A")] == "model_declined"
+    stats = arm_statistics(outcomes).set_index("arm")
+    assert stats.loc["A", "false_answer_rate_k"] == 2 and stats.loc["D", "false_answer_rate_k"] == 1
+    assert stats.loc["C", "recall_cost_k"] == 1 and stats.loc["A", "recall_cost_k"] == 0

@@ -1,0 +1,48 @@
+import numpy as np
+import pytest
+
+from edgar_eval.retrieval.dense import DenseIndex
+from edgar_eval.retrieval.fingerprint import IndexFingerprint, IndexMismatch, check_fingerprint
+from edgar_eval.retrieval.scope import ScopedFiling, filings_in_scope
+
+
+def _unit(rows):
+    rows = np.asarray(rows, dtype=np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_search_never_returns_a_chunk_of_a_filing_outside_the_scope():
+    rng = np.random.default_rng(3)
+    vectors = _unit(rng.normal(size=(200, 16)))
+    filing_ids = [f"f{i % 5}" for i in range(200)]
+    index = DenseIndex(vectors, filing_ids)
+    for target in range(0, 200, 7):
+        hits = index.search(vectors[target], ["f1", "f3"], 30)
+        assert hits and all(filing_ids[h.row] in ("f1", "f3") for h in hits)
+        assert len(hits) == 30
+    assert index.search(vectors[0], ["nope"], 5) == []
+
+
+def test_ties_are_broken_by_chunk_order_and_ranks_are_exact_cosine():
+    vectors = _unit([[1, 0], [1, 0], [0, 1], [1, 1]])
+    hits = DenseIndex(vectors, ["a"] * 4).search(np.array([1, 0], dtype=np.float32), ["a"], 4)
+    assert [h.row for h in hits] == [0, 1, 3, 2] and [h.rank for h in hits] == [1, 2, 3, 4]
+    assert hits[2].score == pytest.approx(0.707107, abs=1e-6)
+
+
+def test_fingerprint_mismatch_is_refused_with_the_difference():
+    built = IndexFingerprint("minilm", "l2", 1000, 200)
+    check_fingerprint(built, IndexFingerprint.from_json(built.as_json()), "index")
+    with pytest.raises(IndexMismatch, match="chunk_size: index has 800"):
+        check_fingerprint(built, IndexFingerprint("minilm", "l2", 800, 200), "index")
+    with pytest.raises(IndexMismatch, match="embedder_id"):
+        check_fingerprint(built, IndexFingerprint("other", "l2", 1000, 200), "index")
+
+
+def test_scope_is_the_company_year_or_its_latest_annual_report():
+    filings = [ScopedFiling("k23", "1", "10-K", 2023), ScopedFiling("k24", "1", "10-K", 2024), ScopedFiling("q24", "1", "10-Q", 2024),
+               ScopedFiling("other", "2", "10-K", 2024)]
+    assert filings_in_scope(filings, "1", 2024) == ["k24", "q24"]
+    assert filings_in_scope(filings, "1", 2019) == ["k24"]
+    assert filings_in_scope(filings, "1", None) == ["k24"]
+    assert filings_in_scope(filings, "3", 2024) == []

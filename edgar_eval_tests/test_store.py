@@ -1,0 +1,31 @@
+import pandas as pd
+import pytest
+
+from edgar_eval.adapters.parquet_store import ParquetStore, StoreError
+
+
+def test_write_replaces_whole_and_reads_back(tmp_path):
+    store = ParquetStore(tmp_path)
+    store.write("chunks", pd.DataFrame({"chunk_id": ["a", "b"], "pages": [["1"], ["1", "2"]]}), "f1")
+    store.write("chunks", pd.DataFrame({"chunk_id": ["c"], "pages": [["3"]]}), "f1")
+    back = store.read("chunks", "f1")
+    assert back.chunk_id.tolist() == ["c"] and list(back.pages[0]) == ["3"]
+    assert not list((tmp_path / "chunks").glob("*.tmp")), "no temporary file is left behind"
+
+
+def test_missing_and_corrupt_tables_are_clear_errors(tmp_path):
+    store = ParquetStore(tmp_path)
+    with pytest.raises(StoreError, match="has not been materialised"):
+        store.read("filings", "f1")
+    store.write("filings", pd.DataFrame({"x": [1]}), "f1")
+    store.path("filings", "f1").write_bytes(b"PAR1 this is not parquet")
+    with pytest.raises(StoreError, match="not a readable Parquet file"):
+        store.read("filings", "f1")
+
+
+def test_read_partitions_reports_what_is_missing(tmp_path):
+    store = ParquetStore(tmp_path)
+    store.write("t", pd.DataFrame({"k": ["a"]}), "a")
+    store.write("t", pd.DataFrame({"k": ["c"]}), "c")
+    frame, missing = store.read_partitions("t", ["a", "b", "c"])
+    assert frame.k.tolist() == ["a", "c"] and missing == ["b"]
