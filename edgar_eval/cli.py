@@ -27,18 +27,6 @@ def _configure(args: argparse.Namespace) -> None:
         os.environ[CORPUS_NAME_ENV] = args.name
 
 
-def _error_of(result) -> str:
-    for event in result.all_events:
-        if event.is_step_failure and event.step_failure_data and event.step_failure_data.error:
-            user = event.step_failure_data.user_failure_data
-            description = user.description if user and user.description else None
-            return description or event.step_failure_data.error.message.strip().splitlines()[-1]
-    return "run failed"
-
-
-_QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
-
-
 def run(args: argparse.Namespace) -> int:
     _configure(args)
     home = _ensure_dagster_home()
@@ -46,35 +34,26 @@ def run(args: argparse.Namespace) -> int:
     from dagster import DagsterInstance
 
     from edgar_eval.defs.factory import build_definitions
-    from edgar_eval.defs.jobs import CORPUS_JOB, EVALUATION_JOB
+    from edgar_eval.defs.runner import materialise_graph
     from edgar_eval.defs.settings import EvalSettings
 
     settings = EvalSettings.from_env()
     defs = build_definitions(settings)
-    instance = DagsterInstance.get()
-    corpus_job = defs.resolve_job_def(CORPUS_JOB)
-    keys = corpus_job.partitions_def.get_partition_keys()
-    print(f"corpus {settings.corpus_name!r}: {len(keys)} filings in {settings.corpus_dir}")
-    failed: dict[str, str] = {}
+    print(f"corpus {settings.corpus_name!r} in {settings.corpus_dir}")
     started = time.perf_counter()
-    for key in keys:
-        # One run per filing: a bad filing fails its own partition and no other.
-        result = corpus_job.execute_in_process(partition_key=key, instance=instance, raise_on_error=False, run_config=_QUIET)
-        status = "ok" if result.success else "FAILED"
-        if not result.success:
-            failed[key] = _error_of(result)
-        print(f"  {status:6} {key}" + (f": {failed[key]}" if key in failed else ""), flush=True)
-    print(f"corpus stage: {len(keys) - len(failed)}/{len(keys)} filings in {time.perf_counter() - started:.1f} s")
-    started = time.perf_counter()
-    result = defs.resolve_job_def(EVALUATION_JOB).execute_in_process(instance=instance, raise_on_error=False, run_config=_QUIET)
-    if not result.success:
-        print(f"evaluation FAILED: {_error_of(result)}", file=sys.stderr)
+
+    def show(key: str, error: str | None) -> None:
+        print(f"  {'ok' if error is None else 'FAILED':6} {key}" + (f": {error}" if error else ""), flush=True)
+
+    graph = materialise_graph(defs, DagsterInstance.get(), on_partition=show)
+    done = len(graph.partitions) - len(graph.failed_partitions)
+    print(f"{done}/{len(graph.partitions)} filing partitions materialised; whole graph in {time.perf_counter() - started:.1f} s")
+    if not graph.evaluation_succeeded:
+        print(f"evaluation FAILED: {graph.evaluation_error}", file=sys.stderr)
         return 1
-    report = settings.report_dir() / "report.md"
-    print(f"evaluation stage: {time.perf_counter() - started:.1f} s")
-    print(f"report: {report}")
-    print(f"run history: DAGSTER_HOME={home} (open it with: DAGSTER_HOME={home} dagster dev)")
-    return 2 if failed else 0
+    print(f"report: {settings.report_dir() / 'report.md'}")
+    print(f"run history and lineage: DAGSTER_HOME={home} dagster dev  (then open http://127.0.0.1:3000)")
+    return 2 if graph.failed_partitions else 0
 
 
 def partitions(args: argparse.Namespace) -> int:

@@ -10,7 +10,7 @@ EVALUATION_GROUPS = ("index", "golden", "runs", "statistics", "report")
 
 def build_jobs(partitions: dg.PartitionsDefinition):
     corpus_job = dg.define_asset_job(
-        CORPUS_JOB, selection=dg.AssetSelection.groups("corpus"), partitions_def=partitions,
+        CORPUS_JOB, selection=dg.AssetSelection.groups("corpus"),
         description="Parse, chunk and embed one filing partition.")
     evaluation_job = dg.define_asset_job(
         EVALUATION_JOB, selection=dg.AssetSelection.groups(*EVALUATION_GROUPS),

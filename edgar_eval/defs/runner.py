@@ -1,0 +1,62 @@
+"""Materialise the whole graph: one corpus run per filing partition, then one evaluation run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import dagster as dg
+
+from edgar_eval.defs.jobs import CORPUS_JOB, EVALUATION_JOB
+
+QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+@dataclass
+class GraphRun:
+    partitions: list[str]
+    failed_partitions: dict[str, str] = field(default_factory=dict)
+    evaluation_error: str | None = None
+
+    @property
+    def evaluation_succeeded(self) -> bool:
+        return self.evaluation_error is None
+
+
+def failure_message(result: dg.ExecuteInProcessResult) -> str:
+    for event in result.all_events:
+        if event.is_step_failure and event.step_failure_data and event.step_failure_data.error:
+            user = event.step_failure_data.user_failure_data
+            if user and user.description:
+                return user.description
+            return event.step_failure_data.error.message.strip().splitlines()[-1]
+    return "run failed"
+
+
+def materialise_corpus(defs: dg.Definitions, instance: dg.DagsterInstance, keys: list[str] | None = None,
+                       on_partition: Callable[[str, str | None], None] | None = None) -> dict[str, str]:
+    """Run the corpus job once per partition, so a bad filing fails its own partition and no other."""
+    job = defs.resolve_job_def(CORPUS_JOB)
+    failed: dict[str, str] = {}
+    for key in keys if keys is not None else job.partitions_def.get_partition_keys():
+        result = job.execute_in_process(partition_key=key, instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
+        if not result.success:
+            failed[key] = failure_message(result)
+        if on_partition:
+            on_partition(key, failed.get(key))
+    return failed
+
+
+def materialise_evaluation(defs: dg.Definitions, instance: dg.DagsterInstance) -> str | None:
+    """Run the evaluation job; the failure message, or None on success."""
+    result = defs.resolve_job_def(EVALUATION_JOB).execute_in_process(instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
+    return None if result.success else failure_message(result)
+
+
+def materialise_graph(defs: dg.Definitions, instance: dg.DagsterInstance,
+                      on_partition: Callable[[str, str | None], None] | None = None) -> GraphRun:
+    keys = list(defs.resolve_job_def(CORPUS_JOB).partitions_def.get_partition_keys())
+    run = GraphRun(partitions=keys)
+    run.failed_partitions = materialise_corpus(defs, instance, keys, on_partition)
+    run.evaluation_error = materialise_evaluation(defs, instance)
+    return run

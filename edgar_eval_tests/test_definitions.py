@@ -1,0 +1,56 @@
+"""A snapshot of the definitions: the asset graph users see in the UI."""
+
+import dagster as dg
+import pytest
+
+from edgar_eval.defs.factory import build_definitions
+from edgar_eval.defs.settings import EvalSettings
+
+GRAPH = {
+    "filings": ("corpus", set()),
+    "filing_text": ("corpus", {"filings"}),
+    "xbrl_facts": ("corpus", {"filing_text"}),
+    "sections": ("corpus", {"filing_text"}),
+    "chunks": ("corpus", {"sections"}),
+    "chunk_embeddings": ("corpus", {"chunks"}),
+    "search_index": ("index", {"chunk_embeddings", "chunks", "filings"}),
+    "golden_questions": ("golden", {"xbrl_facts", "chunks", "filing_text", "filings"}),
+    "retrievals": ("runs", {"search_index", "golden_questions"}),
+    "generations": ("runs", {"retrievals"}),
+    "gate_scores": ("runs", {"retrievals", "xbrl_facts"}),
+    "arm_outcomes": ("runs", {"gate_scores", "generations", "golden_questions"}),
+    "arm_statistics": ("statistics", {"arm_outcomes"}),
+    "retrieval_metrics": ("statistics", {"retrievals"}),
+    "report": ("report", {"arm_statistics", "retrieval_metrics", "golden_questions", "search_index"}),
+}
+
+
+@pytest.fixture(scope="module")
+def defs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("defs")
+    return build_definitions(EvalSettings(corpus_dir=str(root / "corpus"), corpus_name="demo", data_dir=str(root / "data"),
+                                          reports_dir=str(root / "reports")))
+
+
+def test_asset_graph_matches_the_snapshot(defs):
+    specs = {spec.key.to_user_string(): spec for spec in defs.resolve_all_asset_specs()}
+    assert set(specs) == set(GRAPH)
+    for name, (group, upstream) in GRAPH.items():
+        spec = specs[name]
+        assert spec.group_name == group, name
+        assert {dep.asset_key.to_user_string() for dep in spec.deps} == upstream, name
+        assert spec.code_version and spec.description and len(spec.description) > 40, name
+        assert (spec.partitions_def is not None) == (group == "corpus"), name
+
+
+def test_jobs_and_schedules_are_defined_and_schedules_start_stopped(defs):
+    assert defs.resolve_job_def("corpus_job").partitions_def is not None
+    assert defs.resolve_job_def("evaluation_job")
+    schedules = {s.name: s for s in defs.schedules}
+    assert set(schedules) == {"nightly_corpus", "nightly_evaluation"}
+    assert all(s.default_status == dg.DefaultScheduleStatus.STOPPED for s in schedules.values())
+
+
+def test_demo_partitions_are_one_per_filing(defs):
+    keys = defs.resolve_job_def("corpus_job").partitions_def.get_partition_keys()
+    assert len(keys) == 15 and keys == sorted(keys)
