@@ -1,0 +1,93 @@
+"""Malformed filings fail their own partition with a clear reason; nothing already materialised is lost."""
+
+import re
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from edgar_eval.adapters.local_corpus import partition_key
+from edgar_eval.defs.factory import build_definitions
+from edgar_eval.defs.runner import materialise_corpus, materialise_evaluation
+from edgar_eval.defs.settings import EvalSettings
+
+GOOD = ("hvrn/10k_2025-02-20.htm", "hvrn/8k_2024-05-14.htm")
+
+
+@pytest.fixture
+def broken_corpus(tmp_path, demo_files):
+    corpus = tmp_path / "corpus"
+    for path in GOOD:
+        (corpus / path).parent.mkdir(parents=True, exist_ok=True)
+        (corpus / path).write_bytes(demo_files[path])
+    eight_k = demo_files["hvrn/8k_2024-05-14.htm"]
+    bad = {
+        "bad/truncated.htm": demo_files["hvrn/10k_2025-02-20.htm"][:30_000],
+        "bad/no_ixbrl.htm": b"<?xml version='1.0'?><html xmlns='http://www.w3.org/1999/xhtml'><body><p>Plain HTML annual report</p></body></html>",
+        "bad/unknown_form.htm": re.sub(rb'(name="dei:DocumentType"[^>]*>)8-K<', rb"\1S-1<", eight_k),
+        "bad/empty.htm": b"",
+        "bad/garbage.htm": bytes(range(256)) * 40,
+        "bad/mismatched.htm": eight_k.replace(b"</p>", b"</div>", 1),
+    }
+    assert bad["bad/unknown_form.htm"] != eight_k, "the fixture must really change the form"
+    for path, data in bad.items():
+        (corpus / path).parent.mkdir(parents=True, exist_ok=True)
+        (corpus / path).write_bytes(data)
+    settings = EvalSettings(corpus_dir=str(corpus), corpus_name="broken", data_dir=str(tmp_path / "data"),
+                            reports_dir=str(tmp_path / "reports"))
+    return settings, corpus
+
+
+def test_each_bad_filing_fails_its_own_partition_with_its_reason(broken_corpus):
+    settings, corpus = broken_corpus
+    defs = build_definitions(settings)
+    instance = dg.DagsterInstance.ephemeral()
+    failed = materialise_corpus(defs, instance)
+    expected = {
+        "bad-truncated": "truncated document",
+        "bad-no_ixbrl": "no inline XBRL",
+        "bad-unknown_form": "unsupported form 'S-1'",
+        "bad-empty": "empty file (0 bytes)",
+        "bad-garbage": "binary content",
+        "bad-mismatched": "malformed XHTML",
+    }
+    assert set(failed) == set(expected)
+    for key, reason in expected.items():
+        assert key in failed[key] and reason in failed[key], failed[key]
+    good_keys = {partition_key(p) for p in GOOD}
+    for asset in ("filings", "chunk_embeddings"):
+        assert instance.get_materialized_partitions(dg.AssetKey(asset)) == good_keys
+    assert not any(settings.store().exists("filings", key) for key in expected)
+
+    # The evaluation runs on the good filings and says which ones it left out.
+    assert materialise_evaluation(defs, instance) is None
+    report = (Path(settings.reports_dir) / "broken" / "report.md").read_text()
+    assert "2 filings of 1 companies" in report
+    assert "bad-truncated (filings not materialised)" in report
+
+
+def test_a_file_corrupted_after_materialisation_keeps_the_earlier_data(broken_corpus):
+    settings, corpus = broken_corpus
+    defs = build_definitions(settings)
+    instance = dg.DagsterInstance.ephemeral()
+    key = partition_key(GOOD[1])
+    assert materialise_corpus(defs, instance, [key]) == {}
+    stored = settings.store().path("filings", key).read_bytes()
+    chunks = settings.store().path("chunks", key).read_bytes()
+    before = instance.get_latest_materialization_event(dg.AssetKey("filings")).run_id
+
+    original = (corpus / GOOD[1]).read_bytes()
+    (corpus / GOOD[1]).write_bytes(original[: len(original) // 2])
+    failed = materialise_corpus(defs, instance, [key])
+    assert "truncated document" in failed[key]
+    assert settings.store().path("filings", key).read_bytes() == stored
+    assert settings.store().path("chunks", key).read_bytes() == chunks
+    assert instance.get_latest_materialization_event(dg.AssetKey("filings")).run_id == before
+
+    # A changed but valid file is caught downstream: its text is not silently rebuilt from other bytes.
+    (corpus / GOOD[1]).write_bytes(original.replace(b"restructuring plan to simplify", b"restructuring plan to streamline"))
+    from edgar_eval.defs.common import parsed_filing
+    from edgar_eval.adapters.parquet_store import StoreError
+
+    with pytest.raises(StoreError, match="changed since `filings` was materialised"):
+        parsed_filing(settings, key)
