@@ -16,6 +16,10 @@ def _ensure_dagster_home() -> Path:
     """Runs and lineage persist only with DAGSTER_HOME set; default to .dagster_home in the project."""
     home = Path(os.environ.get("DAGSTER_HOME") or project_home() / ".dagster_home").resolve()
     home.mkdir(parents=True, exist_ok=True)
+    config = home / "dagster.yaml"
+    if not config.exists():
+        # An evaluation harness should not phone home; users can turn telemetry back on here.
+        config.write_text("telemetry:\n  enabled: false\n")
     os.environ["DAGSTER_HOME"] = str(home)
     return home
 
