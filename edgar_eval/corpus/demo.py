@@ -120,6 +120,7 @@ class Financials:
     lines: dict[int, dict[str, int]]
     balance: dict[int, dict[str, int]]
     diluted_shares: dict[int, float]  # millions, as first reported
+    split_year: int | None  # first fiscal year reported after a ten-for-one split
     basic_shares: dict[int, float]
     restructuring_estimate: int
     restructuring_nine_months: int
@@ -212,7 +213,8 @@ def build_financials(company: DemoCompany, seed: int) -> Financials:
     }[company.key]
     return Financials(
         revenue_by_segment=revenue_by_segment, lines=lines, balance=balance,
-        diluted_shares=diluted, basic_shares=basic, restructuring_estimate=estimate,
+        diluted_shares=diluted, split_year=2024 if company.stock_split else None,
+        basic_shares=basic, restructuring_estimate=estimate,
         restructuring_nine_months=nine_month_charge, severance_nine_months=severance_nine_months,
         severance_annual=severance_nine_months + (annual_charge - nine_month_charge),
         quarter=quarter,
@@ -224,7 +226,7 @@ def build_financials(company: DemoCompany, seed: int) -> Financials:
 
 def eps(financials: Financials, year: int, diluted: bool, after_split: bool) -> float:
     shares = (financials.diluted_shares if diluted else financials.basic_shares)[year]
-    if after_split and year < 2024 and shares < 100:
+    if after_split and financials.split_year is not None and year < financials.split_year:
         shares *= 10
     return round(financials.lines[year]["NetIncomeLoss"] / shares, 2)
 
