@@ -91,3 +91,14 @@ def test_a_file_corrupted_after_materialisation_keeps_the_earlier_data(broken_co
 
     with pytest.raises(StoreError, match="changed since `filings` was materialised"):
         parsed_filing(settings, key)
+
+
+def test_an_index_built_by_another_chunker_is_refused(broken_corpus):
+    settings, _ = broken_corpus
+    instance = dg.DagsterInstance.ephemeral()
+    keys = [partition_key(p) for p in GOOD]
+    assert materialise_corpus(build_definitions(settings), instance, keys) == {}
+    rechunked = settings.model_copy(update={"chunk_size": 800})
+    error = materialise_evaluation(build_definitions(rechunked), instance)
+    assert error is not None and "chunk_embeddings was built differently" in error
+    assert "chunk_size: index has 1000, configuration asks for 800" in error
