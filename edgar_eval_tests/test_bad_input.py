@@ -98,7 +98,8 @@ def test_an_index_built_by_another_chunker_is_refused(broken_corpus):
     instance = dg.DagsterInstance.ephemeral()
     keys = [partition_key(p) for p in GOOD]
     assert materialise_corpus(build_definitions(settings), instance, keys) == {}
-    rechunked = settings.model_copy(update={"chunk_size": 800})
+    rechunked = EvalSettings(corpus_dir=settings.corpus_dir, corpus_name=settings.corpus_name, data_dir=settings.data_dir,
+                             reports_dir=settings.reports_dir, chunk_size=800)
     error = materialise_evaluation(build_definitions(rechunked), instance)
     assert error is not None and "chunk_embeddings was built differently" in error
     assert "chunk_size: index has 1000, configuration asks for 800" in error
