@@ -81,7 +81,8 @@ def build_evaluation_assets(partitions: dg.StaticPartitionsDefinition, corpus_as
         store = settings.store()
         keys, left_out = _usable(store, all_keys, ("filing_text", "xbrl_facts", "chunks"))
         filings = _read_all(store, "filings", keys)
-        texts = dict(zip(*[_read_all(store, "filing_text", keys)[c] for c in ("filing_id", "text")]))
+        text_rows = _read_all(store, "filing_text", keys)
+        texts = dict(zip(text_rows.filing_id, text_rows.text))
         golden = build_golden_questions(filings, _read_all(store, "xbrl_facts", keys), _read_all(store, "chunks", keys),
                                         texts, seed=settings.golden_seed)
         if golden.empty:
