@@ -43,13 +43,13 @@ class ParquetStore:
                 os.unlink(tmp)
         return target
 
-    def read(self, asset: str, partition: str | None = None) -> pd.DataFrame:
+    def read(self, asset: str, partition: str | None = None, columns: list[str] | None = None) -> pd.DataFrame:
         source = self.path(asset, partition)
         if not source.is_file():
             where = f"partition {partition!r} of " if partition else ""
             raise StoreError(f"{where}asset {asset!r} has not been materialised ({source} is missing)")
         try:
-            return pq.read_table(source).to_pandas()
+            return pq.read_table(source, columns=columns).to_pandas()
         except (pa.ArrowInvalid, OSError) as exc:
             raise StoreError(f"{source} is not a readable Parquet file ({exc}); rematerialise {asset!r}") from exc
 

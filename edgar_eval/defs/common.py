@@ -95,8 +95,8 @@ def current_partitions(store: ParquetStore, keys: list[str], asset: str) -> tupl
         if not store.exists(asset, key):
             left_out[key] = f"{asset} not materialised"
             continue
-        filing_sha = store.read("filings", key).sha256.iloc[0]
-        asset_sha = store.read(asset, key).sha256
+        filing_sha = store.read("filings", key, columns=["sha256"]).sha256.iloc[0]
+        asset_sha = store.read(asset, key, columns=["sha256"]).sha256
         if len(asset_sha) and asset_sha.iloc[0] != filing_sha:
             left_out[key] = f"{asset} is stale (built from another version of the file)"
             continue
