@@ -25,20 +25,33 @@ class ParsedFiling:
     facts: list[Fact]
     sections: list[Section]
     notes_start: int | None
+    warnings: tuple[str, ...] = ()
 
 
-def _root(data: bytes) -> etree._Element:
+def _root(data: bytes) -> tuple[etree._Element, tuple[str, ...]]:
+    """The document tree, and what had to be repaired to build it.
+
+    Real filings are sometimes not well-formed XML (an ix:nonNumeric text block closed outside the
+    div it opened in); libxml2's recovery keeps every element and its text, so such a document is
+    read with a recorded warning. A file cut short is refused: recovery would hide the loss.
+    """
     if not data:
         raise FilingError("empty file (0 bytes)")
     if b"\x00" in data[:4096]:
         raise FilingError("binary content, not an XHTML document")
-    tail = data[-4096:].lower()
-    if b"</html>" not in tail:
+    if b"</html>" not in data[-4096:].lower():
         raise FilingError("truncated document: no closing </html> at the end of the file")
     try:
-        return etree.fromstring(data, parser=etree.XMLParser(**_PARSER_OPTIONS))
-    except etree.XMLSyntaxError as exc:
-        raise FilingError(f"malformed XHTML: {exc}") from exc
+        return etree.fromstring(data, parser=etree.XMLParser(**_PARSER_OPTIONS)), ()
+    except etree.XMLSyntaxError as strict_error:
+        parser = etree.XMLParser(recover=True, **_PARSER_OPTIONS)
+        try:
+            root = etree.fromstring(data, parser=parser)
+        except etree.XMLSyntaxError as exc:
+            raise FilingError(f"malformed XHTML: {exc}") from exc
+        if root is None:
+            raise FilingError(f"malformed XHTML: {strict_error}")
+        return root, (f"recovered from malformed XHTML ({len(parser.error_log)} errors; first: {strict_error})",)
 
 
 def _dei(facts: list[Fact], name: str) -> Fact | None:
@@ -83,7 +96,7 @@ def _read_meta(facts: list[Fact]) -> FilingMeta:
 
 def parse_filing(data: bytes) -> ParsedFiling:
     """Parse an inline-XBRL EDGAR primary document; FilingError says why one cannot be read."""
-    root = _root(data)
+    root, warnings = _root(data)
     if not has_inline_xbrl(root):
         raise FilingError("no inline XBRL: the document has no ix:header")
     clean = extract_text(root)
@@ -97,4 +110,5 @@ def parse_filing(data: bytes) -> ParsedFiling:
         facts=facts,
         sections=sections,
         notes_start=find_notes_start(clean.text, sections),
+        warnings=warnings,
     )

@@ -7,16 +7,23 @@ from dataclasses import dataclass
 
 from edgar_eval.domain.filings import Section
 
-_PART = re.compile(r"^PART\s+(IV|III|II|I)\b\.?", re.I)
+_PART = re.compile(r"^PART\s+(IV|III|II|I)\b[.:\u2013\u2014-]?\s*(.*)$", re.I)
 _ITEM = re.compile(r"^ITEM\s+(\d{1,2}[A-C]?)\s*(?:[.:\u2013\u2014-]|\s|$)\s*(.*)$", re.I)
 _ITEM_8K = re.compile(r"^ITEM\s+(\d\.\d{2})\s*[.:\u2013\u2014-]?\s*(.*)$", re.I)
-_NOTE_ONE = re.compile(r"^(?:NOTE\s+1\b|1\.\s+(?:Summary|Basis|Organization|Description|Nature))", re.I)
+_NOTES_HEADING = re.compile(
+    r"^notes\s+to\s+(?:the\s+)?(?:condensed\s+)?(?:consolidated\s+)?(?:combined\s+)?financial\s+statements"
+    r"(?:\s*\((?:unaudited|continued)\))?\s*:?$", re.I)
+_NOTE_ONE = re.compile(
+    r"^(?:note\s+1\b|1\.\s*(?:summary|basis|organization|description|nature|significant|financial\s+statements|background|"
+    r"general|the\s+company|overview|business))", re.I)
+_PAGE_NUMBER_CELL = re.compile(r"^(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,7}|[A-Z]-\d{1,3})(?:\s*[-\u2013]\s*\d{1,4})?$", re.I)
 _CROSS_REFERENCE_CUES = re.compile(
     r"\b(incorporated\s+(?:herein\s+)?by\s+reference|is\s+set\s+forth|are\s+set\s+forth|see\s+|refer\s+to|included\s+in|appears?\s+in|can\s+be\s+found)",
     re.I,
 )
 _TARGET_ITEM = re.compile(r"\bItem\s+(\d{1,2}[A-C]?)\b", re.I)
 _TARGET_PROXY = re.compile(r"\bproxy\s+statement\b", re.I)
+_TARGET_ANNUAL_REPORT = re.compile(r"\bannual\s+report\s+to\s+(?:stockholders|shareholders|shareowners)\b", re.I)
 _MAX_HEADING_CHARS = 160
 _MAX_STUB_CHARS = 900
 
@@ -36,24 +43,36 @@ class _Heading:
     title: str
 
 
-def _lines(text: str):
+def _heading_lines(text: str):
+    """(offset, heading text) for each line that could be a heading.
+
+    Filers lay headings out as prose lines or as one-row tables ("| Item 7. | Management's ... |");
+    a table row that ends in a page number is a table-of-contents entry, never a heading.
+    """
     offset = 0
-    for line in text.splitlines(keepends=True):
-        yield offset, line.strip()
-        offset += len(line)
+    for raw in text.splitlines(keepends=True):
+        line = raw.strip()
+        start, offset = offset, offset + len(raw)
+        if not line or len(line) > _MAX_HEADING_CHARS:
+            continue
+        if line.startswith("|"):
+            cells = [c.strip() for c in line.strip("|").split("|") if c.strip()]
+            if not cells or (len(cells) > 1 and _PAGE_NUMBER_CELL.match(cells[-1])):
+                continue
+            line = " ".join(cells)
+        yield start, line
 
 
 def _headings(text: str, form: str) -> list[_Heading]:
     headings: list[_Heading] = []
     part = ""
-    for offset, line in _lines(text):
-        # Table rows are the table of contents or data, never a heading.
-        if not line or line.startswith("|") or len(line) > _MAX_HEADING_CHARS:
-            continue
+    for offset, line in _heading_lines(text):
         part_match = _PART.match(line)
         if part_match:
             part = f"Part {part_match.group(1).upper()}"
-            continue
+            line = part_match.group(2).strip()
+            if not line:
+                continue
         if form == "8-K":
             match = _ITEM_8K.match(line)
             if match:
@@ -69,7 +88,7 @@ def _headings(text: str, form: str) -> list[_Heading]:
                 continue
         else:
             heading_part = part or "Part I"
-        headings.append(_Heading(offset, heading_part, item, match.group(2).strip(" .")))
+        headings.append(_Heading(offset, heading_part, item, match.group(2).strip(" .:")))
     return headings
 
 
@@ -81,6 +100,8 @@ def _cross_reference_target(body: str) -> str | None:
         return f"Item {item.group(1).upper()}"
     if _TARGET_PROXY.search(body):
         return "Proxy Statement"
+    if _TARGET_ANNUAL_REPORT.search(body):
+        return "Annual Report to Stockholders"
     return None
 
 
@@ -120,11 +141,23 @@ def find_sections(text: str, form: str) -> list[Section]:
 
 
 def find_notes_start(text: str, sections: list[Section]) -> int | None:
-    """Offset of the "Note 1" heading that begins the notes to the financial statements."""
-    for offset, line in _lines(text):
-        if line and not line.startswith("|") and len(line) <= _MAX_HEADING_CHARS and _NOTE_ONE.match(line):
-            return offset
-    return None
+    """Offset where the notes to the financial statements begin.
+
+    The "Note 1" heading that follows a "Notes to ... Financial Statements" heading, else that
+    heading itself, else the first "Note 1" heading. None when the document holds no notes (a 10-K
+    whose statements are incorporated by reference from an exhibit, an 8-K, a proxy statement).
+    """
+    notes_heading = None
+    first_note_one = None
+    for offset, line in _heading_lines(text):
+        if notes_heading is None and _NOTES_HEADING.match(line):
+            notes_heading = offset
+        elif _NOTE_ONE.match(line):
+            if notes_heading is not None:
+                return offset if offset - notes_heading < 20_000 else notes_heading
+            if first_note_one is None:
+                first_note_one = offset
+    return notes_heading if notes_heading is not None else first_note_one
 
 
 def section_at(sections: list[Section], offset: int) -> Section | None:

@@ -34,7 +34,8 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
                                  manifest.get(relative, {}).get("filed") or None)
             row = frame.iloc[0]
             return frame, {"company": row.company, "cik": row.cik, "form": row.form, "fiscal_year": int(row.fiscal_year),
-                           "fiscal_period": row.fiscal_period, "sha256": row.sha256, "bytes": len(data)}
+                           "fiscal_period": row.fiscal_period, "sha256": row.sha256, "bytes": len(data),
+                           "parse_warnings": "; ".join(parsed.warnings) or "none"}
 
         return materialize_partitions(context, settings.store(), "filings", work)
 
