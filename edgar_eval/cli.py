@@ -73,6 +73,20 @@ def partitions(args: argparse.Namespace) -> int:
     return 0
 
 
+def fetch(args: argparse.Namespace) -> int:
+    from edgar_eval.adapters.edgar_client import fetch_filings
+
+    try:
+        result = fetch_filings(args.companies, args.forms, args.years or None, Path(args.cache), contact_email=args.email)
+    except ValueError as exc:  # no contact email, or a request rate SEC does not allow
+        print(f"fetch refused: {exc}", file=sys.stderr)
+        return 2
+    print(f"{len(result.downloaded)} downloaded, {len(result.reused)} already pinned and intact, into {result.cache_dir}")
+    for failure in result.failures:
+        print(f"  FAILED {failure.subject} {failure.accession or ''} [{failure.kind}]: {failure.reason}", file=sys.stderr)
+    return 0 if result.ok else 1
+
+
 def demo_corpus(args: argparse.Namespace) -> int:
     from edgar_eval.adapters.local_corpus import write_demo_corpus
 
@@ -89,10 +103,16 @@ def main(argv: list[str] | None = None) -> int:
     for sub in (run_parser, partitions_parser):
         sub.add_argument("--corpus", help=f"folder of EDGAR .htm filings (default: the demo corpus; env {CORPUS_DIR_ENV})")
         sub.add_argument("--name", help=f"corpus name for data/ and reports/ (default: the folder name; env {CORPUS_NAME_ENV})")
+    fetch_parser = commands.add_parser("fetch", help="download EDGAR filings into a pinned cache folder usable as a corpus")
+    fetch_parser.add_argument("companies", nargs="+", help="tickers or CIKs")
+    fetch_parser.add_argument("--forms", nargs="+", default=["10-K", "10-Q"], help="forms to fetch (default: 10-K 10-Q)")
+    fetch_parser.add_argument("--years", nargs="*", type=int, help="fiscal years (default: every recent filing)")
+    fetch_parser.add_argument("--cache", default="data/edgar_cache", help="cache folder (default: data/edgar_cache)")
+    fetch_parser.add_argument("--email", help="contact email for SEC's User-Agent (or env EDGAR_EVAL_CONTACT_EMAIL); required")
     demo_parser = commands.add_parser("demo-corpus", help="write the generated demo corpus into a folder")
     demo_parser.add_argument("folder")
     args = parser.parse_args(argv)
-    return {"run": run, "partitions": partitions, "demo-corpus": demo_corpus}[args.command](args)
+    return {"run": run, "partitions": partitions, "fetch": fetch, "demo-corpus": demo_corpus}[args.command](args)
 
 
 if __name__ == "__main__":
