@@ -63,32 +63,51 @@ def _heading_lines(text: str):
         yield start, line
 
 
+def _item_order(item: str) -> float:
+    return int(item.rstrip("ABC")) + (0.5 if item[-1] in "ABC" else 0.0)
+
+
 def _headings(text: str, form: str) -> list[_Heading]:
-    headings: list[_Heading] = []
-    part = ""
+    """Item headings in document order, each with its part.
+
+    A 10-K's part follows from the item number. A 10-Q repeats item numbers, so its part comes from
+    the PART heading before the item, counted only when the next item heading is an Item 1 (a table of
+    contents lists "PART II" long before the body reaches it); failing that, an item number lower than
+    the one before it starts the other part.
+    """
+    found: list[tuple[int, str, str, str | None]] = []  # offset, item, title, part marker seen just before
+    marker: str | None = None
     for offset, line in _heading_lines(text):
         part_match = _PART.match(line)
         if part_match:
-            part = f"Part {part_match.group(1).upper()}"
+            marker = f"Part {part_match.group(1).upper()}"
             line = part_match.group(2).strip()
             if not line:
                 continue
-        if form == "8-K":
-            match = _ITEM_8K.match(line)
-            if match:
-                headings.append(_Heading(offset, "", match.group(1), match.group(2).strip()))
-            continue
-        match = _ITEM.match(line)
+        match = (_ITEM_8K if form == "8-K" else _ITEM).match(line)
         if not match:
             continue
         item = match.group(1).upper()
+        if form == "10-K" and item not in _TEN_K_PARTS:
+            continue
+        found.append((offset, item, match.group(2).strip(" .:"), marker))
+        marker = None
+    headings: list[_Heading] = []
+    part, previous = "Part I", None
+    for offset, item, title, seen_part in found:
+        if form == "8-K":
+            headings.append(_Heading(offset, "", item, title))
+            continue
         if form == "10-K":
-            heading_part = _TEN_K_PARTS.get(item)
-            if heading_part is None:
-                continue
-        else:
-            heading_part = part or "Part I"
-        headings.append(_Heading(offset, heading_part, item, match.group(2).strip(" .:")))
+            headings.append(_Heading(offset, _TEN_K_PARTS[item], item, title))
+            continue
+        order = _item_order(item)
+        if seen_part is not None and item == "1":
+            part = seen_part
+        elif previous is not None and order < previous:
+            part = "Part II" if part == "Part I" else "Part I"
+        previous = order
+        headings.append(_Heading(offset, part, item, title))
     return headings
 
 
