@@ -62,12 +62,12 @@ def test_ten_q_repeated_item_numbers_are_told_apart_by_part():
 
 
 def test_notes_start_at_note_one_heading():
-    assert TEN_K[find_notes_start(TEN_K, []):].startswith("Note 1 — Summary")
-    assert TEN_Q[find_notes_start(TEN_Q, []):].startswith("NOTE 1. BASIS")
-    assert find_notes_start("No notes here\n| Note 1 | Summary of Significant Accounting Policies | 44 |\n", []) is None
+    assert TEN_K[find_notes_start(TEN_K):].startswith("Note 1 — Summary")
+    assert TEN_Q[find_notes_start(TEN_Q):].startswith("NOTE 1. BASIS")
+    assert find_notes_start("No notes here\n| Note 1 | Summary of Significant Accounting Policies | 44 |\n") is None
     as_table = "| Notes to Consolidated Financial Statements | 42 |\nNOTES TO CONSOLIDATED FINANCIAL STATEMENTS\n| NOTE 1 \u2014 SUMMARY |\n"
-    assert as_table[find_notes_start(as_table, []):].startswith("| NOTE 1")
-    assert find_notes_start("Notes to Consolidated Financial Statements (pages 52 through 121).\n", []) is None
+    assert as_table[find_notes_start(as_table):].startswith("| NOTE 1")
+    assert find_notes_start("Notes to Consolidated Financial Statements (pages 52 through 121).\n") is None
 
 
 def test_eight_k_items_and_documents_without_items():

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import date
 
-from edgar_eval.domain.filings import Context
+from edgar_eval.domain.filings import Context, FilingMeta
 
 _FYE = re.compile(r"^-*(\d{2})-(\d{2})$")
 
@@ -26,6 +27,26 @@ def fiscal_year_of(day: date, fiscal_year_end: tuple[int, int]) -> int:
     month, day_of_month = fiscal_year_end
     nominal_end = date(day.year, month, min(day_of_month, 28 if month == 2 else day_of_month))
     return day.year if (day - nominal_end).days <= 7 else day.year + 1
+
+
+@dataclass(frozen=True)
+class FiscalCalendar:
+    """A filer's fiscal years: where they end, and whether they are named for the year they end in.
+
+    Most filers name a year for the calendar year it ends in (NVIDIA's fiscal 2025 ended January 26,
+    2025); some retailers name it for the year it begins in (Home Depot's fiscal 2024 ended February 2,
+    2025). The filing's own dei:DocumentFiscalYearFocus tells which.
+    """
+
+    year_end: tuple[int, int]
+    offset: int = 0
+
+    def year_of(self, day: date) -> int:
+        return fiscal_year_of(day, self.year_end) + self.offset
+
+    @classmethod
+    def of(cls, meta: FilingMeta) -> "FiscalCalendar":
+        return cls(parse_fiscal_year_end(meta.fiscal_year_end) or (12, 31), meta.fiscal_year_offset)
 
 
 def period_kind(context: Context) -> str:

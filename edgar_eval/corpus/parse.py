@@ -10,7 +10,7 @@ from lxml import etree
 from edgar_eval.corpus.fiscal import fiscal_year_of, parse_fiscal_year_end
 from edgar_eval.corpus.ixbrl import has_inline_xbrl, parse_facts
 from edgar_eval.corpus.pages import build_page_map
-from edgar_eval.corpus.sections import find_notes_start, find_sections
+from edgar_eval.corpus.sections import find_notes_start, find_sections, resolve_statement_references
 from edgar_eval.corpus.text import extract_text
 from edgar_eval.domain.filings import SUPPORTED_FORMS, Fact, FilingError, FilingMeta, Page, Section
 
@@ -75,22 +75,22 @@ def _read_meta(facts: list[Fact]) -> FilingMeta:
     if fiscal_year_end is None:
         # A 10-K's period end is its fiscal year end; other forms without the fact assume calendar years.
         fiscal_year_end = (period_end.month, period_end.day) if form == "10-K" else (12, 31)
+    nominal_year = fiscal_year_of(period_end, fiscal_year_end)
     year_fact = _dei(facts, "DocumentFiscalYearFocus")
-    fiscal_year = (
-        int(year_fact.displayed[:4])
-        if year_fact and year_fact.displayed[:4].isdigit()
-        else fiscal_year_of(period_end, fiscal_year_end)
-    )
+    focus = int(year_fact.displayed[:4]) if year_fact and year_fact.displayed[:4].isdigit() else nominal_year
+    # Only a one-year difference is a naming convention; anything else is a tagging error, and the dates win.
+    offset = focus - nominal_year if abs(focus - nominal_year) <= 1 else 0
     period_fact = _dei(facts, "DocumentFiscalPeriodFocus")
     fiscal_period = period_fact.displayed.upper() if period_fact else ("FY" if form == "10-K" else "")
     return FilingMeta(
         company=re.sub(r"\s+", " ", name.displayed).strip(),
         cik=re.sub(r"\D", "", cik.displayed).zfill(10),
         form=form,
-        fiscal_year=fiscal_year,
+        fiscal_year=nominal_year + offset,
         fiscal_period=fiscal_period,
         period_end=period_end,
         fiscal_year_end=f"--{fiscal_year_end[0]:02d}-{fiscal_year_end[1]:02d}",
+        fiscal_year_offset=offset,
     )
 
 
@@ -102,13 +102,14 @@ def parse_filing(data: bytes) -> ParsedFiling:
     clean = extract_text(root)
     facts = parse_facts(root, clean.anchors)
     meta = _read_meta(facts)
-    sections = find_sections(clean.text, meta.form)
+    notes_start = find_notes_start(clean.text)
+    sections = resolve_statement_references(find_sections(clean.text, meta.form), notes_start)
     return ParsedFiling(
         meta=meta,
         text=clean.text,
         pages=build_page_map(clean.text, clean.page_breaks),
         facts=facts,
         sections=sections,
-        notes_start=find_notes_start(clean.text, sections),
+        notes_start=notes_start,
         warnings=warnings,
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from edgar_eval.domain.filings import Section
 
@@ -23,6 +23,8 @@ _CROSS_REFERENCE_CUES = re.compile(
 )
 _TARGET_ITEM = re.compile(r"\bItem\s+(\d{1,2}[A-C]?)\b", re.I)
 _TARGET_PROXY = re.compile(r"\bproxy\s+statement\b", re.I)
+_TARGET_STATEMENTS_HERE = re.compile(r"\bfinancial\s+statements\b.*\b(?:in|of)\s+this\s+(?:annual\s+)?report\b", re.I | re.S)
+STATEMENTS_ELSEWHERE = "financial statements elsewhere in this report"
 _TARGET_ANNUAL_REPORT = re.compile(r"\bannual\s+report\s+to\s+(?:stockholders|shareholders|shareowners)\b", re.I)
 _MAX_HEADING_CHARS = 160
 _MAX_STUB_CHARS = 900
@@ -121,6 +123,8 @@ def _cross_reference_target(body: str) -> str | None:
         return "Proxy Statement"
     if _TARGET_ANNUAL_REPORT.search(body):
         return "Annual Report to Stockholders"
+    if _TARGET_STATEMENTS_HERE.search(body):
+        return STATEMENTS_ELSEWHERE
     return None
 
 
@@ -159,7 +163,7 @@ def find_sections(text: str, form: str) -> list[Section]:
     return sections
 
 
-def find_notes_start(text: str, sections: list[Section]) -> int | None:
+def find_notes_start(text: str) -> int | None:
     """Offset where the notes to the financial statements begin.
 
     The "Note 1" heading that follows a "Notes to ... Financial Statements" heading, else that
@@ -177,6 +181,17 @@ def find_notes_start(text: str, sections: list[Section]) -> int | None:
             if first_note_one is None:
                 first_note_one = offset
     return notes_heading if notes_heading is not None else first_note_one
+
+
+def resolve_statement_references(sections: list[Section], notes_start: int | None) -> list[Section]:
+    """A stub that points at "the financial statements in this report" points at the item holding the notes."""
+    holder = section_at(sections, notes_start) if notes_start is not None else None
+    resolved = []
+    for section in sections:
+        if section.cross_reference_target == STATEMENTS_ELSEWHERE and holder is not None and holder is not section:
+            section = replace(section, cross_reference_target=f"Item {holder.item}")
+        resolved.append(section)
+    return resolved
 
 
 def section_at(sections: list[Section], offset: int) -> Section | None:

@@ -7,7 +7,7 @@ import json
 import pandas as pd
 
 from edgar_eval.corpus.chunking import chunk_filing
-from edgar_eval.corpus.fiscal import fiscal_year_of, parse_fiscal_year_end, period_kind
+from edgar_eval.corpus.fiscal import FiscalCalendar, period_kind
 from edgar_eval.corpus.parse import ParsedFiling
 
 
@@ -16,7 +16,8 @@ def filing_frame(key: str, relative_path: str, sha256: str, size: int, parsed: P
     return pd.DataFrame([{
         "filing_id": key, "path": relative_path, "sha256": sha256, "bytes": size, "company": meta.company, "cik": meta.cik,
         "form": meta.form, "fiscal_year": meta.fiscal_year, "fiscal_period": meta.fiscal_period,
-        "period_end": meta.period_end.isoformat(), "fiscal_year_end": meta.fiscal_year_end, "filed": filed,
+        "period_end": meta.period_end.isoformat(), "fiscal_year_end": meta.fiscal_year_end,
+        "fiscal_year_offset": meta.fiscal_year_offset, "filed": filed,
         "parse_warnings": list(parsed.warnings),
     }])
 
@@ -34,14 +35,14 @@ FACT_COLUMNS = ["filing_id", "sha256", "cik", "concept", "value", "text_value", 
 
 
 def facts_frame(key: str, sha256: str, parsed: ParsedFiling) -> pd.DataFrame:
-    fye = parse_fiscal_year_end(parsed.meta.fiscal_year_end)
+    calendar = FiscalCalendar.of(parsed.meta)
     rows = [{
         "filing_id": key, "sha256": sha256, "cik": parsed.meta.cik, "concept": f.concept, "value": f.value,
         "text_value": f.text_value, "displayed": f.displayed, "unit": f.unit, "decimals": f.decimals, "scale": f.scale,
         "is_numeric": f.is_numeric,
         "period_start": f.context.period_start.isoformat() if f.context.period_start else None,
         "period_end": f.context.period_end.isoformat(), "period_kind": period_kind(f.context),
-        "fiscal_year": fiscal_year_of(f.context.period_end, fye),
+        "fiscal_year": calendar.year_of(f.context.period_end),
         "dimensions": json.dumps(f.context.dimensions) if f.context.dimensions else "",
         "offset": f.offset, "end": f.end,
     } for f in parsed.facts]

@@ -24,6 +24,7 @@ class FilingMeta:
     fiscal_period: str
     period_end: date
     fiscal_year_end: str  # "--MM-DD" as dei:CurrentFiscalYearEndDate writes it
+    fiscal_year_offset: int = 0  # -1 for filers naming a fiscal year for the calendar year it begins
 
 
 @dataclass(frozen=True)
