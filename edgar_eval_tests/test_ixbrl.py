@@ -79,3 +79,26 @@ def test_demo_corpus_facts_are_all_found_at_their_offsets(demo_parsed):
         located = [f for f in parsed.facts if f.offset is not None]
         assert located, path
         assert all(parsed.text[f.offset:f.end] == f.displayed for f in located), path
+
+
+@pytest.mark.parametrize(
+    "shown, fmt, expected",
+    [
+        ("September 28, 2024", "ixt:date-monthname-day-year-en", "2024-09-28"),
+        ("December 31", "ixt:date-monthname-day-en", "--12-31"),
+        ("January 2025", "ixt:date-monthname-year-en", "2025-01"),
+        ("12/31", "ixt:date-month-day", "--12-31"),
+        ("\u2612", "ixt-sec:boolballotbox", "true"),
+        ("\u2610", "ixt-sec:boolballotbox", "false"),
+        ("No", "ixt:fixed-false", "false"),
+        ("3", "ixt-sec:duryear", "P3Y"),
+        ("eighteen months", "ixt-sec:durwordsen", "P18M"),
+        ("two", "ixt-sec:numwordsen", "2"),
+        ("Nasdaq Global Select Market", "ixt-sec:exchnameen", "Nasdaq Global Select Market"),
+        ("Apple Inc.", None, "Apple Inc."),
+    ],
+)
+def test_text_facts_read_through_their_format(shown, fmt, expected):
+    from edgar_eval.corpus.ixbrl import transform_text
+
+    assert transform_text(shown, fmt) == expected

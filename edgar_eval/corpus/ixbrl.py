@@ -76,6 +76,57 @@ def transform_number(displayed: str, fmt: str | None) -> float:
         raise TransformError(f"cannot read {displayed!r} as {fmt or 'a number'}") from exc
 
 
+_MONTHS = {name: i for i, name in enumerate(
+    ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"), 1)}
+_MONTHS.update({name[:3]: i for name, i in list(_MONTHS.items())})
+_DURATION_UNITS = {"duryear": "Y", "durmonth": "M", "durday": "D", "durweek": "W"}
+_DURATION_WORDS = {"year": "Y", "years": "Y", "month": "M", "months": "M", "day": "D", "days": "D", "week": "W", "weeks": "W"}
+
+
+def _month(word: str) -> int:
+    month = _MONTHS.get(word.lower().rstrip("."))
+    if month is None:
+        raise TransformError(f"not a month name: {word!r}")
+    return month
+
+
+def transform_text(displayed: str, fmt: str | None) -> str:
+    """The value of an ix:nonNumeric fact: dates as ISO 8601, booleans, durations; other text as shown."""
+    name = _format_name(fmt)
+    text = displayed.strip()
+    if not name:
+        return text
+    if name in ("fixed-true", "fixedtrue"):
+        return "true"
+    if name in ("fixed-false", "fixedfalse"):
+        return "false"
+    if name == "boolballotbox":
+        return "true" if "\u2612" in text or "\u2611" in text else "false"
+    if name in _DURATION_UNITS:
+        return f"P{transform_number(text, None):g}{_DURATION_UNITS[name]}"
+    if name == "durwordsen":
+        words = re.findall(r"[a-z]+", text.lower())
+        units = [w for w in words if w in _DURATION_WORDS]
+        if not units:
+            raise TransformError(f"no duration unit in {text!r}")
+        amount = _words_to_number(" ".join(w for w in words if w not in _DURATION_WORDS))
+        return f"P{amount:g}{_DURATION_WORDS[units[0]]}"
+    if name in ("numwordsen", "num-words-en"):
+        return f"{_words_to_number(text):g}"
+    words = re.findall(r"[A-Za-z]+|\d+", text)
+    if name in ("date-monthname-day-year-en", "datemonthnamedayyearen") and len(words) >= 3:
+        return date(int(words[2]), _month(words[0]), int(words[1])).isoformat()
+    if name in ("date-monthname-day-en", "datemonthnamedayen") and len(words) >= 2:
+        return f"--{_month(words[0]):02d}-{int(words[1]):02d}"
+    if name in ("date-monthname-year-en", "datemonthnameyearen") and len(words) >= 2:
+        return f"{int(words[1]):04d}-{_month(words[0]):02d}"
+    if name in ("date-month-day", "datemonthday") and len(words) >= 2:
+        return f"--{int(words[0]):02d}-{int(words[1]):02d}"
+    if name in ("date-day-monthname-year-en", "datedaymonthnameyearen") and len(words) >= 3:
+        return date(int(words[2]), _month(words[1]), int(words[0])).isoformat()
+    return text  # name-to-code formats (exchanges, states, filer categories) keep what the reader sees
+
+
 def fact_value(displayed: str, fmt: str | None, scale: int, negative: bool) -> float:
     """Displayed number x 10^scale, with the sign attribute applied."""
     value = transform_number(displayed, fmt) * (10.0**scale)
@@ -157,7 +208,7 @@ def parse_facts(root: etree._Element, anchors: dict) -> list[Fact]:
             Fact(
                 concept=element.get("name", ""),
                 value=value,
-                text_value=None if numeric else displayed[:2000],
+                text_value=None if numeric else _text_value(displayed, element.get("format"))[:2000],
                 displayed=displayed[:2000],
                 unit=units.get(element.get("unitRef", "")) if numeric else None,
                 decimals=element.get("decimals"),
@@ -169,6 +220,13 @@ def parse_facts(root: etree._Element, anchors: dict) -> list[Fact]:
             )
         )
     return facts
+
+
+def _text_value(displayed: str, fmt: str | None) -> str:
+    try:
+        return transform_text(displayed, fmt)
+    except (TransformError, ValueError):
+        return displayed  # a text fact that does not read as its format is still the text shown
 
 
 def has_inline_xbrl(root: etree._Element) -> bool:

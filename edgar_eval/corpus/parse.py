@@ -71,7 +71,7 @@ def _read_meta(facts: list[Fact]) -> FilingMeta:
         raise FilingError("missing dei:EntityRegistrantName or dei:EntityCentralIndexKey")
     period_end = document_type.context.period_end
     fye_fact = _dei(facts, "CurrentFiscalYearEndDate")
-    fiscal_year_end = parse_fiscal_year_end(fye_fact.displayed if fye_fact else None)
+    fiscal_year_end = parse_fiscal_year_end(fye_fact.text_value if fye_fact else None)
     if fiscal_year_end is None:
         # A 10-K's period end is its fiscal year end; other forms without the fact assume calendar years.
         fiscal_year_end = (period_end.month, period_end.day) if form == "10-K" else (12, 31)
