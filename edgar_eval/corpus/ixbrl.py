@@ -134,8 +134,11 @@ def fact_value(displayed: str, fmt: str | None, scale: int, negative: bool) -> f
     return -value if negative else value
 
 
-def _parse_date(text: str) -> date:
-    return date.fromisoformat(text.strip()[:10])
+def _parse_date(text: str | None, context_id: str) -> date:
+    try:
+        return date.fromisoformat((text or "").strip()[:10])
+    except ValueError as exc:
+        raise FilingError(f"context {context_id!r} has an unreadable date {text!r}") from exc
 
 
 def parse_contexts(root: etree._Element) -> dict[str, Context]:
@@ -147,13 +150,13 @@ def parse_contexts(root: etree._Element) -> dict[str, Context]:
             continue
         instant = period.find(f"{{{XBRLI_NS}}}instant")
         if instant is not None and instant.text:
-            start, end, is_instant = None, _parse_date(instant.text), True
+            start, end, is_instant = None, _parse_date(instant.text, context_id), True
         else:
             start_el = period.find(f"{{{XBRLI_NS}}}startDate")
             end_el = period.find(f"{{{XBRLI_NS}}}endDate")
             if start_el is None or end_el is None or not end_el.text:
                 continue  # forever periods carry no date a question could ask about
-            start, end, is_instant = _parse_date(start_el.text), _parse_date(end_el.text), False
+            start, end, is_instant = _parse_date(start_el.text, context_id), _parse_date(end_el.text, context_id), False
         dimensions = tuple(
             sorted(
                 (member.get("dimension", ""), (member.text or "").strip())

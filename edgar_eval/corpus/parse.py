@@ -11,7 +11,7 @@ from edgar_eval.corpus.fiscal import fiscal_year_of, parse_fiscal_year_end
 from edgar_eval.corpus.ixbrl import has_inline_xbrl, parse_facts
 from edgar_eval.corpus.pages import build_page_map
 from edgar_eval.corpus.sections import find_notes_start, find_sections, resolve_statement_references
-from edgar_eval.corpus.text import extract_text
+from edgar_eval.corpus.text import NestingTooDeep, extract_text
 from edgar_eval.domain.filings import SUPPORTED_FORMS, Fact, FilingError, FilingMeta, Page, Section
 
 _PARSER_OPTIONS = dict(huge_tree=True, resolve_entities=False, no_network=True, remove_comments=True)
@@ -99,7 +99,12 @@ def parse_filing(data: bytes) -> ParsedFiling:
     root, warnings = _root(data)
     if not has_inline_xbrl(root):
         raise FilingError("no inline XBRL: the document has no ix:header")
-    clean = extract_text(root)
+    try:
+        clean = extract_text(root)
+    except NestingTooDeep as exc:
+        raise FilingError(f"not a filing's structure: {exc}") from exc
+    if not clean.text.strip():
+        raise FilingError("the document has no visible text")
     facts = parse_facts(root, clean.anchors)
     meta = _read_meta(facts)
     notes_start = find_notes_start(clean.text)

@@ -23,6 +23,9 @@ _WS = re.compile(r"\s+")
 _PAGE_BREAK_BEFORE = re.compile(r"(page-break-before|break-before)\s*:\s*(always|page)", re.I)
 _PAGE_BREAK_AFTER = re.compile(r"(page-break-after|break-after)\s*:\s*(always|page)", re.I)
 _HIDDEN = re.compile(r"display\s*:\s*none", re.I)
+# Filings nest a few dozen elements deep; thousands is a broken or hostile document, refused before
+# it can exhaust the interpreter's stack.
+MAX_NESTING = 400
 _CHAR_MAP = str.maketrans({"\u00a0": " ", "\u2009": " ", "\u200b": "", "\u00ad": "", "\ufeff": ""})
 
 
@@ -121,13 +124,15 @@ def _is_hidden(element: etree._Element) -> bool:
 def _visible_text(element: etree._Element) -> str:
     pieces: list[str] = []
 
-    def walk(node: etree._Element) -> None:
+    def walk(node: etree._Element, depth: int = 0) -> None:
+        if depth > MAX_NESTING:
+            raise NestingTooDeep(f"elements nested more than {MAX_NESTING} deep")
         if _is_hidden(node) or local_name(node) in _SKIP_TAGS:
             return
         if node.text:
             pieces.append(node.text)
         for child in node:
-            walk(child)
+            walk(child, depth + 1)
             if child.tail:
                 pieces.append(child.tail)
 
@@ -135,13 +140,27 @@ def _visible_text(element: etree._Element) -> str:
     return "".join(pieces).translate(_CHAR_MAP).strip()
 
 
+class NestingTooDeep(ValueError):
+    pass
+
+
 class _Walker:
     def __init__(self, use_plain_hr_as_break: bool) -> None:
         self.out = _Builder()
         self.anchors: dict = {}
         self.use_plain_hr_as_break = use_plain_hr_as_break
+        self.depth = 0
 
     def walk(self, node: etree._Element) -> None:
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise NestingTooDeep(f"elements nested more than {MAX_NESTING} deep")
+            self._walk(node)
+        finally:
+            self.depth -= 1
+
+    def _walk(self, node: etree._Element) -> None:
         name = local_name(node)
         if not name or name in _SKIP_TAGS or _is_hidden(node):
             return
