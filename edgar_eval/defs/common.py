@@ -26,25 +26,64 @@ def table_head(frame: pd.DataFrame, columns: list[str] | None = None, rows: int 
     return dg.MetadataValue.md(shown.head(rows).to_markdown(index=False) if len(shown) else "(empty)")
 
 
-def materialize_partitions(context: dg.AssetExecutionContext, store: ParquetStore, asset: str, work: PartitionWork) -> dg.MaterializeResult:
+@functools.cache
+def corpus_code_fingerprint() -> str:
+    """A hash of the parsing code: a table built by other parsing code is rebuilt, never reused."""
+    import edgar_eval.corpus as corpus
+
+    digest = hashlib.sha256()
+    for path in sorted(Path(corpus.__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def recorded_sha256(store: ParquetStore, key: str) -> str:
+    return store.read("filings", key, columns=["sha256"]).sha256.iloc[0]
+
+
+def _reusable(store: ParquetStore, asset: str, key: str, sha256: str, build_key: str) -> pd.DataFrame | None:
+    if not store.exists(asset, key):
+        return None
+    try:
+        stamp = store.read(asset, key, columns=["sha256", "build_key"])
+    except StoreError:
+        return None  # written before tables were stamped, or unreadable: rebuild it
+    if len(stamp) and (stamp.sha256 == sha256).all() and (stamp.build_key == build_key).all():
+        return store.read(asset, key)
+    return None
+
+
+def materialize_partitions(context: dg.AssetExecutionContext, store: ParquetStore, asset: str, work: PartitionWork,
+                           build_key: str, current_sha256: Callable[[str], str]) -> dg.MaterializeResult:
     """Run `work` for every partition of this run, writing each partition's table on its own.
 
+    A partition whose table was built from the same filing bytes by the same code and parameters
+    (`build_key`) is reused, not rebuilt: a re-run over unchanged files parses and embeds nothing.
     A partition that fails leaves its earlier materialisation untouched; the step fails naming it,
     after the other partitions of the run have been written.
     """
     errors: dict[str, str] = {}
     metadata: dict = {}
     versions: list[str] = []
+    reused = 0
     for key in context.partition_keys:
         try:
-            frame, meta = work(key)
+            sha256 = current_sha256(key)
+            frame = _reusable(store, asset, key, sha256, build_key)
+            if frame is not None:
+                reused += 1
+                meta = {"reused": True, "rows": len(frame)}
+            else:
+                frame, meta = work(key)
+                frame = frame.assign(build_key=build_key)
+                store.write(asset, frame, key)
+                meta = {"reused": False, **meta}
         except _EXPECTED_ERRORS as exc:
             errors[key] = f"{type(exc).__name__}: {exc}"
             context.log.error(f"partition {key}: {errors[key]}")
             continue
-        store.write(asset, frame, key)
         versions.append(content_version(frame))
-        metadata = meta if len(context.partition_keys) == 1 else {"partitions_written": len(versions)}
+        metadata = meta if len(context.partition_keys) == 1 else {"partitions_written": len(versions) - reused, "partitions_reused": reused}
     if errors:
         raise dg.Failure(
             description="; ".join(f"{key}: {message}" for key, message in sorted(errors.items())),

@@ -2,6 +2,7 @@
 
 
 import hashlib
+from functools import partial
 
 import dagster as dg
 import numpy as np
@@ -11,7 +12,14 @@ from edgar_eval.adapters.embedders import MiniLMEmbedder
 from edgar_eval.adapters.local_corpus import read_manifest
 from edgar_eval.corpus.parse import parse_filing
 from edgar_eval.corpus.tables import chunks_frame, facts_frame, filing_frame, numeric_facts_at_offset, sections_frame, text_frame
-from edgar_eval.defs.common import filing_path, materialize_partitions, parsed_filing, table_head
+from edgar_eval.defs.common import (
+    corpus_code_fingerprint,
+    filing_path,
+    materialize_partitions,
+    parsed_filing,
+    recorded_sha256,
+    table_head,
+)
 from edgar_eval.defs.settings import EvalSettings
 
 GROUP = "corpus"
@@ -37,7 +45,10 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
                            "fiscal_period": row.fiscal_period, "sha256": row.sha256, "bytes": len(data),
                            "parse_warnings": "; ".join(parsed.warnings) or "none"}
 
-        return materialize_partitions(context, settings.store(), "filings", work)
+        def file_sha256(key: str) -> str:
+            return hashlib.sha256(filing_path(settings, key).read_bytes()).hexdigest()
+
+        return materialize_partitions(context, settings.store(), "filings", work, corpus_code_fingerprint(), file_sha256)
 
     @dg.asset(deps=[filings], code_version="1", description="Clean text of the filing: tables as one Markdown pipe row per line, "
               "hidden iXBRL content dropped, stable offsets, and the page map (page start offset -> printed page number).", **common)
@@ -49,7 +60,7 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
                 "characters": len(parsed.text), "pages": len(parsed.pages), "pages_with_printed_number": printed,
                 "table_rows": sum(line.startswith("|") for line in parsed.text.splitlines())}
 
-        return materialize_partitions(context, settings.store(), "filing_text", work)
+        return materialize_partitions(context, settings.store(), "filing_text", work, corpus_code_fingerprint(), partial(recorded_sha256, settings.store()))
 
     @dg.asset(deps=[filing_text], code_version="1", description="Every ix:nonFraction and ix:nonNumeric fact: value with scale and sign "
               "applied, displayed text, unit, decimals, period, dimensions, fiscal year, and its offset in filing_text.", **common)
@@ -62,7 +73,7 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
                            "numeric_displayed_at_offset": found / located if located else float("nan"),
                            "head": table_head(frame, ["concept", "value", "displayed", "unit", "period_end", "offset"])}
 
-        return materialize_partitions(context, settings.store(), "xbrl_facts", work)
+        return materialize_partitions(context, settings.store(), "xbrl_facts", work, corpus_code_fingerprint(), partial(recorded_sha256, settings.store()))
 
     @dg.asset(deps=[filing_text], code_version="1", description="Sections keyed by part and item, cross-reference stubs flagged "
               "with their target, and the offset where the notes to the financial statements begin.", **common)
@@ -74,7 +85,7 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
                            "notes_start": parsed.notes_start if parsed.notes_start is not None else -1,
                            "head": table_head(frame, ["key", "title", "start", "end", "cross_reference_target"], rows=30)}
 
-        return materialize_partitions(context, settings.store(), "sections", work)
+        return materialize_partitions(context, settings.store(), "sections", work, corpus_code_fingerprint(), partial(recorded_sha256, settings.store()))
 
     @dg.asset(deps=[sections], code_version="1", description="Fixed-size character chunks with overlap, each with its section, "
               "the printed pages it spans and its offsets in filing_text.", **common)
@@ -85,7 +96,8 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
             return frame, {"chunks": len(frame), "chunk_size": settings.chunk_size, "chunk_overlap": settings.chunk_overlap,
                            "head": table_head(frame, ["chunk_id", "section", "pages", "start", "end"])}
 
-        return materialize_partitions(context, settings.store(), "chunks", work)
+        build_key = f"{corpus_code_fingerprint()}:chunks={settings.chunk_size}/{settings.chunk_overlap}"
+        return materialize_partitions(context, settings.store(), "chunks", work, build_key, partial(recorded_sha256, settings.store()))
 
     @dg.asset(deps=[chunks], code_version="1", description="An embedding per chunk from the local all-MiniLM-L6-v2 (L2-normalised), "
               "stamped with the index fingerprint: embedder id, normalisation, chunk parameters.", **common)
@@ -106,6 +118,7 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
             return frame, {"chunks_embedded": len(frame), "dimensions": int(vectors.shape[1]) if len(vectors) else 0,
                            "fingerprint": fingerprint.as_json(), "fingerprint_digest": fingerprint.digest}
 
-        return materialize_partitions(context, settings.store(), "chunk_embeddings", work)
+        build_key = f"{corpus_code_fingerprint()}:index={fingerprint.digest}"
+        return materialize_partitions(context, settings.store(), "chunk_embeddings", work, build_key, partial(recorded_sha256, settings.store()))
 
     return [filings, filing_text, xbrl_facts, sections, chunks, chunk_embeddings]

@@ -6,7 +6,11 @@ import hashlib
 
 import pandas as pd
 
+# Columns that say how a table was built (by which code and parameters), not what it holds.
+BUILD_STAMP_COLUMNS = ("build_key",)
+
 
 def content_version(frame: pd.DataFrame) -> str:
-    canonical = frame.reset_index(drop=True).to_json(orient="split", double_precision=12, date_format="iso", default_handler=str)
+    content = frame.drop(columns=[c for c in BUILD_STAMP_COLUMNS if c in frame.columns]).reset_index(drop=True)
+    canonical = content.to_json(orient="split", double_precision=12, date_format="iso", default_handler=str)
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
