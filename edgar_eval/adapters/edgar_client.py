@@ -292,7 +292,7 @@ def _older_pages(submissions: dict, years: Iterable[int] | None) -> list[str]:
     return names
 
 
-def _retry_after_seconds(value: str | None) -> float | None:
+def retry_after_seconds(value: str | None) -> float | None:
     if not value:
         return None
     value = value.strip()
@@ -361,7 +361,7 @@ class EdgarClient:
                 if response.status_code == 429 or response.status_code >= 500:
                     truncated = False
                     problem = f"HTTP {response.status_code} {response.reason_phrase}"
-                    retry_after = _retry_after_seconds(response.headers.get("Retry-After"))
+                    retry_after = retry_after_seconds(response.headers.get("Retry-After"))
                     if retry_after is not None:
                         delay = min(retry_after, self.retry.max_retry_after_s)
                 elif response.status_code >= 400:
