@@ -1,0 +1,95 @@
+"""BM25 over chunk texts (bm25s), scoped to filings exactly like the dense index.
+
+Tokenisation, the same for chunks and queries (`TOKENISATION` names it; it is part of `INDEX_ID`):
+- lower-cased;
+- tokens are the matches of ``(?u)\\b\\w\\w+\\b`` (scikit-learn's CountVectorizer pattern): runs of two or
+  more word characters, so single letters and digits are dropped, "10-K" gives "10" and "$1,234.5" gives "234";
+- bm25s's English stopword list removed (33 words, Lucene's classic English stop set);
+- stemmed with the Snowball English (Porter2) stemmer of PyStemmer, so "revenues" and "revenue" meet.
+A query term repeated in the query counts once per occurrence, as in bm25s and Lucene.
+
+Scoring is bm25s's "lucene" variant, k1=1.5, b=0.75: sum over query terms of
+idf * tf / (tf + k1 * (1 - b + b * len / avg_len)), idf = ln(1 + (N - df + 0.5) / (df + 0.5)).
+N, df and avg_len are those of the whole indexed corpus, not of the scope, so a chunk's score does not depend
+on which other filings are in scope (as with cosine). Every idf is positive, so a score of 0 means no query
+term occurs in the chunk: such chunks are never returned.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from importlib.metadata import version
+
+import bm25s
+import numpy as np
+import Stemmer
+from bm25s.stopwords import STOPWORDS_EN
+
+from edgar_eval.retrieval.dense import _SCORE_DECIMALS, Hit
+from edgar_eval.retrieval.fingerprint import IndexFingerprint
+
+TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+STOPWORDS: tuple[str, ...] = tuple(STOPWORDS_EN)
+STEMMER = "english"  # PyStemmer's Snowball English (Porter2)
+K1 = 1.5
+B = 0.75
+METHOD = "lucene"
+
+_STOPWORDS_DIGEST = hashlib.sha256("\n".join(STOPWORDS).encode()).hexdigest()[:8]
+TOKENISATION = (
+    f"lower;pattern={TOKEN_PATTERN};stopwords=bm25s-en/{len(STOPWORDS)}/{_STOPWORDS_DIGEST};"
+    f"stemmer=snowball-{STEMMER}/PyStemmer-{version('PyStemmer')}"
+)
+INDEX_ID = f"bm25s-{bm25s.__version__};{METHOD};k1={K1};b={B};{TOKENISATION}"
+
+
+def index_fingerprint(chunk_size: int, chunk_overlap: int) -> IndexFingerprint:
+    """The fingerprint of a BM25 index of chunks cut at this size and overlap."""
+    return IndexFingerprint(INDEX_ID, "none", chunk_size, chunk_overlap)
+
+
+def _tokenise(texts: list[str], stemmer: Stemmer.Stemmer, return_ids: bool):
+    return bm25s.tokenize(texts, lower=True, token_pattern=TOKEN_PATTERN, stopwords=list(STOPWORDS), stemmer=stemmer,
+                          return_ids=return_ids, show_progress=False, allow_empty=True)
+
+
+class BM25Index:
+    def __init__(self, retriever: bm25s.BM25 | None, filing_ids: list[str]) -> None:
+        self._retriever = retriever
+        self.filing_ids = np.asarray(filing_ids, dtype=object)
+        self._stemmer = Stemmer.Stemmer(STEMMER)
+
+    @classmethod
+    def build(cls, texts: list[str], filing_ids: list[str]) -> "BM25Index":
+        """Index chunk `texts`; row i is the chunk of filing `filing_ids[i]`, as in the dense index."""
+        if len(texts) != len(filing_ids):
+            raise ValueError(f"{len(texts)} chunk texts do not match {len(filing_ids)} chunk rows")
+        tokenised = _tokenise(list(texts), Stemmer.Stemmer(STEMMER), return_ids=True)
+        if not tokenised.vocab:  # no chunk has a single token: nothing can ever match
+            return cls(None, filing_ids)
+        retriever = bm25s.BM25(k1=K1, b=B, method=METHOD, dtype="float64", backend="numpy")
+        retriever.index(tokenised, show_progress=False)
+        return cls(retriever, filing_ids)
+
+    @property
+    def fingerprint_id(self) -> str:
+        return INDEX_ID
+
+    def query_tokens(self, query: str) -> list[str]:
+        """The query as the index sees it (after lower-casing, stopwords and stemming)."""
+        return _tokenise([query], self._stemmer, return_ids=False)[0]
+
+    def search(self, query: str, scope: list[str], k: int) -> list[Hit]:
+        """Top k chunks of the filings in `scope` that share a term with the query; no other filing's chunk can come back."""
+        if self._retriever is None or k <= 0:
+            return []
+        vocab = self._retriever.vocab_dict
+        token_ids = [vocab[t] for t in self.query_tokens(query) if t and t in vocab]
+        allowed = np.flatnonzero(np.isin(self.filing_ids, np.asarray(scope, dtype=object)))
+        if not token_ids or allowed.size == 0:
+            return []
+        raw = self._retriever.get_scores_from_ids(token_ids)[allowed]
+        matched = raw > 0
+        allowed, scores = allowed[matched], np.round(raw[matched], _SCORE_DECIMALS)
+        order = np.lexsort((allowed, -scores))[:k]
+        return [Hit(int(allowed[i]), float(scores[i]), rank + 1) for rank, i in enumerate(order)]

@@ -1,0 +1,241 @@
+import json
+import math
+import os
+import subprocess
+import sys
+from collections import Counter
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from edgar_eval.retrieval.bm25 import B, INDEX_ID, K1, STOPWORDS, TOKENISATION, BM25Index, index_fingerprint
+from edgar_eval.retrieval.dense import DenseIndex, Hit
+from edgar_eval.retrieval.fingerprint import IndexMismatch, check_fingerprint
+from edgar_eval.retrieval.hybrid import RRF_K, HybridRetriever, rrf_fuse
+
+CHUNKS = [
+    "Net sales increased 8% driven by higher revenue from services.",          # 0
+    "The Company recorded a goodwill impairment charge of $1.2 billion.",      # 1
+    "Research and development expenses rose as headcount grew.",               # 2
+    "Goodwill is tested for impairment annually in the fourth quarter.",       # 3
+    "The of and a to in is it.",                                               # 4 stopwords only
+    "Risk factors include competition, supply chain disruption and litigation.",  # 5
+]
+FILINGS = ["f1", "f1", "f2", "f2", "f3", "f3"]
+VOCAB = [f"w{i}" for i in range(30)]
+
+
+def _random_corpus(rng, n_rows, n_filings):
+    weights = 1.0 / np.arange(1, len(VOCAB) + 1)
+    weights /= weights.sum()
+    texts = []
+    for _ in range(n_rows):
+        length = int(rng.integers(0, 12))
+        words = list(rng.choice(VOCAB, size=length, p=weights))
+        if rng.random() < 0.2:
+            words += ["the", "of", "and"]
+        texts.append(" ".join(words))
+    filing_ids = [f"f{int(i)}" for i in rng.integers(0, n_filings, size=n_rows)]
+    return texts, filing_ids
+
+
+def _reference_scores(texts, query_words):
+    """Lucene BM25 written out by hand, over the whole corpus (the random corpora need no stemming)."""
+    docs = [[w for w in t.lower().split() if w not in STOPWORDS] for t in texts]
+    n, avg_len = len(docs), sum(map(len, docs)) / len(docs)
+    df = Counter(w for d in docs for w in set(d))
+    scores = np.zeros(n)
+    for i, doc in enumerate(docs):
+        tf = Counter(doc)
+        for w in query_words:
+            if tf[w]:
+                idf = math.log(1 + (n - df[w] + 0.5) / (df[w] + 0.5))
+                scores[i] += idf * tf[w] / (tf[w] + K1 * (1 - B + B * len(doc) / avg_len))
+    return scores
+
+
+def test_bm25_scope_never_leaks_and_hits_are_the_top_scoped_matches():
+    rng = np.random.default_rng(11)
+    checked = 0
+    for _ in range(40):
+        n_rows = int(rng.integers(5, 120))
+        texts, filing_ids = _random_corpus(rng, n_rows, int(rng.integers(1, 7)))
+        index = BM25Index.build(texts, filing_ids)
+        for _ in range(15):
+            query_words = list(rng.choice(VOCAB, size=int(rng.integers(1, 5))))
+            scope = sorted({f"f{int(i)}" for i in rng.integers(0, 8, size=int(rng.integers(0, 4)))})
+            k = int(rng.integers(1, n_rows + 5))
+            hits = index.search(" ".join(query_words + ["the", "unseenword"]), scope, k)
+            reference = _reference_scores(texts, query_words)
+            eligible = [r for r in range(n_rows) if filing_ids[r] in scope and reference[r] > 0]
+            assert all(filing_ids[h.row] in scope for h in hits)
+            assert len(hits) == min(k, len(eligible))
+            assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+            assert all(h.score > 0 and h.score == pytest.approx(reference[h.row], abs=1e-5) for h in hits)
+            for a, b in zip(hits, hits[1:]):
+                assert a.score > b.score or (a.score == b.score and a.row < b.row)
+            returned = {h.row for h in hits}
+            if hits:
+                assert all(reference[r] <= hits[-1].score + 1e-5 for r in eligible if r not in returned)
+            checked += bool(hits)
+    assert checked > 200
+
+
+def test_exact_term_ranks_its_chunk_first_and_stemming_matches_word_forms():
+    index = BM25Index.build(CHUNKS, FILINGS)
+    everything = ["f1", "f2", "f3"]
+    assert index.search("goodwill impairment charge", everything, 3)[0].row == 1
+    assert index.search("litigation", everything, 3)[0].row == 5
+    assert [h.row for h in index.search("revenues", everything, 3)] == [0]
+    assert index.query_tokens("The Revenues of 10-K") == ["revenu", "10"]
+
+
+def test_chunks_without_a_query_term_never_come_back():
+    index = BM25Index.build(CHUNKS, FILINGS)
+    everything = ["f1", "f2", "f3"]
+    assert sorted(h.row for h in index.search("impairment", everything, 10)) == [1, 3]
+    assert [h.row for h in index.search("impairment", ["f2", "f3"], 10)] == [3]
+    assert index.search("the of and", everything, 10) == []
+    assert index.search("xylophone", everything, 10) == []
+    assert index.search("impairment", ["f9"], 10) == []
+    assert index.search("impairment", everything, 0) == []
+    assert BM25Index.build([], []).search("impairment", ["f1"], 5) == []
+    assert BM25Index.build(["the of", ""], ["f1", "f1"]).search("the", ["f1"], 5) == []
+    with pytest.raises(ValueError, match="do not match"):
+        BM25Index.build(["a b"], ["f1", "f2"])
+
+
+def test_bm25_ties_are_broken_by_row():
+    index = BM25Index.build(["alpha beta", "gamma delta", "alpha beta", "alpha beta"], ["a", "a", "b", "a"])
+    hits = index.search("alpha", ["a", "b"], 5)
+    assert [h.row for h in hits] == [0, 2, 3] and len({h.score for h in hits}) == 1
+    assert [h.row for h in index.search("alpha", ["a"], 5)] == [0, 3]
+
+
+_DETERMINISM_SCRIPT = """
+import json, numpy as np
+from edgar_eval.retrieval.bm25 import BM25Index
+from edgar_eval.retrieval.hybrid import HybridRetriever
+rng = np.random.default_rng(5)
+words = ["revenue", "revenues", "goodwill", "impairment", "lease", "leases", "tax", "taxes", "segment", "debt"]
+texts = [" ".join(rng.choice(words, size=int(rng.integers(1, 9)))) for _ in range(300)]
+filings = [f"f{i % 4}" for i in range(300)]
+vectors = rng.normal(size=(300, 8)).astype(np.float32)
+vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+from edgar_eval.retrieval.dense import DenseIndex
+bm25 = BM25Index.build(texts, filings)
+hybrid = HybridRetriever(DenseIndex(vectors, filings), bm25)
+out = [[(h.row, h.score, h.rank) for h in bm25.search(q, ["f0", "f2"], 20)] for q in ("revenues tax", "leases debt goodwill")]
+out.append([(h.row, h.score, h.rank) for h in hybrid.search(vectors[7], "impairment segment", ["f1", "f2", "f3"], 25)])
+print(json.dumps(out))
+"""
+
+
+def test_results_are_identical_across_processes_with_different_hash_seeds():
+    runs = [subprocess.Popen([sys.executable, "-c", _DETERMINISM_SCRIPT], stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONHASHSEED": seed}) for seed in ("0", "4242")]
+    outputs = [json.loads(run.communicate(timeout=60)[0]) for run in runs]
+    assert all(run.returncode == 0 for run in runs)
+    assert outputs[0] == outputs[1] and all(outputs[0])
+
+
+def test_fingerprint_names_the_tokenisation_and_refuses_another():
+    assert TOKENISATION in INDEX_ID and r"(?u)\b\w\w+\b" in TOKENISATION and "stemmer=snowball-english" in TOKENISATION
+    assert BM25Index.build(CHUNKS, FILINGS).fingerprint_id == INDEX_ID
+    built = index_fingerprint(1000, 200)
+    check_fingerprint(built, type(built).from_json(built.as_json()), "bm25 index")
+    other = type(built)(INDEX_ID.replace("stemmer=snowball-english", "stemmer=none"), "none", 1000, 200)
+    with pytest.raises(IndexMismatch, match="embedder_id"):
+        check_fingerprint(built, other, "bm25 index")
+
+
+def _hits(rows):
+    return [Hit(row, 0.0, rank) for rank, row in enumerate(rows, start=1)]
+
+
+def test_rrf_arithmetic_on_a_hand_made_example():
+    fused = rrf_fuse([_hits([3, 1, 2]), _hits([1, 4])], k=10)
+    assert [h.row for h in fused] == [1, 3, 4, 2] and [h.rank for h in fused] == [1, 2, 3, 4]
+    assert [h.score for h in fused] == [float(Fraction(1, 62) + Fraction(1, 61)), 1 / 61, 1 / 62, 1 / 63]
+    # equal fused scores tie by row, whichever retriever put them there
+    assert [h.row for h in rrf_fuse([_hits([9, 2]), _hits([2, 9])], k=2)] == [2, 9]
+    assert [h.row for h in rrf_fuse([_hits([5]), _hits([2])], k=5)] == [2, 5]
+    assert [h.row for h in rrf_fuse([_hits([3, 1, 2]), _hits([1, 4])], k=2)] == [1, 3]
+    assert rrf_fuse([_hits([1]), _hits([])], k=3, rrf_k=0)[0].score == 1.0
+    with pytest.raises(ValueError, match="twice"):
+        rrf_fuse([_hits([1, 1])], k=3)
+
+
+def _placed(positions, filler_start):
+    """A 50-long ranking holding row r at rank p for each {r: p}, distinct filler rows elsewhere."""
+    filler = iter(range(filler_start, filler_start + 50))
+    by_rank = {p: r for r, p in positions.items()}
+    return _hits([by_rank.get(rank, next(filler)) for rank in range(1, 51)])
+
+
+def test_rrf_orders_on_exact_scores_not_on_float_noise():
+    # 1/66 + 1/99 == 1/72 + 1/88 exactly, but the float sums differ in the last bit (the first is larger):
+    # the tie must still go to the lower row.
+    fused = rrf_fuse([_placed({9: 6, 2: 12}, 1000), _placed({9: 39, 2: 28}, 2000)], k=50)
+    assert 1 / 66 + 1 / 99 != 1 / 72 + 1 / 88 and Fraction(1, 66) + Fraction(1, 99) == Fraction(1, 72) + Fraction(1, 88)
+    rows = [h.row for h in fused]
+    assert rows.index(2) + 1 == rows.index(9)
+    # 1/89 + 1/109 and 1/97 + 1/99 differ by about 2e-8, below the 6 decimals scores are shown at; still ordered
+    fused = rrf_fuse([_placed({4: 29, 3: 37}, 1000), _placed({4: 49, 3: 39}, 2000)], k=50)
+    exact = {4: Fraction(1, 89) + Fraction(1, 109), 3: Fraction(1, 97) + Fraction(1, 99)}
+    assert 0 < abs(exact[4] - exact[3]) < 1e-7
+    rows = [h.row for h in fused]
+    first, second = sorted(exact, key=lambda r: -exact[r])
+    assert rows.index(first) + 1 == rows.index(second)
+
+
+class _Stub:
+    """A retriever whose full ranking is fixed; records the depth it was searched to."""
+
+    def __init__(self, ranking, n_rows):
+        self.ranking, self.depths = ranking, []
+        self.filing_ids = np.asarray(["f"] * n_rows, dtype=object)
+
+    def search(self, query, scope, k):
+        self.depths.append(k)
+        return _hits(self.ranking[:k])
+
+
+def test_each_pool_is_k_deep_so_top_30_of_k50_is_not_the_k30_result():
+    shared = 500  # ranked 40th by both retrievers
+    dense_rows = list(range(0, 39)) + [shared] + list(range(39, 60))
+    sparse_rows = list(range(100, 139)) + [shared] + list(range(139, 160))
+    dense, sparse = _Stub(dense_rows, 600), _Stub(sparse_rows, 600)
+    hybrid = HybridRetriever(dense, sparse)
+    k30 = hybrid.search(np.zeros(2), "q", ["f"], 30)
+    k50 = hybrid.search(np.zeros(2), "q", ["f"], 50)
+    assert dense.depths == [30, 50] and sparse.depths == [30, 50]
+    assert shared not in {h.row for h in k30}
+    assert k50[0].row == shared and k50[0].score == pytest.approx(2 / (RRF_K + 40))
+    assert [h.row for h in k50[:30]] != [h.row for h in k30]
+    assert len(k30) == 30 and len(k50) == 50
+
+
+def test_hybrid_scope_never_leaks_and_fuses_the_k_deep_lists():
+    rng = np.random.default_rng(17)
+    for _ in range(15):
+        n_rows = int(rng.integers(20, 150))
+        texts, filing_ids = _random_corpus(rng, n_rows, 5)
+        vectors = rng.normal(size=(n_rows, 8)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        dense, bm25 = DenseIndex(vectors, filing_ids), BM25Index.build(texts, filing_ids)
+        hybrid = HybridRetriever(dense, bm25)
+        for _ in range(10):
+            scope = sorted({f"f{int(i)}" for i in rng.integers(0, 7, size=2)})
+            k, query_vector, query_text = int(rng.integers(1, 40)), vectors[int(rng.integers(n_rows))], " ".join(rng.choice(VOCAB, 3))
+            hits = hybrid.search(query_vector, query_text, scope, k)
+            assert all(filing_ids[h.row] in scope for h in hits) and len(hits) <= k
+            assert hits == rrf_fuse([dense.search(query_vector, scope, k), bm25.search(query_text, scope, k)], k)
+            assert hits == hybrid.search(query_vector, query_text, scope, k)
+
+
+def test_hybrid_refuses_indexes_over_different_chunk_rows():
+    vectors = np.eye(3, dtype=np.float32)
+    with pytest.raises(ValueError, match="same chunk rows"):
+        HybridRetriever(DenseIndex(vectors, ["a", "a", "b"]), BM25Index.build(["x1", "x2", "x3"], ["a", "b", "b"]))
