@@ -16,11 +16,12 @@ GRAPH = {
     "search_index": ("index", {"chunk_embeddings", "chunks", "filings"}),
     "golden_questions": ("golden", {"xbrl_facts", "chunks", "filing_text", "filings"}),
     "retrievals": ("runs", {"search_index", "golden_questions"}),
+    "retrieval_runs": ("runs", {"search_index", "golden_questions"}),
     "generations": ("runs", {"retrievals"}),
     "gate_scores": ("runs", {"retrievals", "xbrl_facts"}),
     "arm_outcomes": ("runs", {"gate_scores", "generations", "golden_questions"}),
     "arm_statistics": ("statistics", {"arm_outcomes"}),
-    "retrieval_metrics": ("statistics", {"retrievals"}),
+    "retrieval_metrics": ("statistics", {"retrieval_runs"}),
     "report": ("report", {"arm_statistics", "retrieval_metrics", "golden_questions", "search_index"}),
 }
 

@@ -46,3 +46,26 @@ def test_scope_is_the_company_year_or_its_latest_annual_report():
     assert filings_in_scope(filings, "1", 2019) == ["k24"]
     assert filings_in_scope(filings, "1", None) == ["k24"]
     assert filings_in_scope(filings, "3", 2024) == []
+
+
+def test_retrieval_statistics_per_retriever_and_depth_count_errors_apart():
+    import pandas as pd
+
+    from edgar_eval.evaluation.retrieval_hits import run_record
+    from edgar_eval.evaluation.summaries import retrieval_statistics
+
+    gold = (["g1"], ["f"], ["f#3"])
+    rows = []
+    for retriever, ranked in (("dense", ["x", "g1"]), ("bm25", ["g1", "x"])):
+        for question in ("q1", "q2", "q3"):
+            error = "RuntimeError: boom" if (retriever, question) == ("dense", "q3") else None
+            ids = [] if error else ranked
+            record = run_record(ids, ["f"] * len(ids), [["3"] if c == "g1" else ["9"] for c in ids], *gold, k=30)
+            rows.append({"question_id": question, "retriever": retriever, "k": 30, "expected_route": "answer", "error": error, **record})
+        rows.append({"question_id": "u", "retriever": retriever, "k": 30, "expected_route": "no-answer", "error": None,
+                     **run_record(ranked, ["f", "f"], [["1"], ["2"]], [], [], [], k=30)})
+    stats = retrieval_statistics(pd.DataFrame(rows)).set_index("retriever")
+    assert stats.loc["dense", "questions"] == 2 and stats.loc["dense", "errors"] == 1
+    assert stats.loc["dense", "page_hits"] == 2 and stats.loc["dense", "rr"] == pytest.approx(0.5)
+    assert stats.loc["bm25", "questions"] == 3 and stats.loc["bm25", "rr"] == 1.0 and stats.loc["bm25", "ndcg10"] == 1.0
+    assert stats.loc["bm25", "precision"] == pytest.approx(1 / 30)

@@ -19,12 +19,15 @@ from edgar_eval.domain.versioning import content_version
 from edgar_eval.evaluation.gates import arm_outcomes as mask_arms
 from edgar_eval.evaluation.gates import cross_fit
 from edgar_eval.evaluation.judge import figure_matches
-from edgar_eval.evaluation.retrieval_hits import hit_record
+from edgar_eval.evaluation.retrieval_hits import hit_record, run_record
 from edgar_eval.evaluation.summaries import arm_statistics as summarise_arms
 from edgar_eval.evaluation.summaries import retrieval_statistics
 from edgar_eval.golden.templates import TEMPLATE_VERSION, build_golden_questions
+from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
+from edgar_eval.retrieval.bm25 import BM25Index
 from edgar_eval.retrieval.dense import DenseIndex
 from edgar_eval.retrieval.fingerprint import IndexFingerprint, IndexMismatch, check_fingerprint
+from edgar_eval.retrieval.hybrid import HybridRetriever
 from edgar_eval.report.builder import build_report
 
 CORPUS_TABLES = ("filings", "filing_text", "xbrl_facts", "sections", "chunks", "chunk_embeddings")
@@ -44,6 +47,17 @@ def _read_all(store: ParquetStore, asset: str, keys: list[str]) -> pd.DataFrame:
     if missing:
         raise dg.Failure(f"{asset} partitions vanished while reading: {missing}")
     return frame
+
+
+def _checked_index(settings: EvalSettings) -> tuple[pd.DataFrame, DenseIndex, MiniLMEmbedder]:
+    """The search index's rows, its dense index, and the embedder, refusing an index built differently."""
+    index_rows = settings.store().read("search_index")
+    embedder = MiniLMEmbedder()
+    try:
+        check_fingerprint(settings.fingerprint(embedder.embedder_id), IndexFingerprint.from_json(index_rows.fingerprint.iloc[0]), "search_index")
+    except IndexMismatch as exc:
+        raise dg.Failure(str(exc)) from exc
+    return index_rows, DenseIndex(np.stack(index_rows.embedding.to_numpy()), index_rows.filing_id.tolist()), embedder
 
 
 def build_evaluation_assets(partitions: dg.StaticPartitionsDefinition, corpus_assets: list[dg.AssetsDefinition]) -> list[dg.AssetsDefinition]:
@@ -98,14 +112,8 @@ def build_evaluation_assets(partitions: dg.StaticPartitionsDefinition, corpus_as
                           "with document, page and gold-chunk hits.")
     def retrievals(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         store = settings.store()
-        index_rows = store.read("search_index")
-        embedder = MiniLMEmbedder()
-        try:
-            check_fingerprint(settings.fingerprint(embedder.embedder_id), IndexFingerprint.from_json(index_rows.fingerprint.iloc[0]), "search_index")
-        except IndexMismatch as exc:
-            raise dg.Failure(str(exc)) from exc
+        index_rows, index, embedder = _checked_index(settings)
         golden = store.read("golden_questions")
-        index = DenseIndex(np.stack(index_rows.embedding.to_numpy()), index_rows.filing_id.tolist())
         started = time.perf_counter()
         queries = embedder.embed(golden.question.tolist())
         embed_seconds = (time.perf_counter() - started) / max(len(golden), 1)
@@ -126,6 +134,41 @@ def build_evaluation_assets(partitions: dg.StaticPartitionsDefinition, corpus_as
             "questions": len(frame), "k": settings.top_k,
             "document_hit_rate": float(answerable.document_hit.mean()) if len(answerable) else float("nan"),
             "chunk_hit_rate": float(answerable.chunk_hit.mean()) if len(answerable) else float("nan")})
+
+    @dg.asset(deps=[search_index, golden_questions], group_name="runs", code_version="1",
+              description="The retrieval measurement: every golden question searched by dense (exact cosine), BM25 (bm25s) and "
+                          "hybrid (reciprocal rank fusion) retrievers, each depth K its own search, scoped like the answerer's; "
+                          "per question and run, document and page hits, recall@K, precision@K, reciprocal rank, nDCG@10, or the error.")
+    def retrieval_runs(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+        store = settings.store()
+        index_rows, dense, embedder = _checked_index(settings)
+        golden = store.read("golden_questions")
+        lexical = BM25Index.build(index_rows.text.tolist(), index_rows.filing_id.tolist())
+        hybrid = HybridRetriever(dense, lexical)
+        searches = {
+            "dense": lambda vector, text, scope, k: dense.search(vector, scope, k),
+            "bm25": lambda vector, text, scope, k: lexical.search(text, scope, k),
+            "hybrid": hybrid.search,
+        }
+        rows = []
+        for question, vector in zip(golden.itertuples(), embedder.embed(golden.question.tolist())):
+            scope = list(question.scope_filing_ids)
+            for retriever, search in searches.items():
+                for depth in settings.retrieval_depths:
+                    error, hits = None, []
+                    try:
+                        hits = search(vector, question.question, scope, depth)
+                    except (ValueError, RuntimeError) as exc:  # counted as an error, never as a miss
+                        error = f"{type(exc).__name__}: {exc}"
+                    found = index_rows.iloc[[h.row for h in hits]]
+                    rows.append({"question_id": question.question_id, "retriever": retriever, "k": depth,
+                                 "expected_route": question.expected_route, "chunk_ids": found.chunk_id.tolist(), "error": error,
+                                 **run_record(found.chunk_id.tolist(), found.filing_id.tolist(), [list(p) for p in found.pages],
+                                              list(question.gold_chunk_ids), list(question.gold_filing_ids), list(question.gold_pages), depth)})
+        frame = pd.DataFrame(rows)
+        return unpartitioned_result(store, "retrieval_runs", frame, {
+            "runs": len(frame), "errors": int(frame.error.notna().sum()), "bm25": BM25_INDEX_ID,
+            "depths": ", ".join(map(str, settings.retrieval_depths))})
 
     @dg.asset(deps=[retrievals], group_name="runs", code_version="1",
               description="One generation per question from the offline extractive baseline reader: the cited figure or a decline, with latency.")
@@ -196,15 +239,16 @@ def build_evaluation_assets(partitions: dg.StaticPartitionsDefinition, corpus_as
         return unpartitioned_result(store, "arm_statistics", stats, {
             "head": table_head(stats, ["arm", "gates", "false_answer_rate", "recall_cost", "answer_accuracy"], rows=6)})
 
-    @dg.asset(deps=[retrievals], group_name="statistics", code_version="1",
-              description="Document, page and gold-chunk hit rates at k with Wilson 95% intervals, and MRR, over answerable questions.")
+    @dg.asset(deps=[retrieval_runs], group_name="statistics", code_version="2",
+              description="Per retriever and depth, over answerable questions: document and page hit rates with Wilson 95% intervals, "
+                          "recall@K, precision@K, MRR and nDCG@10; searches that errored are counted apart, and a run that scored nothing fails.")
     def retrieval_metrics(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         store = settings.store()
-        merged = store.read("retrievals").merge(store.read("golden_questions")[["question_id", "expected_route"]], on="question_id")
-        metrics = retrieval_statistics(merged, settings.top_k)
-        if metrics.questions.max() == 0:
+        metrics = retrieval_statistics(store.read("retrieval_runs"))
+        if metrics.empty or metrics.questions.max() == 0:
             raise dg.Failure("no answerable question was scored: the retrieval run measured nothing")
-        return unpartitioned_result(store, "retrieval_metrics", metrics, {"head": table_head(metrics)})
+        return unpartitioned_result(store, "retrieval_metrics", metrics, {
+            "head": table_head(metrics, ["retriever", "k", "document_hit_rate", "page_hit_rate", "recall", "rr", "ndcg10"], rows=6)})
 
     @dg.asset(deps=[arm_statistics, retrieval_metrics, golden_questions, search_index], group_name="report", code_version="1",
               description="reports/<corpus>/report.md, built only from the assets above; each table names the asset and data version it came from.")
@@ -220,6 +264,7 @@ def build_evaluation_assets(partitions: dg.StaticPartitionsDefinition, corpus_as
             arms=store.read("arm_statistics"),
             index_fingerprint=store.read("search_index").fingerprint.iloc[0],
             settings={"chunk_size": settings.chunk_size, "chunk_overlap": settings.chunk_overlap, "top_k": settings.top_k,
+                      "retrieval_depths": settings.retrieval_depths,
                       "golden_seed": settings.golden_seed},
         )
         target = settings.report_dir() / "report.md"
@@ -233,4 +278,4 @@ def build_evaluation_assets(partitions: dg.StaticPartitionsDefinition, corpus_as
                       "report": dg.MetadataValue.md(text)},
             data_version=dg.DataVersion(hashlib.sha256(text.encode()).hexdigest()[:16]))
 
-    return [search_index, golden_questions, retrievals, generations, gate_scores, arm_outcomes, arm_statistics, retrieval_metrics, report]
+    return [search_index, golden_questions, retrievals, retrieval_runs, generations, gate_scores, arm_outcomes, arm_statistics, retrieval_metrics, report]

@@ -33,7 +33,8 @@ class EvalSettings(dg.ConfigurableResource):
     reports_dir: str
     chunk_size: int = 1000
     chunk_overlap: int = 200
-    top_k: int = 10
+    top_k: int = 10  # passages the answerer reads
+    retrieval_depths: list[int] = [30, 50]  # each depth its own search, for the retrieval measurement
     golden_seed: int = 7
 
     @property

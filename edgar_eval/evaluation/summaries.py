@@ -32,15 +32,17 @@ def arm_statistics(outcomes: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def retrieval_statistics(hits: pd.DataFrame, k: int) -> pd.DataFrame:
-    """Document, page and chunk hit rates at k over answerable questions, and MRR of the first gold chunk."""
-    scored = hits[hits.expected_route == "answer"]
+def retrieval_statistics(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per retriever and depth, over answerable questions whose search ran: document and page hit rates with
+    Wilson intervals, recall@K, precision@K, MRR and nDCG@10 of the gold chunks; searches that errored apart."""
     rows = []
-    for metric, column in (("document hit", "document_hit"), ("page hit", "page_hit"), ("gold chunk hit", "chunk_hit")):
-        p = wilson(int(scored[column].sum()), len(scored))
-        rows.append({"metric": f"{metric}@{k}", "k": k, "hits": p.successes, "questions": p.trials,
-                     "rate": p.rate, "low": p.low, "high": p.high})
-    reciprocal = scored.first_gold_rank.map(lambda r: 1.0 / r if r and r > 0 else 0.0)
-    rows.append({"metric": f"MRR@{k}", "k": k, "hits": int((scored.first_gold_rank > 0).sum()), "questions": len(scored),
-                 "rate": float(reciprocal.mean()) if len(scored) else float("nan"), "low": float("nan"), "high": float("nan")})
+    for (retriever, depth), run in runs[runs.expected_route == "answer"].groupby(["retriever", "k"], sort=True):
+        scored = run[run.error.isna()]
+        document, page = wilson(int(scored.document_hit.sum()), len(scored)), wilson(int(scored.page_hit.sum()), len(scored))
+        rows.append({
+            "retriever": retriever, "k": int(depth), "questions": len(scored), "errors": int(run.error.notna().sum()),
+            "document_hits": document.successes, "document_hit_rate": document.rate, "document_low": document.low, "document_high": document.high,
+            "page_hits": page.successes, "page_hit_rate": page.rate, "page_low": page.low, "page_high": page.high,
+            **{name: float(scored[name].mean()) if len(scored) else float("nan") for name in ("recall", "precision", "rr", "ndcg10")},
+        })
     return pd.DataFrame(rows)

@@ -26,7 +26,8 @@ def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, st
         f"- Golden set: {len(golden)} questions, provenance `{md_cell(golden.provenance.iloc[0])}`, content hash `{content_version(golden)}`.",
         f"- Index: embedder `{md_cell(fingerprint['embedder_id'])}`, {md_cell(fingerprint['normalisation'])} normalised, "
         f"chunks of {fingerprint['chunk_size']} characters with {fingerprint['chunk_overlap']} overlap.",
-        f"- Retrieval depth k = {settings['top_k']}; golden seed {settings['golden_seed']}.",
+        f"- Retrieval measured at K = {', '.join(map(str, settings['retrieval_depths']))}, each depth its own search; "
+        f"the answerer reads the top {settings['top_k']} dense passages; golden seed {settings['golden_seed']}.",
         "- Every search is scoped to one company's filings of the fiscal year asked (its latest annual report when it has none).",
     ]
     if left_out:
@@ -40,11 +41,25 @@ def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, st
     golden_table = by_kind.rename(columns={"kind": "kind"})
     golden_table["expected route"] = golden_table.kind.map(lambda k: "answer" if k == "answerable" else "no-answer")
     retrieval_table = pd.DataFrame({
-        "metric": retrieval.metric,
-        "hits / questions": [_ratio(h, n) for h, n in zip(retrieval.hits, retrieval.questions)],
-        "rate": [percent(r) if m.startswith(("document", "page", "gold")) else f"{r:.3f}" for m, r in zip(retrieval.metric, retrieval.rate)],
-        "Wilson 95%": [interval(lo, hi) for lo, hi in zip(retrieval.low, retrieval.high)],
+        "retriever": retrieval.retriever, "K": retrieval.k,
+        "document hit": [f"{percent(r)} ({_ratio(k, n)})" for r, k, n in zip(retrieval.document_hit_rate, retrieval.document_hits, retrieval.questions)],
+        "document Wilson 95%": [interval(lo, hi) for lo, hi in zip(retrieval.document_low, retrieval.document_high)],
+        "page hit": [f"{percent(r)} ({_ratio(k, n)})" for r, k, n in zip(retrieval.page_hit_rate, retrieval.page_hits, retrieval.questions)],
+        "page Wilson 95%": [interval(lo, hi) for lo, hi in zip(retrieval.page_low, retrieval.page_high)],
+        "recall@K": [f"{v:.3f}" for v in retrieval.recall], "precision@K": [f"{v:.3f}" for v in retrieval.precision],
+        "MRR": [f"{v:.3f}" for v in retrieval.rr], "nDCG@10": [f"{v:.3f}" for v in retrieval.ndcg10], "errors": retrieval.errors,
     })
+    depths = sorted(retrieval.k.unique())
+    gain_rows = []
+    if len(depths) >= 2:
+        shallow, deep = depths[0], depths[-1]
+        for retriever, own in retrieval.groupby("retriever", sort=True):
+            by_depth = own.set_index("k")
+            gain_rows.append({
+                "retriever": retriever,
+                f"page hit gain, K {shallow} to {deep}": f"{100 * (by_depth.page_hit_rate[deep] - by_depth.page_hit_rate[shallow]):+.1f} points",
+                f"document hit gain, K {shallow} to {deep}": f"{100 * (by_depth.document_hit_rate[deep] - by_depth.document_hit_rate[shallow]):+.1f} points",
+            })
     arms_table = pd.DataFrame({
         "arm": arms.arm, "gates": arms.gates,
         "false answers": [_ratio(k, n) for k, n in zip(arms.false_answer_rate_k, arms.false_answer_rate_n)],
@@ -57,8 +72,13 @@ def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, st
     tables = [
         ReportTable("Corpus", corpus_table, Provenance("filings", content_version(filings.reset_index(drop=True)), partitions)),
         ReportTable("Golden questions", golden_table, Provenance("golden_questions", content_version(golden), "xbrl_facts, chunks, filing_text of " + partitions)),
-        ReportTable("Retrieval", retrieval_table, Provenance("retrieval_metrics", content_version(retrieval), "retrievals over search_index"),
-                    note="Over answerable questions: the gold document, a gold page, or a gold chunk among the top k; MRR of the first gold chunk."),
+        ReportTable("Retrieval", retrieval_table, Provenance("retrieval_metrics", content_version(retrieval), "retrieval_runs over search_index"),
+                    note="Over answerable questions: the gold document or a gold page among the top K; recall, precision, "
+                         "MRR and nDCG@10 of the gold chunks (every chunk that prints the asked figure for its period)."),
+        *([ReportTable("Retrieval depth: finding or ranking", pd.DataFrame(gain_rows),
+                       Provenance("retrieval_metrics", content_version(retrieval), "retrieval_runs over search_index"),
+                       note="What the deeper search adds: a gain means gold pages were found but ranked too low; "
+                            "no gain means they were not found at all.")] if gain_rows else []),
         ReportTable("Arms", arms_table, Provenance("arm_statistics", content_version(arms), "arm_outcomes (gate_scores x generations)"),
                     note="FAR: answers given to unanswerable questions. Recall cost: answerable questions arm A answers correctly and the arm declines. "
                          "Thresholds are cross-fitted by company in two folds."),

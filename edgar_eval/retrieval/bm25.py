@@ -25,7 +25,7 @@ import numpy as np
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN
 
-from edgar_eval.retrieval.dense import _SCORE_DECIMALS, Hit
+from edgar_eval.retrieval.dense import SCORE_DECIMALS, Hit
 from edgar_eval.retrieval.fingerprint import IndexFingerprint
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
@@ -90,6 +90,6 @@ class BM25Index:
             return []
         raw = self._retriever.get_scores_from_ids(token_ids)[allowed]
         matched = raw > 0
-        allowed, scores = allowed[matched], np.round(raw[matched], _SCORE_DECIMALS)
+        allowed, scores = allowed[matched], np.round(raw[matched], SCORE_DECIMALS)
         order = np.lexsort((allowed, -scores))[:k]
         return [Hit(int(allowed[i]), float(scores[i]), rank + 1) for rank, i in enumerate(order)]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 # Scores are compared at this precision so that float noise in the last bits cannot reorder ties.
-_SCORE_DECIMALS = 6
+SCORE_DECIMALS = 6
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,6 @@ class DenseIndex:
         allowed = np.flatnonzero(np.isin(self.filing_ids, np.asarray(scope, dtype=object)))
         if allowed.size == 0:
             return []
-        scores = np.round(self.vectors[allowed] @ query.astype(np.float32), _SCORE_DECIMALS)
+        scores = np.round(self.vectors[allowed] @ query.astype(np.float32), SCORE_DECIMALS)
         order = np.lexsort((allowed, -scores))[:k]
         return [Hit(int(allowed[i]), float(scores[i]), rank + 1) for rank, i in enumerate(order)]
