@@ -22,7 +22,8 @@ GRAPH = {
     "arm_outcomes": ("runs", {"gate_scores", "generations", "golden_questions"}),
     "arm_statistics": ("statistics", {"arm_outcomes"}),
     "retrieval_metrics": ("statistics", {"retrieval_runs"}),
-    "report": ("report", {"arm_statistics", "retrieval_metrics", "golden_questions", "search_index"}),
+    "retrieval_slices": ("statistics", {"retrieval_runs", "golden_questions"}),
+    "report": ("report", {"arm_statistics", "retrieval_metrics", "retrieval_slices", "golden_questions", "search_index"}),
 }
 
 

@@ -69,3 +69,21 @@ def test_retrieval_statistics_per_retriever_and_depth_count_errors_apart():
     assert stats.loc["dense", "page_hits"] == 2 and stats.loc["dense", "rr"] == pytest.approx(0.5)
     assert stats.loc["bm25", "questions"] == 3 and stats.loc["bm25", "rr"] == 1.0 and stats.loc["bm25", "ndcg10"] == 1.0
     assert stats.loc["bm25", "precision"] == pytest.approx(1 / 30)
+
+
+def test_retrieval_slices_group_by_form_statement_and_company():
+    import pandas as pd
+
+    from edgar_eval.evaluation.summaries import retrieval_slices
+
+    runs = pd.DataFrame({
+        "question_id": ["a", "b", "c", "a", "b", "c"], "retriever": ["dense"] * 6, "k": [30, 30, 30, 50, 50, 50],
+        "expected_route": ["answer"] * 6, "error": [None] * 6,
+        "page_hit": [True, False, True, True, True, True], "first_gold_rank": [3, 0, 1, 3, 40, 1],
+        "source_form": ["10-K", "10-K", "10-Q"] * 2, "statement_type": ["balance sheet"] * 6, "company": ["A", "B", "B"] * 2,
+    })
+    slices = retrieval_slices(runs).set_index(["slice", "value", "k"])
+    assert slices.loc[("form", "10-K", 30), "page_hits"] == 1 and slices.loc[("form", "10-K", 50), "page_hits"] == 2
+    assert slices.loc[("form", "10-K", 50), "median_gold_rank"] == 21.5
+    assert slices.loc[("company", "B", 30), "questions"] == 2
+    assert slices.loc[("statement", "balance sheet", 30), "page_hit_rate"] == pytest.approx(2 / 3)

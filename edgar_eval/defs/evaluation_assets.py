@@ -21,7 +21,8 @@ from edgar_eval.evaluation.gates import cross_fit
 from edgar_eval.evaluation.judge import figure_matches
 from edgar_eval.evaluation.retrieval_hits import hit_record, run_record
 from edgar_eval.evaluation.summaries import arm_statistics as summarise_arms
-from edgar_eval.evaluation.summaries import retrieval_statistics
+from edgar_eval.evaluation.summaries import SLICES, retrieval_statistics
+from edgar_eval.evaluation.summaries import retrieval_slices as summarise_slices
 from edgar_eval.golden.templates import TEMPLATE_VERSION, build_golden_questions
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
 from edgar_eval.retrieval.bm25 import BM25Index
@@ -250,7 +251,17 @@ def build_evaluation_assets(partitions: dg.StaticPartitionsDefinition, corpus_as
         return unpartitioned_result(store, "retrieval_metrics", metrics, {
             "head": table_head(metrics, ["retriever", "k", "document_hit_rate", "page_hit_rate", "recall", "rr", "ndcg10"], rows=6)})
 
-    @dg.asset(deps=[arm_statistics, retrieval_metrics, golden_questions, search_index], group_name="report", code_version="1",
+    @dg.asset(deps=[retrieval_runs, golden_questions], group_name="statistics", code_version="1",
+              description="Retrieval by slice (form of the source filing, statement type, company) x retriever x depth: page hit "
+                          "rate with a Wilson 95% interval and the median rank of the first gold chunk, over answerable questions.")
+    def retrieval_slices(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+        store = settings.store()
+        attributes = store.read("golden_questions")[["question_id", *SLICES.values()]]
+        slices = summarise_slices(store.read("retrieval_runs").merge(attributes, on="question_id", validate="many_to_one"))
+        return unpartitioned_result(store, "retrieval_slices", slices, {
+            "slices": len(slices), "head": table_head(slices, ["slice", "value", "retriever", "k", "page_hit_rate", "median_gold_rank"], rows=10)})
+
+    @dg.asset(deps=[arm_statistics, retrieval_metrics, retrieval_slices, golden_questions, search_index], group_name="report", code_version="1",
               description="reports/<corpus>/report.md, built only from the assets above; each table names the asset and data version it came from.")
     def report(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         store = settings.store()
@@ -261,6 +272,7 @@ def build_evaluation_assets(partitions: dg.StaticPartitionsDefinition, corpus_as
             left_out=left_out,
             golden=store.read("golden_questions"),
             retrieval=store.read("retrieval_metrics"),
+            slices=store.read("retrieval_slices"),
             arms=store.read("arm_statistics"),
             index_fingerprint=store.read("search_index").fingerprint.iloc[0],
             settings={"chunk_size": settings.chunk_size, "chunk_overlap": settings.chunk_overlap, "top_k": settings.top_k,
@@ -278,4 +290,5 @@ def build_evaluation_assets(partitions: dg.StaticPartitionsDefinition, corpus_as
                       "report": dg.MetadataValue.md(text)},
             data_version=dg.DataVersion(hashlib.sha256(text.encode()).hexdigest()[:16]))
 
-    return [search_index, golden_questions, retrievals, retrieval_runs, generations, gate_scores, arm_outcomes, arm_statistics, retrieval_metrics, report]
+    return [search_index, golden_questions, retrievals, retrieval_runs, generations, gate_scores, arm_outcomes, arm_statistics, retrieval_metrics,
+            retrieval_slices, report]

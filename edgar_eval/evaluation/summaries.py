@@ -46,3 +46,21 @@ def retrieval_statistics(runs: pd.DataFrame) -> pd.DataFrame:
             **{name: float(scored[name].mean()) if len(scored) else float("nan") for name in ("recall", "precision", "rr", "ndcg10")},
         })
     return pd.DataFrame(rows)
+
+
+SLICES = {"form": "source_form", "statement": "statement_type", "company": "company"}
+
+
+def retrieval_slices(runs: pd.DataFrame) -> pd.DataFrame:
+    """Page hit rate with its Wilson interval and the median rank of the first gold chunk, per slice
+    (form, statement type, company) x retriever x depth, over answerable questions whose search ran."""
+    scored = runs[(runs.expected_route == "answer") & runs.error.isna()]
+    rows = []
+    for slice_name, column in SLICES.items():
+        for (value, retriever, depth), group in scored.groupby([column, "retriever", "k"], sort=True):
+            page = wilson(int(group.page_hit.sum()), len(group))
+            found = group.first_gold_rank[group.first_gold_rank > 0]
+            rows.append({"slice": slice_name, "value": value, "retriever": retriever, "k": int(depth), "questions": len(group),
+                         "page_hits": page.successes, "page_hit_rate": page.rate, "page_low": page.low, "page_high": page.high,
+                         "median_gold_rank": float(found.median()) if len(found) else float("nan")})
+    return pd.DataFrame(rows)

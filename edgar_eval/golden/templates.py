@@ -19,7 +19,7 @@ TEMPLATE_VERSION = "xbrl-template/1"
 GOLDEN_COLUMNS = [
     "question_id", "question", "kind", "expected_route", "company", "cik", "scope_cik", "fiscal_year",
     "scope_filing_ids", "concept", "label", "gold_value", "gold_answer", "gold_decimals", "gold_filing_ids",
-    "gold_chunk_ids", "gold_pages", "source_filing_id", "source_sha256", "provenance",
+    "gold_chunk_ids", "gold_pages", "source_filing_id", "source_form", "source_sha256", "statement_type", "provenance",
 ]
 
 
@@ -105,6 +105,7 @@ def build_golden_questions(
     rows: list[dict] = []
     candidates = _current_period_facts(facts, filings)
     sha = dict(zip(filings.filing_id, filings.sha256))
+    form = dict(zip(filings.filing_id, filings.form))
 
     def add(kind, fact, cik, asked_company, fiscal_year, label, concept, **gold):
         is_instant = bool(fact.period_kind == "instant") if fact is not None else gold.pop("is_instant")
@@ -119,7 +120,8 @@ def build_golden_questions(
             "gold_value": gold.get("gold_value"), "gold_answer": gold.get("gold_answer"),
             "gold_decimals": gold.get("gold_decimals"), "gold_filing_ids": gold.get("gold_filing_ids", []),
             "gold_chunk_ids": gold.get("gold_chunk_ids", []), "gold_pages": gold.get("gold_pages", []),
-            "source_filing_id": source, "source_sha256": sha[source], "provenance": TEMPLATE_VERSION,
+            "source_filing_id": source, "source_form": form[source], "source_sha256": sha[source],
+            "statement_type": "balance sheet" if is_instant else "income statement", "provenance": TEMPLATE_VERSION,
         })
 
     for filing_id, group in candidates.groupby("filing_id", sort=True):

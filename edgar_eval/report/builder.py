@@ -14,8 +14,29 @@ def _ratio(k: int, n: int) -> str:
     return f"{k}/{n}"
 
 
+def _slice_table(slices: pd.DataFrame) -> pd.DataFrame:
+    if slices.empty:
+        return pd.DataFrame()
+    depths = sorted(slices.k.unique())
+    shallow, deep = depths[0], depths[-1]
+    rows = []
+    for (slice_name, value, retriever), group in slices.groupby(["slice", "value", "retriever"], sort=True):
+        by_depth = group.set_index("k")
+        row = {"slice": slice_name, "value": value, "retriever": retriever}
+        for depth in (shallow, deep):
+            own = by_depth.loc[depth]
+            row[f"page hit@{depth}"] = f"{percent(own.page_hit_rate)} ({_ratio(own.page_hits, own.questions)})"
+            row[f"Wilson 95% @{depth}"] = interval(own.page_low, own.page_high)
+        if deep != shallow:
+            row["gain"] = f"{100 * (by_depth.page_hit_rate[deep] - by_depth.page_hit_rate[shallow]):+.1f} points"
+        median = by_depth.median_gold_rank[deep]
+        row[f"median gold rank@{deep}"] = "n/a" if pd.isna(median) else f"{median:g}"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, str], golden: pd.DataFrame,
-                 retrieval: pd.DataFrame, arms: pd.DataFrame, index_fingerprint: str, settings: dict) -> str:
+                 retrieval: pd.DataFrame, slices: pd.DataFrame, arms: pd.DataFrame, index_fingerprint: str, settings: dict) -> str:
     filings = filings.sort_values("filing_id")
     partitions = f"{len(filings)} filing partitions"
     fingerprint = json.loads(index_fingerprint)
@@ -60,6 +81,7 @@ def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, st
                 f"page hit gain, K {shallow} to {deep}": f"{100 * (by_depth.page_hit_rate[deep] - by_depth.page_hit_rate[shallow]):+.1f} points",
                 f"document hit gain, K {shallow} to {deep}": f"{100 * (by_depth.document_hit_rate[deep] - by_depth.document_hit_rate[shallow]):+.1f} points",
             })
+    slice_table = _slice_table(slices)
     arms_table = pd.DataFrame({
         "arm": arms.arm, "gates": arms.gates,
         "false answers": [_ratio(k, n) for k, n in zip(arms.false_answer_rate_k, arms.false_answer_rate_n)],
@@ -79,6 +101,9 @@ def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, st
                        Provenance("retrieval_metrics", content_version(retrieval), "retrieval_runs over search_index"),
                        note="What the deeper search adds: a gain means gold pages were found but ranked too low; "
                             "no gain means they were not found at all.")] if gain_rows else []),
+        *([ReportTable("Retrieval by slice", slice_table, Provenance("retrieval_slices", content_version(slices), "retrieval_runs x golden_questions"),
+                       note="Page hit at each depth with its Wilson 95% interval, the gain from the shallow to the deep search, and the "
+                            "median rank of the first gold chunk at the deep search, per slice and retriever.")] if len(slice_table) else []),
         ReportTable("Arms", arms_table, Provenance("arm_statistics", content_version(arms), "arm_outcomes (gate_scores x generations)"),
                     note="FAR: answers given to unanswerable questions. Recall cost: answerable questions arm A answers correctly and the arm declines. "
                          "Thresholds are cross-fitted by company in two folds."),
