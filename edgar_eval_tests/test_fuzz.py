@@ -5,7 +5,6 @@ import random
 import re
 
 import dagster as dg
-import pytest
 
 from edgar_eval.corpus.parse import parse_filing
 from edgar_eval.domain.filings import FilingError

@@ -1,7 +1,6 @@
 import numpy as np
 import pandas as pd
 
-from edgar_eval.answering.relevance import FEATURES
 from edgar_eval.evaluation.gates import ARMS, admitting_threshold, arm_outcomes, company_folds, cross_fit
 from edgar_eval.evaluation.summaries import arm_statistics
 

@@ -546,7 +546,7 @@ def _annual_statements(doc: _Document, fin: Financials, fiscal_year: int, notes:
             cells += ["$", doc.number(concept, value, durations[year], unit="usdPerShare", scale=0, decimals="2", places=2)]
         rows.append([f"Net income per share \u2014 {label.lower()}", *cells])
         if diluted:
-            planted["eps_row"] = [f"Net income per share \u2014 diluted", *[f"{v:.2f}" for v in values]]
+            planted["eps_row"] = ["Net income per share \u2014 diluted", *[f"{v:.2f}" for v in values]]
     shares_source = {y: fin.diluted_shares[y] * (10 if after_split and y < 2024 else 1) for y in years}
     rows.append(["Weighted average diluted shares", *[doc.number("WeightedAverageNumberOfDilutedSharesOutstanding", shares_source[y], durations[y], unit="shares", decimals="-5", places=1) for y in years]])
     doc.table(rows)
@@ -586,7 +586,7 @@ def _annual_statements(doc: _Document, fin: Financials, fiscal_year: int, notes:
                 doc.paragraph(f"The Company recorded no restructuring charges in fiscal {fiscal_year} or the two preceding fiscal years.")
         elif title == "Stockholders' Equity":
             if after_split:
-                sentence = (f"On June 12, 2024, the Company effected a ten-for-one forward stock split of its common stock. "
+                sentence = ("On June 12, 2024, the Company effected a ten-for-one forward stock split of its common stock. "
                             "All share and per share amounts presented for prior periods have been retroactively adjusted to reflect the stock split.")
                 doc.paragraph(sentence)
                 planted["split_sentence"] = sentence

@@ -8,14 +8,18 @@ from pathlib import Path
 from typing import Callable
 
 import dagster as dg
+import numpy as np
 import pandas as pd
 
+from edgar_eval.adapters.embedders import MiniLMEmbedder
 from edgar_eval.adapters.local_corpus import list_filings
 from edgar_eval.adapters.parquet_store import ParquetStore, StoreError
 from edgar_eval.corpus.parse import ParsedFiling, parse_filing
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.filings import FilingError
 from edgar_eval.domain.versioning import content_version
+from edgar_eval.retrieval.dense import DenseIndex
+from edgar_eval.retrieval.fingerprint import IndexFingerprint, IndexMismatch, check_fingerprint
 
 PartitionWork = Callable[[str], tuple[pd.DataFrame, dict]]
 _EXPECTED_ERRORS = (FilingError, StoreError, ValueError, OSError)
@@ -141,3 +145,38 @@ def current_partitions(store: ParquetStore, keys: list[str], asset: str) -> tupl
             continue
         usable.append(key)
     return usable, left_out
+
+
+CORPUS_TABLES = ("filings", "filing_text", "xbrl_facts", "sections", "chunks", "chunk_embeddings")
+
+
+def usable_partitions(store: ParquetStore, keys: list[str], assets: tuple[str, ...]) -> tuple[list[str], dict[str, str]]:
+    usable, left_out = list(keys), {}
+    for asset in assets:
+        current, skipped = current_partitions(store, usable, asset)
+        usable = current
+        left_out.update(skipped)
+    return usable, left_out
+
+
+def read_partitions(store: ParquetStore, asset: str, keys: list[str]) -> pd.DataFrame:
+    frame, missing = store.read_partitions(asset, keys)
+    if missing:
+        raise dg.Failure(f"{asset} partitions vanished while reading: {missing}")
+    return frame
+
+
+def checked_index(settings: EvalSettings) -> tuple[pd.DataFrame, DenseIndex, MiniLMEmbedder]:
+    """The search index's rows, its dense index, and the embedder, refusing an index built differently."""
+    index_rows = settings.store().read("search_index")
+    embedder = MiniLMEmbedder()
+    try:
+        check_fingerprint(settings.fingerprint(embedder.embedder_id), IndexFingerprint.from_json(index_rows.fingerprint.iloc[0]), "search_index")
+    except IndexMismatch as exc:
+        raise dg.Failure(str(exc)) from exc
+    return index_rows, DenseIndex(np.stack(index_rows.embedding.to_numpy()), index_rows.filing_id.tolist()), embedder
+
+
+def filing_keys(settings: EvalSettings) -> list[str]:
+    """Every filing partition of the configured corpus, in the partitions definition's order."""
+    return sorted(list_filings(settings.corpus_dir))

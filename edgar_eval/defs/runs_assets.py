@@ -1,0 +1,151 @@
+"""Runs group: retrievals, the retrieval measurement, generations, gate scores and the six arms' outcomes."""
+
+import time
+
+import dagster as dg
+import numpy as np
+import pandas as pd
+
+from edgar_eval.answering.extractive import READER_ID, Passage, read
+from edgar_eval.answering.period_guard import period_guard
+from edgar_eval.answering.relevance import FEATURES, relevance_features
+from edgar_eval.defs.common import checked_index, filing_keys, read_partitions, table_head, unpartitioned_result, usable_partitions
+from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.evaluation.gates import arm_outcomes as mask_arms
+from edgar_eval.evaluation.gates import cross_fit
+from edgar_eval.evaluation.judge import figure_matches
+from edgar_eval.evaluation.retrieval_hits import hit_record, run_record
+from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
+from edgar_eval.retrieval.bm25 import BM25Index
+from edgar_eval.retrieval.hybrid import HybridRetriever
+
+
+@dg.asset(deps=["search_index", "golden_questions"], group_name="runs", code_version="1",
+          description="Top-k chunks per golden question by exact cosine, scoped to the company's filings of the fiscal year asked, "
+                      "with document, page and gold-chunk hits.")
+def retrievals(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    store = settings.store()
+    index_rows, index, embedder = checked_index(settings)
+    golden = store.read("golden_questions")
+    started = time.perf_counter()
+    queries = embedder.embed(golden.question.tolist())
+    embed_seconds = (time.perf_counter() - started) / max(len(golden), 1)
+    rows = []
+    for question, query in zip(golden.itertuples(), queries):
+        started = time.perf_counter()
+        hits = index.search(query, list(question.scope_filing_ids), settings.top_k)
+        search_seconds = time.perf_counter() - started
+        found = index_rows.iloc[[h.row for h in hits]]
+        record = hit_record(found.chunk_id.tolist(), found.filing_id.tolist(), [list(p) for p in found.pages],
+                            list(question.gold_chunk_ids), list(question.gold_filing_ids), list(question.gold_pages))
+        rows.append({"question_id": question.question_id, "k": settings.top_k, "chunk_ids": found.chunk_id.tolist(),
+                     "filing_ids": found.filing_id.tolist(), "scores": [h.score for h in hits],
+                     "embed_seconds": embed_seconds, "search_seconds": search_seconds, **record})
+    frame = pd.DataFrame(rows)
+    answerable = frame[golden.expected_route.to_numpy() == "answer"]
+    return unpartitioned_result(store, "retrievals", frame, {
+        "questions": len(frame), "k": settings.top_k,
+        "document_hit_rate": float(answerable.document_hit.mean()) if len(answerable) else float("nan"),
+        "chunk_hit_rate": float(answerable.chunk_hit.mean()) if len(answerable) else float("nan")})
+
+
+@dg.asset(deps=["search_index", "golden_questions"], group_name="runs", code_version="1",
+          description="The retrieval measurement: every golden question searched by dense (exact cosine), BM25 (bm25s) and "
+                      "hybrid (reciprocal rank fusion) retrievers, each depth K its own search, scoped like the answerer's; "
+                      "per question and run, document and page hits, recall@K, precision@K, reciprocal rank, nDCG@10, or the error.")
+def retrieval_runs(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    store = settings.store()
+    index_rows, dense, embedder = checked_index(settings)
+    golden = store.read("golden_questions")
+    lexical = BM25Index.build(index_rows.text.tolist(), index_rows.filing_id.tolist())
+    hybrid = HybridRetriever(dense, lexical)
+    searches = {
+        "dense": lambda vector, text, scope, k: dense.search(vector, scope, k),
+        "bm25": lambda vector, text, scope, k: lexical.search(text, scope, k),
+        "hybrid": hybrid.search,
+    }
+    rows = []
+    for question, vector in zip(golden.itertuples(), embedder.embed(golden.question.tolist())):
+        scope = list(question.scope_filing_ids)
+        for retriever, search in searches.items():
+            for depth in settings.retrieval_depths:
+                error, hits = None, []
+                try:
+                    hits = search(vector, question.question, scope, depth)
+                except (ValueError, RuntimeError) as exc:  # counted as an error, never as a miss
+                    error = f"{type(exc).__name__}: {exc}"
+                found = index_rows.iloc[[h.row for h in hits]]
+                rows.append({"question_id": question.question_id, "retriever": retriever, "k": depth,
+                             "expected_route": question.expected_route, "chunk_ids": found.chunk_id.tolist(), "error": error,
+                             **run_record(found.chunk_id.tolist(), found.filing_id.tolist(), [list(p) for p in found.pages],
+                                          list(question.gold_chunk_ids), list(question.gold_filing_ids), list(question.gold_pages), depth)})
+    frame = pd.DataFrame(rows)
+    return unpartitioned_result(store, "retrieval_runs", frame, {
+        "runs": len(frame), "errors": int(frame.error.notna().sum()), "bm25": BM25_INDEX_ID,
+        "depths": ", ".join(map(str, settings.retrieval_depths))})
+
+
+@dg.asset(deps=["retrievals"], group_name="runs", code_version="1",
+          description="One generation per question from the offline extractive baseline reader: the cited figure or a decline, with latency.")
+def generations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    store = settings.store()
+    golden = store.read("golden_questions").set_index("question_id")
+    texts = store.read("search_index").set_index("chunk_id").text
+    rows = []
+    for retrieval in store.read("retrievals").itertuples():
+        passages = [Passage(c, texts[c]) for c in retrieval.chunk_ids]
+        started = time.perf_counter()
+        answer = read(golden.loc[retrieval.question_id, "question"], passages)
+        rows.append({"question_id": retrieval.question_id, "reader": READER_ID, "answered": answer.answered,
+                     "answer_text": answer.text, "figure": answer.figure, "cited_chunk_ids": list(answer.cited_chunk_ids),
+                     "decline_reason": answer.decline_reason, "generate_seconds": time.perf_counter() - started})
+    frame = pd.DataFrame(rows)
+    latency = frame.generate_seconds.to_numpy()
+    return unpartitioned_result(store, "generations", frame, {
+        "reader": READER_ID, "answered_share": float(frame.answered.mean()),
+        "generate_p50_ms": float(np.percentile(latency, 50) * 1000), "generate_p95_ms": float(np.percentile(latency, 95) * 1000),
+        "head": table_head(frame, ["question_id", "answered", "answer_text", "decline_reason"])})
+
+
+@dg.asset(deps=["retrievals", "xbrl_facts"], group_name="runs", code_version="1",
+          description="Per question: the period guard's verdict, the top cosine score and the relevance model's score, "
+                      "each with its threshold cross-fitted by company (two folds, admitting 90% of the other fold's answerable questions).")
+def gate_scores(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    store = settings.store()
+    golden = store.read("golden_questions")
+    retrieved = store.read("retrievals").set_index("question_id")
+    texts = store.read("search_index").set_index("chunk_id").text
+    keys, _ = usable_partitions(store, filing_keys(settings), ("xbrl_facts",))
+    facts = read_partitions(store, "xbrl_facts", keys)
+    reported = facts[facts.is_numeric & facts.period_kind.isin(["FY", "instant"])].groupby("filing_id").fiscal_year.agg(lambda s: set(map(int, s)))
+    rows = []
+    for question in golden.itertuples():
+        retrieval = retrieved.loc[question.question_id]
+        years = set().union(*(reported.get(f, set()) for f in question.scope_filing_ids))
+        guard = period_guard(question.question, years)
+        features = relevance_features(question.question, [texts[c] for c in retrieval.chunk_ids], list(retrieval.scores))
+        rows.append({"question_id": question.question_id, "cik": question.cik, "answerable": question.expected_route == "answer",
+                     "period_pass": guard.passes, "period_reason": guard.reason, **features})
+    scored = cross_fit(pd.DataFrame(rows))
+    brier = float(np.mean((scored.relevance_score - scored.answerable.astype(float)) ** 2))
+    return unpartitioned_result(store, "gate_scores", scored, {
+        "relevance_brier": brier, "period_pass_rate": float(scored.period_pass.mean()),
+        "cosine_pass_rate": float(scored.cosine_pass.mean()), "relevance_pass_rate": float(scored.relevance_pass.mean()),
+        "features": ", ".join(FEATURES)})
+
+
+@dg.asset(deps=["gate_scores", "generations", "golden_questions"], group_name="runs", code_version="1",
+          description="The six arms A-F as masks over the one generation per question; each outcome right or wrong against the golden case.")
+def arm_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    store = settings.store()
+    golden = store.read("golden_questions")
+    judged = store.read("generations").merge(golden[["question_id", "expected_route", "kind", "gold_value", "gold_decimals"]], on="question_id")
+    judged["figure_correct"] = [figure_matches(f, g, d) for f, g, d in zip(judged.figure, judged.gold_value, judged.gold_decimals)]
+    gates = store.read("gate_scores")[["question_id", "cik", "period_pass", "cosine_pass", "relevance_pass"]]
+    outcomes = mask_arms(gates, judged[["question_id", "answered", "figure_correct", "expected_route", "kind"]])
+    return unpartitioned_result(store, "arm_outcomes", outcomes, {
+        "questions": int(outcomes.question_id.nunique()),
+        "correct_share_by_arm": dg.MetadataValue.json(outcomes.groupby("arm").correct.mean().round(4).to_dict())})
+
+
+ASSETS = [retrievals, retrieval_runs, generations, gate_scores, arm_outcomes]
