@@ -11,12 +11,12 @@ import dagster as dg
 import numpy as np
 import pandas as pd
 
-from edgar_eval.adapters.embedders import MiniLMEmbedder
 from edgar_eval.adapters.local_corpus import list_filings
 from edgar_eval.adapters.parquet_store import ParquetStore, StoreError
 from edgar_eval.corpus.parse import ParsedFiling, parse_filing
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.filings import FilingError
+from edgar_eval.domain.ports import Embedder
 from edgar_eval.domain.versioning import content_version
 from edgar_eval.retrieval.dense import DenseIndex
 from edgar_eval.retrieval.fingerprint import IndexFingerprint, IndexMismatch, check_fingerprint
@@ -166,10 +166,10 @@ def read_partitions(store: ParquetStore, asset: str, keys: list[str]) -> pd.Data
     return frame
 
 
-def checked_index(settings: EvalSettings) -> tuple[pd.DataFrame, DenseIndex, MiniLMEmbedder]:
+def checked_index(settings: EvalSettings) -> tuple[pd.DataFrame, DenseIndex, Embedder]:
     """The search index's rows, its dense index, and the embedder, refusing an index built differently."""
     index_rows = settings.store().read("search_index")
-    embedder = MiniLMEmbedder()
+    embedder = settings.embedder_adapter()
     try:
         check_fingerprint(settings.fingerprint(embedder.embedder_id), IndexFingerprint.from_json(index_rows.fingerprint.iloc[0]), "search_index")
     except IndexMismatch as exc:

@@ -8,7 +8,6 @@ import dagster as dg
 import numpy as np
 import pandas as pd
 
-from edgar_eval.adapters.embedders import MiniLMEmbedder
 from edgar_eval.adapters.local_corpus import read_manifest
 from edgar_eval.corpus.parse import parse_filing
 from edgar_eval.corpus.tables import chunks_frame, facts_frame, filing_frame, numeric_facts_at_offset, sections_frame, text_frame
@@ -102,7 +101,7 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
     @dg.asset(deps=[chunks], code_version="1", description="An embedding per chunk from the local all-MiniLM-L6-v2 (L2-normalised), "
               "stamped with the index fingerprint: embedder id, normalisation, chunk parameters.", **common)
     def chunk_embeddings(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-        embedder = MiniLMEmbedder()
+        embedder = settings.embedder_adapter()
         fingerprint = settings.fingerprint(embedder.embedder_id)
         if settings.chunk_size > embedder.max_characters * 1.25:
             context.log.warning(f"chunks of {settings.chunk_size} characters exceed what {embedder.embedder_id} reads "

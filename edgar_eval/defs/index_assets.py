@@ -2,7 +2,6 @@
 
 import dagster as dg
 
-from edgar_eval.adapters.embedders import MiniLMEmbedder
 from edgar_eval.defs.common import filing_keys, read_partitions, unpartitioned_result, usable_partitions
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.retrieval.fingerprint import IndexFingerprint, IndexMismatch, check_fingerprint
@@ -16,7 +15,7 @@ def search_index(context: dg.AssetExecutionContext, settings: EvalSettings) -> d
     keys, left_out = usable_partitions(store, filing_keys(settings), ("chunks", "chunk_embeddings"))
     if not keys:
         raise dg.Failure(f"no filing partition has current chunk embeddings: {left_out}")
-    expected = settings.fingerprint(MiniLMEmbedder.embedder_id)
+    expected = settings.fingerprint(settings.embedder_adapter().embedder_id)
     embeddings = read_partitions(store, "chunk_embeddings", keys)
     for found in sorted(embeddings.fingerprint.unique()):
         try:

@@ -7,12 +7,17 @@ from pathlib import Path
 
 import dagster as dg
 
+from edgar_eval.adapters.embedders import MiniLMEmbedder
+from edgar_eval.adapters.openai_embeddings import BASE_URL_ENV, MODEL_ENV, OpenAICompatibleEmbedder
 from edgar_eval.adapters.parquet_store import ParquetStore
+from edgar_eval.domain.ports import Embedder
 from edgar_eval.retrieval.fingerprint import IndexFingerprint
 
 CORPUS_DIR_ENV = "EDGAR_EVAL_CORPUS_DIR"
 CORPUS_NAME_ENV = "EDGAR_EVAL_CORPUS_NAME"
 HOME_ENV = "EDGAR_EVAL_HOME"
+EMBEDDER_ENV = "EDGAR_EVAL_EMBEDDER"
+EMBEDDERS = ("minilm", "openai-compatible")
 DEMO_CORPUS_NAME = "demo"
 
 
@@ -36,6 +41,9 @@ class EvalSettings(dg.ConfigurableResource):
     top_k: int = 10  # passages the answerer reads
     retrieval_depths: list[int] = [30, 50]  # each depth its own search, for the retrieval measurement
     golden_seed: int = 7
+    embedder: str = "minilm"  # or "openai-compatible", with the two settings below
+    embeddings_model: str = ""
+    embeddings_base_url: str = ""
 
     @property
     def is_demo(self) -> bool:
@@ -46,6 +54,14 @@ class EvalSettings(dg.ConfigurableResource):
 
     def report_dir(self) -> Path:
         return Path(self.reports_dir) / self.corpus_name
+
+    def embedder_adapter(self) -> Embedder:
+        """The configured embedder; its id goes into the index fingerprint, so switching it refuses old indexes."""
+        if self.embedder == "minilm":
+            return MiniLMEmbedder()
+        if self.embedder == "openai-compatible":
+            return OpenAICompatibleEmbedder(self.embeddings_model, self.embeddings_base_url)
+        raise ValueError(f"unknown embedder {self.embedder!r}; choose one of {', '.join(EMBEDDERS)}")
 
     def fingerprint(self, embedder_id: str) -> IndexFingerprint:
         return IndexFingerprint(embedder_id=embedder_id, normalisation="l2", chunk_size=self.chunk_size, chunk_overlap=self.chunk_overlap)
@@ -65,4 +81,7 @@ class EvalSettings(dg.ConfigurableResource):
             corpus_name=name,
             data_dir=str(home / "data"),
             reports_dir=str(home / "reports"),
+            embedder=os.environ.get(EMBEDDER_ENV, "minilm"),
+            embeddings_model=os.environ.get(MODEL_ENV, ""),
+            embeddings_base_url=os.environ.get(BASE_URL_ENV, ""),
         )
