@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -27,6 +28,16 @@ def project_home() -> Path:
         return Path(os.environ[HOME_ENV]).resolve()
     checkout = Path(__file__).resolve().parents[2]
     return checkout if (checkout / "pyproject.toml").is_file() else Path.cwd().resolve()
+
+
+@functools.lru_cache(maxsize=4)
+def _embedder(kind: str, model: str, base_url: str) -> Embedder:
+    # One adapter per configuration and process: its HTTP client and learned dimension are reused by every asset.
+    if kind == "minilm":
+        return MiniLMEmbedder()
+    if kind == "openai-compatible":
+        return OpenAICompatibleEmbedder(model, base_url)
+    raise ValueError(f"unknown embedder {kind!r}; choose one of {', '.join(EMBEDDERS)}")
 
 
 class EvalSettings(dg.ConfigurableResource):
@@ -57,11 +68,7 @@ class EvalSettings(dg.ConfigurableResource):
 
     def embedder_adapter(self) -> Embedder:
         """The configured embedder; its id goes into the index fingerprint, so switching it refuses old indexes."""
-        if self.embedder == "minilm":
-            return MiniLMEmbedder()
-        if self.embedder == "openai-compatible":
-            return OpenAICompatibleEmbedder(self.embeddings_model, self.embeddings_base_url)
-        raise ValueError(f"unknown embedder {self.embedder!r}; choose one of {', '.join(EMBEDDERS)}")
+        return _embedder(self.embedder, self.embeddings_model, self.embeddings_base_url)
 
     def fingerprint(self, embedder_id: str) -> IndexFingerprint:
         return IndexFingerprint(embedder_id=embedder_id, normalisation="l2", chunk_size=self.chunk_size, chunk_overlap=self.chunk_overlap)
