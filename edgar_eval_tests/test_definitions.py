@@ -15,6 +15,7 @@ GRAPH = {
     "chunk_embeddings": ("corpus", {"chunks"}),
     "search_index": ("index", {"chunk_embeddings", "chunks", "filings"}),
     "golden_questions": ("golden", {"xbrl_facts", "chunks", "filing_text", "filings"}),
+    "golden_set": ("golden", {"golden_questions", "filings"}),
     "retrievals": ("runs", {"search_index", "golden_questions"}),
     "retrieval_runs": ("runs", {"search_index", "golden_questions"}),
     "generations": ("runs", {"retrievals"}),
@@ -23,7 +24,7 @@ GRAPH = {
     "arm_statistics": ("statistics", {"arm_outcomes"}),
     "retrieval_metrics": ("statistics", {"retrieval_runs"}),
     "retrieval_slices": ("statistics", {"retrieval_runs", "golden_questions"}),
-    "report": ("report", {"arm_statistics", "retrieval_metrics", "retrieval_slices", "golden_questions", "search_index"}),
+    "report": ("report", {"arm_statistics", "retrieval_metrics", "retrieval_slices", "golden_questions", "golden_set", "search_index"}),
 }
 
 

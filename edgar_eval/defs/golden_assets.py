@@ -1,10 +1,14 @@
 """Golden group: template questions from the filings' own XBRL facts."""
 
+import hashlib
+
 import dagster as dg
+import pandas as pd
 
 from edgar_eval.defs.common import filing_keys, read_partitions, table_head, unpartitioned_result, usable_partitions
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.versioning import content_version
+from edgar_eval.golden.freeze import freeze, split_by_company
 from edgar_eval.golden.templates import TEMPLATE_VERSION, build_golden_questions
 
 
@@ -28,4 +32,30 @@ def golden_questions(context: dg.AssetExecutionContext, settings: EvalSettings) 
         "head": table_head(golden, ["kind", "question", "gold_answer"], rows=8)})
 
 
-ASSETS = [golden_questions]
+@dg.asset(deps=["golden_questions", "filings"], group_name="golden", code_version="1",
+          description="The frozen golden set: a dev/eval split by company fixed by the golden seed, exported as JSON Lines in "
+                      "the brief's schema under a version and a content hash. A pinned version is never silently replaced.")
+def golden_set(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    store = settings.store()
+    golden = store.read("golden_questions")
+    keys, _ = usable_partitions(store, filing_keys(settings), ("filings",))
+    filings = read_partitions(store, "filings", keys)
+    draft = freeze(golden, dict(zip(filings.filing_id, filings.sha256)), settings.golden_version, settings.golden_seed)
+    version = settings.golden_version or f"{TEMPLATE_VERSION}@{draft.content_hash[:12]}"
+    export = store.root / "golden" / f"{version.replace('/', '-')}.jsonl"
+    if export.is_file() and hashlib.sha256(export.read_bytes()).hexdigest() != draft.content_hash:
+        raise dg.Failure(f"golden set {version!r} is frozen at {export} with other content; name a new golden_version "
+                         "to freeze this one")
+    export.parent.mkdir(parents=True, exist_ok=True)
+    tmp = export.with_suffix(".jsonl.tmp")
+    tmp.write_text(draft.jsonl)
+    tmp.replace(export)
+    splits = split_by_company(golden.cik.tolist(), settings.golden_seed)
+    frame = pd.DataFrame({"question_id": golden.question_id, "split": golden.cik.map(splits), "version": version,
+                          "content_hash": draft.content_hash})
+    return unpartitioned_result(store, "golden_set", frame, {
+        "version": version, "content_hash": draft.content_hash, "export": dg.MetadataValue.path(str(export)),
+        "by_split": dg.MetadataValue.json(draft.split_counts)})
+
+
+ASSETS = [golden_questions, golden_set]

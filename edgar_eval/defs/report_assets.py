@@ -9,7 +9,7 @@ from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.report.builder import build_report
 
 
-@dg.asset(deps=["arm_statistics", "retrieval_metrics", "retrieval_slices", "golden_questions", "search_index"], group_name="report", code_version="1",
+@dg.asset(deps=["arm_statistics", "retrieval_metrics", "retrieval_slices", "golden_questions", "golden_set", "search_index"], group_name="report", code_version="1",
           description="reports/<corpus>/report.md, built only from the assets above; each table names the asset and data version it came from.")
 def report(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
@@ -19,6 +19,7 @@ def report(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.Mate
         filings=read_partitions(store, "filings", keys),
         left_out=left_out,
         golden=store.read("golden_questions"),
+        golden_set=store.read("golden_set"),
         retrieval=store.read("retrieval_metrics"),
         slices=store.read("retrieval_slices"),
         arms=store.read("arm_statistics"),

@@ -52,6 +52,7 @@ class EvalSettings(dg.ConfigurableResource):
     top_k: int = 10  # passages the answerer reads
     retrieval_depths: list[int] = [30, 50]  # each depth its own search, for the retrieval measurement
     golden_seed: int = 7
+    golden_version: str = ""  # pin a frozen golden set by name; empty names it by its content hash
     embedder: str = "minilm"  # or "openai-compatible", with the two settings below
     embeddings_model: str = ""
     embeddings_base_url: str = ""

@@ -19,7 +19,7 @@ TEMPLATE_VERSION = "xbrl-template/1"
 GOLDEN_COLUMNS = [
     "question_id", "question", "kind", "expected_route", "company", "cik", "scope_cik", "fiscal_year",
     "scope_filing_ids", "concept", "label", "gold_value", "gold_answer", "gold_decimals", "gold_filing_ids",
-    "gold_chunk_ids", "gold_pages", "source_filing_id", "source_form", "source_sha256", "statement_type", "provenance",
+    "gold_chunk_ids", "gold_pages", "gold_quote", "source_filing_id", "source_form", "source_sha256", "statement_type", "provenance",
 ]
 
 
@@ -84,6 +84,15 @@ def _gold_locations(fact, facts: pd.DataFrame, chunks: pd.DataFrame, scope: list
     return sorted(same.filing_id.unique()), sorted(chunk_ids), sorted(pages)
 
 
+def _line_at(text: str, offset: int) -> str | None:
+    """The line of clean text (a table row, as a rule) that prints the fact: the verbatim quote of the evidence."""
+    if not text:
+        return None
+    start = text.rfind("\n", 0, offset) + 1
+    end = text.find("\n", offset)
+    return text[start:end if end != -1 else len(text)]
+
+
 def _page_of(chunk, offset: int) -> str:
     starts, labels = list(chunk.page_starts), list(chunk.pages)
     index = 0
@@ -120,6 +129,7 @@ def build_golden_questions(
             "gold_value": gold.get("gold_value"), "gold_answer": gold.get("gold_answer"),
             "gold_decimals": gold.get("gold_decimals"), "gold_filing_ids": gold.get("gold_filing_ids", []),
             "gold_chunk_ids": gold.get("gold_chunk_ids", []), "gold_pages": gold.get("gold_pages", []),
+            "gold_quote": gold.get("gold_quote"),
             "source_filing_id": source, "source_form": form[source], "source_sha256": sha[source],
             "statement_type": "balance sheet" if is_instant else "income statement", "provenance": TEMPLATE_VERSION,
         })
@@ -135,7 +145,8 @@ def build_golden_questions(
                 continue  # the figure is not printed inside the scope: no fair question
             add("answerable", fact, cik, company_names[cik], year, label_for(fact.concept), fact.concept,
                 gold_value=float(fact.value), gold_answer=_display(fact.value, fact.unit, int(fact.scale)),
-                gold_decimals=fact.decimals, gold_filing_ids=gold_filings, gold_chunk_ids=gold_chunks, gold_pages=gold_pages)
+                gold_decimals=fact.decimals, gold_filing_ids=gold_filings, gold_chunk_ids=gold_chunks, gold_pages=gold_pages,
+                gold_quote=_line_at(texts.get(fact.filing_id, ""), int(fact.offset)))
         reported_years = set(facts[facts.cik == cik].fiscal_year.dropna().astype(int))
         absent_year = min(reported_years) - 3
         for fact in rng.sample(facts_here, min(unanswerable_per_kind, len(facts_here))):

@@ -35,7 +35,7 @@ def _slice_table(slices: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, str], golden: pd.DataFrame,
+def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, str], golden: pd.DataFrame, golden_set: pd.DataFrame,
                  retrieval: pd.DataFrame, slices: pd.DataFrame, arms: pd.DataFrame, index_fingerprint: str, settings: dict) -> str:
     filings = filings.sort_values("filing_id")
     partitions = f"{len(filings)} filing partitions"
@@ -44,7 +44,9 @@ def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, st
         f"Evaluation of retrieval and answering on the `{md_cell(corpus_name)}` corpus: "
         f"{len(filings)} filings of {filings.cik.nunique()} companies.",
         "",
-        f"- Golden set: {len(golden)} questions, provenance `{md_cell(golden.provenance.iloc[0])}`, content hash `{content_version(golden)}`.",
+        f"- Golden set `{md_cell(golden_set.version.iloc[0])}`: {len(golden)} questions, provenance `{md_cell(golden.provenance.iloc[0])}`, "
+        f"export sha256 `{golden_set.content_hash.iloc[0]}`; split by company: "
+        + ", ".join(f"{split} {count}" for split, count in golden_set.split.value_counts().sort_index().items()) + ".",
         f"- Index: embedder `{md_cell(fingerprint['embedder_id'])}`, {md_cell(fingerprint['normalisation'])} normalised, "
         f"chunks of {fingerprint['chunk_size']} characters with {fingerprint['chunk_overlap']} overlap.",
         f"- Retrieval measured at K = {', '.join(map(str, settings['retrieval_depths']))}, each depth its own search; "
