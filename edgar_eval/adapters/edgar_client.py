@@ -24,6 +24,7 @@ from typing import Callable, Iterable, Sequence
 
 import httpx
 
+from edgar_eval.adapters.files import replace_file
 from edgar_eval.corpus.fiscal import fiscal_year_of
 
 CONTACT_EMAIL_ENV = "EDGAR_EVAL_CONTACT_EMAIL"
@@ -492,12 +493,7 @@ class FilingCache:
         pin = self.pins.get(filing.accession)
         if pin and pin["sha256"] != sha256:
             raise PinMismatch(filing.accession, pin["sha256"], sha256, pin["path"])
-        target = self.root / relative
-        if not (target.is_file() and target.read_bytes() == data):
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(f".{target.name}.tmp")
-            tmp.write_bytes(data)
-            os.replace(tmp, target)
+        replace_file(self.root / relative, data)
         self.pins[filing.accession] = {
             "cik": filing.cik, "company": filing.company, "ticker": filing.ticker, "form": filing.form,
             "filed": filing.filed, "report_date": filing.report_date, "primary_document": filing.primary_document,
@@ -508,22 +504,14 @@ class FilingCache:
     def save(self) -> None:
         """Pins and manifest, both sorted, so the same cache always writes the same bytes."""
         self.root.mkdir(parents=True, exist_ok=True)
-        _replace_text(self.root / PINS_FILE, json.dumps(self.pins, indent=2, sort_keys=True) + "\n")
+        replace_file(self.root / PINS_FILE, (json.dumps(self.pins, indent=2, sort_keys=True) + "\n").encode())
         rows = sorted((pin for pin in self.pins.values() if (self.root / pin["path"]).is_file()),
                       key=lambda pin: (pin["ticker"], pin["filed"], pin["path"]))
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(MANIFEST_COLUMNS)
         writer.writerows([pin[column] for column in MANIFEST_COLUMNS] for pin in rows)
-        _replace_text(self.root / MANIFEST_FILE, buffer.getvalue())
-
-
-def _replace_text(target: Path, text: str) -> None:
-    if target.is_file() and target.read_text() == text:
-        return
-    tmp = target.with_name(f".{target.name}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, target)
+        replace_file(self.root / MANIFEST_FILE, buffer.getvalue().encode())
 
 
 def fetch_into_cache(client: EdgarClient, cache: FilingCache, subjects: Sequence[str], forms: Sequence[str],

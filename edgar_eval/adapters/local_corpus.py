@@ -7,6 +7,7 @@ import os
 import re
 from pathlib import Path
 
+from edgar_eval.adapters.files import replace_file
 from edgar_eval.corpus.demo import demo_corpus_files
 
 _KEY_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -48,12 +49,6 @@ def write_demo_corpus(corpus_dir: str | os.PathLike) -> list[str]:
     root = Path(corpus_dir)
     written = []
     for relative, data in sorted(demo_corpus_files().items()):
-        target = root / relative
-        if target.is_file() and target.read_bytes() == data:
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(target.suffix + ".tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, target)
-        written.append(relative)
+        if replace_file(root / relative, data):
+            written.append(relative)
     return written

@@ -4,6 +4,7 @@ import hashlib
 
 import dagster as dg
 
+from edgar_eval.adapters.files import replace_file
 from edgar_eval.defs.common import CORPUS_TABLES, filing_keys, read_partitions, usable_partitions
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.report.builder import build_report
@@ -29,13 +30,9 @@ def report(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.Mate
                   "golden_seed": settings.golden_seed},
     )
     target = settings.report_dir() / "report.md"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    previous = target.read_text() if target.is_file() else None
-    tmp = target.with_suffix(".md.tmp")
-    tmp.write_text(text)
-    tmp.replace(target)
+    changed = replace_file(target, text.encode())
     return dg.MaterializeResult(
-        metadata={"path": dg.MetadataValue.path(str(target)), "changed": previous != text,
+        metadata={"path": dg.MetadataValue.path(str(target)), "changed": changed,
                   "report": dg.MetadataValue.md(text)},
         data_version=dg.DataVersion(hashlib.sha256(text.encode()).hexdigest()[:16]))
 
