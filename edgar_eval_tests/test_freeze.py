@@ -18,8 +18,8 @@ def test_frozen_export_is_valid_json_lines_in_the_brief_schema_with_a_stable_has
     filings, facts, chunks, texts = golden_inputs
     golden = build_golden_questions(filings, facts, chunks, texts, seed=7)
     shas = dict(zip(filings.filing_id, filings.sha256))
-    frozen = freeze(golden, shas, "v1", seed=7)
-    assert freeze(golden.sample(frac=1, random_state=3), shas, "v1", seed=7).content_hash == frozen.content_hash
+    frozen = freeze(golden, shas, seed=7)
+    assert freeze(golden.sample(frac=1, random_state=3), shas, seed=7).content_hash == frozen.content_hash
     records = [json.loads(line) for line in frozen.jsonl.splitlines()]
     assert len(records) == len(golden) and sum(frozen.split_counts.values()) == len(golden)
     for record in records:

@@ -5,10 +5,11 @@ import hashlib
 import dagster as dg
 import pandas as pd
 
+from edgar_eval.adapters.files import replace_file
 from edgar_eval.defs.common import filing_keys, read_partitions, table_head, unpartitioned_result, usable_partitions
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.versioning import content_version
-from edgar_eval.golden.freeze import freeze, split_by_company
+from edgar_eval.golden.freeze import freeze
 from edgar_eval.golden.templates import TEMPLATE_VERSION, build_golden_questions
 
 
@@ -40,18 +41,14 @@ def golden_set(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.
     golden = store.read("golden_questions")
     keys, _ = usable_partitions(store, filing_keys(settings), ("filings",))
     filings = read_partitions(store, "filings", keys)
-    draft = freeze(golden, dict(zip(filings.filing_id, filings.sha256)), settings.golden_version, settings.golden_seed)
+    draft = freeze(golden, dict(zip(filings.filing_id, filings.sha256)), settings.golden_seed)
     version = settings.golden_version or f"{TEMPLATE_VERSION}@{draft.content_hash[:12]}"
     export = store.root / "golden" / f"{version.replace('/', '-')}.jsonl"
     if export.is_file() and hashlib.sha256(export.read_bytes()).hexdigest() != draft.content_hash:
         raise dg.Failure(f"golden set {version!r} is frozen at {export} with other content; name a new golden_version "
                          "to freeze this one")
-    export.parent.mkdir(parents=True, exist_ok=True)
-    tmp = export.with_suffix(".jsonl.tmp")
-    tmp.write_text(draft.jsonl)
-    tmp.replace(export)
-    splits = split_by_company(golden.cik.tolist(), settings.golden_seed)
-    frame = pd.DataFrame({"question_id": golden.question_id, "split": golden.cik.map(splits), "version": version,
+    replace_file(export, draft.jsonl.encode())
+    frame = pd.DataFrame({"question_id": golden.question_id, "split": golden.cik.map(draft.split_of_company), "version": version,
                           "content_hash": draft.content_hash})
     return unpartitioned_result(store, "golden_set", frame, {
         "version": version, "content_hash": draft.content_hash, "export": dg.MetadataValue.path(str(export)),

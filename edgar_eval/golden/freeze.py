@@ -41,15 +41,15 @@ def case_record(row, split: str, filing_sha: dict[str, str]) -> dict:
 
 @dataclass(frozen=True)
 class FrozenSet:
-    version: str
     content_hash: str
     jsonl: str
+    split_of_company: dict[str, str]
     split_counts: dict[str, int]
 
 
-def freeze(golden: pd.DataFrame, filing_sha: dict[str, str], version: str, seed: int) -> FrozenSet:
+def freeze(golden: pd.DataFrame, filing_sha: dict[str, str], seed: int) -> FrozenSet:
     splits = split_by_company(golden.cik.tolist(), seed)
     records = [case_record(row, splits[row.cik], filing_sha) for row in golden.sort_values("question_id").itertuples()]
     jsonl = "".join(json.dumps(record, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n" for record in records)
     counts = {split: sum(r["split"] == split for r in records) for split in SPLITS}
-    return FrozenSet(version, hashlib.sha256(jsonl.encode()).hexdigest(), jsonl, counts)
+    return FrozenSet(hashlib.sha256(jsonl.encode()).hexdigest(), jsonl, splits, counts)
