@@ -14,7 +14,8 @@ GRAPH = {
     "chunks": ("corpus", {"sections"}),
     "chunk_embeddings": ("corpus", {"chunks"}),
     "search_index": ("index", {"chunk_embeddings", "chunks", "filings"}),
-    "golden_questions": ("golden", {"xbrl_facts", "chunks", "filing_text", "filings"}),
+    "golden_questions": ("golden", {"xbrl_facts", "chunks", "filing_text", "sections", "filings"}),
+    "golden_rejections": ("golden", {"xbrl_facts", "chunks", "filing_text", "sections", "filings"}),
     "golden_set": ("golden", {"golden_questions", "filings"}),
     "retrievals": ("runs", {"search_index", "golden_questions"}),
     "retrieval_runs": ("runs", {"search_index", "golden_questions"}),
@@ -24,7 +25,8 @@ GRAPH = {
     "arm_statistics": ("statistics", {"arm_outcomes"}),
     "retrieval_metrics": ("statistics", {"retrieval_runs"}),
     "retrieval_slices": ("statistics", {"retrieval_runs", "golden_questions"}),
-    "report": ("report", {"arm_statistics", "retrieval_metrics", "retrieval_slices", "golden_questions", "golden_set", "search_index"}),
+    "report": ("report", {"arm_statistics", "retrieval_metrics", "retrieval_slices", "golden_questions", "golden_rejections",
+                          "golden_set", "search_index"}),
 }
 
 

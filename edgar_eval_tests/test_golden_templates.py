@@ -4,56 +4,173 @@ import pandas as pd
 import pytest
 
 from edgar_eval.adapters.local_corpus import partition_key
-from edgar_eval.corpus.tables import chunks_frame, facts_frame, filing_frame
-from edgar_eval.golden.templates import build_golden_questions
+from edgar_eval.corpus.tables import chunks_frame, facts_frame, filing_frame, sections_frame, text_frame
+from edgar_eval.golden import fairness
+from edgar_eval.golden.fairness import FairnessLimits, FigureIndex, classify_occurrences, statement_headings, statement_type_at
+from edgar_eval.golden.labels import absence_probes, is_boilerplate, plain_company_name
+from edgar_eval.golden.templates import PERIODIC_FORMS, build_golden_questions, printed_answer
+
+
+def corpus_tables(files: dict[str, bytes], parsed: dict) -> tuple[pd.DataFrame, ...]:
+    """The five tables the golden_questions asset reads, built in memory from parsed filings."""
+    frames: dict[str, list[pd.DataFrame]] = {name: [] for name in ("filings", "facts", "chunks", "texts", "sections")}
+    for path, filing in sorted(parsed.items()):
+        key, sha = partition_key(path), hashlib.sha256(files[path]).hexdigest()
+        frames["filings"].append(filing_frame(key, path, sha, len(files[path]), filing, None))
+        frames["facts"].append(facts_frame(key, sha, filing))
+        frames["chunks"].append(chunks_frame(key, sha, filing, 1000, 200))
+        frames["texts"].append(text_frame(key, sha, filing))
+        frames["sections"].append(sections_frame(key, sha, filing))
+    return tuple(pd.concat(frames[name], ignore_index=True) for name in ("filings", "facts", "chunks", "texts", "sections"))
 
 
 @pytest.fixture(scope="module")
 def golden_inputs(demo_files, demo_parsed):
-    filings, facts, chunks, texts = [], [], [], {}
-    for path, parsed in sorted(demo_parsed.items()):
-        key, sha = partition_key(path), hashlib.sha256(demo_files[path]).hexdigest()
-        filings.append(filing_frame(key, path, sha, len(demo_files[path]), parsed, None))
-        facts.append(facts_frame(key, sha, parsed))
-        chunks.append(chunks_frame(key, sha, parsed, 1000, 200))
-        texts[key] = parsed.text
-    return pd.concat(filings), pd.concat(facts), pd.concat(chunks), texts
+    return corpus_tables(demo_files, demo_parsed)
 
 
-def test_golden_set_is_deterministic_and_has_every_kind(golden_inputs):
-    golden = build_golden_questions(*golden_inputs, seed=7)
-    assert golden.equals(build_golden_questions(*golden_inputs, seed=7))
+@pytest.fixture(scope="module")
+def demo_build(golden_inputs):
+    return build_golden_questions(*golden_inputs, seed=7)
+
+
+def test_golden_set_is_deterministic_and_has_every_kind(golden_inputs, demo_build):
+    golden = demo_build.questions
+    again = build_golden_questions(*golden_inputs, seed=7)
+    assert golden.equals(again.questions) and demo_build.rejections.equals(again.rejections)
     assert set(golden.kind) == {"answerable", "other_year", "other_company", "absent_concept"}
     assert golden.question_id.is_unique
     assert (golden[golden.kind == "answerable"].expected_route == "answer").all()
     assert (golden[golden.kind != "answerable"].expected_route == "no-answer").all()
+    assert set(golden[golden.kind == "answerable"].source_form) == {"10-K", "10-Q"}, "quarterly periods are asked too"
 
 
-def test_answerable_gold_chunks_print_the_figure_inside_the_scope(golden_inputs):
-    filings, facts, chunks, texts = golden_inputs
-    golden = build_golden_questions(filings, facts, chunks, texts, seed=7)
+def test_answerable_gold_is_every_chunk_of_the_scope_that_prints_the_figure(golden_inputs, demo_build):
+    filings, facts, chunks, texts, _ = golden_inputs
     chunk_text = dict(zip(chunks.chunk_id, chunks.text))
     chunk_filing = dict(zip(chunks.chunk_id, chunks.filing_id))
-    for case in golden[golden.kind == "answerable"].itertuples():
-        assert len(case.gold_chunk_ids) >= 1 and len(case.gold_pages) >= 1
-        assert set(case.gold_filing_ids) <= set(case.scope_filing_ids)
-        number = case.gold_answer.split()[0].lstrip("-$")
+    for case in demo_build.questions[demo_build.questions.kind == "answerable"].itertuples():
+        assert case.source_filing_id in case.gold_filing_ids and set(case.gold_filing_ids) <= set(case.scope_filing_ids)
+        number = case.gold_answer.split()[0].lstrip("-$").rstrip("%")
+        assert number in case.gold_quote
         for chunk_id in case.gold_chunk_ids:
             assert chunk_filing[chunk_id] in case.scope_filing_ids
             assert number in chunk_text[chunk_id], (case.question, chunk_id)
-        assert str(case.fiscal_year) in case.question and case.company.split()[0] in case.question
+        # every tagged place of the same concept, period and value in the scope is gold, in whichever filing it is
+        same = facts[facts.filing_id.isin(case.scope_filing_ids) & (facts.concept == case.concept) & (facts.value == case.gold_value)
+                     & facts.offset.notna()]
+        for located in same.itertuples():
+            holding = chunks[(chunks.filing_id == located.filing_id) & (chunks.start <= located.offset) & (chunks.end >= located.end)]
+            if located.period_end == facts[(facts.filing_id == case.source_filing_id) & (facts.concept == case.concept)
+                                           & (facts.value == case.gold_value)].period_end.iloc[0]:
+                assert set(holding.chunk_id) <= set(case.gold_chunk_ids), (case.question, located.filing_id)
+        assert case.company in case.question and (str(case.fiscal_year) in case.question or case.period in case.question)
 
 
-def test_unanswerable_kinds_are_what_they_claim(golden_inputs):
-    filings, facts, chunks, texts = golden_inputs
-    golden = build_golden_questions(filings, facts, chunks, texts, seed=7)
-    reported = set(facts.fiscal_year)
+def test_every_answerable_question_passes_the_fairness_rules_and_quotas(golden_inputs, demo_build):
+    limits = FairnessLimits()
+    answerable = demo_build.questions[demo_build.questions.kind == "answerable"]
+    for case in answerable.itertuples():
+        printed = case.gold_answer.split()[0].lstrip("-$").rstrip("%")
+        assert not is_boilerplate(case.concept)
+        assert fairness.significant_digits(printed) >= limits.min_significant_digits
+        assert not fairness.answer_in_question(printed, case.question)
+    assert answerable.groupby("source_filing_id").size().max() <= limits.per_filing
+    assert answerable.groupby(["source_filing_id", "concept"]).size().max() <= limits.per_concept_per_filing
+    assert answerable.groupby("cik").size().max() <= limits.per_company
+    per_statement = answerable.groupby(["source_filing_id", "statement_type"]).size()
+    assert per_statement.max() <= max(1, int(limits.statement_share * limits.per_filing))
+
+
+def test_every_candidate_figure_is_a_question_or_a_rejection_with_its_rule(golden_inputs, demo_build):
+    filings, facts, *_ = golden_inputs
+    periodic = set(filings[filings.form.isin(list(PERIODIC_FORMS))].filing_id)
+    numeric = facts[facts.is_numeric & facts.filing_id.isin(periodic)].copy()
+    numeric["period_key"] = numeric.period_kind + "|" + numeric.period_start.fillna("") + "|" + numeric.period_end.fillna("")
+    candidates = numeric.drop_duplicates(["filing_id", "concept", "period_key", "dimensions", "value"])
+    rejected = demo_build.rejections[demo_build.rejections.kind == "answerable"]
+    asked = (demo_build.questions.kind == "answerable").sum()
+    assert len(rejected) + asked == len(candidates)
+    assert set(demo_build.rejections.rule) <= set(fairness.RULES)
+    assert {fairness.BOILERPLATE, fairness.OTHER_PERIOD, fairness.SMALL_OR_ROUND} <= set(rejected.rule)
+
+
+def test_quotas_turn_away_what_exceeds_them_and_say_so(golden_inputs, demo_build):
+    loose = demo_build.questions[demo_build.questions.kind == "answerable"]
+    for limits, column, cap, rule in ((FairnessLimits(per_filing=5, statement_share=1.0), "source_filing_id", 5, fairness.QUOTA_FILING),
+                                      (FairnessLimits(per_company=7), "cik", 7, fairness.QUOTA_COMPANY)):
+        tight = build_golden_questions(*golden_inputs, seed=7, limits=limits)
+        answerable = tight.questions[tight.questions.kind == "answerable"]
+        assert answerable.groupby(column).size().max() == cap
+        assert (tight.rejections.rule == rule).sum() > 0
+        quota_rules = tight.rejections.rule.str.startswith("quota_").sum()
+        assert len(answerable) + quota_rules == len(loose) + demo_build.rejections.rule.str.startswith("quota_").sum()
+
+
+def test_unanswerable_kinds_are_what_they_claim(golden_inputs, demo_build):
+    filings, facts, chunks, texts, _ = golden_inputs
+    golden = demo_build.questions
+    text_of = dict(zip(texts.filing_id, texts.text))
     for case in golden[golden.kind == "other_year"].itertuples():
-        assert case.fiscal_year not in reported
+        assert case.fiscal_year not in set(facts[facts.cik == case.cik].fiscal_year)
+        assert f"fiscal {case.fiscal_year}" in case.question
     for case in golden[golden.kind == "other_company"].itertuples():
-        assert case.company.split()[0] not in case.question
+        assert case.company not in case.question
     for case in golden[golden.kind == "absent_concept"].itertuples():
-        own = facts[facts.cik == case.cik]
-        assert case.concept not in set(own.concept)
-        company_text = " ".join(t for k, t in texts.items() if k in set(filings[filings.cik == case.cik].filing_id)).lower()
-        assert case.label.split()[0][:6] not in company_text
+        scope_facts = facts[facts.filing_id.isin(case.scope_filing_ids)]
+        assert case.concept not in set(scope_facts.concept)
+        scope_text = "\n".join(text_of[f] for f in case.scope_filing_ids).lower()
+        assert not any(probe in scope_text for probe in absence_probes(case.concept))
+        assert facts[facts.concept == case.concept].cik.nunique() >= 1
+
+
+def test_significant_digits_and_answers_inside_questions():
+    assert [fairness.significant_digits(p) for p in ("1,200", "1.40", "", "391,035", "0.05", "100")] == [2, 3, 0, 6, 1, 1]
+    assert fairness.printed_figure("(48,772)") == "48,772" and fairness.printed_figure("$ 2.97") == "2.97"
+    assert fairness.answer_in_question("2,024", "What was X's revenue for fiscal 2024?")
+    assert not fairness.answer_in_question("2,025", "What was X's revenue for fiscal 2024?")
+    assert not fairness.answer_in_question("391,035", "What was X's revenue as of June 28, 2025?")
+
+
+def test_a_figure_printed_with_other_meanings_is_told_apart_from_its_restatements():
+    text = ("Revenue | 391,035 | 383,285\n"  # page 1: the statement, tagged
+            "Total net sales were $391,035 million in 2024.\n"  # page 2: untagged MD&A restatement of the same figure
+            "Deferred revenue | 244\n"  # page 3: tagged as another concept
+            "Net sales | 244 | 100\n")  # page 4: untagged, short: could be anything
+    starts = [0, text.index("Total net"), text.index("Deferred"), text.index("Net sales |")]
+    index = FigureIndex("f", text, starts, ["1", "2", "3", "4"])
+    seen = classify_occurrences("391,035", "total revenue", {("f", text.index("391,035"))}, {("f", text.index("391,035"))},
+                                [index], self_identifying_digits=4)
+    assert [index.page(o) for _, o in seen.gold] == ["1", "2"] and seen.other_pages == []
+    revenue_244 = text.index("244 | 100")
+    seen = classify_occurrences("244", "total revenue", {("f", revenue_244)}, {("f", revenue_244), ("f", text.index("244\n"))},
+                                [index], self_identifying_digits=4)
+    assert seen.other_pages == ["f#3"]
+
+
+def test_statement_type_comes_from_the_heading_above_the_figure_not_the_table_of_contents():
+    text = ("Index\n| Consolidated Statements of Operations | 45 |\n| Consolidated Balance Sheets | 47 |\n"
+            "Management's discussion 1,234\n"
+            "CONSOLIDATED STATEMENTS OF OPERATIONS\nRevenue | 5,000\n"
+            "CONSOLIDATED BALANCE SHEETS\nCash | 7,000\n"
+            "Consolidated Statements of Cash Flows\nCapital expenditures | (900)\n"
+            "Notes to Consolidated Financial Statements\nNote 1 ... 8,000\n")
+    headings = statement_headings(text)
+    notes = text.index("Notes to")
+    assert statement_type_at(headings, text.index("1,234"), notes) == "other"
+    assert statement_type_at(headings, text.index("5,000"), notes) == "income statement"
+    assert statement_type_at(headings, text.index("7,000"), notes) == "balance sheet"
+    assert statement_type_at(headings, text.index("900"), notes) == "cash flow statement"
+    assert statement_type_at(headings, text.index("8,000"), notes) == "notes"
+
+
+def test_names_and_answers_read_as_a_person_writes_them():
+    assert plain_company_name("NVIDIA CORP") == "Nvidia"
+    assert plain_company_name("The Boeing Company") == "Boeing"
+    assert plain_company_name("INTERNATIONAL BUSINESS MACHINES CORPORATION") == "International Business Machines"
+    assert plain_company_name("Apple Inc.") == "Apple" and plain_company_name("AMAZON.COM, INC.") == "Amazon.com"
+    assert printed_answer("60,922", 60_922e6, "USD", 6) == "$60,922 million"
+    assert printed_answer("48,772", -48_772e3, "USD", 3) == "-$48,772 thousand"
+    assert printed_answer("2.97", 2.97, "USD/shares", 0) == "$2.97"
+    assert printed_answer("24.1", 0.241, "pure", -2) == "24.1%"
+    assert printed_answer("15,408", 15_408e6, "shares", 6) == "15,408 million shares"

@@ -97,10 +97,13 @@ def materialize_partitions(context: dg.AssetExecutionContext, store: ParquetStor
     return dg.MaterializeResult(metadata=metadata, data_version=data_version)
 
 
-def unpartitioned_result(store: ParquetStore, asset: str, frame: pd.DataFrame, metadata: dict) -> dg.MaterializeResult:
+def unpartitioned_result(store: ParquetStore, asset: str, frame: pd.DataFrame, metadata: dict,
+                         asset_key: str | None = None) -> dg.MaterializeResult:
+    """asset_key: name the asset when one step materialises several (a multi-asset)."""
     store.write(asset, frame)
     version = content_version(frame)
-    return dg.MaterializeResult(metadata={"rows": len(frame), "data_version": version, **metadata}, data_version=dg.DataVersion(version))
+    return dg.MaterializeResult(asset_key=asset_key, metadata={"rows": len(frame), "data_version": version, **metadata},
+                                data_version=dg.DataVersion(version))
 
 
 @functools.lru_cache(maxsize=4)

@@ -8,29 +8,43 @@ import pandas as pd
 from edgar_eval.adapters.files import replace_file
 from edgar_eval.defs.common import filing_keys, read_partitions, table_head, unpartitioned_result, usable_partitions
 from edgar_eval.defs.settings import EvalSettings
-from edgar_eval.domain.versioning import content_version
 from edgar_eval.golden.freeze import freeze
+from edgar_eval.golden.fairness import PRE_FILTERS
 from edgar_eval.golden.templates import TEMPLATE_VERSION, build_golden_questions
 
 
-@dg.asset(deps=["xbrl_facts", "chunks", "filing_text", "filings"], group_name="golden",
-          code_version="1", description="XBRL-template golden questions: answerable ones with gold chunks and pages located by "
-          "their facts' offsets, and unanswerable ones of three kinds (other year, other company, absent concept).")
-def golden_questions(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+_GOLDEN_INPUTS = ["xbrl_facts", "chunks", "filing_text", "sections", "filings"]
+
+
+@dg.multi_asset(specs=[
+    dg.AssetSpec("golden_questions", deps=_GOLDEN_INPUTS, group_name="golden", code_version="2",
+                 description="XBRL-template golden questions that pass the fairness rules: answerable ones from the figures a "
+                             "10-K or 10-Q reports for its own periods, gold = every chunk and page of the scope printing the "
+                             "figure; unanswerable ones of three kinds (other year, other company, absent concept)."),
+    dg.AssetSpec("golden_rejections", deps=_GOLDEN_INPUTS, group_name="golden", code_version="2",
+                 description="Every candidate the fairness rules and quotas turned away, one row each with the rule and its "
+                             "detail, so the golden set's selection can be audited and counted per rule."),
+])
+def golden_questions_and_rejections(context: dg.AssetExecutionContext, settings: EvalSettings):
     store = settings.store()
-    keys, left_out = usable_partitions(store, filing_keys(settings), ("filing_text", "xbrl_facts", "chunks"))
-    filings = read_partitions(store, "filings", keys)
-    text_rows = read_partitions(store, "filing_text", keys)
-    texts = dict(zip(text_rows.filing_id, text_rows.text))
-    golden = build_golden_questions(filings, read_partitions(store, "xbrl_facts", keys), read_partitions(store, "chunks", keys),
-                                    texts, seed=settings.golden_seed)
+    keys, left_out = usable_partitions(store, filing_keys(settings), ("filing_text", "xbrl_facts", "chunks", "sections"))
+    build = build_golden_questions(
+        read_partitions(store, "filings", keys), read_partitions(store, "xbrl_facts", keys), read_partitions(store, "chunks", keys),
+        read_partitions(store, "filing_text", keys), read_partitions(store, "sections", keys), seed=settings.golden_seed)
+    golden, rejections = build.questions, build.rejections
     if golden.empty:
-        raise dg.Failure("no golden question could be built: no annual report with located facts among the current filings")
+        raise dg.Failure("no golden question could be built: no 10-K or 10-Q with located facts among the current filings")
     counts = golden.kind.value_counts().sort_index().to_dict()
-    return unpartitioned_result(store, "golden_questions", golden, {
-        "template_version": TEMPLATE_VERSION, "golden_hash": content_version(golden), "by_kind": dg.MetadataValue.json(counts),
+    by_rule = rejections.groupby(["kind", "rule"]).size()
+    yield unpartitioned_result(store, "golden_questions", golden, {
+        "template_version": TEMPLATE_VERSION, "by_kind": dg.MetadataValue.json(counts),
         "companies": int(golden.cik.nunique()), "left_out": dg.MetadataValue.json(left_out),
-        "head": table_head(golden, ["kind", "question", "gold_answer"], rows=8)})
+        "by_statement_type": dg.MetadataValue.json(golden[golden.kind == "answerable"].statement_type.value_counts().sort_index().to_dict()),
+        "head": table_head(golden, ["kind", "question", "gold_answer"], rows=8)}, asset_key="golden_questions")
+    yield unpartitioned_result(store, "golden_rejections", rejections, {
+        "by_rule": dg.MetadataValue.json({f"{kind}/{rule}": int(n) for (kind, rule), n in by_rule.items()}),
+        "head": table_head(rejections[~rejections.rule.isin(list(PRE_FILTERS))], ["rule", "filing_id", "concept", "detail"], rows=8),
+    }, asset_key="golden_rejections")
 
 
 @dg.asset(deps=["golden_questions", "filings"], group_name="golden", code_version="1",
@@ -55,4 +69,4 @@ def golden_set(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.
         "by_split": dg.MetadataValue.json(draft.split_counts)})
 
 
-ASSETS = [golden_questions, golden_set]
+ASSETS = [golden_questions_and_rejections, golden_set]

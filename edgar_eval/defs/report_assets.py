@@ -10,7 +10,7 @@ from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.report.builder import build_report
 
 
-@dg.asset(deps=["arm_statistics", "retrieval_metrics", "retrieval_slices", "golden_questions", "golden_set", "search_index"], group_name="report", code_version="1",
+@dg.asset(deps=["arm_statistics", "retrieval_metrics", "retrieval_slices", "golden_questions", "golden_rejections", "golden_set", "search_index"], group_name="report", code_version="1",
           description="reports/<corpus>/report.md, built only from the assets above; each table names the asset and data version it came from.")
 def report(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
@@ -21,12 +21,13 @@ def report(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.Mate
         left_out=left_out,
         golden=store.read("golden_questions"),
         golden_set=store.read("golden_set"),
+        rejections=store.read("golden_rejections", columns=["kind", "rule"]),
         retrieval=store.read("retrieval_metrics"),
         slices=store.read("retrieval_slices"),
         arms=store.read("arm_statistics"),
         index_fingerprint=store.read("search_index").fingerprint.iloc[0],
         settings={"chunk_size": settings.chunk_size, "chunk_overlap": settings.chunk_overlap, "top_k": settings.top_k,
-                  "retrieval_depths": settings.retrieval_depths,
+                  "retrieval_depths": settings.retrieval_depths, "rrf_k": settings.rrf_k,
                   "golden_seed": settings.golden_seed},
     )
     target = settings.report_dir() / "report.md"

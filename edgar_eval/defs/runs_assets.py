@@ -58,7 +58,7 @@ def retrieval_runs(context: dg.AssetExecutionContext, settings: EvalSettings) ->
     index_rows, dense, embedder = checked_index(settings)
     golden = store.read("golden_questions")
     lexical = BM25Index.build(index_rows.text.tolist(), index_rows.filing_id.tolist())
-    hybrid = HybridRetriever(dense, lexical)
+    hybrid = HybridRetriever(dense, lexical, rrf_k=settings.rrf_k)
     searches = {
         "dense": lambda vector, text, scope, k: dense.search(vector, scope, k),
         "bm25": lambda vector, text, scope, k: lexical.search(text, scope, k),
@@ -82,7 +82,7 @@ def retrieval_runs(context: dg.AssetExecutionContext, settings: EvalSettings) ->
     frame = pd.DataFrame(rows)
     return unpartitioned_result(store, "retrieval_runs", frame, {
         "runs": len(frame), "errors": int(frame.error.notna().sum()), "bm25": BM25_INDEX_ID,
-        "depths": ", ".join(map(str, settings.retrieval_depths))})
+        "depths": ", ".join(map(str, settings.retrieval_depths)), "rrf_k": settings.rrf_k})
 
 
 @dg.asset(deps=["retrievals"], group_name="runs", code_version="1",

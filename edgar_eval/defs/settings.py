@@ -13,6 +13,7 @@ from edgar_eval.adapters.openai_embeddings import BASE_URL_ENV, MODEL_ENV, OpenA
 from edgar_eval.adapters.parquet_store import ParquetStore
 from edgar_eval.domain.ports import Embedder
 from edgar_eval.retrieval.fingerprint import IndexFingerprint
+from edgar_eval.retrieval.hybrid import RRF_K
 
 CORPUS_DIR_ENV = "EDGAR_EVAL_CORPUS_DIR"
 CORPUS_NAME_ENV = "EDGAR_EVAL_CORPUS_NAME"
@@ -51,6 +52,7 @@ class EvalSettings(dg.ConfigurableResource):
     chunk_overlap: int = 200
     top_k: int = 10  # passages the answerer reads
     retrieval_depths: list[int] = [30, 50]  # each depth its own search, for the retrieval measurement
+    rrf_k: int = RRF_K  # the reciprocal rank fusion constant of the hybrid retriever
     golden_seed: int = 7
     golden_version: str = ""  # pin a frozen golden set by name; empty names it by its content hash
     embedder: str = "minilm"  # or "openai-compatible", with the two settings below

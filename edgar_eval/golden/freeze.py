@@ -34,7 +34,7 @@ def case_record(row, split: str, filing_sha: dict[str, str]) -> dict:
         "id": row.question_id, "question": row.question,
         "reference_answer": row.gold_answer if isinstance(row.gold_answer, str) else None,
         "expected_route": row.expected_route, "evidence": evidence, "question_type": row.kind, "pattern": None,
-        "difficulty": "template", "period": f"fiscal {row.fiscal_year}", "company_cik": row.cik, "split": split,
+        "difficulty": "template", "period": row.period, "company_cik": row.cik, "split": split,
         "provenance": row.provenance, "notes": "",
     }
 

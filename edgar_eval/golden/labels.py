@@ -1,49 +1,169 @@
-"""Readable labels for the concepts questions are asked about (the raw tag is no question)."""
+"""How a user names what a question asks about: a readable label per concept and a plain company name.
+
+Only concepts with a label here become questions: a label written once per concept reads the same
+for every company, which the other-company and absent-concept questions rely on, and a raw tag
+("PaymentsToAcquirePropertyPlantAndEquipment") is not how anyone asks.
+"""
 
 from __future__ import annotations
 
 import re
 
 CONCEPT_LABELS = {
+    # operations
     "us-gaap:Revenues": "total revenue",
     "us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax": "total revenue",
     "us-gaap:CostOfRevenue": "cost of revenue",
+    "us-gaap:CostOfGoodsAndServicesSold": "cost of sales",
     "us-gaap:GrossProfit": "gross profit",
     "us-gaap:ResearchAndDevelopmentExpense": "research and development expense",
     "us-gaap:SellingGeneralAndAdministrativeExpense": "selling, general and administrative expense",
+    "us-gaap:SellingAndMarketingExpense": "sales and marketing expense",
+    "us-gaap:GeneralAndAdministrativeExpense": "general and administrative expense",
+    "us-gaap:OperatingExpenses": "total operating expenses",
+    "us-gaap:CostsAndExpenses": "total costs and expenses",
     "us-gaap:RestructuringCharges": "restructuring charges",
     "us-gaap:OperatingIncomeLoss": "operating income",
+    "us-gaap:InterestExpense": "interest expense",
+    "us-gaap:InterestExpenseNonoperating": "interest expense",
+    "us-gaap:InvestmentIncomeInterest": "interest income",
     "us-gaap:OtherNonoperatingIncomeExpense": "other income (expense), net",
     "us-gaap:IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest": "income before income taxes",
+    "us-gaap:IncomeLossFromContinuingOperationsBeforeIncomeTaxesForeign": "foreign income before income taxes",
+    "us-gaap:IncomeLossFromContinuingOperationsBeforeIncomeTaxesDomestic": "domestic income before income taxes",
     "us-gaap:IncomeTaxExpenseBenefit": "provision for income taxes",
+    "us-gaap:CurrentFederalTaxExpenseBenefit": "current federal income tax expense",
+    "us-gaap:CurrentForeignTaxExpenseBenefit": "current foreign income tax expense",
+    "us-gaap:DeferredIncomeTaxExpenseBenefit": "deferred income tax expense",
+    "us-gaap:EffectiveIncomeTaxRateContinuingOperations": "effective tax rate",
     "us-gaap:NetIncomeLoss": "net income",
-    "us-gaap:EarningsPerShareBasic": "basic net income per share",
-    "us-gaap:EarningsPerShareDiluted": "diluted net income per share",
-    "us-gaap:WeightedAverageNumberOfDilutedSharesOutstanding": "weighted average diluted shares",
+    "us-gaap:ComprehensiveIncomeNetOfTax": "comprehensive income",
+    "us-gaap:EarningsPerShareBasic": "basic earnings per share",
+    "us-gaap:EarningsPerShareDiluted": "diluted earnings per share",
+    "us-gaap:WeightedAverageNumberOfSharesOutstandingBasic": "weighted average basic shares outstanding",
+    "us-gaap:WeightedAverageNumberOfDilutedSharesOutstanding": "weighted average diluted shares outstanding",
+    "us-gaap:OperatingLeaseCost": "operating lease cost",
+    "us-gaap:ShareBasedCompensation": "stock-based compensation expense",
+    "us-gaap:AllocatedShareBasedCompensationExpense": "stock-based compensation expense",
+    "us-gaap:DepreciationDepletionAndAmortization": "depreciation and amortization",
+    "us-gaap:DepreciationAndAmortization": "depreciation and amortization",
+    "us-gaap:Depreciation": "depreciation expense",
+    # financial position
     "us-gaap:CashAndCashEquivalentsAtCarryingValue": "cash and cash equivalents",
+    "us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents": "cash, cash equivalents and restricted cash",
     "us-gaap:AccountsReceivableNetCurrent": "accounts receivable, net",
     "us-gaap:InventoryNet": "inventories",
+    "us-gaap:PrepaidExpenseAndOtherAssetsCurrent": "prepaid expenses and other current assets",
+    "us-gaap:AssetsCurrent": "total current assets",
     "us-gaap:PropertyPlantAndEquipmentNet": "property and equipment, net",
+    "us-gaap:PropertyPlantAndEquipmentGross": "gross property and equipment",
+    "us-gaap:AccumulatedDepreciationDepletionAndAmortizationPropertyPlantAndEquipment": "accumulated depreciation",
+    "us-gaap:OperatingLeaseRightOfUseAsset": "operating lease right-of-use assets",
     "us-gaap:Goodwill": "goodwill",
+    "us-gaap:IntangibleAssetsNetExcludingGoodwill": "intangible assets, net",
+    "us-gaap:OtherAssetsNoncurrent": "other non-current assets",
     "us-gaap:Assets": "total assets",
+    "us-gaap:AccountsPayableCurrent": "accounts payable",
+    "us-gaap:EmployeeRelatedLiabilitiesCurrent": "accrued compensation",
+    "us-gaap:ContractWithCustomerLiabilityCurrent": "current deferred revenue",
     "us-gaap:LiabilitiesCurrent": "total current liabilities",
+    "us-gaap:OperatingLeaseLiabilityCurrent": "current operating lease liabilities",
+    "us-gaap:OperatingLeaseLiabilityNoncurrent": "non-current operating lease liabilities",
+    "us-gaap:OperatingLeaseLiability": "total operating lease liabilities",
+    "us-gaap:FinanceLeaseLiability": "finance lease liabilities",
     "us-gaap:LongTermDebtNoncurrent": "long-term debt",
+    "us-gaap:LongTermDebt": "total debt",
+    "us-gaap:OtherLiabilitiesNoncurrent": "other long-term liabilities",
     "us-gaap:Liabilities": "total liabilities",
+    "us-gaap:RetainedEarningsAccumulatedDeficit": "retained earnings",
+    "us-gaap:AccumulatedOtherComprehensiveIncomeLossNetOfTax": "accumulated other comprehensive income (loss)",
     "us-gaap:StockholdersEquity": "total stockholders' equity",
+    "us-gaap:UnrecognizedTaxBenefits": "unrecognized tax benefits",
+    "us-gaap:DeferredTaxAssetsValuationAllowance": "valuation allowance on deferred tax assets",
+    "us-gaap:DeferredTaxAssetsNet": "net deferred tax assets",
+    "us-gaap:RevenueRemainingPerformanceObligation": "remaining performance obligations",
+    # cash flows
+    "us-gaap:NetCashProvidedByUsedInOperatingActivities": "cash flow from operating activities",
+    "us-gaap:NetCashProvidedByUsedInInvestingActivities": "cash flow from investing activities",
+    "us-gaap:NetCashProvidedByUsedInFinancingActivities": "cash flow from financing activities",
+    "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment": "capital expenditures",
+    "us-gaap:PaymentsForRepurchaseOfCommonStock": "spending on share repurchases",
+    "us-gaap:PaymentsOfDividends": "dividends paid",
+    "us-gaap:PaymentsOfDividendsCommonStock": "dividends paid",
+    "us-gaap:PaymentsToAcquireBusinessesNetOfCashAcquired": "cash paid for acquisitions",
+    "us-gaap:IncomeTaxesPaidNet": "income taxes paid",
+    "us-gaap:InterestPaidNet": "interest paid",
 }
 
-# Words whose presence in a filing's text means it may report the concept after all.
+# Words whose presence in a filing's text means it may report the concept after all; a concept
+# without an entry is probed by its label.
 ABSENCE_PROBES = {
     "us-gaap:InventoryNet": ("inventor",),
-    "us-gaap:ResearchAndDevelopmentExpense": ("research and development",),
+    "us-gaap:ResearchAndDevelopmentExpense": ("research and development", "research, development"),
     "us-gaap:RestructuringCharges": ("restructuring",),
     "us-gaap:Goodwill": ("goodwill",),
-    "us-gaap:LongTermDebtNoncurrent": ("long-term debt",),
+    "us-gaap:LongTermDebtNoncurrent": ("long-term debt", "long term debt", "notes payable", "senior notes", "borrowings"),
+    "us-gaap:LongTermDebt": ("long-term debt", "long term debt", "notes payable", "senior notes", "borrowings"),
+    "us-gaap:GrossProfit": ("gross profit", "gross margin"),
+    "us-gaap:CostOfRevenue": ("cost of revenue", "cost of sales", "costs of revenue", "cost of products", "cost of goods"),
+    "us-gaap:CostOfGoodsAndServicesSold": ("cost of revenue", "cost of sales", "costs of revenue", "cost of products", "cost of goods"),
+    "us-gaap:SellingAndMarketingExpense": ("marketing",),
+    "us-gaap:GeneralAndAdministrativeExpense": ("general and administrative",),
+    "us-gaap:SellingGeneralAndAdministrativeExpense": ("general and administrative", "selling, general"),
+    "us-gaap:IntangibleAssetsNetExcludingGoodwill": ("intangible",),
+    "us-gaap:FinanceLeaseLiability": ("finance lease",),
+    "us-gaap:PaymentsOfDividends": ("dividend",),
+    "us-gaap:PaymentsOfDividendsCommonStock": ("dividend",),
+    "us-gaap:PaymentsForRepurchaseOfCommonStock": ("repurchase", "buyback", "buy back"),
+    "us-gaap:PaymentsToAcquireBusinessesNetOfCashAcquired": ("acquisition", "acquired", "business combination"),
+    "us-gaap:ContractWithCustomerLiabilityCurrent": ("deferred revenue", "contract liabilit", "unearned revenue"),
+    "us-gaap:RevenueRemainingPerformanceObligation": ("remaining performance obligation",),
+    "us-gaap:EmployeeRelatedLiabilitiesCurrent": ("accrued compensation", "employee compensation", "compensation and benefits",
+                                                  "accrued payroll", "employee-related"),
+    "us-gaap:InterestExpense": ("interest expense",),
+    "us-gaap:InterestExpenseNonoperating": ("interest expense",),
+    "us-gaap:InvestmentIncomeInterest": ("interest income",),
+    "us-gaap:DeferredTaxAssetsValuationAllowance": ("valuation allowance",),
 }
 
+# Concepts no user asks about: cover-page share counts, identifiers and dates of issue, par values.
+BOILERPLATE_NAMESPACES = ("dei:",)
+BOILERPLATE_CONCEPTS = frozenset({
+    "us-gaap:CommonStockSharesAuthorized", "us-gaap:CommonStockSharesIssued", "us-gaap:CommonStockSharesOutstanding",
+    "us-gaap:CommonStockParOrStatedValuePerShare", "us-gaap:CommonStockNoParValue", "us-gaap:PreferredStockSharesAuthorized",
+    "us-gaap:PreferredStockSharesIssued", "us-gaap:PreferredStockSharesOutstanding", "us-gaap:PreferredStockParOrStatedValuePerShare",
+    "us-gaap:TreasuryStockShares", "us-gaap:CommonStockValue",
+})
 
-def label_for(concept: str) -> str:
-    if concept in CONCEPT_LABELS:
-        return CONCEPT_LABELS[concept]
-    local = concept.split(":", 1)[-1]
-    return re.sub(r"(?<!^)(?=[A-Z])", " ", local).lower()
+_WORDS = re.compile(r"[a-z][a-z'-]+")
+_GENERIC_WORDS = frozenset({"total", "net", "other", "and", "of", "the", "for", "per", "on", "in", "to", "from", "current",
+                            "non-current", "expense", "expenses", "income", "loss", "flow", "activities", "paid", "spending"})
+_LEGAL_SUFFIX = re.compile(r"(?:,?\s+(?:inc|incorporated|corp|corporation|co|company|ltd|plc|l\.p|lp|n\.v|s\.a)\.?)+$", re.I)
+
+
+def label_for(concept: str) -> str | None:
+    return CONCEPT_LABELS.get(concept)
+
+
+def is_boilerplate(concept: str) -> bool:
+    return concept.startswith(BOILERPLATE_NAMESPACES) or concept in BOILERPLATE_CONCEPTS
+
+
+def absence_probes(concept: str) -> tuple[str, ...]:
+    label = CONCEPT_LABELS.get(concept, "")
+    return ABSENCE_PROBES.get(concept, (label,) if label else ())
+
+
+def distinctive_words(label: str) -> list[str]:
+    """The words of a label that name its line item (the first five letters, so plurals and -ies agree)."""
+    words = _WORDS.findall(label.lower())
+    kept = [w for w in words if w not in _GENERIC_WORDS] or words
+    return [w[:5] for w in kept]
+
+
+def plain_company_name(registrant: str) -> str:
+    """The name a person would type: legal suffixes dropped, an all-capitals registrant name in title case."""
+    name = re.sub(r"^the\s+", "", _LEGAL_SUFFIX.sub("", registrant.strip()).strip(" ,"), flags=re.I)
+    if name.isupper():
+        name = " ".join(w if len(w) <= 3 and w.isalpha() and w not in {"CO", "THE"} else w.capitalize() for w in name.split())
+    return name or registrant

@@ -1,46 +1,74 @@
 """XBRL-template golden questions: answerable ones located by their facts, and unanswerable twins.
 
-Unanswerable questions come in three kinds: another fiscal year than the filings report, another
-company's name asked inside this company's scope, and a concept that other companies report but
-this one neither tags nor prints (confirmed by searching its text, not assumed).
+Answerable questions come from the figures a 10-K or 10-Q reports for its own periods (the fiscal
+year and its year-end for an annual report; the quarter, the year to date and the quarter-end for a
+quarterly one). Each candidate passes the fairness rules of edgar_eval.golden.fairness or is kept as
+a rejection with its reason. The gold of a question is every chunk and page of its scope that prints
+the figure with its meaning, in every filing of the scope, not only where the fact is tagged first.
+
+Unanswerable questions come in three kinds: a fiscal year the company's filings do not report,
+another company's name asked inside this company's scope, and a concept other companies report that
+this scope neither tags nor prints (confirmed by searching its text for the concept's usual words).
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
+import re
+from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
-from edgar_eval.golden.labels import ABSENCE_PROBES, CONCEPT_LABELS, label_for
+from edgar_eval.golden import fairness as rules
+from edgar_eval.golden.fairness import FairnessLimits, FigureIndex
+from edgar_eval.golden.labels import absence_probes, is_boilerplate, label_for, plain_company_name
 from edgar_eval.retrieval.scope import ScopedFiling, filings_in_scope
 
-TEMPLATE_VERSION = "xbrl-template/1"
+TEMPLATE_VERSION = "xbrl-template/2"
 GOLDEN_COLUMNS = [
-    "question_id", "question", "kind", "expected_route", "company", "cik", "scope_cik", "fiscal_year",
+    "question_id", "question", "kind", "expected_route", "company", "cik", "scope_cik", "fiscal_year", "period",
     "scope_filing_ids", "concept", "label", "gold_value", "gold_answer", "gold_decimals", "gold_filing_ids",
     "gold_chunk_ids", "gold_pages", "gold_quote", "source_filing_id", "source_form", "source_sha256", "statement_type", "provenance",
 ]
+REJECTION_COLUMNS = ["kind", "rule", "filing_id", "cik", "concept", "period", "detail"]
+PERIODIC_FORMS = {"10-K": ("FY", "instant"), "10-Q": ("Q", "H", "9M", "instant")}
+_DURATION_WORDS = {"Q": "the quarter", "H": "the six months", "9M": "the nine months"}
+_UNIT_WORDS = {3: " thousand", 6: " million", 9: " billion"}
+_UNANSWERABLE_KINDS = ("other_year", "other_company", "absent_concept")
 
 
-def _display(value: float, unit: str | None, scale: int) -> str:
-    if value < 0:
-        return "-" + _display(-value, unit, scale)
-    if unit == "USD/shares":
-        return f"${value:,.2f}"
+@dataclass(frozen=True)
+class GoldenBuild:
+    questions: pd.DataFrame
+    rejections: pd.DataFrame
+
+
+def printed_answer(printed: str, value: float, unit: str | None, scale: int) -> str:
+    """The answer in the units the filing prints it in: "$60,922 million", "$2.97", "24.1%"."""
+    sign = "-" if value < 0 else ""
+    if unit == "pure" and scale == -2:
+        return f"{sign}{printed}%"
+    words = _UNIT_WORDS.get(scale, "")
     if unit == "USD":
-        if scale >= 9:
-            return f"${value / 1e9:,.3f} billion".replace(".000 ", " ")
-        if scale >= 6:
-            return f"${value / 1e6:,.0f} million"
-        return f"${value:,.0f}"
-    if unit == "shares" and scale >= 6:
-        return f"{value / 1e6:,.1f} million shares"
-    return f"{value:,.0f}"
+        return f"{sign}${printed}{words}"
+    if unit == "USD/shares":
+        return f"{sign}${printed}"
+    if unit == "shares":
+        return f"{sign}{printed}{words} shares"
+    return f"{sign}{printed}{words}" + (f" {unit}" if unit and unit != "pure" else "")
 
 
-def _question(company: str, label: str, fiscal_year: int, is_instant: bool) -> str:
-    when = f"at the end of fiscal {fiscal_year}" if is_instant else f"for fiscal {fiscal_year}"
+def period_phrase(form: str, period_kind: str, period_end: str, fiscal_year: int) -> str:
+    if form == "10-K":
+        return f"at the end of fiscal {fiscal_year}" if period_kind == "instant" else f"for fiscal {fiscal_year}"
+    date = pd.Timestamp(period_end)
+    spoken = f"{date:%B} {date.day}, {date.year}"
+    return f"as of {spoken}" if period_kind == "instant" else f"for {_DURATION_WORDS[period_kind]} ended {spoken}"
+
+
+def _question(company: str, label: str, when: str) -> str:
     return f"What was {company}'s {label} {when}?"
 
 
@@ -48,124 +76,315 @@ def _question_id(*parts: object) -> str:
     return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:12]
 
 
-def _scoped(filings: pd.DataFrame) -> list[ScopedFiling]:
-    return [ScopedFiling(r.filing_id, r.cik, r.form, int(r.fiscal_year)) for r in filings.itertuples()]
+class _Scope:
+    """What the builder knows of each filing: its figures, its pages, where its statements and notes are."""
+
+    def __init__(self, filings: pd.DataFrame, texts: pd.DataFrame, sections: pd.DataFrame, chunks: pd.DataFrame, facts: pd.DataFrame):
+        self.scoped = [ScopedFiling(r.filing_id, r.cik, r.form, int(r.fiscal_year)) for r in filings.itertuples()]
+        self.filing = {r.filing_id: r for r in filings.itertuples()}
+        latest = filings.sort_values(["cik", "filed", "filing_id"]).drop_duplicates("cik", keep="last")
+        self.company = {r.cik: plain_company_name(r.company) for r in latest.itertuples()}  # one name however it was spelt
+        self.index: dict[str, FigureIndex] = {}
+        self.headings: dict[str, list[tuple[int, str]]] = {}
+        self.lower_text: dict[str, str] = {}
+        for row in texts.itertuples():
+            labels = [p if isinstance(p, str) and p else f"p{i + 1}" for i, p in enumerate(row.printed_pages)]
+            self.index[row.filing_id] = FigureIndex(row.filing_id, row.text, [int(s) for s in row.page_starts], labels)
+            self.headings[row.filing_id] = rules.statement_headings(row.text)
+            self.lower_text[row.filing_id] = row.text.lower()
+        notes = sections.dropna(subset=["notes_start"]).drop_duplicates("filing_id")
+        self.notes_start = {r.filing_id: int(r.notes_start) for r in notes.itertuples()}
+        self.chunks = {fid: (g.start.to_numpy(), g.end.to_numpy(), g.chunk_id.to_numpy())
+                       for fid, g in chunks.sort_values(["filing_id", "start"]).groupby("filing_id")}
+        located = facts[facts.offset.notna()]
+        self.tagged_offsets = {fid: {(fid, int(o)) for o in g.offset} for fid, g in located.groupby("filing_id")}
+        # An equity statement tags a balance again under a component member: the same figure, not another meaning.
+        self.figure_offsets = {key: {(key[0], int(o)) for o in g.offset}
+                               for key, g in located.groupby(["filing_id", "concept", "period_key", "value"])}
+        self.concepts = facts.groupby("filing_id").concept.agg(set).to_dict()
+
+    def of(self, cik: str, fiscal_year: int) -> list[str]:
+        return [f for f in filings_in_scope(self.scoped, cik, fiscal_year) if f in self.index]
+
+    def chunks_holding(self, filing_id: str, start: int, end: int) -> list[str]:
+        starts, ends, ids = self.chunks.get(filing_id, (np.array([]), np.array([]), np.array([])))
+        return list(ids[(starts <= start) & (ends >= end)])
 
 
-def _current_period_facts(facts: pd.DataFrame, filings: pd.DataFrame) -> pd.DataFrame:
-    """Undimensioned numeric facts of an annual report's own fiscal year, located in its text."""
-    annual = filings[filings.form == "10-K"][["filing_id", "fiscal_year", "period_end"]]
-    merged = facts.merge(annual, on="filing_id", suffixes=("", "_filing"))
-    own_period = (merged.fiscal_year == merged.fiscal_year_filing) & (
-        (merged.period_kind == "FY") | ((merged.period_kind == "instant") & (merged.period_end == merged.period_end_filing))
-    )
-    keep = merged[
-        own_period & merged.is_numeric & (merged.dimensions == "") & merged.offset.notna()
-        & merged.concept.isin(list(CONCEPT_LABELS)) & merged.value.notna()
-    ]
-    return keep.sort_values(["filing_id", "offset"]).drop_duplicates(["filing_id", "concept"])
+def _own_period_facts(facts: pd.DataFrame, filings: pd.DataFrame) -> pd.DataFrame:
+    periodic = filings[filings.form.isin(list(PERIODIC_FORMS))][["filing_id", "form", "fiscal_year", "period_end"]]
+    merged = facts[facts.is_numeric].merge(periodic, on="filing_id", suffixes=("", "_filing"))
+    own_kind = np.array([kind in PERIODIC_FORMS[form] for kind, form in zip(merged.period_kind, merged.form)], dtype=bool)
+    merged["own_period"] = own_kind & (merged.period_end == merged.period_end_filing) & (merged.fiscal_year == merged.fiscal_year_filing)
+    merged["offset_order"] = merged.offset.fillna(np.inf)
+    merged = merged.sort_values(["filing_id", "offset_order", "concept", "period_key"], kind="stable")
+    return merged.drop_duplicates(["filing_id", "concept", "period_key", "dimensions", "value"]).reset_index(drop=True)
 
 
-def _gold_locations(fact, facts: pd.DataFrame, chunks: pd.DataFrame, scope: list[str]) -> tuple[list[str], list[str], list[str]]:
-    """Every chunk and page in the scope that prints this figure for this period."""
-    same = facts[
-        facts.filing_id.isin(scope) & (facts.concept == fact.concept) & (facts.dimensions == "")
-        & (facts.period_end == fact.period_end) & (facts.period_kind == fact.period_kind)
-        & (facts.value == fact.value) & facts.offset.notna()
-    ]
-    chunk_ids, pages = set(), set()
-    for located in same.itertuples():
-        own = chunks[(chunks.filing_id == located.filing_id) & (chunks.start <= located.offset) & (chunks.end >= located.end)]
-        chunk_ids.update(own.chunk_id)
-        containing = own[own.start <= located.offset]
-        if len(containing):
-            page = _page_of(containing.iloc[0], int(located.offset))
-            pages.add(f"{located.filing_id}#{page}")
-    return sorted(same.filing_id.unique()), sorted(chunk_ids), sorted(pages)
+def _first_failing_rule(fact) -> str | None:
+    if is_boilerplate(fact.concept):
+        return rules.BOILERPLATE
+    if fact.dimensions:
+        return rules.DIMENSIONED
+    if not fact.own_period:
+        return rules.OTHER_PERIOD
+    if pd.isna(fact.offset) or pd.isna(fact.value):
+        return rules.NOT_PRINTED
+    if label_for(fact.concept) is None:
+        return rules.NO_LABEL
+    return None
 
 
-def _line_at(text: str, offset: int) -> str | None:
-    """The line of clean text (a table row, as a rule) that prints the fact: the verbatim quote of the evidence."""
-    if not text:
-        return None
-    start = text.rfind("\n", 0, offset) + 1
-    end = text.find("\n", offset)
-    return text[start:end if end != -1 else len(text)]
-
-
-def _page_of(chunk, offset: int) -> str:
-    starts, labels = list(chunk.page_starts), list(chunk.pages)
-    index = 0
-    for i, start in enumerate(starts):
-        if start <= offset:
-            index = i
-    return labels[index]
+def _digits_start(displayed: str) -> int:
+    """Where the figure starts inside a fact's displayed text ("$1,234" is tagged at the "$")."""
+    match = re.search(r"\d", displayed)
+    return match.start() if match else 0
 
 
 def build_golden_questions(
-    filings: pd.DataFrame, facts: pd.DataFrame, chunks: pd.DataFrame, texts: dict[str, str],
-    seed: int, answerable_per_filing: int = 12, unanswerable_per_kind: int = 4,
-) -> pd.DataFrame:
-    rng = random.Random(seed)
-    scoped = _scoped(filings)
-    companies = filings.drop_duplicates("cik").sort_values("cik")[["cik", "company"]].itertuples(index=False)
-    company_names = {cik: name for cik, name in companies}
-    ciks = sorted(company_names)
-    rows: list[dict] = []
-    candidates = _current_period_facts(facts, filings)
-    sha = dict(zip(filings.filing_id, filings.sha256))
-    form = dict(zip(filings.filing_id, filings.form))
+    filings: pd.DataFrame, facts: pd.DataFrame, chunks: pd.DataFrame, texts: pd.DataFrame, sections: pd.DataFrame,
+    seed: int, limits: FairnessLimits = FairnessLimits(), unanswerable_per_kind: int = 4, absent_concept_min_companies: int = 3,
+) -> GoldenBuild:
+    facts = facts.assign(
+        period_key=facts.period_kind + "|" + facts.period_start.fillna("") + "|" + facts.period_end.fillna(""),
+        offset=facts.offset + facts.displayed.fillna("").map(_digits_start),
+    )
+    scope = _Scope(filings, texts, sections, chunks, facts)
+    rejections: list[dict] = []
 
-    def add(kind, fact, cik, asked_company, fiscal_year, label, concept, **gold):
-        is_instant = bool(fact.period_kind == "instant") if fact is not None else gold.pop("is_instant")
-        question = _question(asked_company, label, fiscal_year, is_instant)
-        scope = filings_in_scope(scoped, cik, fiscal_year)
-        source = fact.filing_id if fact is not None else gold.pop("source_filing_id")
-        rows.append({
-            "question_id": _question_id(kind, cik, question), "question": question, "kind": kind,
-            "expected_route": "answer" if kind == "answerable" else "no-answer",
-            "company": company_names[cik], "cik": cik, "scope_cik": cik, "fiscal_year": fiscal_year,
-            "scope_filing_ids": scope, "concept": concept, "label": label,
-            "gold_value": gold.get("gold_value"), "gold_answer": gold.get("gold_answer"),
-            "gold_decimals": gold.get("gold_decimals"), "gold_filing_ids": gold.get("gold_filing_ids", []),
-            "gold_chunk_ids": gold.get("gold_chunk_ids", []), "gold_pages": gold.get("gold_pages", []),
-            "gold_quote": gold.get("gold_quote"),
-            "source_filing_id": source, "source_form": form[source], "source_sha256": sha[source],
-            "statement_type": "balance sheet" if is_instant else "income statement", "provenance": TEMPLATE_VERSION,
-        })
+    def reject(kind: str, rule: str, filing_id: str, cik: str, concept: str, period: str, detail: str = "") -> None:
+        rejections.append({"kind": kind, "rule": rule, "filing_id": filing_id, "cik": cik, "concept": concept,
+                           "period": period, "detail": detail})
 
-    for filing_id, group in candidates.groupby("filing_id", sort=True):
-        facts_here = list(group.itertuples())
-        cik = facts_here[0].cik
-        year = int(facts_here[0].fiscal_year)
-        scope = filings_in_scope(scoped, cik, year)
-        for fact in sorted(rng.sample(facts_here, min(answerable_per_filing, len(facts_here))), key=lambda f: f.offset):
-            gold_filings, gold_chunks, gold_pages = _gold_locations(fact, facts, chunks, scope)
-            if not gold_chunks:
-                continue  # the figure is not printed inside the scope: no fair question
-            add("answerable", fact, cik, company_names[cik], year, label_for(fact.concept), fact.concept,
-                gold_value=float(fact.value), gold_answer=_display(fact.value, fact.unit, int(fact.scale)),
-                gold_decimals=fact.decimals, gold_filing_ids=gold_filings, gold_chunk_ids=gold_chunks, gold_pages=gold_pages,
-                gold_quote=_line_at(texts.get(fact.filing_id, ""), int(fact.offset)))
-        reported_years = set(facts[facts.cik == cik].fiscal_year.dropna().astype(int))
-        absent_year = min(reported_years) - 3
-        for fact in rng.sample(facts_here, min(unanswerable_per_kind, len(facts_here))):
-            add("other_year", fact, cik, company_names[cik], absent_year, label_for(fact.concept), fact.concept)
-        others = [c for c in ciks if c != cik]
-        if others:
-            for fact in rng.sample(facts_here, min(unanswerable_per_kind, len(facts_here))):
-                other = others[rng.randrange(len(others))]
-                add("other_company", fact, cik, company_names[other], year, label_for(fact.concept), fact.concept)
-        own_concepts = set(facts[facts.cik == cik].concept)
-        company_text = "\n".join(texts[f] for f in sorted(filings[filings.cik == cik].filing_id) if f in texts).lower()
-        absent = []
-        for concept in sorted(set(candidates.concept) - own_concepts):
-            probes = ABSENCE_PROBES.get(concept, (label_for(concept),))
-            if not any(probe in company_text for probe in probes):
-                absent.append(concept)
-        for concept in absent[:unanswerable_per_kind]:
-            is_instant = bool((candidates[candidates.concept == concept].period_kind == "instant").any())
-            add("absent_concept", None, cik, company_names[cik], year, label_for(concept), concept,
-                is_instant=is_instant, source_filing_id=filing_id)
+    candidates = _own_period_facts(facts[facts.filing_id.isin(scope.index)], filings)
+    eligible: list[dict] = []
+    for fact in candidates.itertuples():
+        failed = _first_failing_rule(fact)
+        if failed:
+            reject("answerable", failed, fact.filing_id, fact.cik, fact.concept, fact.period_key)
+            continue
+        eligible.append(_describe(fact, scope))
+    eligible = _drop_ambiguous_labels(eligible, reject)
+    for question in eligible:
+        failed, detail = _figure_rule(question, scope, limits)
+        question["rule"] = failed
+        if failed:
+            reject("answerable", failed, question["source_filing_id"], question["cik"], question["concept"], question["period_key"], detail)
+    fair = [q for q in eligible if q["rule"] is None]
+    selected = _apply_quotas(fair, limits, seed, reject)
+    unanswerable = _unanswerable(selected, fair, scope, facts, seed, unanswerable_per_kind, absent_concept_min_companies, reject)
+    rows = [_row(q) for q in selected + unanswerable]
     golden = pd.DataFrame(rows, columns=GOLDEN_COLUMNS)
-    return golden.drop_duplicates("question_id").sort_values(["cik", "kind", "question_id"]).reset_index(drop=True)
+    golden = golden.drop_duplicates("question_id").sort_values(["cik", "kind", "question_id"]).reset_index(drop=True)
+    rejected = pd.DataFrame(rejections, columns=REJECTION_COLUMNS)
+    rejected = rejected.sort_values(REJECTION_COLUMNS, kind="stable").reset_index(drop=True)
+    return GoldenBuild(golden, rejected)
+
+
+def _describe(fact, scope: _Scope) -> dict:
+    filing = scope.filing[fact.filing_id]
+    label = label_for(fact.concept)
+    when = period_phrase(filing.form, fact.period_kind, fact.period_end, int(fact.fiscal_year))
+    company = scope.company[fact.cik]
+    printed = rules.printed_figure(str(fact.displayed))
+    offset = int(fact.offset)
+    return {
+        "kind": "answerable", "cik": fact.cik, "company": company, "asked_company": company, "fiscal_year": int(fact.fiscal_year),
+        "period": when.removeprefix("for ").removeprefix("at ").removeprefix("as of "), "period_key": fact.period_key,
+        "when": when, "is_instant": fact.period_kind == "instant", "concept": fact.concept, "label": label,
+        "question": _question(company, label, when), "printed": printed, "offset": offset,
+        "gold_value": float(fact.value), "gold_answer": printed_answer(printed, float(fact.value), fact.unit, int(fact.scale)),
+        "gold_decimals": fact.decimals, "source_filing_id": fact.filing_id, "source_form": filing.form,
+        "source_sha256": filing.sha256, "statement_type": rules.statement_type_at(
+            scope.headings[fact.filing_id], offset, scope.notes_start.get(fact.filing_id)),
+        "on_first_page": scope.index[fact.filing_id].is_first_page(offset), "fact_value": fact.value,
+        "fact_key": (fact.concept, fact.period_key, fact.value, fact.dimensions),
+        "gold_quote": scope.index[fact.filing_id].line(offset),
+    }
+
+
+def _drop_ambiguous_labels(eligible: list[dict], reject) -> list[dict]:
+    """Two concepts of one filing under one label and period: one question when they print one figure, none when
+    they print different figures (no reader could tell which the question means)."""
+    groups: dict[tuple, list[dict]] = {}
+    for question in eligible:
+        groups.setdefault((question["source_filing_id"], question["label"], question["period_key"]), []).append(question)
+    kept = []
+    for group in groups.values():
+        values = {q["gold_value"] for q in group}
+        if len(values) > 1:
+            for q in group:
+                reject("answerable", rules.AMBIGUOUS, q["source_filing_id"], q["cik"], q["concept"], q["period_key"],
+                       f"{len(values)} different figures labelled {q['label']!r}")
+            continue
+        kept.append(group[0])
+        for q in group[1:]:
+            reject("answerable", rules.AMBIGUOUS, q["source_filing_id"], q["cik"], q["concept"], q["period_key"],
+                   f"same figure and label as {group[0]['concept']}")
+    return sorted(kept, key=lambda q: (q["source_filing_id"], q["offset"], q["concept"], q["period_key"]))
+
+
+def _figure_rule(question: dict, scope: _Scope, limits: FairnessLimits) -> tuple[str | None, str]:
+    printed = question["printed"]
+    if rules.significant_digits(printed) < limits.min_significant_digits:
+        return rules.SMALL_OR_ROUND, f"printed as {printed!r}"
+    if rules.answer_in_question(printed, question["question"]):
+        return rules.IN_QUESTION, f"{printed!r} is in the question"
+    in_scope = scope.of(question["cik"], question["fiscal_year"])
+    concept, period_key, value, _ = question["fact_key"]
+    here = set().union(*(scope.figure_offsets.get((f, concept, period_key, value), set()) for f in in_scope))
+    tagged = set().union(*(scope.tagged_offsets.get(f, set()) for f in in_scope))
+    seen = rules.classify_occurrences(printed, question["label"], here, tagged, [scope.index[f] for f in in_scope],
+                                      limits.self_identifying_digits)
+    if len(seen.other_pages) > limits.max_other_meaning_pages:
+        return rules.OTHER_MEANINGS, f"{printed!r} also on {len(seen.other_pages)} pages: " + ", ".join(seen.other_pages[:5])
+    chunk_ids, pages, filings_with_gold = set(), set(), set()
+    for filing_id, offset in seen.gold:
+        chunk_ids.update(scope.chunks_holding(filing_id, offset, offset + len(printed)))
+        pages.add(f"{filing_id}#{scope.index[filing_id].page(offset)}")
+        filings_with_gold.add(filing_id)
+    question.update(scope_filing_ids=in_scope, gold_chunk_ids=sorted(chunk_ids), gold_pages=sorted(pages),
+                    gold_filing_ids=sorted(filings_with_gold))
+    if not chunk_ids:
+        return rules.NOT_PRINTED, "no chunk of the scope holds the figure"
+    return None, ""
+
+
+def _apply_quotas(fair: list[dict], limits: FairnessLimits, seed: int, reject) -> list[dict]:
+    """Pick each filing's questions spread over statement types, in a seeded order per filing (adding a filing
+    changes no other filing's picks), then cap each company."""
+    by_filing: dict[str, list[dict]] = {}
+    for question in fair:
+        by_filing.setdefault(question["source_filing_id"], []).append(question)
+    picked: dict[str, list[dict]] = {}
+    for filing_id in sorted(by_filing):
+        pool = by_filing[filing_id]
+        random.Random(f"{seed}:{filing_id}").shuffle(pool)
+        turn: dict[str, int] = {}
+        ranked = []
+        for question in pool:
+            turn[question["statement_type"]] = turn.get(question["statement_type"], 0) + 1
+            ranked.append((turn[question["statement_type"]], question))
+        ranked.sort(key=lambda pair: pair[0])  # round-robin across statement types, stable within one
+        per_concept: dict[str, int] = {}
+        per_statement: dict[str, int] = {}
+        cover = 0
+        statement_cap = max(1, int(limits.statement_share * limits.per_filing))
+        cover_cap = max(1, int(limits.cover_share * limits.per_filing))
+        chosen = []
+        for _, q in ranked:
+            if per_concept.get(q["concept"], 0) >= limits.per_concept_per_filing:
+                failed = rules.QUOTA_CONCEPT
+            elif q["on_first_page"] and cover >= cover_cap:
+                failed = rules.QUOTA_COVER
+            elif per_statement.get(q["statement_type"], 0) >= statement_cap:
+                failed = rules.QUOTA_STATEMENT
+            elif len(chosen) >= limits.per_filing:
+                failed = rules.QUOTA_FILING
+            else:
+                failed = None
+            if failed:
+                reject("answerable", failed, filing_id, q["cik"], q["concept"], q["period_key"], q["statement_type"])
+                continue
+            per_concept[q["concept"]] = per_concept.get(q["concept"], 0) + 1
+            per_statement[q["statement_type"]] = per_statement.get(q["statement_type"], 0) + 1
+            cover += int(q["on_first_page"])
+            chosen.append(q)
+        picked[filing_id] = chosen
+    selected = []
+    for cik in sorted({q["cik"] for qs in picked.values() for q in qs}):
+        queues = [picked[f] for f in sorted(picked) if picked[f] and picked[f][0]["cik"] == cik]
+        order = [q for round_ in _interleave(queues) for q in round_]
+        for i, question in enumerate(order):
+            if i < limits.per_company:
+                selected.append(question)
+            else:
+                reject("answerable", rules.QUOTA_COMPANY, question["source_filing_id"], cik, question["concept"], question["period_key"])
+    return selected
+
+
+def _interleave(queues: list[list[dict]]) -> list[list[dict]]:
+    longest = max((len(q) for q in queues), default=0)
+    return [[q[i] for q in queues if i < len(q)] for i in range(longest)]
+
+
+def _unanswerable(selected: list[dict], fair: list[dict], scope: _Scope, facts: pd.DataFrame, seed: int, per_kind: int,
+                  min_companies: int, reject) -> list[dict]:
+    rng = random.Random(seed)
+    companies = scope.company
+    ciks = sorted(companies)
+    reported_years = facts.dropna(subset=["fiscal_year"]).groupby("cik").fiscal_year.agg(lambda y: {int(v) for v in y}).to_dict()
+    reporters: dict[str, set[str]] = {}
+    usual_instant: dict[str, bool] = {}
+    for question in fair:
+        reporters.setdefault(question["concept"], set()).add(question["cik"])
+        usual_instant.setdefault(question["concept"], question["is_instant"])
+    enough = max(1, min(min_companies, len(ciks) - 1))  # a three-company corpus cannot have three others report it
+    common = sorted(c for c, who in reporters.items() if len(who) >= enough)
+    out: list[dict] = []
+    by_filing: dict[str, list[dict]] = {}
+    for question in selected:
+        by_filing.setdefault(question["source_filing_id"], []).append(question)
+    for filing_id in sorted(scope.filing):
+        filing = scope.filing[filing_id]
+        if filing.form not in PERIODIC_FORMS or filing_id not in scope.index:
+            continue
+        cik, year = filing.cik, int(filing.fiscal_year)
+        asked = sorted(by_filing.get(filing_id, []), key=lambda q: q["question"])
+        absent_year = min(reported_years.get(cik, {year})) - 3
+        for q in rng.sample(asked, min(per_kind, len(asked))):
+            when = period_phrase("10-K", "instant" if q["is_instant"] else "FY", "", absent_year)
+            out.append(_twin(q, "other_year", question=_question(q["company"], q["label"], when), fiscal_year=absent_year,
+                             period=when.removeprefix("for ").removeprefix("at "),
+                             scope_filing_ids=scope.of(cik, absent_year)))
+        others = [c for c in ciks if c != cik]
+        for q in rng.sample(asked, min(per_kind, len(asked))) if others else []:
+            other = companies[others[rng.randrange(len(others))]]
+            out.append(_twin(q, "other_company", question=_question(other, q["label"], q["when"]), asked_company=other,
+                             scope_filing_ids=scope.of(cik, year)))
+        in_scope = scope.of(cik, year)
+        tagged = set().union(*(scope.concepts.get(f, set()) for f in in_scope)) if in_scope else set()
+        text = "\n".join(scope.lower_text[f] for f in in_scope)
+        absent = []
+        for concept in common:
+            if concept in tagged or cik in reporters[concept]:
+                continue
+            found = [probe for probe in absence_probes(concept) if probe in text]
+            if found:
+                reject("absent_concept", rules.ABSENCE_UNCONFIRMED, filing_id, cik, concept, "", f"the scope prints {found[0]!r}")
+            else:
+                absent.append(concept)
+        seen_labels: set[str] = set()
+        absent = [c for c in absent if not (label_for(c) in seen_labels or seen_labels.add(label_for(c)))]
+        for concept in rng.sample(absent, min(per_kind, len(absent))):
+            kind = "instant" if usual_instant[concept] else ("FY" if filing.form == "10-K" else "Q")
+            when = period_phrase(filing.form, kind, filing.period_end, year)
+            company = companies[cik]
+            out.append({
+                "kind": "absent_concept", "cik": cik, "company": company, "asked_company": company, "fiscal_year": year,
+                "period": when.removeprefix("for ").removeprefix("at ").removeprefix("as of "), "concept": concept,
+                "label": label_for(concept), "question": _question(company, label_for(concept), when),
+                "source_filing_id": filing_id, "source_form": filing.form, "source_sha256": filing.sha256,
+                "statement_type": "none", "scope_filing_ids": in_scope,
+            })
+    return out
+
+
+def _twin(source: dict, kind: str, **changes) -> dict:
+    keep = ("cik", "company", "asked_company", "fiscal_year", "period", "concept", "label", "source_filing_id", "source_form",
+            "source_sha256", "statement_type")
+    return {**{k: source[k] for k in keep}, "kind": kind, **changes}
+
+
+def _row(q: dict) -> dict:
+    answerable = q["kind"] == "answerable"
+    return {
+        "question_id": _question_id(q["kind"], q["cik"], q["question"]), "question": q["question"], "kind": q["kind"],
+        "expected_route": "answer" if answerable else "no-answer", "company": q["company"], "cik": q["cik"],
+        "scope_cik": q["cik"], "fiscal_year": q["fiscal_year"], "period": q["period"], "scope_filing_ids": q["scope_filing_ids"],
+        "concept": q["concept"], "label": q["label"], "gold_value": q.get("gold_value"), "gold_answer": q.get("gold_answer"),
+        "gold_decimals": q.get("gold_decimals"), "gold_filing_ids": q.get("gold_filing_ids", []),
+        "gold_chunk_ids": q.get("gold_chunk_ids", []), "gold_pages": q.get("gold_pages", []), "gold_quote": q.get("gold_quote"),
+        "source_filing_id": q["source_filing_id"], "source_form": q["source_form"], "source_sha256": q["source_sha256"],
+        "statement_type": q["statement_type"], "provenance": TEMPLATE_VERSION,
+    }

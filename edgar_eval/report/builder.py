@@ -7,6 +7,8 @@ import json
 import pandas as pd
 
 from edgar_eval.domain.versioning import content_version
+from edgar_eval.golden.fairness import RULES
+from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
 from edgar_eval.report.markdown import Provenance, ReportTable, interval, md_cell, percent, render_report
 
 
@@ -36,7 +38,7 @@ def _slice_table(slices: pd.DataFrame) -> pd.DataFrame:
 
 
 def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, str], golden: pd.DataFrame, golden_set: pd.DataFrame,
-                 retrieval: pd.DataFrame, slices: pd.DataFrame, arms: pd.DataFrame, index_fingerprint: str, settings: dict) -> str:
+                 rejections: pd.DataFrame, retrieval: pd.DataFrame, slices: pd.DataFrame, arms: pd.DataFrame, index_fingerprint: str, settings: dict) -> str:
     filings = filings.sort_values("filing_id")
     partitions = f"{len(filings)} filing partitions"
     fingerprint = json.loads(index_fingerprint)
@@ -49,7 +51,8 @@ def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, st
         + ", ".join(f"{split} {count}" for split, count in golden_set.split.value_counts().sort_index().items()) + ".",
         f"- Index: embedder `{md_cell(fingerprint['embedder_id'])}`, {md_cell(fingerprint['normalisation'])} normalised, "
         f"chunks of {fingerprint['chunk_size']} characters with {fingerprint['chunk_overlap']} overlap.",
-        f"- Retrieval measured at K = {', '.join(map(str, settings['retrieval_depths']))}, each depth its own search; "
+        f"- Retrieval measured at K = {', '.join(map(str, settings['retrieval_depths']))}, each depth its own search, by dense "
+        f"(exact cosine), BM25 (`{BM25_INDEX_ID}`) and hybrid retrievers (reciprocal rank fusion, k = {settings['rrf_k']}); "
         f"the answerer reads the top {settings['top_k']} dense passages; golden seed {settings['golden_seed']}.",
         "- Every search is scoped to one company's filings of the fiscal year asked (its latest annual report when it has none).",
     ]
@@ -63,6 +66,12 @@ def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, st
     by_kind = golden.groupby("kind", sort=True).agg(questions=("question_id", "size"), companies=("cik", "nunique")).reset_index()
     golden_table = by_kind.rename(columns={"kind": "kind"})
     golden_table["expected route"] = golden_table.kind.map(lambda k: "answer" if k == "answerable" else "no-answer")
+    answerable = golden[golden.kind == "answerable"]
+    balance_table = (answerable.groupby(["source_form", "statement_type"], sort=True).size().rename("answerable questions")
+                     .reset_index().rename(columns={"source_form": "form", "statement_type": "printed in"}))
+    rejection_table = (rejections.groupby(["kind", "rule"], sort=False).size().rename("rejected").reset_index()
+                       .assign(order=lambda t: t.rule.map({rule: i for i, rule in enumerate(RULES)}))
+                       .sort_values(["kind", "order"]).drop(columns="order").rename(columns={"kind": "question kind"}))
     retrieval_table = pd.DataFrame({
         "retriever": retrieval.retriever, "K": retrieval.k,
         "document hit": [f"{percent(r)} ({_ratio(k, n)})" for r, k, n in zip(retrieval.document_hit_rate, retrieval.document_hits, retrieval.questions)],
@@ -95,7 +104,12 @@ def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, st
     })
     tables = [
         ReportTable("Corpus", corpus_table, Provenance("filings", content_version(filings.reset_index(drop=True)), partitions)),
-        ReportTable("Golden questions", golden_table, Provenance("golden_questions", content_version(golden), "xbrl_facts, chunks, filing_text of " + partitions)),
+        ReportTable("Golden questions", golden_table, Provenance("golden_questions", content_version(golden), "xbrl_facts, chunks, filing_text, sections of " + partitions)),
+        ReportTable("Golden questions by form and where the figure is printed", balance_table,
+                    Provenance("golden_questions", content_version(golden), "xbrl_facts, chunks, filing_text, sections of " + partitions)),
+        ReportTable("Golden candidates rejected, by rule", rejection_table,
+                    Provenance("golden_rejections", content_version(rejections), "xbrl_facts, chunks, filing_text, sections of " + partitions),
+                    note="Each candidate is counted once, under the first rule it fails, in the order the rules run (edgar_eval/golden/fairness.py)."),
         ReportTable("Retrieval", retrieval_table, Provenance("retrieval_metrics", content_version(retrieval), "retrieval_runs over search_index"),
                     note="Over answerable questions: the gold document or a gold page among the top K; recall, precision, "
                          "MRR and nDCG@10 of the gold chunks (every chunk that prints the asked figure for its period)."),
