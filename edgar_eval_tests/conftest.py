@@ -1,7 +1,9 @@
+import hashlib
 import os
 import warnings
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 warnings.filterwarnings("ignore", module="dagster")
@@ -58,3 +60,25 @@ DEI_HIDDEN = (
     '<ix:nonNumeric name="dei:EntityCentralIndexKey" contextRef="FY24">0000000042</ix:nonNumeric>'
     '<ix:nonNumeric name="dei:CurrentFiscalYearEndDate" contextRef="FY24">--12-31</ix:nonNumeric>'
 )
+
+
+def corpus_tables(files: dict[str, bytes], parsed: dict) -> tuple[pd.DataFrame, ...]:
+    """The five tables the golden_questions asset reads, built in memory from parsed filings."""
+    from edgar_eval.adapters.local_corpus import partition_key
+    from edgar_eval.corpus.tables import chunks_frame, facts_frame, filing_frame, sections_frame, text_frame
+
+    frames: dict[str, list[pd.DataFrame]] = {name: [] for name in ("filings", "facts", "chunks", "texts", "sections")}
+    for path, filing in sorted(parsed.items()):
+        key, sha = partition_key(path), hashlib.sha256(files[path]).hexdigest()
+        frames["filings"].append(filing_frame(key, path, sha, len(files[path]), filing, None))
+        frames["facts"].append(facts_frame(key, sha, filing))
+        frames["chunks"].append(chunks_frame(key, sha, filing, 1000, 200))
+        frames["texts"].append(text_frame(key, sha, filing))
+        frames["sections"].append(sections_frame(key, sha, filing))
+    return tuple(pd.concat(frames[name], ignore_index=True) for name in ("filings", "facts", "chunks", "texts", "sections"))
+
+
+@pytest.fixture(scope="session")
+def golden_inputs(demo_files, demo_parsed):
+    """The demo corpus's tables, as the golden_questions asset reads them."""
+    return corpus_tables(demo_files, demo_parsed)

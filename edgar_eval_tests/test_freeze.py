@@ -2,7 +2,6 @@ import json
 
 from edgar_eval.golden.freeze import freeze, split_by_company
 from edgar_eval.golden.templates import build_golden_questions
-from edgar_eval_tests.test_golden_templates import golden_inputs  # noqa: F401  (the fixture)
 
 
 def test_split_is_by_company_seeded_and_covers_both_sides():
@@ -14,7 +13,7 @@ def test_split_is_by_company_seeded_and_covers_both_sides():
     assert split_by_company(["1"], seed=7) == {"1": "eval"}
 
 
-def test_frozen_export_is_valid_json_lines_in_the_brief_schema_with_a_stable_hash(golden_inputs):  # noqa: F811
+def test_frozen_export_is_valid_json_lines_in_the_brief_schema_with_a_stable_hash(golden_inputs):
     filings = golden_inputs[0]
     golden = build_golden_questions(*golden_inputs, seed=7).questions
     shas = dict(zip(filings.filing_id, filings.sha256))

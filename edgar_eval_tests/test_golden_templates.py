@@ -1,32 +1,9 @@
-import hashlib
-
-import pandas as pd
 import pytest
 
-from edgar_eval.adapters.local_corpus import partition_key
-from edgar_eval.corpus.tables import chunks_frame, facts_frame, filing_frame, sections_frame, text_frame
 from edgar_eval.golden import fairness
 from edgar_eval.golden.fairness import FairnessLimits, FigureIndex, classify_occurrences, statement_headings, statement_type_at
 from edgar_eval.golden.labels import absence_probes, is_boilerplate, plain_company_name
 from edgar_eval.golden.templates import PERIODIC_FORMS, build_golden_questions, printed_answer
-
-
-def corpus_tables(files: dict[str, bytes], parsed: dict) -> tuple[pd.DataFrame, ...]:
-    """The five tables the golden_questions asset reads, built in memory from parsed filings."""
-    frames: dict[str, list[pd.DataFrame]] = {name: [] for name in ("filings", "facts", "chunks", "texts", "sections")}
-    for path, filing in sorted(parsed.items()):
-        key, sha = partition_key(path), hashlib.sha256(files[path]).hexdigest()
-        frames["filings"].append(filing_frame(key, path, sha, len(files[path]), filing, None))
-        frames["facts"].append(facts_frame(key, sha, filing))
-        frames["chunks"].append(chunks_frame(key, sha, filing, 1000, 200))
-        frames["texts"].append(text_frame(key, sha, filing))
-        frames["sections"].append(sections_frame(key, sha, filing))
-    return tuple(pd.concat(frames[name], ignore_index=True) for name in ("filings", "facts", "chunks", "texts", "sections"))
-
-
-@pytest.fixture(scope="module")
-def golden_inputs(demo_files, demo_parsed):
-    return corpus_tables(demo_files, demo_parsed)
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,13 @@ import pytest
 
 from edgar_eval.corpus.parse import parse_filing
 from edgar_eval.domain.filings import FilingError
-from edgar_eval_tests.conftest import REAL_CORPUS
+from edgar_eval.golden import fairness
+from edgar_eval.golden.fairness import FairnessLimits
+from edgar_eval.golden.templates import build_golden_questions
+from edgar_eval.golden.freeze import freeze
+from edgar_eval.report.builder import golden_tables
+from edgar_eval.report.markdown import render_table
+from edgar_eval_tests.conftest import REAL_CORPUS, REPO, corpus_tables
 
 pytestmark = pytest.mark.skipif(not (REAL_CORPUS / "manifest.csv").is_file(), reason=f"no real corpus at {REAL_CORPUS}")
 
@@ -148,3 +154,34 @@ def test_printed_page_numbers_run_in_sequence(parsed_real):
         numbers = [int(p) if p and p.isdigit() else None for p in printed]
         steps = [(a, b) for a, b in zip(numbers, numbers[1:]) if a is not None and b is not None]
         assert all(b == a + 1 for a, b in steps), (path, [s for s in steps if s[1] != s[0] + 1][:3])
+
+
+@pytest.fixture(scope="module")
+def real_golden(parsed_real):
+    parsed = {path: outcome for path, outcome in parsed_real.items() if not isinstance(outcome, FilingError)}
+    tables = corpus_tables({p: (REAL_CORPUS / p).read_bytes() for p in parsed}, parsed)
+    return tables, build_golden_questions(*tables, seed=7)
+
+
+def test_golden_set_from_the_real_filings_is_large_balanced_and_fair(real_golden):
+    _, build = real_golden
+    golden, limits = build.questions, FairnessLimits()
+    counts = golden.kind.value_counts()
+    assert counts["answerable"] >= 300 and all(counts[kind] >= 100 for kind in ("other_year", "other_company", "absent_concept"))
+    answerable = golden[golden.kind == "answerable"]
+    assert answerable.cik.nunique() >= 15 and set(answerable.source_form) == {"10-K", "10-Q"}
+    assert answerable.groupby("cik").size().max() <= limits.per_company
+    assert answerable.statement_type.value_counts(normalize=True).max() < 0.35, "no statement type dominates"
+    assert (answerable.gold_pages.map(len) > 1).mean() > 0.2, "headline figures are gold wherever they are printed"
+    assert set(build.rejections.rule) >= {fairness.BOILERPLATE, fairness.SMALL_OR_ROUND, fairness.OTHER_MEANINGS,
+                                          fairness.AMBIGUOUS, fairness.QUOTA_FILING, fairness.ABSENCE_UNCONFIRMED}
+
+
+def test_committed_real_corpus_report_holds_the_golden_set_the_code_builds(real_golden):
+    """reports/edgar/report.md was produced by the code: its golden tables and export hash drift when the code does."""
+    (filings, *_), build = real_golden
+    report = (REPO / "reports" / "edgar" / "report.md").read_text()
+    frozen = freeze(build.questions, dict(zip(filings.filing_id, filings.sha256)), seed=7)
+    assert f"export sha256 `{frozen.content_hash}`" in report
+    for table in golden_tables(build.questions, build.rejections, f"{len(filings)} filing partitions"):
+        assert render_table(table.frame) in report, table.title

@@ -37,6 +37,27 @@ def _slice_table(slices: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def golden_tables(golden: pd.DataFrame, rejections: pd.DataFrame, partitions: str) -> list[ReportTable]:
+    """The golden set's make-up and every rule's rejection count; a test rebuilds these from the real filings."""
+    source = "xbrl_facts, chunks, filing_text, sections of " + partitions
+    by_kind = golden.groupby("kind", sort=True).agg(questions=("question_id", "size"), companies=("cik", "nunique")).reset_index()
+    by_kind["expected route"] = by_kind.kind.map(lambda k: "answer" if k == "answerable" else "no-answer")
+    answerable = golden[golden.kind == "answerable"]
+    balance = (answerable.groupby(["source_form", "statement_type"], sort=True).size().rename("answerable questions")
+               .reset_index().rename(columns={"source_form": "form", "statement_type": "printed in"}))
+    rejected = (rejections.groupby(["kind", "rule"], sort=False).size().rename("rejected").reset_index()
+                .assign(order=lambda t: t.rule.map({rule: i for i, rule in enumerate(RULES)}))
+                .sort_values(["kind", "order"]).drop(columns="order").rename(columns={"kind": "question kind"}))
+    return [
+        ReportTable("Golden questions", by_kind, Provenance("golden_questions", content_version(golden), source)),
+        ReportTable("Golden questions by form and where the figure is printed", balance,
+                    Provenance("golden_questions", content_version(golden), source)),
+        ReportTable("Golden candidates rejected, by rule", rejected, Provenance("golden_rejections", content_version(rejections), source),
+                    note="Each candidate is counted once, under the first rule it fails, in the order the rules run "
+                         "(edgar_eval/golden/fairness.py)."),
+    ]
+
+
 def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, str], golden: pd.DataFrame, golden_set: pd.DataFrame,
                  rejections: pd.DataFrame, retrieval: pd.DataFrame, slices: pd.DataFrame, arms: pd.DataFrame, index_fingerprint: str, settings: dict) -> str:
     filings = filings.sort_values("filing_id")
@@ -63,15 +84,6 @@ def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, st
         "filing": filings.filing_id, "company": filings.company, "form": filings.form, "fiscal year": filings.fiscal_year,
         "period end": filings.period_end, "sha256": filings.sha256,
     })
-    by_kind = golden.groupby("kind", sort=True).agg(questions=("question_id", "size"), companies=("cik", "nunique")).reset_index()
-    golden_table = by_kind.rename(columns={"kind": "kind"})
-    golden_table["expected route"] = golden_table.kind.map(lambda k: "answer" if k == "answerable" else "no-answer")
-    answerable = golden[golden.kind == "answerable"]
-    balance_table = (answerable.groupby(["source_form", "statement_type"], sort=True).size().rename("answerable questions")
-                     .reset_index().rename(columns={"source_form": "form", "statement_type": "printed in"}))
-    rejection_table = (rejections.groupby(["kind", "rule"], sort=False).size().rename("rejected").reset_index()
-                       .assign(order=lambda t: t.rule.map({rule: i for i, rule in enumerate(RULES)}))
-                       .sort_values(["kind", "order"]).drop(columns="order").rename(columns={"kind": "question kind"}))
     retrieval_table = pd.DataFrame({
         "retriever": retrieval.retriever, "K": retrieval.k,
         "document hit": [f"{percent(r)} ({_ratio(k, n)})" for r, k, n in zip(retrieval.document_hit_rate, retrieval.document_hits, retrieval.questions)],
@@ -104,12 +116,7 @@ def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, st
     })
     tables = [
         ReportTable("Corpus", corpus_table, Provenance("filings", content_version(filings.reset_index(drop=True)), partitions)),
-        ReportTable("Golden questions", golden_table, Provenance("golden_questions", content_version(golden), "xbrl_facts, chunks, filing_text, sections of " + partitions)),
-        ReportTable("Golden questions by form and where the figure is printed", balance_table,
-                    Provenance("golden_questions", content_version(golden), "xbrl_facts, chunks, filing_text, sections of " + partitions)),
-        ReportTable("Golden candidates rejected, by rule", rejection_table,
-                    Provenance("golden_rejections", content_version(rejections), "xbrl_facts, chunks, filing_text, sections of " + partitions),
-                    note="Each candidate is counted once, under the first rule it fails, in the order the rules run (edgar_eval/golden/fairness.py)."),
+        *golden_tables(golden, rejections, partitions),
         ReportTable("Retrieval", retrieval_table, Provenance("retrieval_metrics", content_version(retrieval), "retrieval_runs over search_index"),
                     note="Over answerable questions: the gold document or a gold page among the top K; recall, precision, "
                          "MRR and nDCG@10 of the gold chunks (every chunk that prints the asked figure for its period)."),

@@ -1,0 +1,172 @@
+"""Retrieval speed on a real corpus: embedding throughput, index build times, search latency per retriever,
+and what re-materialising after one filing changes costs.
+
+    .venv/bin/python bench/retrieval.py [CORPUS_DIR] [--limit-chunks N] [--store DATA_DIR/NAME]
+
+1. Parses every filing, chunks it with the default settings and embeds every chunk with all-MiniLM-L6-v2
+   on the CPU: chunks per second and the minutes the whole corpus takes (target: under 15 minutes).
+2. Builds the dense (exact cosine) and BM25 indexes and times each build.
+3. Searches 400 questions in the shape of the golden set ("What was <company>'s <label> for fiscal <year>?"),
+   each scoped to its company and year like the answerer's, at K=30 and K=50: median and 95th percentile
+   latency per retriever (target: median under 50 ms). Query embedding is timed apart from the search.
+4. With --store (a materialised corpus store such as data/edgar), copies it and the corpus into a temporary
+   folder, changes one filing's bytes, re-runs the corpus job and counts the partitions re-embedded
+   (target: only the changed filing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from edgar_eval.adapters.embedders import MiniLMEmbedder
+from edgar_eval.adapters.local_corpus import list_filings
+from edgar_eval.corpus.chunking import chunk_filing
+from edgar_eval.corpus.parse import parse_filing
+from edgar_eval.domain.filings import FilingError
+from edgar_eval.golden.labels import CONCEPT_LABELS, plain_company_name
+from edgar_eval.retrieval.bm25 import BM25Index
+from edgar_eval.retrieval.dense import DenseIndex
+from edgar_eval.retrieval.hybrid import HybridRetriever
+from edgar_eval.retrieval.scope import ScopedFiling, filings_in_scope
+
+EMBED_TARGET_MINUTES = 15
+SEARCH_TARGET_MS = 50
+CORPUS_ASSETS = ("filings", "filing_text", "xbrl_facts", "sections", "chunks", "chunk_embeddings")
+
+
+def _verdict(ok: bool) -> str:
+    return "meets target" if ok else "MISSES target"
+
+
+def _percentile_ms(samples: list[float], q: float) -> float:
+    return float(np.percentile(np.array(samples) * 1000, q))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus", nargs="?", default=str(Path(__file__).resolve().parents[2] / "shared" / "corpus" / "edgar"))
+    parser.add_argument("--limit-chunks", type=int, default=0, help="embed only the first N chunks (a quick look; not the target)")
+    parser.add_argument("--store", help="a materialised store of this corpus (e.g. data/edgar) for the one-filing-changed run")
+    args = parser.parse_args()
+    corpus = Path(args.corpus)
+
+    started = time.perf_counter()
+    texts, filing_ids, scoped, names = [], [], [], {}
+    for key, relative in sorted(list_filings(corpus).items()):
+        try:
+            parsed = parse_filing((corpus / relative).read_bytes())
+        except FilingError as exc:
+            print(f"{key}: left out ({exc})")
+            continue
+        scoped.append(ScopedFiling(key, parsed.meta.cik, parsed.meta.form, parsed.meta.fiscal_year))
+        names.setdefault(parsed.meta.cik, plain_company_name(parsed.meta.company))
+        for chunk in chunk_filing(key, parsed.text, parsed.sections, parsed.pages, 1000, 200):
+            texts.append(chunk.text)
+            filing_ids.append(key)
+    print(f"parsed and chunked {len(scoped)} filings into {len(texts)} chunks in {time.perf_counter() - started:.1f} s")
+
+    embedder = MiniLMEmbedder()
+    embedder.embed(["warm-up"])  # the model load is not embedding throughput
+    sample = texts[:args.limit_chunks] if args.limit_chunks else texts
+    started = time.perf_counter()
+    vectors = embedder.embed(sample)
+    seconds = time.perf_counter() - started
+    rate = len(sample) / seconds
+    whole_minutes = len(texts) / rate / 60
+    print(f"embedding: {len(sample)} chunks in {seconds:.1f} s = {rate:.1f} chunks/s; the whole corpus ({len(texts)} chunks) "
+          f"{'takes' if not args.limit_chunks else 'would take'} {whole_minutes:.1f} min "
+          f"({_verdict(whole_minutes < EMBED_TARGET_MINUTES)} of {EMBED_TARGET_MINUTES} min)")
+    if args.limit_chunks:
+        texts, filing_ids = texts[:len(sample)], filing_ids[:len(sample)]
+        scoped = [f for f in scoped if f.filing_id in set(filing_ids)]
+
+    started = time.perf_counter()
+    dense = DenseIndex(vectors, filing_ids)
+    dense_build = time.perf_counter() - started
+    started = time.perf_counter()
+    lexical = BM25Index.build(texts, filing_ids)
+    bm25_build = time.perf_counter() - started
+    hybrid = HybridRetriever(dense, lexical)
+    print(f"index build: dense {dense_build * 1000:.0f} ms, bm25 {bm25_build:.2f} s over {len(texts)} chunks")
+
+    rng = random.Random(7)
+    labels = sorted(set(CONCEPT_LABELS.values()))
+    questions = []
+    for _ in range(400):
+        filing = scoped[rng.randrange(len(scoped))]
+        question = f"What was {names[filing.cik]}'s {labels[rng.randrange(len(labels))]} for fiscal {filing.fiscal_year}?"
+        questions.append((question, filings_in_scope(scoped, filing.cik, filing.fiscal_year)))
+    embed_times, latency = [], {"dense": [], "bm25": [], "hybrid": []}
+    for question, scope in questions:
+        t0 = time.perf_counter()
+        query = embedder.embed([question])[0]
+        embed_times.append(time.perf_counter() - t0)
+        for depth in (30, 50):
+            for name, search in (("dense", lambda: dense.search(query, scope, depth)),
+                                 ("bm25", lambda: lexical.search(question, scope, depth)),
+                                 ("hybrid", lambda: hybrid.search(query, question, scope, depth))):
+                t0 = time.perf_counter()
+                search()
+                latency[name].append(time.perf_counter() - t0)
+    print(f"query embedding: median {_percentile_ms(embed_times, 50):.1f} ms per question")
+    for name, samples in latency.items():
+        median = _percentile_ms(samples, 50)
+        print(f"search {name:6}: median {median:.2f} ms, p95 {_percentile_ms(samples, 95):.2f} ms over {len(samples)} searches "
+              f"(K=30 and K=50; {_verdict(median < SEARCH_TARGET_MS)} of {SEARCH_TARGET_MS} ms)")
+
+    if args.store:
+        return _one_filing_changed(corpus, Path(args.store))
+    return 0
+
+
+def _one_filing_changed(corpus: Path, store: Path) -> int:
+    """Copy the store and the corpus, change one filing's bytes, re-run the corpus job: what is re-embedded?"""
+    import dagster as dg
+
+    warnings.filterwarnings("ignore", module="dagster")  # beta notices, not figures
+
+    from edgar_eval.defs.factory import build_definitions
+    from edgar_eval.defs.runner import materialise_corpus
+    from edgar_eval.defs.settings import EvalSettings
+
+    with tempfile.TemporaryDirectory(prefix="edgar-eval-bench-") as tmp:
+        work = Path(tmp)
+        shutil.copytree(corpus, work / "corpus")
+        for asset in CORPUS_ASSETS:
+            if (store / asset).is_dir():
+                shutil.copytree(store / asset, work / "data" / "bench" / asset)
+        keys = sorted(list_filings(work / "corpus"))
+        changed_key = keys[0]
+        path = work / "corpus" / list_filings(work / "corpus")[changed_key]
+        data = path.read_bytes()
+        at = data.rfind(b"</body>")
+        path.write_bytes(data[:at] + b"<!-- changed by bench/retrieval.py -->" + data[at:])
+        settings = EvalSettings(corpus_dir=str(work / "corpus"), corpus_name="bench", data_dir=str(work / "data"),
+                                reports_dir=str(work / "reports"))
+        instance = dg.DagsterInstance.ephemeral()
+        started = time.perf_counter()
+        failed = materialise_corpus(build_definitions(settings), instance)
+        seconds = time.perf_counter() - started
+        embedded = []
+        for key in keys:
+            records = instance.fetch_materializations(
+                dg.AssetRecordsFilter(asset_key=dg.AssetKey("chunk_embeddings"), asset_partitions=[key]), limit=1).records
+            if records and not records[0].asset_materialization.metadata["reused"].value:
+                embedded.append(key)
+        print(f"one filing changed ({changed_key}): corpus job over {len(keys)} partitions in {seconds:.1f} s, "
+              f"{len(failed)} failed; re-embedded {len(embedded)}: {', '.join(embedded) or 'none'} "
+              f"({_verdict(embedded == [changed_key])}: only the changed filing)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
