@@ -1,0 +1,329 @@
+"""The citation check of the reference answerer: every figure it states must be printed in a passage it cites.
+
+Rule (project brief): every sentence with a figure (digits or words) carries a citation marker; every figure
+in a cited sentence is printed in a cited passage. Note, page, item and exhibit numbers (and years, dates and
+form names, see `number_words`) back nothing and need no marker; a percentage is backed only by a percentage;
+an unscaled passage number is rescaled (thousand/million/billion) only when it has 3+ digits.
+
+Markers. The default syntax is `[P<n>]`, the passage id in square brackets ("[P3]"); several ids may share one
+bracket ("[P1, P3]") or stand side by side ("[P1][P3]"). The ids are the keys of `passages`. Any other syntax
+is a regular expression whose first group (or whole match, without groups) holds the comma- or
+semicolon-separated ids: `BRACKETED_ID_MARKER_PATTERN` takes any space-free bracketed id, such as the chunk
+ids ("[0000320193-24-000123:00005]") the extractive reader prints. Markers are read from the answer only;
+what a passage says never cites anything.
+
+Outcome. `reason` is "no_valid_citation" when some figure-bearing sentence has no marker, or when any
+sentence cites an id not among `passages`; otherwise "unsupported_claim" when a figure of a cited sentence is
+not printed in any passage that sentence cites; otherwise None and `ok` is True.
+
+Matching. A passage figure backs an answer figure when both are percentages or neither is, and their
+magnitudes agree within half a unit of the answer's last written digit ("$1.9 billion": within $50 million).
+A passage figure is read as printed (with its own scale word: "$1.9 billion"), and, when it has no scale word
+and 3+ significant digits, also times every scale the passage text names ("(in millions)", "thousands",
+"$5 million"), so "1,948" under "(In millions)" backs "$1.9 billion". Signs are not compared: "a net loss of
+$8 million" is backed by "(8)".
+
+Sentences. Split after . ! ? followed by space and a capital, digit, symbol or quote, and at every line
+break. Not after decimal points, abbreviations ("Inc.", "Corp.", "U.S.", "No."), initials, or a list number
+at the start of a line ("1. "). Markers right after the full stop ("... $1.9 billion. [P1]") belong to the
+sentence they follow. A sentence that cites several passages may draw each figure from any of them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from edgar_eval.answering.number_words import SCALE_FACTORS, Figure, find_number_phrases
+
+DEFAULT_MARKER_PATTERN = r"\[(P\d+(?:\s*[,;]\s*P\d+)*)\]"
+BRACKETED_ID_MARKER_PATTERN = r"\[([^\[\]\s,;]+(?:\s*[,;]\s*[^\[\]\s,;]+)*)\]"
+MIN_RESCALE_DIGITS = 3
+
+NO_VALID_CITATION = "no_valid_citation"
+UNSUPPORTED_CLAIM = "unsupported_claim"
+Reason = Literal["no_valid_citation", "unsupported_claim"]
+
+_TERMINAL = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*")
+_ABBREVIATIONS = frozenset(
+    "inc corp co cos ltd llc plc lp llp no nos vs v mr mrs ms dr jr sr st approx est fig figs jan feb mar apr jun jul "
+    "aug sep sept oct nov dec cf al dept div bros ref vol govt p pp".split()
+)
+_LIST_NUMBER = re.compile(r"[ \t]*(?:\d{1,3}[.)]|\(\d{1,3}\))(?=\s)")
+_PASSAGE_SCALES = (
+    (re.compile(r"\b(thousand|million|billion|trillion)s?\b", re.I), None),
+    (re.compile(r"\bin\s+\$?\s?000s?\b|\(\s*\$?\s?000s?\s*\)", re.I), "thousand"),
+    (re.compile(r"\(\s*(?:in\s+)?\$?\s?(?:MM|M|mm)\s*\)|\bin\s+\$?\s?MM\b"), "million"),
+)
+
+
+@dataclass(frozen=True)
+class FigureCheck:
+    figure: Figure
+    backed: bool
+    backed_by: str | None  # the passage id whose figure backs it
+    backing_text: str | None  # that passage figure as printed
+    why: str
+
+
+@dataclass(frozen=True)
+class SentenceCheck:
+    sentence: str
+    start: int
+    end: int
+    figures: tuple[Figure, ...]  # the figures that need backing (kind "figure")
+    references: tuple[Figure, ...]  # years, dates, note/page/item numbers: they back nothing, need nothing
+    cited_ids: tuple[str, ...]
+    unknown_ids: tuple[str, ...]
+    checks: tuple[FigureCheck, ...]
+    reason: Reason | None
+    failed_figure: Figure | None
+    why: str
+
+
+@dataclass(frozen=True)
+class CitationVerdict:
+    ok: bool
+    reason: Reason | None
+    sentences: tuple[SentenceCheck, ...]
+
+    @property
+    def failures(self) -> tuple[SentenceCheck, ...]:
+        return tuple(s for s in self.sentences if s.reason is not None)
+
+    @property
+    def why(self) -> str:
+        failed = self.failures
+        return "; ".join(f"{s.reason}: {s.why}" for s in failed) if failed else "every figure is cited and backed"
+
+
+def _compile(marker_pattern: str | re.Pattern[str]) -> re.Pattern[str]:
+    return marker_pattern if isinstance(marker_pattern, re.Pattern) else re.compile(marker_pattern)
+
+
+def _marker_ids(match: re.Match[str]) -> list[str]:
+    body = match.group(1) if match.re.groups else match.group(0)
+    return [part.strip() for part in re.split(r"[,;]", body) if part.strip()]
+
+
+def _is_abbreviation(text: str, line_start: int, dot: int) -> bool:
+    before = text[line_start:dot]
+    if re.fullmatch(r"\s*(?:[-*\u2022+]\s*)?\(?\d{1,3}", before):
+        return True  # "1. Revenue ..." numbers a list
+    word = re.search(r"([A-Za-z][A-Za-z.]*)\Z", before)
+    if not word:
+        return False
+    token = word.group(1)
+    if "." in token:
+        return True  # "U.S", "e.g", "i.e", "N.A"
+    if len(token) == 1 and token.isupper():
+        return True  # an initial: "J. Smith"
+    return token.lower() in _ABBREVIATIONS
+
+
+def split_sentences(text: str, marker_pattern: str | re.Pattern[str] = DEFAULT_MARKER_PATTERN) -> list[tuple[int, int]]:
+    """(start, end) spans of the sentences of `text`, whitespace trimmed, markers kept with their sentence."""
+    marker = _compile(marker_pattern)
+    spans: list[tuple[int, int]] = []
+    line_start = 0
+    for line in text.split("\n"):
+        line_end = line_start + len(line)
+        cut = line_start
+        for terminal in _TERMINAL.finditer(text, line_start, line_end):
+            if terminal.start() < cut:
+                continue
+            if text[terminal.start()] == "." and terminal.group(0)[:2] != ".." and _is_abbreviation(text, line_start, terminal.start()):
+                continue
+            stop = terminal.end()
+            while True:
+                gap = stop
+                while gap < line_end and text[gap] in " \t":
+                    gap += 1
+                following = marker.match(text, gap, line_end)
+                if not following:
+                    break
+                stop = following.end()
+            nxt = stop
+            while nxt < line_end and text[nxt].isspace():
+                nxt += 1
+            if nxt == stop and nxt < line_end:
+                continue  # no space after the stop: "1.5", "U.S.A"
+            if nxt < line_end and text[nxt].islower():
+                continue
+            spans.append((cut, stop))
+            cut = stop
+        spans.append((cut, line_end))
+        line_start = line_end + 1
+    trimmed = []
+    for start, end in spans:
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if start < end:
+            trimmed.append((start, end))
+    return trimmed
+
+
+def _masked(text: str, start: int, end: int, marker: re.Pattern[str]) -> str:
+    """The sentence with markers (and a list number opening a line) blanked, offsets kept."""
+    sentence = list(text[start:end])
+    for match in marker.finditer(text, start, end):
+        for k in range(match.start() - start, match.end() - start):
+            sentence[k] = " "
+    previous = start - 1
+    while previous >= 0 and text[previous] in " \t":
+        previous -= 1
+    if previous < 0 or text[previous] == "\n":
+        bullet = _LIST_NUMBER.match(text, start, end)
+        if bullet:
+            for k in range(bullet.start() - start, bullet.end() - start):
+                sentence[k] = " "
+    return "".join(sentence)
+
+
+def _sentence_figures(text: str, start: int, end: int, marker: re.Pattern[str]) -> list[Figure]:
+    return find_number_phrases(_masked(text, start, end, marker))
+
+
+@dataclass(frozen=True)
+class _PassageIndex:
+    figures: tuple[Figure, ...]
+    scales: tuple[float, ...]
+
+
+def passage_scales(passage_text: str) -> tuple[float, ...]:
+    """The scale factors a passage names anywhere in its text ("(In millions)" -> (1e6,))."""
+    found: set[float] = set()
+    for pattern, fixed in _PASSAGE_SCALES:
+        for match in pattern.finditer(passage_text):
+            found.add(SCALE_FACTORS[fixed or match.group(1).lower()])
+    return tuple(sorted(found))
+
+
+def _index(passage_text: str) -> _PassageIndex:
+    figures = tuple(f for f in find_number_phrases(passage_text) if f.is_figure)
+    return _PassageIndex(figures, passage_scales(passage_text))
+
+
+def _readings(figure: Figure, scales: tuple[float, ...], min_rescale_digits: int) -> list[float]:
+    values = [abs(figure.value)]
+    if figure.scale_word is None and not figure.is_percent and figure.significant_digits >= min_rescale_digits:
+        values.extend(abs(figure.value) * factor for factor in scales)
+    return values
+
+
+def _find_backing(figure: Figure, index: _PassageIndex, min_rescale_digits: int) -> Figure | None:
+    if not figure.is_figure:
+        return None
+    target = abs(figure.value)
+    for candidate in index.figures:
+        if candidate.is_percent != figure.is_percent:
+            continue
+        for value in _readings(candidate, index.scales, min_rescale_digits):
+            if abs(value - target) <= figure.half_unit + 1e-9 * max(value, target):
+                return candidate
+    return None
+
+
+def find_backing(figure: Figure, passage_text: str, min_rescale_digits: int = MIN_RESCALE_DIGITS) -> Figure | None:
+    """The figure of `passage_text` that backs `figure`, or None. Years and references are never backed."""
+    return _find_backing(figure, _index(passage_text), min_rescale_digits)
+
+
+def _check_sentence(
+    text: str, start: int, end: int, passages: dict[str, str], marker: re.Pattern[str],
+    indexes: dict[str, _PassageIndex], min_rescale_digits: int,
+) -> SentenceCheck:
+    found = _sentence_figures(text, start, end, marker)
+    figures = tuple(f for f in found if f.is_figure)
+    references = tuple(f for f in found if not f.is_figure)
+    cited: list[str] = []
+    for match in marker.finditer(text, start, end):
+        cited.extend(i for i in _marker_ids(match) if i not in cited)
+    unknown = tuple(i for i in cited if i not in passages)
+    sentence = text[start:end]
+
+    def verdict(checks=(), reason=None, failed=None, why="") -> SentenceCheck:
+        return SentenceCheck(sentence, start, end, figures, references, tuple(cited), unknown, tuple(checks), reason, failed, why)
+
+    if unknown:
+        return verdict(reason=NO_VALID_CITATION, failed=figures[0] if figures else None,
+                       why=f"cites {', '.join(unknown)}, not among the passages provided")
+    if not figures:
+        return verdict(why="no figure")
+    if not cited:
+        return verdict(reason=NO_VALID_CITATION, failed=figures[0], why=f"states {figures[0].text!r} without a citation marker")
+    checks = []
+    for figure in figures:
+        backing = None
+        for passage_id in cited:
+            if passage_id not in indexes:
+                indexes[passage_id] = _index(passages[passage_id])
+            candidate = _find_backing(figure, indexes[passage_id], min_rescale_digits)
+            if candidate is not None:
+                backing = (passage_id, candidate)
+                break
+        if backing:
+            checks.append(FigureCheck(figure, True, backing[0], backing[1].text, f"printed in {backing[0]} as {backing[1].text!r}"))
+        else:
+            kind = "percentage" if figure.is_percent else "number"
+            checks.append(FigureCheck(figure, False, None, None, f"no {kind} within {figure.half_unit:g} of {figure.text!r} in {', '.join(cited)}"))
+    failed = next((c for c in checks if not c.backed), None)
+    if failed:
+        return verdict(checks, UNSUPPORTED_CLAIM, failed.figure, failed.why)
+    return verdict(checks, why="every figure backed")
+
+
+def check_citations(
+    answer_text: str,
+    passages: dict[str, str],
+    marker_pattern: str | re.Pattern[str] = DEFAULT_MARKER_PATTERN,
+    min_rescale_digits: int = MIN_RESCALE_DIGITS,
+) -> CitationVerdict:
+    """Check that every figure of `answer_text` is cited and printed in a passage it cites (see the module doc)."""
+    marker = _compile(marker_pattern)
+    indexes: dict[str, _PassageIndex] = {}
+    sentences = tuple(
+        _check_sentence(answer_text, start, end, passages, marker, indexes, min_rescale_digits)
+        for start, end in split_sentences(answer_text, marker)
+    )
+    reasons = {s.reason for s in sentences}
+    reason: Reason | None = (
+        NO_VALID_CITATION if NO_VALID_CITATION in reasons else UNSUPPORTED_CLAIM if UNSUPPORTED_CLAIM in reasons else None
+    )
+    return CitationVerdict(reason is None, reason, sentences)
+
+
+def answer_figures(answer_text: str, marker_pattern: str | re.Pattern[str] = DEFAULT_MARKER_PATTERN) -> list[Figure]:
+    """The figures (kind "figure") of an answer, offsets into `answer_text`, markers and list numbers ignored."""
+    marker = _compile(marker_pattern)
+    return [
+        _shift(f, start)
+        for start, end in split_sentences(answer_text, marker)
+        for f in _sentence_figures(answer_text, start, end, marker)
+        if f.is_figure
+    ]
+
+
+def _shift(figure: Figure, offset: int) -> Figure:
+    return replace(
+        figure, start=figure.start + offset, end=figure.end + offset,
+        number_start=figure.number_start + offset, number_end=figure.number_end + offset,
+    )
+
+
+def digit_mutations(answer_text: str, marker_pattern: str | re.Pattern[str] = DEFAULT_MARKER_PATTERN) -> list[str]:
+    """For each figure written in digits, the answer with that figure's last written digit raised by one
+    (mod 10): "$1.9 billion" -> "$1.0 billion", "1,948" -> "1,949". Years, references, markers and figures in
+    words are left alone. A change of one unit in the last digit is more than the half-unit tolerance, so the
+    check should withhold every mutant whose new value is not also printed in the cited passage."""
+    mutants = []
+    for figure in answer_figures(answer_text, marker_pattern):
+        if figure.in_words:
+            continue
+        last = max(k for k in range(figure.number_start, figure.number_end) if answer_text[k].isdigit())
+        digit = str((int(answer_text[last]) + 1) % 10)
+        mutants.append(answer_text[:last] + digit + answer_text[last + 1:])
+    return mutants
