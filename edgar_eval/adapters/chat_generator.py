@@ -1,0 +1,296 @@
+"""Generators over HTTP: any OpenAI-compatible POST /v1/chat/completions, and a user's own RAG service.
+
+Both retry 429, 5xx and transport failures (timeouts included) with backoff, honouring Retry-After up to a cap;
+both check every reply strictly and fail loudly, so a misbehaving server shows up as an error, never as a
+wrong answer; both go through a Tape, so a recorded run replays offline with the original latencies.
+
+The chat generator asks at temperature 0 with a bounded max_tokens (and a seed when given), with the prompt of
+answering.prompt; its nonces are seeded by default so the same request always sends the same messages and
+hits the same tape entry. The external RAG service receives {question, cik, fiscal_year}, does its own
+retrieval and answers {text, citations, abstained, reason}; its citations are its own passage ids.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Callable
+from urllib.parse import urlsplit
+
+import httpx
+
+from edgar_eval.adapters.edgar_client import RetryPolicy, retry_after_seconds
+from edgar_eval.adapters.openai_embeddings import _error_excerpt, _public_url, normalise_base_url
+from edgar_eval.adapters.tape import Tape
+from edgar_eval.answering.prompt import PROMPT_VERSION, NonceFactory, build_prompt, parse_reply, random_nonces, seeded_nonces
+from edgar_eval.domain.generation import Generation, GenerationRequest
+
+CHAT_API_KEY_ENV = "EDGAR_EVAL_CHAT_API_KEY"
+RAG_API_KEY_ENV = "EDGAR_EVAL_RAG_API_KEY"
+DEFAULT_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
+DEFAULT_MAX_TOKENS = 512
+DEFAULT_NONCE_SEED = "edgar-eval"
+CHAT_ID_PREFIX = "openai-compatible-chat"
+RAG_ID_PREFIX = "external-rag"
+_USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
+class GenerationError(RuntimeError):
+    """A generation request that failed or a reply that cannot be trusted; `kind` names it for reports."""
+
+    kind = "generation"
+
+
+class GenerationHttpError(GenerationError):
+    """A 4xx the server will not change its mind about (bad model name, bad key, prompt too long)."""
+
+    kind = "http"
+
+    def __init__(self, message: str, status_code: int) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+
+
+class GenerationRetriesExhausted(GenerationError):
+    kind = "retries_exhausted"
+
+
+class GenerationResponseError(GenerationError):
+    """A 2xx reply (or a taped one) that is not what the protocol promises."""
+
+    kind = "bad_response"
+
+
+def _api_headers(api_key: str | None, api_key_env: str | None) -> dict[str, str]:
+    key = api_key if api_key is not None else (os.environ.get(api_key_env, "") if api_key_env else "")
+    headers = {"Accept": "application/json"}
+    if key.strip():
+        headers["Authorization"] = f"Bearer {key.strip()}"
+    return headers
+
+
+class _JsonEndpoint:
+    """POST JSON, get a JSON object back: bounded retries, and the successful attempt's latency."""
+
+    def __init__(self, url: str, public_url: str, headers: dict[str, str], timeout: httpx.Timeout | float,
+                 retry: RetryPolicy, sleep: Callable[[float], None], clock: Callable[[], float],
+                 transport: httpx.BaseTransport | None) -> None:
+        if retry.attempts < 1:
+            raise ValueError("retry.attempts must be at least 1")
+        self.url, self.public_url, self.retry = url, public_url, retry
+        self._sleep, self._clock = sleep, clock
+        self._http = httpx.Client(headers=headers, timeout=timeout, transport=transport)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def post(self, body: dict, hint_404: str = "") -> tuple[dict, float]:
+        problem = ""
+        for attempt in range(1, self.retry.attempts + 1):
+            delay = self.retry.backoff(attempt)
+            started = self._clock()
+            try:
+                response = self._http.post(self.url, json=body)
+            except httpx.TransportError as exc:  # timeouts are transport errors too
+                problem = f"{type(exc).__name__}: {exc}"
+            else:
+                status = response.status_code
+                if status == 429 or status >= 500:
+                    problem = f"HTTP {status} {response.reason_phrase}: {_error_excerpt(response)}"
+                    retry_after = retry_after_seconds(response.headers.get("Retry-After"))
+                    if retry_after is not None:
+                        delay = min(retry_after, self.retry.max_retry_after_s)
+                elif status >= 400:
+                    hint = " (check the API key)" if status in (401, 403) else (hint_404 if status == 404 else "")
+                    raise GenerationHttpError(f"HTTP {status} {response.reason_phrase} from {self.public_url}{hint}: "
+                                              f"{_error_excerpt(response)}", status)
+                else:
+                    return self._json(response), self._clock() - started
+            if attempt < self.retry.attempts:
+                self._sleep(delay)
+        raise GenerationRetriesExhausted(f"gave up on {self.public_url} after {self.retry.attempts} attempts: {problem}")
+
+    def _json(self, response: httpx.Response) -> dict:
+        try:
+            payload = response.json()
+        except ValueError as exc:
+            raise GenerationResponseError(f"{self.public_url} did not return JSON: {exc}; body starts "
+                                          f"{response.text[:80]!r}") from exc
+        if not isinstance(payload, dict):
+            raise GenerationResponseError(f"{self.public_url} returned JSON {type(payload).__name__}, not an object")
+        return payload
+
+
+def normalise_chat_base_url(base_url: str) -> str:
+    """'http://host:8080/v1/chat/completions' or '.../v1/' -> 'http://host:8080'."""
+    text = base_url.strip().rstrip("/")
+    if text.endswith("/chat/completions"):
+        text = text[: -len("/chat/completions")]
+    try:
+        return normalise_base_url(text)
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("embeddings base_url", "chat base_url")) from None
+
+
+def _chat_reply(payload: dict, where: str) -> dict:
+    """The one choice's content, finish reason, served model and token usage, checked; what the tape keeps."""
+    choices = payload.get("choices")
+    if not isinstance(choices, list) or not choices:
+        error = payload.get("error")
+        detail = f": error {' '.join(str(error).split())[:200]}" if error else f" (keys {sorted(payload)[:8]})"
+        raise GenerationResponseError(f"{where} returned JSON without a non-empty 'choices' list{detail}")
+    if len(choices) != 1:
+        raise GenerationResponseError(f"{where} returned {len(choices)} choices where one was asked for")
+    choice = choices[0]
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(message, dict):
+        raise GenerationResponseError(f"{where} returned a choice without a 'message' object")
+    content = message.get("content")
+    if not isinstance(content, str):
+        why = f"; refusal: {message['refusal']!r}" if isinstance(message.get("refusal"), str) else (
+            "; it called tools" if message.get("tool_calls") else "")
+        raise GenerationResponseError(f"{where} returned a message whose 'content' is "
+                                      f"{type(content).__name__}, not text{why}")
+    finish = choice.get("finish_reason")
+    if finish is not None and not isinstance(finish, str):
+        raise GenerationResponseError(f"{where} returned a non-text 'finish_reason': {finish!r}")
+    served = payload.get("model") if isinstance(payload.get("model"), str) else None
+    usage = payload.get("usage") if isinstance(payload.get("usage"), dict) else {}
+    usage = {k: usage[k] for k in _USAGE_FIELDS if isinstance(usage.get(k), int) and not isinstance(usage[k], bool)}
+    return {"content": content, "finish_reason": finish, "served_model": served, "usage": usage}
+
+
+class OpenAICompatibleChatGenerator:
+    """The reference answerer's reader: a chat model behind an OpenAI-compatible server."""
+
+    def __init__(self, base_url: str, model: str, api_key: str | None = None, *,
+                 api_key_env: str | None = CHAT_API_KEY_ENV, timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+                 retry: RetryPolicy = RetryPolicy(), tape: Tape | None = None, max_tokens: int = DEFAULT_MAX_TOKENS,
+                 seed: int | None = None, nonces: NonceFactory | None = None,
+                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.perf_counter,
+                 transport: httpx.BaseTransport | None = None) -> None:
+        self.model = model.strip()
+        if not self.model:
+            raise ValueError("a chat model name is required")
+        if max_tokens < 1:
+            raise ValueError(f"max_tokens must be at least 1, not {max_tokens}")
+        self.tape = tape or Tape.off()
+        self.nonces = nonces or seeded_nonces(DEFAULT_NONCE_SEED)
+        if self.nonces is random_nonces and self.tape.mode != "off":
+            raise ValueError("random nonces change the messages, hence the tape key, on every call; "
+                             "use seeded_nonces(seed) with a tape")
+        self.parameters: dict = {"temperature": 0, "max_tokens": max_tokens}
+        if seed is not None:
+            self.parameters["seed"] = seed
+        self.base_url = normalise_chat_base_url(base_url)
+        self._public_base_url = _public_url(self.base_url)
+        self._endpoint = _JsonEndpoint(f"{self.base_url}/v1/chat/completions", f"{self._public_base_url}/v1/chat/completions",
+                                       _api_headers(api_key, api_key_env), timeout, retry, sleep, clock, transport)
+
+    def __enter__(self) -> OpenAICompatibleChatGenerator:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._endpoint.close()
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatibleChatGenerator(model={self.model!r}, base_url={self._public_base_url!r}, tape={self.tape!r})"
+
+    @property
+    def generator_id(self) -> str:
+        """'openai-compatible-chat:<model>/<prompt version>'; the server is left out, so a replay elsewhere matches."""
+        return f"{CHAT_ID_PREFIX}:{self.model}/{PROMPT_VERSION}"
+
+    def generate(self, request: GenerationRequest) -> Generation:
+        prompt = build_prompt(request, self.nonces)
+        messages = prompt.as_messages()
+        where = f"{self._endpoint.public_url} (model {self.model!r})"
+
+        def fetch() -> tuple[dict, float]:
+            body = {"model": self.model, "messages": messages, **self.parameters, "stream": False}
+            payload, latency = self._endpoint.post(body, hint_404=f" (is model {self.model!r} served there?)")
+            return _chat_reply(payload, where), latency
+
+        taped = self.tape.call(self.model, self.parameters, messages, fetch, question=request.question)
+        reply = taped.response
+        if not isinstance(reply.get("content"), str) or not (reply.get("finish_reason") is None
+                                                                or isinstance(reply.get("finish_reason"), str)):
+            raise GenerationResponseError(f"taped reply {taped.key} has no text 'content' or a bad 'finish_reason'")
+        parsed = parse_reply(prompt, reply["content"])
+        reason = parsed.reason
+        if not parsed.abstained and reply.get("finish_reason") == "length":
+            reason = "reply cut at max_tokens" + (f"; {reason}" if reason else "")
+        return Generation(text=parsed.text, citations=parsed.citations, abstained=parsed.abstained, reason=reason,
+                          model_id=self.model, parameters=dict(self.parameters), prompt_version=prompt.prompt_version,
+                          latency_seconds=taped.latency_seconds, replayed=taped.replayed, tape_key=taped.key)
+
+
+def _rag_reply(payload: dict, where: str) -> dict:
+    """{text, citations, abstained, reason}, checked and normalised; extra keys are ignored."""
+    missing = [k for k in ("text", "citations", "abstained") if k not in payload]
+    if missing:
+        raise GenerationResponseError(f"{where} returned JSON without {', '.join(map(repr, missing))} "
+                                      f"(keys {sorted(payload)[:8]})")
+    text, citations, abstained, reason = (payload["text"], payload["citations"], payload["abstained"],
+                                          payload.get("reason"))
+    if not isinstance(text, str):
+        raise GenerationResponseError(f"{where} returned 'text' of type {type(text).__name__}, not a string")
+    if not isinstance(citations, list) or not all(isinstance(c, str) and c.strip() for c in citations):
+        raise GenerationResponseError(f"{where} returned 'citations' that are not a list of non-empty strings")
+    if not isinstance(abstained, bool):
+        raise GenerationResponseError(f"{where} returned 'abstained' of type {type(abstained).__name__}, not true/false")
+    if reason is not None and not isinstance(reason, str):
+        raise GenerationResponseError(f"{where} returned 'reason' of type {type(reason).__name__}, not a string or null")
+    return {"text": text, "citations": list(dict.fromkeys(citations)), "abstained": abstained, "reason": reason}
+
+
+class ExternalRagGenerator:
+    """A user's own RAG service, evaluated end to end: it retrieves, reads and cites by itself."""
+
+    def __init__(self, url: str, *, name: str | None = None, api_key: str | None = None,
+                 api_key_env: str | None = RAG_API_KEY_ENV, timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+                 retry: RetryPolicy = RetryPolicy(), tape: Tape | None = None,
+                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.perf_counter,
+                 transport: httpx.BaseTransport | None = None) -> None:
+        parts = urlsplit(url.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"the RAG service url must be an http(s) URL with a host, not {url!r}")
+        public = _public_url(url.strip())
+        # The name, not the URL, keys the tape when given, so a service that moves host still replays.
+        self.model_id = (name or public).strip()
+        self.tape = tape or Tape.off()
+        self._endpoint = _JsonEndpoint(url.strip(), public, _api_headers(api_key, api_key_env), timeout, retry,
+                                       sleep, clock, transport)
+
+    def __enter__(self) -> ExternalRagGenerator:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._endpoint.close()
+
+    def __repr__(self) -> str:
+        return f"ExternalRagGenerator({self.model_id!r}, tape={self.tape!r})"
+
+    @property
+    def generator_id(self) -> str:
+        return f"{RAG_ID_PREFIX}:{self.model_id}"
+
+    def generate(self, request: GenerationRequest) -> Generation:
+        body = {"question": request.question, "cik": request.cik, "fiscal_year": request.fiscal_year}
+        where = self._endpoint.public_url
+
+        def fetch() -> tuple[dict, float]:
+            payload, latency = self._endpoint.post(body)
+            return _rag_reply(payload, where), latency
+
+        taped = self.tape.call(self.model_id, {}, body, fetch, question=request.question)
+        reply = _rag_reply(taped.response, f"taped reply {taped.key}")  # a hand-edited tape is checked like a server
+        return Generation(text=reply["text"], citations=reply["citations"], abstained=reply["abstained"],
+                          reason=reply["reason"], model_id=self.model_id, parameters={}, prompt_version=None,
+                          latency_seconds=taped.latency_seconds, replayed=taped.replayed, tape_key=taped.key)
