@@ -23,10 +23,17 @@ GRAPH = {
     "gate_scores": ("runs", {"retrievals", "xbrl_facts"}),
     "arm_outcomes": ("runs", {"gate_scores", "generations", "golden_questions"}),
     "arm_statistics": ("statistics", {"arm_outcomes"}),
+    "arm_costs": ("statistics", {"arm_outcomes"}),
+    "arm_comparisons": ("statistics", {"arm_outcomes"}),
+    "gate_quality": ("statistics", {"gate_scores", "arm_outcomes"}),
+    "gate_comparisons": ("statistics", {"gate_scores"}),
+    "stage_latency": ("statistics", {"retrievals", "gate_scores", "generations"}),
+    "determinism": ("statistics", {"generations"}),
     "retrieval_metrics": ("statistics", {"retrieval_runs"}),
     "retrieval_slices": ("statistics", {"retrieval_runs", "golden_questions"}),
-    "report": ("report", {"arm_statistics", "retrieval_metrics", "retrieval_slices", "golden_questions", "golden_rejections",
-                          "golden_set", "search_index"}),
+    "report": ("report", {"arm_statistics", "arm_comparisons", "gate_quality", "gate_comparisons", "determinism", "stage_latency",
+                          "arm_costs", "retrieval_metrics", "retrieval_slices", "golden_questions", "golden_rejections", "golden_set",
+                          "search_index", "gate_scores", "arm_outcomes", "generations"}),
 }
 
 

@@ -46,6 +46,8 @@ def test_arms_are_masks_over_one_generation():
                           "period_pass": [True, False, True, True], "cosine_pass": [True, True, False, True],
                           "relevance_pass": [False, True, True, True]})
     generations = pd.DataFrame({"question_id": ["a", "b", "c", "d"], "answered": [True, True, True, False],
+                                "outcome": ["answered", "answered", "answered", "model_declined"],
+                                "generate_seconds": [0.5, 0.25, 0.25, 1.0],
                                 "figure_correct": [True, False, False, False],
                                 "expected_route": ["answer", "no-answer", "no-answer", "answer"], "kind": ["answerable", "other_year", "other_company", "answerable"]})
     outcomes = arm_outcomes(gates, generations)
@@ -56,6 +58,8 @@ def test_arms_are_masks_over_one_generation():
         assert not (answered[arm] & ~answered["A"]).any()
     reasons = outcomes.set_index(["question_id", "arm"]).outcome
     assert reasons[("b", "D")] == "out_of_period" and reasons[("c", "B")] == "gate_rejected" and reasons[("d", "A")] == "model_declined"
-    stats = arm_statistics(outcomes).set_index("arm")
+    costs = outcomes.groupby("arm").generate_seconds.sum()
+    assert costs["A"] == 2.0 and costs["D"] == 1.75, "a question gated out before generation costs no generator time"
+    stats = arm_statistics(outcomes, resamples=200).set_index("arm")
     assert stats.loc["A", "false_answer_rate_k"] == 2 and stats.loc["D", "false_answer_rate_k"] == 1
     assert stats.loc["C", "recall_cost_k"] == 1 and stats.loc["A", "recall_cost_k"] == 0

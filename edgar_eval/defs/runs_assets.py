@@ -1,16 +1,19 @@
 """Runs group: retrievals, the retrieval measurement, generations, gate scores and the six arms' outcomes."""
 
+import json
+import random
 import time
 
 import dagster as dg
 import numpy as np
 import pandas as pd
 
-from edgar_eval.answering.extractive import READER_ID, Passage, read
+from edgar_eval.answering.answerer import ANSWERED, answer_question
 from edgar_eval.answering.period_guard import period_guard
 from edgar_eval.answering.relevance import FEATURES, relevance_features
 from edgar_eval.defs.common import checked_index, filing_keys, read_partitions, table_head, unpartitioned_result, usable_partitions
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.domain.generation import GenerationRequest
 from edgar_eval.evaluation.gates import arm_outcomes as mask_arms
 from edgar_eval.evaluation.gates import cross_fit
 from edgar_eval.evaluation.judge import figure_matches
@@ -85,26 +88,51 @@ def retrieval_runs(context: dg.AssetExecutionContext, settings: EvalSettings) ->
         "depths": ", ".join(map(str, settings.retrieval_depths)), "rrf_k": settings.rrf_k})
 
 
-@dg.asset(deps=["retrievals"], group_name="runs", code_version="1",
-          description="One generation per question from the offline extractive baseline reader: the cited figure or a decline, with latency.")
+DETERMINISM_SAMPLE = 40  # questions asked twice to measure whether the same prompt gives the same text
+
+
+@dg.asset(deps=["retrievals"], group_name="runs", code_version="2",
+          description="One generation per question from the configured generator (the extractive baseline by default; an "
+                      "OpenAI-compatible chat model or an external RAG service through a record/replay tape), then the citation "
+                      "check: answered, model_declined, no_valid_citation or unsupported_claim, with the stated figure and latency. "
+                      "A seeded sample is generated twice to measure determinism.")
 def generations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     golden = store.read("golden_questions").set_index("question_id")
     texts = store.read("search_index").set_index("chunk_id").text
+    generator = settings.generator_adapter()
+    retrieved = store.read("retrievals").sort_values("question_id")
+    repeat = set(random.Random(settings.golden_seed).sample(sorted(retrieved.question_id), min(DETERMINISM_SAMPLE, len(retrieved))))
     rows = []
-    for retrieval in store.read("retrievals").itertuples():
-        passages = [Passage(c, texts[c]) for c in retrieval.chunk_ids]
-        started = time.perf_counter()
-        answer = read(golden.loc[retrieval.question_id, "question"], passages)
-        rows.append({"question_id": retrieval.question_id, "reader": READER_ID, "answered": answer.answered,
-                     "answer_text": answer.text, "figure": answer.figure, "cited_chunk_ids": list(answer.cited_chunk_ids),
-                     "decline_reason": answer.decline_reason, "generate_seconds": time.perf_counter() - started})
+    for retrieval in retrieved.itertuples():
+        case = golden.loc[retrieval.question_id]
+        request = GenerationRequest(case.question, tuple((c, texts[c]) for c in retrieval.chunk_ids), cik=case.cik,
+                                    fiscal_year=int(case.fiscal_year))
+        checked = answer_question(request, generator, in_scope=len(case.scope_filing_ids) > 0)
+        generation = checked.generation
+        same_again = None
+        if generation is not None and retrieval.question_id in repeat:
+            again = generator.generate(request)
+            same_again = None if again.replayed else again.text == generation.text  # a replay proves nothing about the model
+        rows.append({
+            "question_id": retrieval.question_id, "generator_id": generator.generator_id,
+            "model_id": generation.model_id if generation else "", "parameters": json.dumps(generation.parameters if generation else {}, sort_keys=True),
+            "prompt_version": generation.prompt_version if generation else None,
+            "outcome": checked.outcome, "answered": checked.outcome == ANSWERED, "detail": checked.detail,
+            "answer_text": generation.text if generation else "", "figure": checked.figure,
+            "cited_chunk_ids": list(generation.citations) if generation else [],
+            "generate_seconds": generation.latency_seconds if generation else 0.0,
+            "replayed": bool(generation.replayed) if generation else False, "tape_key": generation.tape_key if generation else None,
+            "same_text_again": same_again,
+        })
     frame = pd.DataFrame(rows)
     latency = frame.generate_seconds.to_numpy()
     return unpartitioned_result(store, "generations", frame, {
-        "reader": READER_ID, "answered_share": float(frame.answered.mean()),
+        "generator": generator.generator_id, "answered_share": float(frame.answered.mean()),
+        "outcomes": dg.MetadataValue.json(frame.outcome.value_counts().sort_index().to_dict()),
+        "replayed": int(frame.replayed.sum()),
         "generate_p50_ms": float(np.percentile(latency, 50) * 1000), "generate_p95_ms": float(np.percentile(latency, 95) * 1000),
-        "head": table_head(frame, ["question_id", "answered", "answer_text", "decline_reason"])})
+        "head": table_head(frame, ["question_id", "outcome", "answer_text"])})
 
 
 @dg.asset(deps=["retrievals", "xbrl_facts"], group_name="runs", code_version="1",
@@ -121,11 +149,13 @@ def gate_scores(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
     rows = []
     for question in golden.itertuples():
         retrieval = retrieved.loc[question.question_id]
+        started = time.perf_counter()
         years = set().union(*(reported.get(f, set()) for f in question.scope_filing_ids))
         guard = period_guard(question.question, years)
         features = relevance_features(question.question, [texts[c] for c in retrieval.chunk_ids], list(retrieval.scores))
         rows.append({"question_id": question.question_id, "cik": question.cik, "answerable": question.expected_route == "answer",
-                     "period_pass": guard.passes, "period_reason": guard.reason, **features})
+                     "period_pass": guard.passes, "period_reason": guard.reason, **features,
+                     "gate_seconds": time.perf_counter() - started})
     scored = cross_fit(pd.DataFrame(rows))
     brier = float(np.mean((scored.relevance_score - scored.answerable.astype(float)) ** 2))
     return unpartitioned_result(store, "gate_scores", scored, {
@@ -142,7 +172,7 @@ def arm_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings) -> d
     judged = store.read("generations").merge(golden[["question_id", "expected_route", "kind", "gold_value", "gold_decimals"]], on="question_id")
     judged["figure_correct"] = [figure_matches(f, g, d) for f, g, d in zip(judged.figure, judged.gold_value, judged.gold_decimals)]
     gates = store.read("gate_scores")[["question_id", "cik", "period_pass", "cosine_pass", "relevance_pass"]]
-    outcomes = mask_arms(gates, judged[["question_id", "answered", "figure_correct", "expected_route", "kind"]])
+    outcomes = mask_arms(gates, judged[["question_id", "answered", "outcome", "figure_correct", "expected_route", "kind", "generate_seconds"]])
     return unpartitioned_result(store, "arm_outcomes", outcomes, {
         "questions": int(outcomes.question_id.nunique()),
         "correct_share_by_arm": dg.MetadataValue.json(outcomes.groupby("arm").correct.mean().round(4).to_dict())})

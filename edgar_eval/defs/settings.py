@@ -8,9 +8,13 @@ from pathlib import Path
 
 import dagster as dg
 
+from edgar_eval.adapters.chat_generator import ExternalRagGenerator, OpenAICompatibleChatGenerator
 from edgar_eval.adapters.embedders import MiniLMEmbedder
 from edgar_eval.adapters.openai_embeddings import BASE_URL_ENV, MODEL_ENV, OpenAICompatibleEmbedder
 from edgar_eval.adapters.parquet_store import ParquetStore
+from edgar_eval.adapters.tape import TAPE_MODES, Tape
+from edgar_eval.answering.answerer import ExtractiveGenerator
+from edgar_eval.domain.generation import Generator
 from edgar_eval.domain.ports import Embedder
 from edgar_eval.retrieval.fingerprint import IndexFingerprint
 from edgar_eval.retrieval.hybrid import RRF_K
@@ -20,6 +24,11 @@ CORPUS_NAME_ENV = "EDGAR_EVAL_CORPUS_NAME"
 HOME_ENV = "EDGAR_EVAL_HOME"
 EMBEDDER_ENV = "EDGAR_EVAL_EMBEDDER"
 EMBEDDERS = ("minilm", "openai-compatible")
+GENERATOR_ENV = "EDGAR_EVAL_GENERATOR"
+GENERATOR_MODEL_ENV = "EDGAR_EVAL_GENERATOR_MODEL"
+GENERATOR_URL_ENV = "EDGAR_EVAL_GENERATOR_URL"
+TAPE_MODE_ENV = "EDGAR_EVAL_TAPE"
+GENERATORS = ("extractive", "openai-compatible-chat", "external-rag")
 DEMO_CORPUS_NAME = "demo"
 
 
@@ -41,6 +50,23 @@ def _embedder(kind: str, model: str, base_url: str) -> Embedder:
     raise ValueError(f"unknown embedder {kind!r}; choose one of {', '.join(EMBEDDERS)}")
 
 
+@functools.lru_cache(maxsize=4)
+def _generator(kind: str, model: str, url: str, tape_dir: str, tape_mode: str) -> Generator:
+    if kind == "extractive":
+        return ExtractiveGenerator()  # deterministic: it simply reruns, it needs no tape
+    if tape_mode not in TAPE_MODES:
+        raise ValueError(f"unknown tape mode {tape_mode!r}; choose one of {', '.join(TAPE_MODES)}")
+    if kind == "openai-compatible-chat":
+        if not model or not url:
+            raise ValueError(f"the chat generator needs {GENERATOR_MODEL_ENV} and {GENERATOR_URL_ENV}")
+        return OpenAICompatibleChatGenerator(url, model, tape=Tape(Path(tape_dir) / model.replace("/", "_"), tape_mode))
+    if kind == "external-rag":
+        if not url:
+            raise ValueError(f"the external RAG generator needs {GENERATOR_URL_ENV}")
+        return ExternalRagGenerator(url, name=model or None, tape=Tape(Path(tape_dir) / (model or "external-rag"), tape_mode))
+    raise ValueError(f"unknown generator {kind!r}; choose one of {', '.join(GENERATORS)}")
+
+
 class EvalSettings(dg.ConfigurableResource):
     """Everything a run depends on besides the code; shown in the UI with every run."""
 
@@ -58,6 +84,11 @@ class EvalSettings(dg.ConfigurableResource):
     embedder: str = "minilm"  # or "openai-compatible", with the two settings below
     embeddings_model: str = ""
     embeddings_base_url: str = ""
+    generator: str = "extractive"  # or "openai-compatible-chat" / "external-rag", with the settings below
+    generator_model: str = ""
+    generator_url: str = ""
+    tape_mode: str = "off"  # off | record | replay | fill: model calls through tapes/<corpus>/<model>/
+    protocol: str = "answering-v1"  # protocol/<name>.toml: the pre-registered hypotheses the statistics read
 
     @property
     def is_demo(self) -> bool:
@@ -72,6 +103,13 @@ class EvalSettings(dg.ConfigurableResource):
     def embedder_adapter(self) -> Embedder:
         """The configured embedder; its id goes into the index fingerprint, so switching it refuses old indexes."""
         return _embedder(self.embedder, self.embeddings_model, self.embeddings_base_url)
+
+    def protocol_path(self) -> Path:
+        return project_home() / "protocol" / f"{self.protocol}.toml"
+
+    def generator_adapter(self) -> Generator:
+        tapes = project_home() / "tapes" / self.corpus_name
+        return _generator(self.generator, self.generator_model, self.generator_url, str(tapes), self.tape_mode)
 
     def fingerprint(self, embedder_id: str) -> IndexFingerprint:
         return IndexFingerprint(embedder_id=embedder_id, normalisation="l2", chunk_size=self.chunk_size, chunk_overlap=self.chunk_overlap)
@@ -94,4 +132,8 @@ class EvalSettings(dg.ConfigurableResource):
             embedder=os.environ.get(EMBEDDER_ENV, "minilm"),
             embeddings_model=os.environ.get(MODEL_ENV, ""),
             embeddings_base_url=os.environ.get(BASE_URL_ENV, ""),
+            generator=os.environ.get(GENERATOR_ENV, "extractive"),
+            generator_model=os.environ.get(GENERATOR_MODEL_ENV, ""),
+            generator_url=os.environ.get(GENERATOR_URL_ENV, ""),
+            tape_mode=os.environ.get(TAPE_MODE_ENV, "off"),
         )

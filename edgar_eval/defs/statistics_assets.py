@@ -1,22 +1,100 @@
-"""Statistics group: per-arm rates, retrieval metrics and slices, each with its intervals."""
+"""Statistics group: per-arm rates, paired arm comparisons under the protocol, gate quality, latency and
+determinism, retrieval metrics and slices, each with its intervals."""
+
+import hashlib
+import tomllib
 
 import dagster as dg
+import numpy as np
 
 from edgar_eval.defs.common import table_head, unpartitioned_result
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.evaluation import experiment
 from edgar_eval.evaluation.summaries import SLICES, retrieval_statistics
 from edgar_eval.evaluation.summaries import arm_statistics as summarise_arms
 from edgar_eval.evaluation.summaries import retrieval_slices as summarise_slices
 
 
-@dg.asset(deps=["arm_outcomes"], group_name="statistics", code_version="1",
-          description="Per arm: false-answer rate on unanswerable questions, recall cost and accuracy on answerable ones, "
-                      "each with a Wilson 95% interval.")
+@dg.asset(deps=["arm_outcomes"], group_name="statistics", code_version="2",
+          description="Per arm: false-answer rate on unanswerable questions, recall cost and accuracy on answerable ones, each "
+                      "with a Wilson and a company-cluster bootstrap 95% interval; generator seconds per question.")
 def arm_statistics(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
-    stats = summarise_arms(store.read("arm_outcomes"))
+    stats = summarise_arms(store.read("arm_outcomes"), seed=settings.golden_seed)
     return unpartitioned_result(store, "arm_statistics", stats, {
         "head": table_head(stats, ["arm", "gates", "false_answer_rate", "recall_cost", "answer_accuracy"], rows=6)})
+
+
+def read_protocol(settings: EvalSettings) -> tuple[experiment.Protocol, str]:
+    """The pre-registered protocol and the sha256 of the file it was read from."""
+    path = settings.protocol_path()
+    data = path.read_bytes()
+    return experiment.Protocol.from_mapping(tomllib.loads(data.decode())), hashlib.sha256(data).hexdigest()
+
+
+@dg.asset(deps=["arm_outcomes"], group_name="statistics", code_version="1",
+          description="Paired differences between arms on the same questions (every arm against A, and the protocol's pairs): "
+                      "a company-bootstrap interval at the protocol's level, exact McNemar on the discordant pairs, the minimum "
+                      "detectable effect at the protocol's power; confirmatory where the protocol names the comparison.")
+def arm_comparisons(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    store = settings.store()
+    protocol, protocol_sha = read_protocol(settings)
+    table = experiment.arm_comparisons(store.read("arm_outcomes"), protocol, seed=settings.golden_seed)
+    confirmatory = table[table.status == "confirmatory"]
+    return unpartitioned_result(store, "arm_comparisons", table.assign(protocol=protocol.version, protocol_sha256=protocol_sha), {
+        "protocol": protocol.version, "protocol_sha256": protocol_sha,
+        "decisions": dg.MetadataValue.json(dict(zip(confirmatory.hypothesis, confirmatory.decision))),
+        "head": table_head(table, ["arm", "baseline", "metric", "difference", "low", "high", "mcnemar_p", "status"], rows=10)})
+
+
+@dg.asset(deps=["gate_scores", "arm_outcomes"], group_name="statistics", code_version="1",
+          description="Per gate score (cosine, relevance model, period guard): AUROC for answerable vs unanswerable with a DeLong "
+                      "95% interval, and the AURC of admitting arm A's generations in that score's order.")
+def gate_quality(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    store = settings.store()
+    outcomes = store.read("arm_outcomes")
+    table = experiment.gate_quality(store.read("gate_scores"), outcomes[outcomes.arm == "A"])
+    return unpartitioned_result(store, "gate_quality", table, {"head": table_head(table, rows=3)})
+
+
+@dg.asset(deps=["gate_scores"], group_name="statistics", code_version="1",
+          description="Paired AUROC differences between the gate scores on the same questions, with DeLong 95% intervals.")
+def gate_comparisons(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    store = settings.store()
+    table = experiment.gate_comparisons(store.read("gate_scores"))
+    return unpartitioned_result(store, "gate_comparisons", table, {"head": table_head(table, rows=3)})
+
+
+@dg.asset(deps=["retrievals", "gate_scores", "generations"], group_name="statistics", code_version="1",
+          description="P50/P95 latency per stage (embed, search, gate, generate); generation latency is the original call's, "
+                      "also when replayed from a tape.")
+def stage_latency(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    store = settings.store()
+    retrieved, generated = store.read("retrievals"), store.read("generations")
+    table = experiment.stage_latency({
+        "embed": retrieved.embed_seconds.to_numpy(), "search": retrieved.search_seconds.to_numpy(),
+        "gate": store.read("gate_scores").gate_seconds.to_numpy(),
+        "generate": generated.generate_seconds[generated.outcome != "out_of_scope"].to_numpy(),
+    })
+    return unpartitioned_result(store, "stage_latency", table, {"head": table_head(table, rows=4)})
+
+
+@dg.asset(deps=["arm_outcomes"], group_name="statistics", code_version="1",
+          description="Generator seconds per question per arm (a question gated out before generation costs none); wall-clock, "
+                      "so the report prints it in timings.md, not in its byte-identical body.")
+def arm_costs(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    store = settings.store()
+    table = experiment.arm_costs(store.read("arm_outcomes"))
+    return unpartitioned_result(store, "arm_costs", table, {"head": table_head(table, rows=6)})
+
+
+@dg.asset(deps=["generations"], group_name="statistics", code_version="1",
+          description="Determinism: the share of a seeded sample of prompts that gave the same text when sent twice, with a "
+                      "Wilson 95% interval (replayed repeats are not counted).")
+def determinism(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    store = settings.store()
+    table = experiment.determinism(store.read("generations").same_text_again)
+    return unpartitioned_result(store, "determinism", table, {"share": float(table.share.iloc[0]) if int(table.prompts.iloc[0]) else np.nan})
 
 
 @dg.asset(deps=["retrieval_runs"], group_name="statistics", code_version="2",
@@ -42,4 +120,4 @@ def retrieval_slices(context: dg.AssetExecutionContext, settings: EvalSettings) 
         "slices": len(slices), "head": table_head(slices, ["slice", "value", "retriever", "k", "page_hit_rate", "median_gold_rank"], rows=10)})
 
 
-ASSETS = [arm_statistics, retrieval_metrics, retrieval_slices]
+ASSETS = [arm_statistics, arm_costs, arm_comparisons, gate_quality, gate_comparisons, stage_latency, determinism, retrieval_metrics, retrieval_slices]

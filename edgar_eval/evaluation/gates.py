@@ -65,7 +65,11 @@ def cross_fit(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def arm_outcomes(gates: pd.DataFrame, generations: pd.DataFrame) -> pd.DataFrame:
-    """One row per question per arm: whether the shared generation is kept, and whether that is right."""
+    """One row per question per arm: whether the shared generation is kept, why not, and whether that is right.
+
+    `generations` carries the answerer's outcome (answered, or why it was withheld) and its latency: an arm
+    whose gates decline a question before generation spends no generator time on it.
+    """
     merged = gates.merge(generations, on="question_id", validate="one_to_one")
     rows = []
     for arm, arm_gates in ARMS.items():
@@ -77,8 +81,7 @@ def arm_outcomes(gates: pd.DataFrame, generations: pd.DataFrame) -> pd.DataFrame
             reason[newly] = "out_of_period" if gate == "period" else "gate_rejected"
             kept &= passed
         answered = kept & merged.answered.to_numpy(bool)
-        reason[kept & ~answered] = "model_declined"
-        reason[answered] = "answered"
+        reason[kept] = merged.outcome.to_numpy(object)[kept]
         answerable = merged.expected_route.to_numpy() == "answer"
         figure_right = merged.figure_correct.to_numpy(bool)
         correct = np.where(answerable, answered & figure_right, ~answered)
@@ -86,5 +89,6 @@ def arm_outcomes(gates: pd.DataFrame, generations: pd.DataFrame) -> pd.DataFrame
             "question_id": merged.question_id, "cik": merged.cik, "kind": merged.kind, "arm": arm,
             "expected_route": merged.expected_route, "answered": answered, "outcome": reason, "correct": correct,
             "false_answer": ~answerable & answered,
+            "generate_seconds": np.where(kept, merged.generate_seconds.to_numpy(float), 0.0),
         }))
     return pd.concat(rows, ignore_index=True).sort_values(["arm", "question_id"]).reset_index(drop=True)

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 import pandas as pd
 
 from edgar_eval.domain.versioning import content_version
 from edgar_eval.golden.fairness import RULES
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
+from edgar_eval.report.experiment_tables import TIMINGS_NOTE, experiment_tables, receipt_table, run_receipt, timing_tables
+from edgar_eval.report.html import render_html
+from edgar_eval.report.svg import interval_bars_svg, risk_coverage_svg
 from edgar_eval.report.markdown import Provenance, ReportTable, interval, md_cell, percent, render_report
 
 
@@ -58,8 +62,43 @@ def golden_tables(golden: pd.DataFrame, rejections: pd.DataFrame, partitions: st
     ]
 
 
-def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, str], golden: pd.DataFrame, golden_set: pd.DataFrame,
-                 rejections: pd.DataFrame, retrieval: pd.DataFrame, slices: pd.DataFrame, arms: pd.DataFrame, index_fingerprint: str, settings: dict) -> str:
+@dataclass(frozen=True)
+class ReportInputs:
+    """Every asset table the report reads; nothing else reaches it."""
+
+    corpus_name: str
+    filings: pd.DataFrame
+    left_out: dict[str, str]
+    golden: pd.DataFrame
+    golden_set: pd.DataFrame
+    rejections: pd.DataFrame
+    retrieval: pd.DataFrame
+    slices: pd.DataFrame
+    arms: pd.DataFrame
+    comparisons: pd.DataFrame
+    gates: pd.DataFrame
+    gate_differences: pd.DataFrame
+    determinism: pd.DataFrame
+    latency: pd.DataFrame
+    costs: pd.DataFrame
+    generations: pd.DataFrame
+    risk_curves: dict[str, tuple[list[float], list[float]]]
+    index_fingerprint: str
+    settings: dict
+
+
+@dataclass(frozen=True)
+class RenderedReport:
+    markdown: str
+    html: str
+    timings: str  # wall-clock figures, kept out of the byte-identical report
+    receipt: dict
+
+
+def build_report(inputs: ReportInputs) -> RenderedReport:
+    corpus_name, filings, left_out, golden, golden_set = inputs.corpus_name, inputs.filings, inputs.left_out, inputs.golden, inputs.golden_set
+    rejections, retrieval, slices, arms = inputs.rejections, inputs.retrieval, inputs.slices, inputs.arms
+    index_fingerprint, settings = inputs.index_fingerprint, inputs.settings
     filings = filings.sort_values("filing_id")
     partitions = f"{len(filings)} filing partitions"
     fingerprint = json.loads(index_fingerprint)
@@ -80,6 +119,7 @@ def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, st
     if left_out:
         preface.append("- Filings left out of this run: " + "; ".join(f"{md_cell(k)} ({md_cell(v)})" for k, v in sorted(left_out.items())) + ".")
 
+    receipt = run_receipt(inputs)
     corpus_table = pd.DataFrame({
         "filing": filings.filing_id, "company": filings.company, "form": filings.form, "fiscal year": filings.fiscal_year,
         "period end": filings.period_end, "sha256": filings.sha256,
@@ -110,8 +150,10 @@ def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, st
         "false answers": [_ratio(k, n) for k, n in zip(arms.false_answer_rate_k, arms.false_answer_rate_n)],
         "FAR": [percent(v) for v in arms.false_answer_rate],
         "FAR Wilson 95%": [interval(lo, hi) for lo, hi in zip(arms.false_answer_rate_low, arms.false_answer_rate_high)],
+        "FAR company bootstrap 95%": [interval(lo, hi) for lo, hi in zip(arms.false_answer_rate_cluster_low, arms.false_answer_rate_cluster_high)],
         "recall cost": [f"{percent(v)} ({_ratio(k, n)})" for v, k, n in zip(arms.recall_cost, arms.recall_cost_k, arms.recall_cost_n)],
         "recall cost Wilson 95%": [interval(lo, hi) for lo, hi in zip(arms.recall_cost_low, arms.recall_cost_high)],
+        "recall cost company bootstrap 95%": [interval(lo, hi) for lo, hi in zip(arms.recall_cost_cluster_low, arms.recall_cost_cluster_high)],
         "correct on answerable": [f"{percent(v)} ({_ratio(k, n)})" for v, k, n in zip(arms.answer_accuracy, arms.answer_accuracy_k, arms.answer_accuracy_n)],
     })
     tables = [
@@ -130,5 +172,17 @@ def build_report(corpus_name: str, filings: pd.DataFrame, left_out: dict[str, st
         ReportTable("Arms", arms_table, Provenance("arm_statistics", content_version(arms), "arm_outcomes (gate_scores x generations)"),
                     note="FAR: answers given to unanswerable questions. Recall cost: answerable questions arm A answers correctly and the arm declines. "
                          "Thresholds are cross-fitted by company in two folds."),
+        *experiment_tables(inputs),
+        receipt_table(receipt),
     ]
-    return render_report(f"edgar-eval report: {corpus_name}", preface, tables)
+    title = f"edgar-eval report: {corpus_name}"
+    figures = [
+        ("False-answer rate by arm", interval_bars_svg(list(arms.arm), arms.false_answer_rate, arms.false_answer_rate_low,
+                                                         arms.false_answer_rate_high, "False-answer rate by arm (Wilson 95%)",
+                                                         "false-answer rate")),
+        ("Risk against coverage per gate score", risk_coverage_svg(
+            {f"{gate} (AURC {aurc:.3f})": inputs.risk_curves[gate] for gate, aurc in zip(inputs.gates.gate, inputs.gates.aurc)},
+            "Risk of arm A's kept answers as each gate admits more questions")),
+    ]
+    return RenderedReport(render_report(title, preface, tables), render_html(title, preface, tables, figures),
+                          render_report(f"edgar-eval timings: {corpus_name}", [TIMINGS_NOTE, ""], timing_tables(inputs)), receipt)

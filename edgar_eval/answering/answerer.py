@@ -1,0 +1,73 @@
+"""The reference answerer after retrieval: one generation, then the citation check, then an outcome.
+
+The gates (period guard, cosine, relevance model) are not applied here: the six arms are masks over
+this one generation per question (edgar_eval.evaluation.gates), so every difference between arms is
+the gate's. What happens here is the same for every arm: the generator answers or declines, and an
+answer whose citations do not hold is withheld with the brief's reason.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from edgar_eval.answering.citations import answer_figures, check_citations
+from edgar_eval.answering.extractive import READER_ID, Passage, read
+from edgar_eval.domain.generation import Generation, GenerationRequest, Generator
+
+ANSWERED = "answered"
+OUT_OF_SCOPE = "out_of_scope"
+OUT_OF_PERIOD = "out_of_period"
+GATE_REJECTED = "gate_rejected"
+MODEL_DECLINED = "model_declined"
+OUTCOMES = (ANSWERED, OUT_OF_SCOPE, OUT_OF_PERIOD, GATE_REJECTED, MODEL_DECLINED, "no_valid_citation", "unsupported_claim")
+
+
+def passage_label(position: int) -> str:
+    """What a generator calls the passage at `position` (0-based): P1, P2, ... never the chunk id."""
+    return f"P{position + 1}"
+
+
+class ExtractiveGenerator:
+    """The offline extractive baseline behind the generator port: deterministic, model-free, never replayed."""
+
+    generator_id = READER_ID
+
+    def generate(self, request: GenerationRequest) -> Generation:
+        started = time.perf_counter()
+        labelled = [Passage(passage_label(i), text) for i, (_, text) in enumerate(request.passages)]
+        answer = read(request.question, labelled)
+        by_label = {passage_label(i): passage_id for i, (passage_id, _) in enumerate(request.passages)}
+        return Generation(
+            text=answer.text, citations=[by_label[c] for c in answer.cited_chunk_ids], abstained=not answer.answered,
+            reason=answer.decline_reason, model_id=READER_ID, parameters={}, prompt_version=None,
+            latency_seconds=round(time.perf_counter() - started, 6))
+
+
+@dataclass(frozen=True)
+class CheckedAnswer:
+    """A generation with the outcome the citation check gives it, and the figure it states (for judging)."""
+
+    generation: Generation | None
+    outcome: str
+    figure: float | None
+    detail: str
+
+
+def answer_question(request: GenerationRequest, generator: Generator, in_scope: bool = True) -> CheckedAnswer:
+    """`in_scope` False: the request names no filing the corpus holds, so nothing is generated."""
+    if not in_scope:
+        return CheckedAnswer(None, OUT_OF_SCOPE, None, "no filing of the company in the corpus")
+    return check_generation(request, generator.generate(request))
+
+
+def check_generation(request: GenerationRequest, generation: Generation) -> CheckedAnswer:
+    if generation.abstained:
+        return CheckedAnswer(generation, MODEL_DECLINED, None, generation.reason or "")
+    passages = {passage_label(i): text for i, (_, text) in enumerate(request.passages)}
+    verdict = check_citations(generation.text, passages)
+    figures = answer_figures(generation.text)
+    figure = figures[0].value if figures else None
+    if not verdict.ok:
+        return CheckedAnswer(generation, verdict.reason, figure, verdict.why)
+    return CheckedAnswer(generation, ANSWERED, figure, "")

@@ -1,0 +1,161 @@
+"""The answering experiment's statistics beyond per-arm rates: paired arm comparisons under a pre-registered
+protocol, gate quality (AUROC, paired AUROC differences, AURC), per-stage latency and determinism.
+
+Which comparisons are confirmatory is decided by the protocol file, read before the numbers exist; every
+other comparison is printed as exploratory. The decision rule is the protocol's, applied here in code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from edgar_eval.evaluation.gates import ARMS
+from edgar_eval.stats.bootstrap import cluster_bootstrap_paired_difference
+from edgar_eval.stats.paired import mcnemar_exact, minimum_detectable_effect
+from edgar_eval.stats.proportions import wilson
+from edgar_eval.stats.risk_coverage import risk_coverage
+from edgar_eval.stats.roc import auroc, auroc_difference
+
+METRICS = {
+    # metric: (questions it is measured on, the per-question 0/1 column)
+    "false_answer_rate": ("unanswerable", "false_answer"),
+    "answer_accuracy": ("answerable", "correct"),
+}
+GATE_SCORES = {"cosine": "top_score", "relevance": "relevance_score", "period": "period_pass"}
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    id: str
+    statement: str
+    metric: str
+    arm: str
+    baseline: str
+    direction: str  # "lower" or "higher": the sign of arm minus baseline the hypothesis predicts
+
+
+@dataclass(frozen=True)
+class Protocol:
+    version: str
+    alpha: float  # for the paired intervals (1 - alpha) and McNemar
+    power: float
+    hypotheses: tuple[Hypothesis, ...]
+
+    @classmethod
+    def from_mapping(cls, data: dict) -> "Protocol":
+        hypotheses = []
+        for entry in data.get("hypotheses", []):
+            hypothesis = Hypothesis(entry["id"], entry["statement"], entry["metric"], entry["arm"], entry["baseline"], entry["direction"])
+            if hypothesis.metric not in METRICS or hypothesis.direction not in ("lower", "higher"):
+                raise ValueError(f"hypothesis {hypothesis.id}: unknown metric {hypothesis.metric!r} or direction {hypothesis.direction!r}")
+            if hypothesis.arm not in ARMS or hypothesis.baseline not in ARMS:
+                raise ValueError(f"hypothesis {hypothesis.id}: arms must be among {', '.join(ARMS)}")
+            hypotheses.append(hypothesis)
+        return cls(str(data["version"]), float(data["alpha"]), float(data.get("power", 0.8)), tuple(hypotheses))
+
+
+def arm_comparisons(outcomes: pd.DataFrame, protocol: Protocol, seed: int = 0, resamples: int = 10_000) -> pd.DataFrame:
+    """Every arm against arm A, and every pair the protocol names, on both metrics: the paired difference with a
+    (1 - alpha) company-bootstrap interval, exact McNemar on the discordant pairs, and the minimum detectable effect."""
+    pairs = [(arm, "A") for arm in ARMS if arm != "A"]
+    pairs += [(h.arm, h.baseline) for h in protocol.hypotheses if (h.arm, h.baseline) not in pairs]
+    by_arm = {arm: group.set_index("question_id").sort_index() for arm, group in outcomes.groupby("arm")}
+    rows = []
+    for arm, baseline in pairs:
+        for metric, (questions, column) in METRICS.items():
+            first, second = by_arm[arm], by_arm[baseline]
+            wanted = (first.expected_route == "answer") if questions == "answerable" else (first.expected_route != "answer")
+            a, b = first.loc[wanted, column].to_numpy(bool), second.loc[wanted[wanted].index, column].to_numpy(bool)
+            clusters = first.loc[wanted, "cik"].to_numpy()
+            interval = cluster_bootstrap_paired_difference(a.astype(float), b.astype(float), clusters, confidence=1 - protocol.alpha,
+                                                           resamples=resamples, seed=seed)
+            test = mcnemar_exact(a, b)
+            mde = minimum_detectable_effect(len(a), test.discordance, alpha=protocol.alpha, power=protocol.power) if len(a) else float("nan")
+            hypothesis = next((h for h in protocol.hypotheses if (h.arm, h.baseline, h.metric) == (arm, baseline, metric)), None)
+            rows.append({
+                "arm": arm, "baseline": baseline, "metric": metric, "questions": len(a),
+                "difference": interval.estimate, "low": interval.low, "high": interval.high, "confidence": 1 - protocol.alpha,
+                "discordant_arm_only": test.b, "discordant_baseline_only": test.c, "mcnemar_p": test.p_value,
+                "minimum_detectable_effect": mde,
+                "status": "confirmatory" if hypothesis else "exploratory",
+                "hypothesis": hypothesis.id if hypothesis else "",
+                "decision": _decide(hypothesis, interval.low, interval.high, test.p_value, protocol.alpha) if hypothesis else "",
+            })
+    return pd.DataFrame(rows)
+
+
+def _decide(hypothesis: Hypothesis, low: float, high: float, p_value: float, alpha: float) -> str:
+    """Confirmed only when the whole interval lies on the predicted side of zero and McNemar rejects at alpha."""
+    if np.isnan(low) or np.isnan(p_value):
+        return "undecided (no data)"
+    on_side = high < 0 if hypothesis.direction == "lower" else low > 0
+    return "confirmed" if on_side and p_value < alpha else "not confirmed"
+
+
+def gate_quality(scores: pd.DataFrame, arm_a: pd.DataFrame) -> pd.DataFrame:
+    """Per gate score: AUROC for telling answerable from unanswerable questions (DeLong 95%), and the AURC of
+    admitting arm A's generations in the score's order (lower is better; `optimal` is the best any order can do)."""
+    merged = scores.merge(arm_a[["question_id", "correct"]], on="question_id", validate="one_to_one")
+    positives = merged.answerable.to_numpy(bool)
+    errors = ~merged.correct.to_numpy(bool)
+    rows = []
+    for gate, column in GATE_SCORES.items():
+        values = merged[column].to_numpy(float)
+        area = auroc(values, positives)
+        curve = risk_coverage(values, errors)
+        brier = float(np.mean((values - positives) ** 2)) if gate == "relevance" else float("nan")  # only it is a probability
+        rows.append({"gate": gate, "score": column, "auroc": area.estimate, "auroc_low": area.low, "auroc_high": area.high,
+                     "positives": area.positives, "negatives": area.negatives, "aurc": curve.aurc, "aurc_optimal": curve.optimal,
+                     "brier": brier})
+    return pd.DataFrame(rows)
+
+
+def risk_coverage_curves(scores: pd.DataFrame, arm_a: pd.DataFrame) -> dict[str, tuple[list[float], list[float]]]:
+    merged = scores.merge(arm_a[["question_id", "correct"]], on="question_id", validate="one_to_one")
+    errors = ~merged.correct.to_numpy(bool)
+    curves = {}
+    for gate, column in GATE_SCORES.items():
+        curve = risk_coverage(merged[column].to_numpy(float), errors)
+        curves[gate] = (curve.coverage.tolist(), curve.risk.tolist())
+    return curves
+
+
+def gate_comparisons(scores: pd.DataFrame) -> pd.DataFrame:
+    """Paired AUROC differences between gate scores on the same questions (DeLong 95% interval and p-value)."""
+    positives = scores.answerable.to_numpy(bool)
+    rows = []
+    for first, second in combinations(GATE_SCORES, 2):
+        diff = auroc_difference(scores[GATE_SCORES[first]].to_numpy(float), scores[GATE_SCORES[second]].to_numpy(float), positives)
+        rows.append({"first": first, "second": second, "difference": diff.difference, "low": diff.low, "high": diff.high,
+                     "p_value": diff.p_value})
+    return pd.DataFrame(rows)
+
+
+def stage_latency(stages: dict[str, np.ndarray]) -> pd.DataFrame:
+    """P50 and P95 per stage in milliseconds; a stage that never ran (e.g. every question gated out) has none."""
+    rows = []
+    for stage, seconds in stages.items():
+        seconds = np.asarray(seconds, dtype=float)
+        has = len(seconds) > 0
+        rows.append({"stage": stage, "calls": len(seconds),
+                     "p50_ms": float(np.percentile(seconds, 50) * 1000) if has else float("nan"),
+                     "p95_ms": float(np.percentile(seconds, 95) * 1000) if has else float("nan")})
+    return pd.DataFrame(rows)
+
+
+def arm_costs(outcomes: pd.DataFrame) -> pd.DataFrame:
+    """Generator seconds per question per arm: a question the arm's gates decline before generation costs none."""
+    costs = outcomes.groupby("arm", sort=True).agg(questions=("question_id", "size"), generated=("generate_seconds", lambda s: int((s > 0).sum())),
+                                                   generator_seconds_per_question=("generate_seconds", "mean"))
+    return costs.reset_index()
+
+
+def determinism(same_text_again: pd.Series) -> pd.DataFrame:
+    """The share of prompts that gave the same text when sent twice (replayed repeats are not counted: they prove nothing)."""
+    measured = same_text_again.dropna().astype(bool)
+    share = wilson(int(measured.sum()), len(measured))
+    return pd.DataFrame([{"prompts": len(measured), "same_text": share.successes, "share": share.rate, "low": share.low, "high": share.high}])

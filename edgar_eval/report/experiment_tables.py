@@ -1,0 +1,147 @@
+"""The answering experiment's tables in the report: paired comparisons under the protocol, gate quality,
+determinism, the run receipt; and the wall-clock figures, which go to a timings file instead.
+
+A latency measured on this run's clock differs on the next run, so printing it in the report would break
+the report's byte-for-byte rebuild; it goes to timings.md beside the report, and to the assets' metadata.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from edgar_eval.domain.versioning import content_version
+from edgar_eval.report.markdown import Provenance, ReportTable, interval, percent
+
+if TYPE_CHECKING:
+    from edgar_eval.report.builder import ReportInputs
+
+TIMINGS_NOTE = ("Measured on this run's clock (generation latency is the original call's when replayed from a tape), "
+                "so these figures differ between runs and are kept out of the byte-identical report.")
+_METRIC_NAMES = {"false_answer_rate": "false-answer rate", "answer_accuracy": "correct on answerable"}
+
+
+def _points(value: float) -> str:
+    return "n/a" if value is None or math.isnan(value) else f"{100 * value:+.1f} points"
+
+
+def _p(value: float) -> str:
+    return "n/a" if value is None or math.isnan(value) else ("< 0.0001" if value < 1e-4 else f"{value:.4f}")
+
+
+def _mde(value: float, discordant: int) -> str:
+    if discordant == 0:
+        return "n/a (no discordant pairs)"
+    return "none reachable at this n" if math.isnan(value) else _points(value).lstrip("+")
+
+
+def _number(value: float, digits: int = 3) -> str:
+    return "n/a" if value is None or math.isnan(value) else f"{value:.{digits}f}"
+
+
+def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
+    comparisons, gates, differences, determinism = inputs.comparisons, inputs.gates, inputs.gate_differences, inputs.determinism
+    protocol = comparisons.protocol.iloc[0] if len(comparisons) else "none"
+    ordered = comparisons.assign(first=comparisons.status != "confirmatory").sort_values(["first", "hypothesis", "metric", "arm", "baseline"])
+    paired = pd.DataFrame({
+        "status": ordered.status, "hypothesis": ordered.hypothesis, "comparison": ordered.arm + " - " + ordered.baseline,
+        "metric": ordered.metric.map(_METRIC_NAMES), "questions": ordered.questions,
+        "difference": [_points(v) for v in ordered.difference],
+        "company bootstrap interval": [f"{_points(lo)} to {_points(hi)} ({100 * c:.0f}%)"
+                                       for lo, hi, c in zip(ordered.low, ordered.high, ordered.confidence)],
+        "discordant (arm only / baseline only)": [f"{b} / {c}" for b, c in zip(ordered.discordant_arm_only, ordered.discordant_baseline_only)],
+        "exact McNemar p": [_p(v) for v in ordered.mcnemar_p],
+        "minimum detectable effect": [_mde(v, b + c) for v, b, c in zip(ordered.minimum_detectable_effect, ordered.discordant_arm_only,
+                                                                          ordered.discordant_baseline_only)],
+        "decision": ordered.decision,
+    })
+    gate_table = pd.DataFrame({
+        "gate score": gates.gate, "AUROC": [_number(v) for v in gates.auroc],
+        "AUROC DeLong 95%": [f"{_number(lo)} to {_number(hi)}" for lo, hi in zip(gates.auroc_low, gates.auroc_high)],
+        "answerable / unanswerable": [f"{p} / {n}" for p, n in zip(gates.positives, gates.negatives)],
+        "AURC": [_number(v, 4) for v in gates.aurc], "best possible AURC": [_number(v, 4) for v in gates.aurc_optimal],
+        "Brier": [_number(v, 4) for v in gates.brier],
+    })
+    difference_table = pd.DataFrame({
+        "comparison": differences["first"] + " - " + differences["second"], "AUROC difference": [_number(v) for v in differences.difference],
+        "DeLong 95%": [f"{_number(lo)} to {_number(hi)}" for lo, hi in zip(differences.low, differences.high)],
+        "p": [_p(v) for v in differences.p_value],
+    })
+    row = determinism.iloc[0]
+    determinism_table = pd.DataFrame([{
+        "prompts sent twice": int(row.prompts), "same text": int(row.same_text), "share": percent(row.share),
+        "Wilson 95%": interval(row.low, row.high),
+    }])
+    return [
+        ReportTable(f"Paired arm comparisons (protocol {protocol})", paired,
+                    Provenance("arm_comparisons", content_version(comparisons), "arm_outcomes, protocol/" + str(protocol) + ".toml"),
+                    note="Arm minus baseline on the same questions. Confirmatory rows test the protocol's pre-registered hypotheses "
+                         "(confirmed when the whole interval lies on the predicted side of zero and McNemar rejects at the protocol's "
+                         "alpha); every other row is exploratory. A difference smaller than the minimum detectable effect (80% power) "
+                         "is not distinguishable from none."),
+        ReportTable("Gate quality", gate_table, Provenance("gate_quality", content_version(gates), "gate_scores x arm_outcomes (arm A)"),
+                    note="AUROC: how well each gate score separates answerable from unanswerable questions. AURC: area under the "
+                         "risk-coverage curve of arm A's kept answers admitted in the score's order (lower is better). Brier: the "
+                         "relevance model's probability against the answerable label."),
+        ReportTable("Gate scores compared", difference_table,
+                    Provenance("gate_comparisons", content_version(differences), "gate_scores"),
+                    note="Paired AUROC differences on the same questions (DeLong)."),
+        ReportTable("Determinism", determinism_table, Provenance("determinism", content_version(determinism), "generations"),
+                    note="A seeded sample of prompts sent to the generator twice; replayed repeats are not counted."),
+    ]
+
+
+def timing_tables(inputs: "ReportInputs") -> list[ReportTable]:
+    latency, costs = inputs.latency, inputs.costs
+    stage_table = pd.DataFrame({"stage": latency.stage, "calls": latency.calls,
+                                "P50 ms": [_number(v, 2) for v in latency.p50_ms], "P95 ms": [_number(v, 2) for v in latency.p95_ms]})
+    cost_table = pd.DataFrame({"arm": costs.arm, "questions": costs.questions, "generated": costs.generated,
+                               "generator seconds per question": [_number(v, 4) for v in costs.generator_seconds_per_question]})
+    return [
+        ReportTable("Latency per stage", stage_table, Provenance("stage_latency", content_version(latency), "retrievals, gate_scores, generations")),
+        ReportTable("Generator cost per arm", cost_table, Provenance("arm_costs", content_version(costs), "arm_outcomes"),
+                    note="A question an arm's gates decline before generation costs no generator time."),
+    ]
+
+
+def run_receipt(inputs: "ReportInputs") -> dict:
+    """What a later run must match to reproduce this one."""
+    generations = inputs.generations
+    first = generations.iloc[0] if len(generations) else None
+    return {
+        "generator": {
+            "generator_id": str(first.generator_id) if first is not None else "",
+            "model_id": str(first.model_id) if first is not None else "",
+            "parameters": json.loads(first.parameters) if first is not None else {},
+            "prompt_version": first.prompt_version if first is not None and isinstance(first.prompt_version, str) else None,
+            "replayed_generations": int(generations.replayed.sum()),
+        },
+        "embedder_and_index": json.loads(inputs.index_fingerprint),
+        "golden_set": {"version": str(inputs.golden_set.version.iloc[0]), "sha256": str(inputs.golden_set.content_hash.iloc[0])},
+        "protocol": {"version": str(inputs.comparisons.protocol.iloc[0]), "sha256": str(inputs.comparisons.protocol_sha256.iloc[0])}
+        if len(inputs.comparisons) else None,
+        "corpus": dict(sorted(zip(inputs.filings.filing_id, inputs.filings.sha256))),
+        "code_version": inputs.settings.get("code_version", ""),
+        "settings": {k: v for k, v in sorted(inputs.settings.items()) if k != "code_version"},
+    }
+
+
+def receipt_table(receipt: dict) -> ReportTable:
+    generator, index = receipt["generator"], receipt["embedder_and_index"]
+    rows = [
+        ("generator", generator["generator_id"]), ("model", generator["model_id"] or "n/a"),
+        ("model parameters", json.dumps(generator["parameters"], sort_keys=True)),
+        ("prompt version", generator["prompt_version"] or "n/a (no prompt)"),
+        ("generations replayed from a tape", str(generator["replayed_generations"])),
+        ("embedder", index["embedder_id"]), ("index fingerprint", json.dumps(index, sort_keys=True)),
+        ("golden set", f"{receipt['golden_set']['version']} sha256 {receipt['golden_set']['sha256']}"),
+        ("protocol", f"{receipt['protocol']['version']} sha256 {receipt['protocol']['sha256']}" if receipt["protocol"] else "n/a"),
+        ("corpus", f"{len(receipt['corpus'])} filings (sha256 each in the Corpus table and receipt.json)"),
+    ]
+    frame = pd.DataFrame(rows, columns=["item", "value"])
+    return ReportTable("Run receipt", frame, Provenance("report", content_version(frame), "every asset above"),
+                       note="The same, with every filing's sha256 and the code version (package version and source hash, which "
+                            "changes with any code edit and so is kept out of this page), is written to receipt.json beside this report.")
