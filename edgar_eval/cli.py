@@ -87,6 +87,21 @@ def fetch(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
+def baseline(args: argparse.Namespace) -> int:
+    """Write the eval gate's baseline from the current arm_outcomes: do this only from a run you trust."""
+    _configure(args)
+    from edgar_eval.adapters.files import replace_file
+    from edgar_eval.defs.settings import EvalSettings
+    from edgar_eval.evaluation.eval_gate import baseline_json, dev_cases
+
+    settings = EvalSettings.from_env()
+    store = settings.store()
+    cases = dev_cases(store.read("arm_outcomes"), store.read("golden_set"))
+    changed = replace_file(settings.baseline_path(), baseline_json(cases).encode())
+    print(f"{len(cases)} dev cases (question x arm) {'written to' if changed else 'unchanged in'} {settings.baseline_path()}")
+    return 0
+
+
 def demo_corpus(args: argparse.Namespace) -> int:
     from edgar_eval.adapters.local_corpus import write_demo_corpus
 
@@ -100,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     run_parser = commands.add_parser("run", help="materialise every asset: one corpus run per filing, then the evaluation")
     partitions_parser = commands.add_parser("partitions", help="print the filing partition keys, one a line")
-    for sub in (run_parser, partitions_parser):
+    baseline_parser = commands.add_parser("baseline", help="write the eval gate's baseline (baselines/<corpus>.json) from the last run")
+    for sub in (run_parser, partitions_parser, baseline_parser):
         sub.add_argument("--corpus", help=f"folder of EDGAR .htm filings (default: the demo corpus; env {CORPUS_DIR_ENV})")
         sub.add_argument("--name", help=f"corpus name for data/ and reports/ (default: the folder name; env {CORPUS_NAME_ENV})")
     fetch_parser = commands.add_parser("fetch", help="download EDGAR filings into a pinned cache folder usable as a corpus")
@@ -112,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     demo_parser = commands.add_parser("demo-corpus", help="write the generated demo corpus into a folder")
     demo_parser.add_argument("folder")
     args = parser.parse_args(argv)
-    return {"run": run, "partitions": partitions, "fetch": fetch, "demo-corpus": demo_corpus}[args.command](args)
+    return {"run": run, "partitions": partitions, "baseline": baseline, "fetch": fetch, "demo-corpus": demo_corpus}[args.command](args)
 
 
 if __name__ == "__main__":

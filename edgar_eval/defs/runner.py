@@ -24,6 +24,10 @@ class GraphRun:
 
 
 def failure_message(result: dg.ExecuteInProcessResult) -> str:
+    for event in result.all_events:  # a failed blocking check says why in its evaluation, not in the step failure
+        evaluation = event.event_specific_data if event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION else None
+        if evaluation is not None and not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.ERROR:
+            return f"{evaluation.check_name} failed: {evaluation.description}"
     for event in result.all_events:
         if event.is_step_failure and event.step_failure_data and event.step_failure_data.error:
             user = event.step_failure_data.user_failure_data

@@ -104,6 +104,10 @@ class EvalSettings(dg.ConfigurableResource):
         """The configured embedder; its id goes into the index fingerprint, so switching it refuses old indexes."""
         return _embedder(self.embedder, self.embeddings_model, self.embeddings_base_url)
 
+    def baseline_path(self) -> Path:
+        """The eval gate's committed baseline: each dev case right or wrong under each arm."""
+        return project_home() / "baselines" / f"{self.corpus_name}.json"
+
     def protocol_path(self) -> Path:
         return project_home() / "protocol" / f"{self.protocol}.toml"
 

@@ -1,0 +1,72 @@
+"""The CI eval gate: replay the dev split, judge each case right or wrong under each arm, and compare with a
+committed baseline. Unit tests accept changes that make the system worse; this fails on them.
+
+A group is one arm and one question kind. A group fails when its cases that went from right to wrong
+outnumber those that went from wrong to right by NET_WORSENING_LIMIT or more.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import pandas as pd
+
+NET_WORSENING_LIMIT = 3
+BASELINE_COLUMNS = ["question_id", "arm", "kind", "correct"]
+
+
+@dataclass(frozen=True)
+class GateResult:
+    groups: pd.DataFrame  # arm, kind, cases, worsened, improved, net_worsening, failed
+    new_cases: int  # judged now, absent from the baseline: reported, not counted
+    missing_cases: int  # in the baseline, not judged now: the dev split changed
+
+    @property
+    def passed(self) -> bool:
+        return not self.groups.failed.any() and self.missing_cases == 0
+
+    def summary(self) -> str:
+        failed = self.groups[self.groups.failed]
+        if self.missing_cases:
+            return (f"{self.missing_cases} baseline cases were not judged: the golden set or its split changed; "
+                    "rebuild the baseline with `edgar-eval baseline` if that was intended")
+        if len(failed):
+            return "; ".join(f"arm {r.arm} {r.kind}: {r.worsened} worse, {r.improved} better (net {r.net_worsening})"
+                             for r in failed.itertuples())
+        return f"no group worsened by {NET_WORSENING_LIMIT} or more cases ({int(self.groups.cases.sum())} judged)"
+
+
+def dev_cases(outcomes: pd.DataFrame, split: pd.DataFrame) -> pd.DataFrame:
+    """The dev split's cases under every arm, in a stable order."""
+    dev = set(split[split.split == "dev"].question_id)
+    cases = outcomes[outcomes.question_id.isin(dev)][BASELINE_COLUMNS]
+    return cases.sort_values(["arm", "question_id"]).reset_index(drop=True)
+
+
+def baseline_json(cases: pd.DataFrame) -> str:
+    """One case a line, in a stable order, so that a changed baseline reads as a short diff in review."""
+    records = [json.dumps({"question_id": r.question_id, "arm": r.arm, "kind": r.kind, "correct": bool(r.correct)}, sort_keys=True)
+               for r in cases.itertuples()]
+    return "[\n" + ",\n".join(records) + "\n]\n"
+
+
+def read_baseline(text: str) -> pd.DataFrame:
+    frame = pd.DataFrame(json.loads(text))
+    missing = set(BASELINE_COLUMNS) - set(frame.columns)
+    if missing:
+        raise ValueError(f"baseline is missing {sorted(missing)}")
+    return frame[BASELINE_COLUMNS]
+
+
+def compare_to_baseline(current: pd.DataFrame, baseline: pd.DataFrame, limit: int = NET_WORSENING_LIMIT) -> GateResult:
+    merged = current.merge(baseline, on=["question_id", "arm"], how="outer", suffixes=("", "_baseline"), indicator=True)
+    both = merged[merged._merge == "both"].copy()
+    both["kind"] = both.kind.fillna(both.kind_baseline)
+    both["worsened"] = both.correct_baseline.astype(bool) & ~both.correct.astype(bool)
+    both["improved"] = ~both.correct_baseline.astype(bool) & both.correct.astype(bool)
+    groups = both.groupby(["arm", "kind"], sort=True).agg(cases=("question_id", "size"), worsened=("worsened", "sum"),
+                                                          improved=("improved", "sum")).reset_index()
+    groups["net_worsening"] = groups.worsened - groups.improved
+    groups["failed"] = groups.net_worsening >= limit
+    return GateResult(groups, int((merged._merge == "left_only").sum()), int((merged._merge == "right_only").sum()))

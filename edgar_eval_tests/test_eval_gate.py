@@ -1,0 +1,78 @@
+"""The eval gate: a change the unit tests accept but that makes the system worse fails the gate."""
+
+import shutil
+
+import dagster as dg
+import pandas as pd
+import pytest
+
+from edgar_eval.answering import period_guard as guard_module
+from edgar_eval.defs import runs_assets
+from edgar_eval.defs.factory import build_definitions
+from edgar_eval.defs.runner import materialise_evaluation, materialise_graph
+from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.evaluation.eval_gate import baseline_json, compare_to_baseline, read_baseline
+from edgar_eval_tests import test_answering
+
+
+def _cases(correct: list[bool], arm="D", kind="answerable"):
+    return pd.DataFrame({"question_id": [f"q{i}" for i in range(len(correct))], "arm": arm, "kind": kind, "correct": correct})
+
+
+def test_net_worsening_of_three_in_a_group_fails_and_two_passes():
+    baseline = _cases([True] * 6)
+    assert compare_to_baseline(_cases([False, False] + [True] * 4), baseline).passed
+    result = compare_to_baseline(_cases([False, False, False] + [True] * 3), baseline)
+    assert not result.passed and "arm D answerable: 3 worse" in result.summary()
+    mixed = pd.concat([_cases([False, False, False, True]), _cases([True], kind="other_year")])
+    mixed_baseline = pd.concat([_cases([True, True, True, False]), _cases([False], kind="other_year")])
+    outcome = compare_to_baseline(mixed, mixed_baseline)
+    assert outcome.passed, "3 worse and 1 better in a group is a net worsening of 2"
+    assert read_baseline(baseline_json(baseline)).equals(baseline)
+
+
+def test_a_baseline_case_no_longer_judged_fails_and_a_new_one_is_only_counted():
+    baseline = _cases([True] * 4)
+    assert not compare_to_baseline(_cases([True] * 3), baseline).passed
+    grown = compare_to_baseline(_cases([True] * 5), baseline)
+    assert grown.passed and grown.new_cases == 1
+
+
+def latest_fiscal_year_only(question: str, reported_fiscal_years: set[int]) -> guard_module.GuardVerdict:
+    """The planted regression, one line away from the real guard: only the latest reported fiscal year counts."""
+    return guard_module.period_guard(question, {max(reported_fiscal_years)} if reported_fiscal_years else set())
+
+
+@pytest.fixture(scope="module")
+def demo_store(tmp_path_factory):
+    root = tmp_path_factory.mktemp("gate")
+    settings = EvalSettings(corpus_dir=str(root / "corpus"), corpus_name="demo", data_dir=str(root / "data"), reports_dir=str(root / "reports"))
+    instance = dg.DagsterInstance.ephemeral()
+    graph = materialise_graph(build_definitions(settings), instance)
+    return root, settings, instance, graph
+
+
+def _gate_passed(instance) -> bool:
+    evaluation = instance.event_log_storage.get_latest_asset_check_execution_by_key(
+        [dg.AssetCheckKey(dg.AssetKey("arm_outcomes"), "eval_gate")])[dg.AssetCheckKey(dg.AssetKey("arm_outcomes"), "eval_gate")]
+    return evaluation.evaluation.passed
+
+
+def test_the_gate_passes_on_the_committed_baseline(demo_store):
+    _, _, instance, graph = demo_store
+    assert graph.evaluation_succeeded, graph.evaluation_error
+    assert _gate_passed(instance)
+
+
+def test_a_planted_regression_passes_the_unit_tests_and_fails_the_gate(demo_store, tmp_path, monkeypatch):
+    root, settings, _, _ = demo_store
+    monkeypatch.setattr(test_answering, "period_guard", latest_fiscal_year_only)
+    test_answering.test_period_guard_declines_years_the_filings_do_not_report()  # the unit test accepts the regression
+
+    shutil.copytree(root / "data", tmp_path / "data")
+    regressed = settings.model_copy(update={"data_dir": str(tmp_path / "data"), "reports_dir": str(tmp_path / "reports")})
+    monkeypatch.setattr(runs_assets, "period_guard", latest_fiscal_year_only)
+    instance = dg.DagsterInstance.ephemeral()
+    error = materialise_evaluation(build_definitions(regressed), instance)
+    assert error is not None and error.startswith("eval_gate failed: arm D answerable") and not _gate_passed(instance)
+    assert not (tmp_path / "reports" / "demo" / "report.md").exists(), "a blocking gate stops the report"
