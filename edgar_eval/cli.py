@@ -102,6 +102,20 @@ def baseline(args: argparse.Namespace) -> int:
     return 0
 
 
+def readme(args: argparse.Namespace) -> int:
+    """Rewrite the README's figures block from the committed reports."""
+    from edgar_eval.adapters.files import replace_file
+    from edgar_eval.defs.settings import project_home
+    from edgar_eval.report.readme import readme_figures, replace_block
+
+    home = project_home()
+    reports = {path.parent.name: path.read_text() for path in sorted((home / "reports").glob("*/report.md"))}
+    target = home / "README.md"
+    changed = replace_file(target, replace_block(target.read_text(), readme_figures(reports)).encode())
+    print(f"README figures from {', '.join(sorted(reports))}: {'rewritten' if changed else 'unchanged'}")
+    return 0
+
+
 def demo_corpus(args: argparse.Namespace) -> int:
     from edgar_eval.adapters.local_corpus import write_demo_corpus
 
@@ -125,10 +139,11 @@ def main(argv: list[str] | None = None) -> int:
     fetch_parser.add_argument("--years", nargs="*", type=int, help="fiscal years (default: every recent filing)")
     fetch_parser.add_argument("--cache", default="data/edgar_cache", help="cache folder (default: data/edgar_cache)")
     fetch_parser.add_argument("--email", help="contact email for SEC's User-Agent (or env EDGAR_EVAL_CONTACT_EMAIL); required")
+    commands.add_parser("readme", help="rewrite the README's figures block from the committed reports")
     demo_parser = commands.add_parser("demo-corpus", help="write the generated demo corpus into a folder")
     demo_parser.add_argument("folder")
     args = parser.parse_args(argv)
-    return {"run": run, "partitions": partitions, "baseline": baseline, "fetch": fetch, "demo-corpus": demo_corpus}[args.command](args)
+    return {"run": run, "partitions": partitions, "baseline": baseline, "readme": readme, "fetch": fetch, "demo-corpus": demo_corpus}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -29,10 +29,11 @@ GRAPH = {
     "gate_comparisons": ("statistics", {"gate_scores"}),
     "stage_latency": ("statistics", {"retrievals", "gate_scores", "generations"}),
     "determinism": ("statistics", {"generations"}),
+    "citation_mutations": ("statistics", {"generations", "arm_outcomes", "retrievals", "search_index"}),
     "retrieval_metrics": ("statistics", {"retrieval_runs"}),
     "retrieval_slices": ("statistics", {"retrieval_runs", "golden_questions"}),
     "report": ("report", {"arm_statistics", "arm_comparisons", "gate_quality", "gate_comparisons", "determinism", "stage_latency",
-                          "arm_costs", "retrieval_metrics", "retrieval_slices", "golden_questions", "golden_rejections", "golden_set",
+                          "arm_costs", "citation_mutations", "retrieval_metrics", "retrieval_slices", "golden_questions", "golden_rejections", "golden_set",
                           "search_index", "gate_scores", "arm_outcomes", "generations"}),
 }
 

@@ -15,7 +15,7 @@ from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.evaluation.experiment import risk_coverage_curves
 from edgar_eval.report.builder import ReportInputs, build_report
 
-REPORT_INPUTS = ["arm_statistics", "arm_comparisons", "gate_quality", "gate_comparisons", "determinism", "stage_latency", "arm_costs",
+REPORT_INPUTS = ["arm_statistics", "arm_comparisons", "gate_quality", "gate_comparisons", "determinism", "stage_latency", "arm_costs", "citation_mutations",
                  "retrieval_metrics", "retrieval_slices", "golden_questions", "golden_rejections", "golden_set", "search_index",
                  "gate_scores", "arm_outcomes", "generations"]
 
@@ -44,7 +44,7 @@ def report(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.Mate
         rejections=store.read("golden_rejections", columns=["kind", "rule"]),
         retrieval=store.read("retrieval_metrics"), slices=store.read("retrieval_slices"), arms=store.read("arm_statistics"),
         comparisons=store.read("arm_comparisons"), gates=store.read("gate_quality"), gate_differences=store.read("gate_comparisons"),
-        determinism=store.read("determinism"), latency=store.read("stage_latency"), costs=store.read("arm_costs"), generations=store.read("generations"),
+        determinism=store.read("determinism"), latency=store.read("stage_latency"), costs=store.read("arm_costs"), mutations=store.read("citation_mutations"), generations=store.read("generations"),
         risk_curves=risk_coverage_curves(scores, outcomes[outcomes.arm == "A"]),
         index_fingerprint=store.read("search_index").fingerprint.iloc[0],
         settings={"chunk_size": settings.chunk_size, "chunk_overlap": settings.chunk_overlap, "top_k": settings.top_k,

@@ -88,6 +88,24 @@ def arm_costs(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.M
     return unpartitioned_result(store, "arm_costs", table, {"head": table_head(table, rows=6)})
 
 
+@dg.asset(deps=["generations", "arm_outcomes", "retrievals", "search_index"], group_name="statistics", code_version="1",
+          description="The citation check's mutation test: every answer arm A got right, with one digit of each figure changed, "
+                      "checked again against the passages it was generated from; the share withheld.")
+def citation_mutations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    store = settings.store()
+    outcomes = store.read("arm_outcomes")
+    right = set(outcomes[(outcomes.arm == "A") & outcomes.answered & outcomes.correct].question_id)
+    texts = store.read("search_index").set_index("chunk_id").text
+    chunk_ids = store.read("retrievals").set_index("question_id").chunk_ids
+    generated = store.read("generations")
+    answers = [(g.question_id, g.answer_text, [texts[c] for c in chunk_ids[g.question_id]])
+               for g in generated[generated.question_id.isin(right)].sort_values("question_id").itertuples()]
+    table = experiment.citation_mutations(answers)  # empty when arm A got nothing right: the report says n/a
+    return unpartitioned_result(store, "citation_mutations", table, {
+        "answers": len(answers), "mutants": len(table), "withheld": int(table.withheld.sum()),
+        "head": table_head(table, rows=5)})
+
+
 @dg.asset(deps=["generations"], group_name="statistics", code_version="1",
           description="Determinism: the share of a seeded sample of prompts that gave the same text when sent twice, with a "
                       "Wilson 95% interval (replayed repeats are not counted).")
@@ -120,4 +138,4 @@ def retrieval_slices(context: dg.AssetExecutionContext, settings: EvalSettings) 
         "slices": len(slices), "head": table_head(slices, ["slice", "value", "retriever", "k", "page_hit_rate", "median_gold_rank"], rows=10)})
 
 
-ASSETS = [arm_statistics, arm_costs, arm_comparisons, gate_quality, gate_comparisons, stage_latency, determinism, retrieval_metrics, retrieval_slices]
+ASSETS = [arm_statistics, arm_costs, arm_comparisons, citation_mutations, gate_quality, gate_comparisons, stage_latency, determinism, retrieval_metrics, retrieval_slices]

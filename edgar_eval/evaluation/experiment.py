@@ -13,6 +13,8 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from edgar_eval.answering.answerer import passage_label
+from edgar_eval.answering.citations import check_citations, digit_mutations
 from edgar_eval.evaluation.gates import ARMS
 from edgar_eval.stats.bootstrap import cluster_bootstrap_paired_difference
 from edgar_eval.stats.paired import mcnemar_exact, minimum_detectable_effect
@@ -159,3 +161,16 @@ def determinism(same_text_again: pd.Series) -> pd.DataFrame:
     measured = same_text_again.dropna().astype(bool)
     share = wilson(int(measured.sum()), len(measured))
     return pd.DataFrame([{"prompts": len(measured), "same_text": share.successes, "share": share.rate, "low": share.low, "high": share.high}])
+
+
+def citation_mutations(answers: list[tuple[str, str, list[str]]]) -> pd.DataFrame:
+    """The citation check's power: each right answer (question id, text, cited passages' texts in prompt order)
+    with one digit of one figure changed; a mutant is withheld when the check no longer backs it. A mutant whose
+    new value the passage also prints is rightly backed, so the share withheld need not be 100%."""
+    rows = []
+    for question_id, text, passages in answers:
+        labelled = {passage_label(i): passage for i, passage in enumerate(passages)}
+        for mutant in digit_mutations(text):
+            verdict = check_citations(mutant, labelled)
+            rows.append({"question_id": question_id, "mutant": mutant, "withheld": not verdict.ok, "reason": verdict.reason})
+    return pd.DataFrame(rows, columns=["question_id", "mutant", "withheld", "reason"])

@@ -81,6 +81,7 @@ class ReportInputs:
     determinism: pd.DataFrame
     latency: pd.DataFrame
     costs: pd.DataFrame
+    mutations: pd.DataFrame
     generations: pd.DataFrame
     risk_curves: dict[str, tuple[list[float], list[float]]]
     index_fingerprint: str

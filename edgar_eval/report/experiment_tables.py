@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from edgar_eval.domain.versioning import content_version
+from edgar_eval.stats.proportions import wilson
 from edgar_eval.report.markdown import Provenance, ReportTable, interval, percent
 
 if TYPE_CHECKING:
@@ -70,6 +71,12 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
         "DeLong 95%": [f"{_number(lo)} to {_number(hi)}" for lo, hi in zip(differences.low, differences.high)],
         "p": [_p(v) for v in differences.p_value],
     })
+    mutations = inputs.mutations
+    withheld = wilson(int(mutations.withheld.sum()), len(mutations))
+    mutation_table = pd.DataFrame([{
+        "right answers mutated": int(mutations.question_id.nunique()), "mutants (one digit changed)": len(mutations),
+        "withheld by the citation check": withheld.successes, "share": percent(withheld.rate), "Wilson 95%": interval(withheld.low, withheld.high),
+    }])
     row = determinism.iloc[0]
     determinism_table = pd.DataFrame([{
         "prompts sent twice": int(row.prompts), "same text": int(row.same_text), "share": percent(row.share),
@@ -89,6 +96,10 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
         ReportTable("Gate scores compared", difference_table,
                     Provenance("gate_comparisons", content_version(differences), "gate_scores"),
                     note="Paired AUROC differences on the same questions (DeLong)."),
+        ReportTable("Citation check under digit mutations", mutation_table,
+                    Provenance("citation_mutations", content_version(mutations), "generations, arm_outcomes, retrievals, search_index"),
+                    note="Every answer arm A got right, with the last written digit of one figure raised by one, checked again against "
+                         "its passages. A mutant whose new value the passage also prints is rightly backed."),
         ReportTable("Determinism", determinism_table, Provenance("determinism", content_version(determinism), "generations"),
                     note="A seeded sample of prompts sent to the generator twice; replayed repeats are not counted."),
     ]

@@ -1,0 +1,41 @@
+"""The README's figures, read from the committed reports, never typed: `edgar-eval readme` writes them between
+the markers, and a test fails when the README and the reports disagree."""
+
+from __future__ import annotations
+
+import re
+
+START, END = "<!-- figures:start (edgar-eval readme writes this block) -->", "<!-- figures:end -->"
+
+
+def report_table(markdown: str, title: str) -> list[dict[str, str]]:
+    """The rows of the report table under `## title`, as dicts of the cells as printed."""
+    section = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", markdown, re.M | re.S)
+    if section is None:
+        raise ValueError(f"the report has no table {title!r}")
+    lines = [line for line in section.group(1).splitlines() if line.startswith("|")]
+    split = [[cell.strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]] for line in lines]
+    header, rows = split[0], split[2:]
+    return [dict(zip(header, row)) for row in rows]
+
+
+def readme_figures(reports: dict[str, str]) -> str:
+    """One row per corpus: golden questions, page hit at each depth per retriever, and the false-answer rate of
+    arm A (no gate) against arm E (period guard + relevance model)."""
+    lines = [START, "", "| corpus | golden questions (answerable) | page hit@30 / @50: dense, bm25, hybrid | FAR arm A | FAR arm E |",
+             "|---|---|---|---|---|"]
+    for corpus, markdown in sorted(reports.items()):
+        kinds = {row["kind"]: int(row["questions"]) for row in report_table(markdown, "Golden questions")}
+        hits = {(row["retriever"], row["K"]): row["page hit"].split(" ")[0] for row in report_table(markdown, "Retrieval")}
+        arms = {row["arm"]: f"{row['FAR']} ({row['false answers']})" for row in report_table(markdown, "Arms")}
+        retrieval = ", ".join(f"{hits[(r, '30')]} / {hits[(r, '50')]}" for r in ("dense", "bm25", "hybrid"))
+        lines.append(f"| `reports/{corpus}/report.md` | {sum(kinds.values())} ({kinds.get('answerable', 0)}) | {retrieval} "
+                     f"| {arms['A']} | {arms['E']} |")
+    return "\n".join([*lines, "", END])
+
+
+def replace_block(readme: str, block: str) -> str:
+    if START not in readme or END not in readme:
+        raise ValueError("the README has no figures block markers")
+    before, rest = readme.split(START, 1)
+    return before + block + rest.split(END, 1)[1]
