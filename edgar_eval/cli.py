@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     run_parser = commands.add_parser("run", help="materialise every asset: one corpus run per filing, then the evaluation")
     partitions_parser = commands.add_parser("partitions", help="print the filing partition keys, one a line")
-    baseline_parser = commands.add_parser("baseline", help="write the eval gate's baseline (baselines/<corpus>.json) from the last run")
+    baseline_parser = commands.add_parser("baseline", help="write the eval gate's baseline (baselines/<corpus>/<generator>.json) from the last run")
     for sub in (run_parser, partitions_parser, baseline_parser):
         sub.add_argument("--corpus", help=f"folder of EDGAR .htm filings (default: the demo corpus; env {CORPUS_DIR_ENV})")
         sub.add_argument("--name", help=f"corpus name for data/ and reports/ (default: the folder name; env {CORPUS_NAME_ENV})")

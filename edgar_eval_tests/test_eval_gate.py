@@ -1,6 +1,9 @@
 """The eval gate: a change the unit tests accept but that makes the system worse fails the gate."""
 
+import json
 import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import dagster as dg
 import pandas as pd
@@ -52,6 +55,11 @@ def demo_store(tmp_path_factory):
     return root, settings, instance, graph
 
 
+def _with(settings: EvalSettings, **changes) -> EvalSettings:
+    """A new resource (model_copy would keep the old config Dagster resolves at run time)."""
+    return EvalSettings(**{**settings.model_dump(), **changes})
+
+
 def _gate_passed(instance) -> bool:
     evaluation = instance.event_log_storage.get_latest_asset_check_execution_by_key(
         [dg.AssetCheckKey(dg.AssetKey("arm_outcomes"), "eval_gate")])[dg.AssetCheckKey(dg.AssetKey("arm_outcomes"), "eval_gate")]
@@ -70,9 +78,61 @@ def test_a_planted_regression_passes_the_unit_tests_and_fails_the_gate(demo_stor
     test_answering.test_period_guard_declines_years_the_filings_do_not_report()  # the unit test accepts the regression
 
     shutil.copytree(root / "data", tmp_path / "data")
-    regressed = settings.model_copy(update={"data_dir": str(tmp_path / "data"), "reports_dir": str(tmp_path / "reports")})
+    regressed = _with(settings, data_dir=str(tmp_path / "data"), reports_dir=str(tmp_path / "reports"))
     monkeypatch.setattr(runs_assets, "period_guard", latest_fiscal_year_only)
     instance = dg.DagsterInstance.ephemeral()
     error = materialise_evaluation(build_definitions(regressed), instance)
     assert error is not None and error.startswith("eval_gate failed: arm D answerable") and not _gate_passed(instance)
     assert not (tmp_path / "reports" / "demo" / "report.md").exists(), "a blocking gate stops the report"
+
+
+class _FakeChat(BaseHTTPRequestHandler):
+    """An OpenAI-compatible chat endpoint that answers every question the same way, citing the first passage."""
+
+    calls = 0
+
+    def do_POST(self):  # noqa: N802 (the http.server API)
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).calls += 1
+        reply = {"model": body["model"], "choices": [{"index": 0, "finish_reason": "stop", "message": {
+            "role": "assistant", "content": "The passages name the line item but I cannot confirm the amount. [P1]"}}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_the_graph_records_a_chat_model_through_the_tape_and_replays_it_with_the_server_down(demo_store, tmp_path):
+    root, settings, _, _ = demo_store
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeChat)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    chat = {"generator": "openai-compatible-chat", "generator_model": "fake-chat", "tapes_dir": str(tmp_path / "tapes"),
+            "generator_url": f"http://127.0.0.1:{server.server_address[1]}"}
+    reports = {}
+    try:
+        for mode in ("record", "replay"):
+            if mode == "replay":
+                server.shutdown()
+                server.server_close()
+            data = tmp_path / f"data-{mode}"
+            shutil.copytree(root / "data", data)
+            run = _with(settings, **chat, tape_mode=mode, data_dir=str(data), reports_dir=str(tmp_path / mode))
+            assert materialise_evaluation(build_definitions(run), dg.DagsterInstance.ephemeral()) is None
+            generations = pd.read_parquet(data / "demo" / "generations.parquet")
+            assert (generations.model_id == "fake-chat").all() and generations.prompt_version.notna().all()
+            assert generations.replayed.all() == (mode == "replay") and generations.tape_key.notna().all()
+            reports[mode] = (tmp_path / mode / "demo" / "report.md").read_text()
+    finally:
+        server.server_close()
+    assert _FakeChat.calls > 0
+    replayed_count = len(pd.read_parquet(tmp_path / "data-replay" / "demo" / "generations.parquet"))
+    body = {mode: text.split("## Run receipt")[0] for mode, text in reports.items()}
+    assert body["replay"] == body["record"], "every figure of the recorded run comes back from the tape"
+    assert "generations replayed from a tape | 0 |" in reports["record"]
+    assert f"generations replayed from a tape | {replayed_count} |" in reports["replay"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from pathlib import Path
 
 import dagster as dg
@@ -88,6 +89,7 @@ class EvalSettings(dg.ConfigurableResource):
     generator_model: str = ""
     generator_url: str = ""
     tape_mode: str = "off"  # off | record | replay | fill: model calls through tapes/<corpus>/<model>/
+    tapes_dir: str = ""  # default: tapes/ in the project home, committed beside the reports
     protocol: str = "answering-v1"  # protocol/<name>.toml: the pre-registered hypotheses the statistics read
 
     @property
@@ -105,14 +107,18 @@ class EvalSettings(dg.ConfigurableResource):
         return _embedder(self.embedder, self.embeddings_model, self.embeddings_base_url)
 
     def baseline_path(self) -> Path:
-        """The eval gate's committed baseline: each dev case right or wrong under each arm."""
-        return project_home() / "baselines" / f"{self.corpus_name}.json"
+        """The eval gate's committed baseline for this corpus and generator: each dev case right or wrong under each arm.
+        A baseline judges one system; another generator is compared with its own baseline, or with none."""
+        generator = re.sub(r"[^A-Za-z0-9._-]+", "_", self.generator_adapter().generator_id)
+        return project_home() / "baselines" / self.corpus_name / f"{generator}.json"
 
     def protocol_path(self) -> Path:
         return project_home() / "protocol" / f"{self.protocol}.toml"
 
-    def generator_adapter(self) -> Generator:
-        tapes = project_home() / "tapes" / self.corpus_name
+    def generator_adapter(self, repeat: bool = False) -> Generator:
+        """`repeat`: the generator that sends a prompt a second time, for the determinism measurement. Its calls are
+        taped apart (same key, another folder), so a replay reproduces the recorded comparison instead of one answer twice."""
+        tapes = Path(self.tapes_dir or project_home() / "tapes") / self.corpus_name / ("repeats" if repeat else "")
         return _generator(self.generator, self.generator_model, self.generator_url, str(tapes), self.tape_mode)
 
     def fingerprint(self, embedder_id: str) -> IndexFingerprint:

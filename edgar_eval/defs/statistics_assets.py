@@ -108,7 +108,7 @@ def citation_mutations(context: dg.AssetExecutionContext, settings: EvalSettings
 
 @dg.asset(deps=["generations"], group_name="statistics", code_version="1",
           description="Determinism: the share of a seeded sample of prompts that gave the same text when sent twice, with a "
-                      "Wilson 95% interval (replayed repeats are not counted).")
+                      "Wilson 95% interval (replayed: the two recorded calls compared).")
 def determinism(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     table = experiment.determinism(store.read("generations").same_text_again)

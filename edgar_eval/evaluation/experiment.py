@@ -157,7 +157,7 @@ def arm_costs(outcomes: pd.DataFrame) -> pd.DataFrame:
 
 
 def determinism(same_text_again: pd.Series) -> pd.DataFrame:
-    """The share of prompts that gave the same text when sent twice (replayed repeats are not counted: they prove nothing)."""
+    """The share of prompts that gave the same text when sent twice (from a tape: as the two recorded calls compared)."""
     measured = same_text_again.dropna().astype(bool)
     share = wilson(int(measured.sum()), len(measured))
     return pd.DataFrame([{"prompts": len(measured), "same_text": share.successes, "share": share.rate, "low": share.low, "high": share.high}])

@@ -101,7 +101,7 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
                     note="Every answer arm A got right, with the last written digit of one figure raised by one, checked again against "
                          "its passages. A mutant whose new value the passage also prints is rightly backed."),
         ReportTable("Determinism", determinism_table, Provenance("determinism", content_version(determinism), "generations"),
-                    note="A seeded sample of prompts sent to the generator twice; replayed repeats are not counted."),
+                    note="A seeded sample of prompts sent to the generator twice; from a tape, the two recorded calls are compared."),
     ]
 
 
