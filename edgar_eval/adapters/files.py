@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 
 def replace_file(target: Path, data: bytes) -> bool:
-    """Write `data` to `target` through a temporary file and an atomic rename; unchanged bytes are left
-    untouched. True when the file was written."""
+    """Write `data` to `target` through a uniquely named temporary file and an atomic rename, so that two processes
+    writing one file cannot collide and a failed write leaves nothing behind; unchanged bytes are left untouched.
+    True when the file was written."""
     if target.is_file() and target.read_bytes() == data:
         return False
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, target)
+    handle, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would make reports and tapes private to one user
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return True

@@ -16,11 +16,11 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
+
+from edgar_eval.adapters.files import replace_file
 
 TAPE_MODES = ("off", "record", "replay", "fill")
 TAPE_FORMAT = 1
@@ -62,21 +62,6 @@ class TapeResult:
     latency_seconds: float
     replayed: bool
     key: str | None  # None when the tape is off
-
-
-def _write_atomically(target: Path, data: bytes) -> None:
-    """Like files.replace_file, with a unique temporary name, so two processes writing one key cannot collide."""
-    if target.is_file() and target.read_bytes() == data:
-        return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class Tape:
@@ -135,7 +120,7 @@ class Tape:
                  "request": {"model": model, "parameters": parameters, "messages": messages},
                  "response": response, "latency_seconds": latency}
         data = json.dumps(entry, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
-        _write_atomically(self.path(key), data.encode("utf-8"))
+        replace_file(self.path(key), data.encode("utf-8"))
 
     def _load(self, key: str) -> dict | None:
         path = self.path(key)
