@@ -160,7 +160,22 @@ def _chat_reply(payload: dict, where: str) -> dict:
     return {"content": content, "finish_reason": finish, "served_model": served, "usage": usage}
 
 
-class OpenAICompatibleChatGenerator:
+class _EndpointClient:
+    """A generator holding one HTTP endpoint: closed on exit from a `with` block or by close()."""
+
+    _endpoint: _JsonEndpoint
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._endpoint.close()
+
+
+class OpenAICompatibleChatGenerator(_EndpointClient):
     """The reference answerer's reader: a chat model behind an OpenAI-compatible server."""
 
     def __init__(self, base_url: str, model: str, api_key: str | None = None, *,
@@ -186,15 +201,6 @@ class OpenAICompatibleChatGenerator:
         self._public_base_url = _public_url(self.base_url)
         self._endpoint = _JsonEndpoint(f"{self.base_url}/v1/chat/completions", f"{self._public_base_url}/v1/chat/completions",
                                        _api_headers(api_key, api_key_env), timeout, retry, sleep, clock, transport)
-
-    def __enter__(self) -> OpenAICompatibleChatGenerator:
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self._endpoint.close()
 
     def __repr__(self) -> str:
         return f"OpenAICompatibleChatGenerator(model={self.model!r}, base_url={self._public_base_url!r}, tape={self.tape!r})"
@@ -247,7 +253,7 @@ def _rag_reply(payload: dict, where: str) -> dict:
     return {"text": text, "citations": list(dict.fromkeys(citations)), "abstained": abstained, "reason": reason}
 
 
-class ExternalRagGenerator:
+class ExternalRagGenerator(_EndpointClient):
     """A user's own RAG service, evaluated end to end: it retrieves, reads and cites by itself."""
 
     def __init__(self, url: str, *, name: str | None = None, api_key: str | None = None,
@@ -264,15 +270,6 @@ class ExternalRagGenerator:
         self.tape = tape or Tape.off()
         self._endpoint = _JsonEndpoint(url.strip(), public, _api_headers(api_key, api_key_env), timeout, retry,
                                        sleep, clock, transport)
-
-    def __enter__(self) -> ExternalRagGenerator:
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self._endpoint.close()
 
     def __repr__(self) -> str:
         return f"ExternalRagGenerator({self.model_id!r}, tape={self.tape!r})"
