@@ -19,7 +19,7 @@ import pytest
 from edgar_eval.adapters.local_corpus import partition_key
 from edgar_eval.answering.answerer import ANSWERED, MODEL_DECLINED, ExtractiveGenerator, check_generation
 from edgar_eval.answering.citations import NO_VALID_CITATION, UNSUPPORTED_CLAIM
-from edgar_eval.answering.number_words import find_number_phrases
+from edgar_eval.corpus.number_words import find_number_phrases
 from edgar_eval.answering.prompt import REFUSAL_PREFIX, build_prompt, parse_reply, random_nonces, seeded_nonces
 from edgar_eval.corpus.chunking import chunk_filing
 from edgar_eval.corpus.demo import COMPANIES, DEMO_SEED, build_financials

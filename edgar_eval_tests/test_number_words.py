@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edgar_eval.answering.number_words import find_number_phrases, number_to_words, words_to_number
+from edgar_eval.corpus.number_words import find_number_phrases, number_to_words, words_to_number
 
 
 @settings(max_examples=400, deadline=None)

@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from edgar_eval.answering.number_words import SCALE_FACTORS, Figure, find_number_phrases
+from edgar_eval.corpus.number_words import SCALE_FACTORS, Figure, find_number_phrases
 
 DEFAULT_MARKER_PATTERN = r"\[(P\d+(?:\s*[,;]\s*P\d+)*)\]"
 BRACKETED_ID_MARKER_PATTERN = r"\[([^\[\]\s,;]+(?:\s*[,;]\s*[^\[\]\s,;]+)*)\]"
