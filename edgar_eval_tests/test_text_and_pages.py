@@ -48,3 +48,24 @@ def test_plain_hr_marks_pages_only_when_the_document_has_no_styled_breaks():
     assert len(build_page_map(plain.text, plain.page_breaks)) == 2
     styled = _text("<p>One</p><hr/><p>Still one</p><div style='page-break-before:always'></div><p>Two</p>")
     assert len(build_page_map(styled.text, styled.page_breaks)) == 2
+
+
+def test_an_inline_text_block_closed_inside_a_div_it_opened_outside_keeps_the_rest_of_the_document():
+    # libxml2's recovery closes the body at such a mismatch and drops everything after it; the parser mends the tag.
+    import re
+
+    from edgar_eval.corpus.demo import generate_demo_corpus
+    from edgar_eval.corpus.parse import parse_filing
+
+    filings, _ = generate_demo_corpus()
+    data = next(f.data for f in filings if f.form == "10-K")
+    intact = parse_filing(data)
+    context = re.search(rb'contextRef="([^"]+)"', data).group(1)
+    opening = b'<ix:nonNumeric name="us-gaap:IncomeTaxDisclosureTextBlock" contextRef="' + context + b'" escape="true">'
+    first_div = data.index(b"<div", data.index(b"<body"))
+    close_at = data.index(b"</div>", first_div)
+    broken = data[:first_div] + opening + data[first_div:close_at] + b"</ix:nonNumeric>" + data[close_at:]
+    parsed = parse_filing(broken)
+    assert parsed.warnings and parsed.warnings[0].startswith("repaired 2 mis-nested inline XBRL tag")  # the stray close, then the open one
+    assert parsed.text == intact.text
+    assert len(parsed.facts) == len(intact.facts) + 1

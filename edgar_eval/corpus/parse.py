@@ -28,12 +28,46 @@ class ParsedFiling:
     warnings: tuple[str, ...] = ()
 
 
+_TAG_MISMATCH = re.compile(r"Opening and ending tag mismatch: ([\w:.-]+) line \d+ and ([\w:.-]+)")
+MAX_TAG_REPAIRS = 200
+_INLINE_ELEMENTS = frozenset({"nonNumeric", "continuation", "exclude", "nonFraction", "footnote", "fraction"})
+
+
+def _repair_inline_tags(data: bytes, error: etree.XMLSyntaxError) -> bytes | None:
+    """The document with one mis-nested inline XBRL tag mended, or None when the mismatch is another kind.
+
+    Filers wrap a note's text block in ix:nonNumeric or ix:continuation and sometimes close it inside a div it
+    opened outside of. libxml2's recovery then closes the body early and drops the rest of the document (one real
+    10-K lost its last 2 MB, the statements and notes with it), so the mismatch is mended here instead: a stray
+    closing ix tag is removed, and an ix element left open is closed where its parent closes.
+    """
+    found = _TAG_MISMATCH.search(str(error.msg))
+    if not found or error.position is None:
+        return None
+    still_open, closing = found.group(1), found.group(2)
+    if ":" not in still_open and still_open in _INLINE_ELEMENTS:
+        still_open = f"ix:{still_open}"  # libxml2 names a still-open element without its prefix
+    if not (closing.startswith("ix:") or still_open.startswith("ix:")):
+        return None
+    line, column = error.position
+    offset = 0
+    for _ in range(line - 1):
+        offset = data.index(b"\n", offset) + 1
+    at = data.rfind(b"</" + closing.encode(), max(0, offset + column - 400), offset + column + 2)
+    if at < 0:
+        return None
+    if closing.startswith("ix:"):
+        return data[:at] + data[data.index(b">", at) + 1:]
+    return data[:at] + b"</" + still_open.encode() + b">" + data[at:]
+
+
 def _root(data: bytes) -> tuple[etree._Element, tuple[str, ...]]:
     """The document tree, and what had to be repaired to build it.
 
-    Real filings are sometimes not well-formed XML (an ix:nonNumeric text block closed outside the
-    div it opened in); libxml2's recovery keeps every element and its text, so such a document is
-    read with a recorded warning. A file cut short is refused: recovery would hide the loss.
+    Real filings are sometimes not well-formed XML (an ix:nonNumeric text block closed outside the div it
+    opened in): such mis-nested inline tags are mended and the document read with a recorded warning; any other
+    malformation falls back to libxml2's recovery, also on record. A file cut short is refused: recovery would
+    hide the loss.
     """
     if not data:
         raise FilingError("empty file (0 bytes)")
@@ -41,17 +75,27 @@ def _root(data: bytes) -> tuple[etree._Element, tuple[str, ...]]:
         raise FilingError("binary content, not an XHTML document")
     if b"</html>" not in data[-4096:].lower():
         raise FilingError("truncated document: no closing </html> at the end of the file")
-    try:
-        return etree.fromstring(data, parser=etree.XMLParser(**_PARSER_OPTIONS)), ()
-    except etree.XMLSyntaxError as strict_error:
-        parser = etree.XMLParser(recover=True, **_PARSER_OPTIONS)
+    original, repairs, first_error = data, 0, None
+    while True:
         try:
-            root = etree.fromstring(data, parser=parser)
-        except etree.XMLSyntaxError as exc:
-            raise FilingError(f"malformed XHTML: {exc}") from exc
-        if root is None:
-            raise FilingError(f"malformed XHTML: {strict_error}")
-        return root, (f"recovered from malformed XHTML ({len(parser.error_log)} errors; first: {strict_error})",)
+            root = etree.fromstring(data, parser=etree.XMLParser(**_PARSER_OPTIONS))
+        except etree.XMLSyntaxError as error:
+            first_error = first_error or error
+            mended = _repair_inline_tags(data, error) if repairs < MAX_TAG_REPAIRS else None
+            if mended is None:
+                break
+            data, repairs = mended, repairs + 1
+            continue
+        warning = (f"repaired {repairs} mis-nested inline XBRL tag(s); first: {first_error}",) if repairs else ()
+        return root, warning
+    parser = etree.XMLParser(recover=True, **_PARSER_OPTIONS)
+    try:
+        root = etree.fromstring(original, parser=parser)
+    except etree.XMLSyntaxError as exc:
+        raise FilingError(f"malformed XHTML: {exc}") from exc
+    if root is None:
+        raise FilingError(f"malformed XHTML: {first_error}")
+    return root, (f"recovered from malformed XHTML ({len(parser.error_log)} errors; first: {first_error})",)
 
 
 def _dei(facts: list[Fact], name: str) -> Fact | None:
