@@ -148,15 +148,22 @@ def _steps(a: _Quoted, b: _Quoted, percent: bool) -> Iterator[tuple[float, str]]
                 yield (num / den * 100.0, shown + " * 100") if percent else (num / den, shown)
 
 
-def _one_step(figure: Figure, quoted: list[_Quoted]) -> str | None:
-    """The closest one step from two quoted figures that gives `figure` ("391,035 - 296,105"), or None."""
+def _one_step(figure: Figure, quoted: list[_Quoted]) -> tuple[str, frozenset[int]] | None:
+    """The closest one step from two quoted figures that gives `figure` ("391,035 - 296,105") and the quotes its
+    operands come from, or None."""
     target, best = abs(figure.value), None
     for i, a in enumerate(quoted):
         for b in quoted[i + 1:]:
             for value, shown in _steps(a, b, figure.is_percent):
                 if _close(value, target, figure.half_unit) and (best is None or abs(value - target) < best[0]):
-                    best = (abs(value - target), shown)
-    return best[1] if best else None
+                    best = (abs(value - target), shown, frozenset(q.quote for q in (a, b) if q.quote >= 0))
+    return (best[1], best[2]) if best else None
+
+
+def _as_stated(figure: Figure, quotes: frozenset[int]) -> _Quoted:
+    """A quoted figure read at the scale the answer states for it ("$1,611 million" backed by a table's "1,611"),
+    so a step may combine figures of different scales the way the answer itself reads them."""
+    return _Quoted(abs(figure.value), True, figure.is_percent, min(quotes), figure.text.strip())
 
 
 @dataclass(frozen=True)
@@ -164,6 +171,7 @@ class FigureSupport:
     figure: Figure
     quotes: frozenset[int]  # the quotes that print it directly
     step: str | None  # when no quote prints it: the one step that gives it ("391,035 - 296,105")
+    step_quotes: frozenset[int] = frozenset()  # the quotes the step's operands come from
 
     @property
     def supported(self) -> bool:
@@ -171,12 +179,16 @@ class FigureSupport:
 
 
 def support_details(gold_answer: str, quotes: Sequence[str]) -> list[FigureSupport]:
-    """For each of `claimed_figures(gold_answer)`: the quotes printing it, else the one step giving it."""
+    """For each of `claimed_figures(gold_answer)`: the quotes printing it, else the one step giving it. A step's
+    operands are quoted figures, read at every scale, or the answer's own quoted figures at the scale it states."""
     quoted = _quoted_figures(quotes)
+    figures = claimed_figures(gold_answer)
+    direct = [frozenset(_direct_quotes(f, quoted)) for f in figures]
+    stated = [_as_stated(f, d) for f, d in zip(figures, direct) if d]
     details = []
-    for figure in claimed_figures(gold_answer):
-        direct = _direct_quotes(figure, quoted)
-        details.append(FigureSupport(figure, frozenset(direct), None if direct else _one_step(figure, quoted)))
+    for figure, printed in zip(figures, direct):
+        step = None if printed else _one_step(figure, quoted + stated)
+        details.append(FigureSupport(figure, printed, step[0] if step else None, step[1] if step else frozenset()))
     return details
 
 

@@ -1,0 +1,141 @@
+"""Absence review (gate 10): code finds the passages that might answer an absence question; a person decides.
+
+The passages are the ones where the question's distinctive words sit next to a figure: a table row holding one
+of the words and a number, or a sentence holding one of the words and a number. Table rows come first (a figure
+in a table is the likeliest answer), then the passages that match the rarest words. Decisions are read from a
+versioned review file, one JSON object per line, bound to the candidate id and the question's sha256, so an
+edited question needs a new decision.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Mapping
+
+ABSENT = "absent"  # the reviewer read the passages: nothing answers the question
+ANSWERED_IN_CORPUS = "answered_in_corpus"  # a passage answers it: not an absence question
+DECISIONS = (ABSENT, ANSWERED_IN_CORPUS)
+MAX_PASSAGES = 12
+_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
+_FIGURE = re.compile(r"(?<![\w.])\$?\(?\d[\d,]*(?:\.\d+)?\)?%?(?![\w])")
+_YEAR = re.compile(r"^(?:19|20)\d{2}$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
+# Words of the question that say nothing about what is asked.
+_QUESTION_WORDS = frozenset(
+    "a an and are as at by did do does for from how in is it its of on or the to was were what which who whom when where "
+    "much many fiscal year years quarter quarters end ended ending during company company's report reported reports "
+    "disclose disclosed total amount number period first second third fourth half months month".split())
+
+
+def distinctive_question_words(question: str, company_names: tuple[str, ...] = ()) -> list[str]:
+    """Lower-case word stems (five letters, so plurals agree) the question asks about; names and dates left out."""
+    names = {w.lower().removesuffix("'s") for name in company_names for w in _WORD.findall(name)}
+    months = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"}
+    stems: list[str] = []
+    for word in _WORD.findall(question):
+        token = word.lower().removesuffix("'s").removesuffix("\u2019s").strip("'-")
+        if len(token) < 3 or token in _QUESTION_WORDS or token in names or token in months:
+            continue
+        stem = token[:5]
+        if stem not in stems:
+            stems.append(stem)
+    return stems
+
+
+@dataclass(frozen=True)
+class Passage:
+    filing_id: str
+    start: int
+    end: int
+    text: str
+    is_table_row: bool
+    words: tuple[str, ...]  # the question's stems it holds
+    score: float
+
+
+def _stems(text: str) -> set[str]:
+    return {w.lower()[:5] for w in _WORD.findall(text)}
+
+
+def _has_figure(text: str) -> bool:
+    return any(not _YEAR.match(m.group().strip("$()%")) for m in _FIGURE.finditer(text))
+
+
+def _units(text: str):
+    """(start, end, is_table_row) of every table row and prose sentence."""
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.rstrip("\n")
+        if stripped.startswith("|"):
+            yield offset, offset + len(stripped), True
+        elif stripped.strip():
+            position = 0
+            for piece in _SENTENCE_END.split(stripped):
+                start = stripped.find(piece, position)
+                yield offset + start, offset + start + len(piece), False
+                position = start + len(piece)
+        offset += len(line)
+
+
+def absence_passages(question: str, texts: Mapping[str, str], company_names: tuple[str, ...] = (),
+                     limit: int = MAX_PASSAGES) -> list[Passage]:
+    """The passages of `texts` (the question's scope) a reviewer must read before calling the question unanswerable."""
+    words = distinctive_question_words(question, company_names)
+    if not words:
+        return []
+    found: list[tuple[str, int, int, bool, tuple[str, ...]]] = []
+    document_frequency = dict.fromkeys(words, 0)
+    for filing_id in sorted(texts):
+        text = texts[filing_id]
+        for start, end, is_row in _units(text):
+            unit = text[start:end]
+            held = tuple(w for w in words if w in _stems(unit))
+            if held:
+                for w in held:
+                    document_frequency[w] += 1
+                if _has_figure(unit):
+                    found.append((filing_id, start, end, is_row, held))
+    # A rare word of the question (a place, a product) says more than a common one (sales, customers).
+    weight = {w: math.log(1 + 1 / max(n, 1)) + 1 / max(n, 1) for w, n in document_frequency.items()}
+    passages = [Passage(f, s, e, texts[f][s:e], row, held, round(sum(weight[w] for w in held), 6)) for f, s, e, row, held in found]
+    # The most specific passages first; among equally specific ones a table row first (a tabled figure is the
+    # likeliest answer).
+    passages.sort(key=lambda p: (-p.score, not p.is_table_row, p.filing_id, p.start))
+    return passages[:limit]
+
+
+@dataclass(frozen=True)
+class ReviewDecision:
+    candidate_id: str
+    question_sha256: str
+    decision: str
+    reason: str
+    reviewer: str
+
+
+class ReviewFileError(ValueError):
+    pass
+
+
+def read_review_file(text: str, where: str) -> dict[str, ReviewDecision]:
+    """candidate id -> decision; a malformed line stops the read with its line number (a decision is never guessed)."""
+    decisions: dict[str, ReviewDecision] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ReviewFileError(f"{where} line {number} is not JSON: {exc.msg}") from None
+        fields = ("candidate_id", "question_sha256", "decision", "reason", "reviewer")
+        if not isinstance(record, dict) or any(not isinstance(record.get(f), str) or not record[f].strip() for f in fields):
+            raise ReviewFileError(f"{where} line {number} needs non-empty {', '.join(fields)}")
+        if record["decision"] not in DECISIONS:
+            raise ReviewFileError(f"{where} line {number}: decision must be one of {', '.join(DECISIONS)}, not {record['decision']!r}")
+        if record["candidate_id"] in decisions:
+            raise ReviewFileError(f"{where} line {number}: a second decision for {record['candidate_id']}")
+        decisions[record["candidate_id"]] = ReviewDecision(*(record[f] for f in fields))
+    return decisions
