@@ -2,6 +2,8 @@
 
 import csv
 
+import pandas as pd
+
 import pytest
 
 from edgar_eval.corpus.parse import parse_filing
@@ -185,3 +187,44 @@ def test_committed_real_corpus_report_holds_the_golden_set_the_code_builds(real_
     assert f"export sha256 `{frozen.content_hash}`" in report
     for table in golden_tables(build.questions, build.rejections, f"{len(filings)} filing partitions"):
         assert render_table(table.frame) in report, table.title
+
+
+REAL_CANDIDATES = REAL_CORPUS.parents[1] / "golden" / "real_candidates.jsonl"
+
+
+@pytest.fixture(scope="module")
+def real_candidate_run(real_golden):
+    from edgar_eval.golden.absence import read_review_file
+    from edgar_eval.golden.candidates import read_jsonl
+    from edgar_eval.golden.gates import build_gate_corpus, run_gates
+    from edgar_eval.golden.pattern_set import candidate_outcomes, verdict_frame
+
+    (filings, _, chunks, texts, sections), _ = real_golden
+    review = REPO / "reviews" / "edgar" / "absence-v1.jsonl"
+    corpus = build_gate_corpus(filings, texts, sections, read_review_file(review.read_text(), str(review)), "reviews/edgar/absence-v1.jsonl")
+    candidates, problems = read_jsonl(REAL_CANDIDATES.read_text(), f"import:{REAL_CANDIDATES.name}")
+    assert not problems
+    run = run_gates(candidates, corpus)
+    return candidates, run, candidate_outcomes(verdict_frame(candidates, run))
+
+
+@pytest.mark.skipif(not REAL_CANDIDATES.is_file(), reason="no hand-written real candidates")
+def test_hand_written_real_candidates_get_the_verdicts_a_person_wrote(real_candidate_run):
+    """36 candidates over the NVIDIA and Apple filings, each with the verdict a careful reader expects."""
+    from edgar_eval.golden.pattern_set import agreement
+
+    candidates, _, outcomes = real_candidate_run
+    per_gate, differences = agreement(candidates, outcomes)
+    print("\n" + per_gate.to_string(index=False))
+    assert differences.empty, differences.to_dict("records")
+
+
+@pytest.mark.skipif(not REAL_CANDIDATES.is_file(), reason="no hand-written real candidates")
+def test_committed_real_corpus_report_holds_the_pattern_funnel_the_code_computes(real_candidate_run):
+    from edgar_eval.golden.pattern_set import funnel, select_balanced
+    from edgar_eval.report.builder import funnel_table
+
+    candidates, _, outcomes = real_candidate_run
+    selected = select_balanced(candidates, outcomes, per_pattern=5)
+    frame = funnel(outcomes, pd.Series(dtype=int), {c.candidate_id for c in selected})
+    assert render_table(funnel_table(frame).frame) in (REPO / "reports" / "edgar" / "report.md").read_text()

@@ -17,7 +17,8 @@ from edgar_eval.report.builder import ReportInputs, build_report
 
 REPORT_INPUTS = ["arm_statistics", "arm_comparisons", "gate_quality", "gate_comparisons", "determinism", "stage_latency", "arm_costs", "citation_mutations",
                  "retrieval_metrics", "retrieval_slices", "golden_questions", "golden_rejections", "golden_set", "search_index",
-                 "gate_scores", "arm_outcomes", "generations"]
+                 "gate_scores", "arm_outcomes", "generations",
+                 "pattern_funnel", "gate_agreement", "golden_patterns", "pattern_baseline"]
 
 
 @functools.cache
@@ -47,6 +48,8 @@ def report(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.Mate
         determinism=store.read("determinism"), latency=store.read("stage_latency"), costs=store.read("arm_costs"), mutations=store.read("citation_mutations"), generations=store.read("generations"),
         risk_curves=risk_coverage_curves(scores, outcomes[outcomes.arm == "A"]),
         index_fingerprint=store.read("search_index").fingerprint.iloc[0],
+        pattern_funnel=store.read("pattern_funnel"), gate_agreement=store.read("gate_agreement"),
+        golden_patterns=store.read("golden_patterns"), pattern_baseline=store.read("pattern_baseline"),
         settings={"chunk_size": settings.chunk_size, "chunk_overlap": settings.chunk_overlap, "top_k": settings.top_k,
                   "retrieval_depths": settings.retrieval_depths, "rrf_k": settings.rrf_k, "golden_seed": settings.golden_seed,
                   "code_version": code_version()},

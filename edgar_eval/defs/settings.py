@@ -29,6 +29,7 @@ GENERATOR_ENV = "EDGAR_EVAL_GENERATOR"
 GENERATOR_MODEL_ENV = "EDGAR_EVAL_GENERATOR_MODEL"
 GENERATOR_URL_ENV = "EDGAR_EVAL_GENERATOR_URL"
 TAPE_MODE_ENV = "EDGAR_EVAL_TAPE"
+PROPOSALS_ENV = "EDGAR_EVAL_PROPOSALS"
 GENERATORS = ("extractive", "openai-compatible-chat", "external-rag")
 DEMO_CORPUS_NAME = "demo"
 
@@ -91,6 +92,10 @@ class EvalSettings(dg.ConfigurableResource):
     tape_mode: str = "off"  # off | record | replay | fill: model calls through tapes/<corpus>/<model>/
     tapes_dir: str = ""  # default: tapes/ in the project home, committed beside the reports
     protocol: str = "answering-v1"  # protocol/<name>.toml: the pre-registered hypotheses the statistics read
+    proposals: list[str] = []  # JSON Lines files of golden-question proposals to run through the ten gates
+    absence_review: str = "absence-v1"  # reviews/<corpus>/<name>.jsonl: the recorded absence decisions
+    patterns_per_pattern: int = 5  # the frozen pattern set takes up to this many accepted cases per pattern
+    patterns_version: str = ""  # pin a frozen pattern set by name; empty names it by its content hash
 
     @property
     def is_demo(self) -> bool:
@@ -111,6 +116,9 @@ class EvalSettings(dg.ConfigurableResource):
         A baseline judges one system; another generator is compared with its own baseline, or with none."""
         generator = re.sub(r"[^A-Za-z0-9._-]+", "_", self.generator_adapter().generator_id)
         return project_home() / "baselines" / self.corpus_name / f"{generator}.json"
+
+    def absence_review_path(self) -> Path:
+        return project_home() / "reviews" / self.corpus_name / f"{self.absence_review}.jsonl"
 
     def protocol_path(self) -> Path:
         return project_home() / "protocol" / f"{self.protocol}.toml"
@@ -146,4 +154,5 @@ class EvalSettings(dg.ConfigurableResource):
             generator_model=os.environ.get(GENERATOR_MODEL_ENV, ""),
             generator_url=os.environ.get(GENERATOR_URL_ENV, ""),
             tape_mode=os.environ.get(TAPE_MODE_ENV, "off"),
+            proposals=[str(Path(p).resolve()) for p in os.environ.get(PROPOSALS_ENV, "").split(os.pathsep) if p.strip()],
         )

@@ -1,0 +1,223 @@
+"""Golden group, hard questions: proposals by dispersion pattern, the ten gates, the funnel, the frozen set, and a
+naive baseline scored on it."""
+
+import json
+import re
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+
+from edgar_eval.adapters.files import replace_file
+from edgar_eval.answering.answerer import ANSWERED, ExtractiveGenerator, answer_question
+from edgar_eval.defs.common import checked_index, filing_keys, read_partitions, table_head, unpartitioned_result, usable_partitions
+from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.domain.generation import GenerationRequest
+from edgar_eval.golden.absence import ReviewFileError, read_review_file
+from edgar_eval.golden.candidates import Candidate, CandidateProblem, candidate_from_record, read_jsonl
+from edgar_eval.golden.claims import claimed_figures
+from edgar_eval.golden.demo_candidates import SOURCE as DEMO_SOURCE
+from edgar_eval.golden.demo_candidates import demo_proposals
+from edgar_eval.golden.gates import build_gate_corpus, run_gates
+from edgar_eval.golden.pattern_set import (PATTERN_SET_VERSION, FreezeRefused, agreement, candidate_outcomes, freeze_patterns,
+                                           funnel, select_balanced, verdict_frame)
+
+_CORPUS = ["filings", "filing_text", "sections"]
+_PROPOSAL_COLUMNS = ["candidate_id", "pattern", "question", "answer_type", "gold_answer", "evidence", "requires_documents", "source",
+                     "prompt_version", "excerpt_ids", "expected", "unreadable_reason"]
+
+
+def _corpus_frames(settings: EvalSettings, tables=("filings", "filing_text", "sections")) -> dict[str, pd.DataFrame]:
+    store = settings.store()
+    keys, _ = usable_partitions(store, filing_keys(settings), tuple(t for t in tables if t != "filings"))
+    return {table: read_partitions(store, table, keys) for table in tables}
+
+
+def _proposal_row(made: Candidate | CandidateProblem, pattern: str | None = None) -> dict:
+    if isinstance(made, CandidateProblem):
+        return {"candidate_id": made.candidate_id, "pattern": pattern or "", "source": made.source, "unreadable_reason": made.reason}
+    record = made.to_record()
+    return {**record, "evidence": json.dumps(record["evidence"], ensure_ascii=False),
+            "expected": json.dumps(record["expected"], sort_keys=True) if record["expected"] else "", "unreadable_reason": ""}
+
+
+def proposal_candidates(proposals: pd.DataFrame) -> list[Candidate]:
+    readable = proposals[proposals.unreadable_reason == ""]
+    made = []
+    for row in readable.itertuples():
+        record = {"id": row.candidate_id, "pattern": row.pattern, "question": row.question, "answer_type": row.answer_type,
+                  "gold_answer": row.gold_answer, "evidence": json.loads(row.evidence), "requires_documents": int(row.requires_documents),
+                  "expected": json.loads(row.expected) if row.expected else None}
+        candidate = candidate_from_record(record, row.candidate_id, row.source, prompt_version=row.prompt_version,
+                                          excerpt_ids=tuple(row.excerpt_ids))
+        if isinstance(candidate, Candidate):
+            made.append(candidate)
+    return made
+
+
+@dg.asset(deps=_CORPUS, group_name="golden", code_version="1",
+          description="Golden-question proposals by dispersion pattern, each with its source, prompt version and excerpt ids: "
+                      "the demo corpus's planted ones (good, and broken in each way a gate exists for), and any JSON Lines "
+                      "files named in the proposals setting (EDGAR_EVAL_PROPOSALS). A proposal that cannot be read is kept "
+                      "with its reason, so the funnel counts it.")
+def golden_proposals(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    rows: list[dict] = []
+    if settings.is_demo:
+        frames = _corpus_frames(settings, ("filings", "filing_text"))
+        texts = frames["filing_text"].merge(frames["filings"][["filing_id", "path"]], on="filing_id")
+        truth = json.loads((Path(settings.corpus_dir) / "ground_truth.json").read_text())
+        text = "".join(json.dumps(r) + "\n" for r in demo_proposals(truth, dict(zip(texts.path, texts.text))))
+        candidates, problems = read_jsonl(text, DEMO_SOURCE)
+        rows += [_proposal_row(c) for c in candidates] + [_proposal_row(p) for p in problems]
+    for path in settings.proposals:
+        source = f"import:{Path(path).name}"
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise dg.Failure(f"cannot read proposals file {path}: {exc}") from exc
+        candidates, problems = read_jsonl(text, source)
+        rows += [_proposal_row(c) for c in candidates] + [_proposal_row(p) for p in problems]
+    frame = pd.DataFrame(rows, columns=_PROPOSAL_COLUMNS).fillna({"unreadable_reason": "", "prompt_version": "", "expected": ""})
+    frame["excerpt_ids"] = [list(v) if isinstance(v, (list, tuple)) else [] for v in frame.excerpt_ids]
+    return unpartitioned_result(settings.store(), "golden_proposals", frame, {
+        "by_source": dg.MetadataValue.json(frame.source.value_counts().sort_index().to_dict()),
+        "unreadable": int((frame.unreadable_reason != "").sum()),
+        "head": table_head(frame, ["candidate_id", "pattern", "question"], rows=8)})
+
+
+def _reviews(settings: EvalSettings):
+    path = settings.absence_review_path()
+    if not path.is_file():
+        return {}, str(path.relative_to(path.parents[2]))
+    try:
+        return read_review_file(path.read_text(encoding="utf-8"), str(path)), str(path.relative_to(path.parents[2]))
+    except ReviewFileError as exc:
+        raise dg.Failure(str(exc)) from exc
+
+
+@dg.multi_asset(specs=[
+    dg.AssetSpec("gate_verdicts", deps=["golden_proposals", *_CORPUS], group_name="golden", code_version="1",
+                 description="The ten gates' verdict on every proposal, one row per candidate per gate in order, each with its "
+                             "reason: pass, fail, not_run (needs verified quotes) or not_applicable."),
+    dg.AssetSpec("pattern_funnel", deps=["golden_proposals", *_CORPUS], group_name="golden", code_version="1",
+                 description="Per dispersion pattern: proposed -> quotes verified -> conforming -> supported -> accepted -> selected."),
+    dg.AssetSpec("gate_agreement", deps=["golden_proposals", *_CORPUS], group_name="golden", code_version="1",
+                 description="For proposals that carry a hand-written verdict: agreement per gate, and every disagreement."),
+    dg.AssetSpec("golden_patterns", deps=["golden_proposals", "chunks", *_CORPUS], group_name="golden", code_version="1",
+                 description="The frozen hard-question set: up to N accepted cases per pattern (half single-document, half "
+                             "two-document when every pattern fills), in the brief's schema under a version and a content hash. "
+                             "Freezing refuses a set holding a case that fails a gate; a pinned version is never replaced."),
+])
+def gate_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings):
+    store = settings.store()
+    proposals = store.read("golden_proposals")
+    candidates = proposal_candidates(proposals)
+    frames = _corpus_frames(settings, ("filings", "filing_text", "sections", "chunks"))
+    reviews, review_file = _reviews(settings)
+    corpus = build_gate_corpus(frames["filings"], frames["filing_text"], frames["sections"], reviews, review_file)
+    run = run_gates(candidates, corpus)
+    verdicts = verdict_frame(candidates, run)
+    outcomes = candidate_outcomes(verdicts)
+    _write_review_queue(store.root / "absence_review.md", candidates, run, review_file)
+    selected = select_balanced(candidates, outcomes, settings.patterns_per_pattern)
+    unreadable = proposals[proposals.unreadable_reason != ""].pattern.value_counts()
+    funnel_frame = funnel(outcomes, unreadable, {c.candidate_id for c in selected})
+    per_gate, differences = agreement(candidates, outcomes)
+    yield unpartitioned_result(store, "gate_verdicts", verdicts, {
+        "candidates": len(candidates), "accepted": int(outcomes.accepted.sum()),
+        "rejected_by_gate": dg.MetadataValue.json(outcomes.failing_gate.value_counts().sort_index().to_dict()),
+        "head": table_head(verdicts[verdicts.status == "fail"], ["candidate_id", "gate", "reason"], rows=8)}, asset_key="gate_verdicts")
+    yield unpartitioned_result(store, "pattern_funnel", funnel_frame, {"funnel": table_head(funnel_frame, rows=9)}, asset_key="pattern_funnel")
+    yield unpartitioned_result(store, "gate_agreement", per_gate.assign(differences=len(differences)), {
+        "agreement": table_head(per_gate, rows=10), "differences": table_head(differences, rows=10)}, asset_key="gate_agreement")
+    filings = frames["filings"]
+    texts = frames["filing_text"]
+    pages = {r.filing_id: (list(r.page_starts), list(r.printed_pages)) for r in texts.itertuples()}
+    try:
+        frozen = freeze_patterns(selected, outcomes, run.placed, dict(zip(filings.filing_id, filings.sha256)), frames["chunks"], pages)
+    except FreezeRefused as exc:
+        raise dg.Failure(str(exc)) from exc
+    version = settings.patterns_version or f"{PATTERN_SET_VERSION}@{frozen.content_hash[:12]}"
+    export = store.root / "golden" / f"{version.replace('/', '-')}.jsonl"
+    if export.is_file() and export.read_text() != frozen.jsonl:
+        raise dg.Failure(f"pattern set {version!r} is frozen at {export} with other content; name a new patterns_version")
+    replace_file(export, frozen.jsonl.encode())
+    table = pd.DataFrame([{"case_id": r["id"], "pattern": r["pattern"], "question": r["question"], "reference_answer": r["reference_answer"],
+                           "expected_route": r["expected_route"], "difficulty": r["difficulty"], "question_type": r["question_type"],
+                           "evidence_filing_ids": sorted({e["filing_id"] for e in r["evidence"]}),
+                           "evidence_chunk_ids": [c for e in r["evidence"] for c in e["chunk_ids"]],
+                           "version": version, "content_hash": frozen.content_hash} for r in frozen.records],
+                         columns=["case_id", "pattern", "question", "reference_answer", "expected_route", "difficulty", "question_type",
+                                  "evidence_filing_ids", "evidence_chunk_ids", "version", "content_hash"])
+    yield unpartitioned_result(store, "golden_patterns", table, {
+        "version": version, "content_hash": frozen.content_hash, "export": dg.MetadataValue.path(str(export)),
+        "by_pattern": dg.MetadataValue.json(table.pattern.value_counts().sort_index().to_dict())}, asset_key="golden_patterns")
+
+
+def _write_review_queue(path: Path, candidates: list[Candidate], run, review_file: str) -> None:
+    """The absence review queue for a person: each D8 question with the passages to read. Filing text is quoted,
+    so it goes under data/ (never committed), fenced as code so no markup in it renders."""
+    lines = [f"# Absence review queue\n\nRecord each decision in `{review_file}` (one JSON object per line: candidate_id, "
+             "question_sha256, decision absent|answered_in_corpus, reason, reviewer).\n"]
+    for candidate in candidates:
+        if candidate.pattern != "D8":
+            continue
+        status = next(r for r in run.rows if r.candidate_id == candidate.candidate_id and r.gate == "absence_review")
+        lines.append(f"## {candidate.candidate_id}\n\nquestion_sha256 `{candidate.question_sha256}`; gate: {status.status} ({status.reason})\n")
+        lines.append("```text\n" + candidate.question.replace("```", "'''") + "\n```\n")
+        for passage in run.passages.get(candidate.candidate_id, []):
+            kind = "table row" if passage.is_table_row else "sentence"
+            lines.append(f"- {passage.filing_id} @{passage.start} ({kind}; words {', '.join(passage.words)}):\n\n"
+                         f"```text\n{passage.text.replace('```', chr(39) * 3)}\n```\n")
+    replace_file(path, "\n".join(lines).encode())
+
+
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+
+
+def _correct(case, checked) -> bool:
+    if case.expected_route == "no-answer":
+        return checked.outcome != ANSWERED
+    if checked.outcome != ANSWERED or checked.figure is None:
+        return False
+    return any(abs(checked.figure - f.value) <= max(f.half_unit, 0.005 * abs(f.value)) for f in claimed_figures(case.reference_answer))
+
+
+@dg.asset(deps=["golden_patterns", "search_index"], group_name="runs", code_version="1",
+          description="A naive baseline on the frozen hard-question set through the same harness: dense top-k over the "
+                      "company's filings, the extractive reader, the citation check; per case the share of evidence "
+                      "documents retrieved (document recall), whether the stated figure matches a figure of the reference "
+                      "answer (or a refusal where the set expects one), and abstentions.")
+def pattern_baseline(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    store = settings.store()
+    cases = store.read("golden_patterns")
+    index_rows, index, embedder = checked_index(settings)
+    filings = store.read_partitions("filings", filing_keys(settings))[0]
+    company_of = dict(zip(filings.filing_id, filings.cik))
+    generator = ExtractiveGenerator()
+    rows = []
+    vectors = embedder.embed(cases.question.tolist()) if len(cases) else []
+    for case, vector in zip(cases.itertuples(), vectors):
+        evidence = list(case.evidence_filing_ids)
+        cik = company_of.get(evidence[0]) if evidence else None
+        scope = sorted(f for f, c in company_of.items() if cik is None or c == cik)
+        hits = index.search(vector, scope, settings.top_k)
+        found = index_rows.iloc[[h.row for h in hits]]
+        years = [int(y) for y in _YEAR.findall(case.question)]
+        request = GenerationRequest(case.question, tuple(zip(found.chunk_id, found.text)), cik=cik, fiscal_year=max(years) if years else None)
+        checked = answer_question(request, generator)
+        retrieved = set(found.filing_id)
+        rows.append({"case_id": case.case_id, "pattern": case.pattern, "difficulty": case.difficulty,
+                     "expected_route": case.expected_route, "evidence_documents": len(evidence),
+                     "document_recall": len(retrieved & set(evidence)) / len(evidence) if evidence else float("nan"),
+                     "outcome": checked.outcome, "abstained": checked.outcome != ANSWERED, "correct": _correct(case, checked),
+                     "answer_text": checked.generation.text if checked.generation else ""})
+    frame = pd.DataFrame(rows, columns=["case_id", "pattern", "difficulty", "expected_route", "evidence_documents", "document_recall",
+                                        "outcome", "abstained", "correct", "answer_text"])
+    return unpartitioned_result(store, "pattern_baseline", frame, {
+        "generator": generator.generator_id, "cases": len(frame),
+        "correct_share": float(frame.correct.mean()) if len(frame) else float("nan"),
+        "head": table_head(frame, ["case_id", "pattern", "document_recall", "outcome", "correct"])})
+
+
+ASSETS = [golden_proposals, gate_outcomes, pattern_baseline]

@@ -1,0 +1,146 @@
+"""The ten gates on the demo corpus's planted candidates: every good one accepted, every broken one stopped by the
+gate that exists for its defect, with its reason."""
+
+import json
+from dataclasses import replace
+
+import pandas as pd
+import pytest
+
+from edgar_eval.golden.absence import ANSWERED_IN_CORPUS, ReviewFileError, read_review_file
+from edgar_eval.golden.candidates import read_jsonl
+from edgar_eval.golden.demo_candidates import SOURCE, demo_proposals
+from edgar_eval.golden.gates import FAIL, GATES, build_gate_corpus, run_gates
+from edgar_eval.golden.pattern_set import FreezeRefused, agreement, candidate_outcomes, freeze_patterns, select_balanced, verdict_frame
+from edgar_eval_tests.conftest import REPO
+
+
+@pytest.fixture(scope="module")
+def demo_gate_inputs(golden_inputs, demo_files):
+    filings, _, chunks, texts, sections = golden_inputs
+    truth = json.loads(demo_files["ground_truth.json"])
+    by_path = dict(zip(filings.path, texts.set_index("filing_id").loc[filings.filing_id].text))
+    candidates, problems = read_jsonl("".join(json.dumps(r) + "\n" for r in demo_proposals(truth, by_path)), SOURCE)
+    assert not problems
+    review_path = REPO / "reviews" / "demo" / "absence-v1.jsonl"
+    reviews = read_review_file(review_path.read_text(), str(review_path))
+    corpus = build_gate_corpus(filings, texts, sections, reviews, "reviews/demo/absence-v1.jsonl")
+    return candidates, corpus, filings, chunks, texts
+
+
+@pytest.fixture(scope="module")
+def demo_run(demo_gate_inputs):
+    candidates, corpus, *_ = demo_gate_inputs
+    run = run_gates(candidates, corpus)
+    return run, candidate_outcomes(verdict_frame(candidates, run)).set_index("candidate_id")
+
+
+def test_every_pattern_is_planted_good_and_accepted(demo_gate_inputs, demo_run):
+    candidates, *_ = demo_gate_inputs
+    _, outcomes = demo_run
+    good = [c for c in candidates if c.expected["why"] == "planted as a good case" and c.pattern != "D8"]
+    assert {c.pattern for c in good} == {"D1", "D2", "D3", "D4", "D5", "D6", "D7"}
+    assert all(outcomes.loc[c.candidate_id, "accepted"] for c in good), outcomes.loc[[c.candidate_id for c in good]].reason.to_dict()
+
+
+@pytest.mark.parametrize("suffix, gate, reason_part", [
+    ("one-word-off", "quote_verification", "text differs at 'plus'"),
+    ("paraphrase", "quote_verification", "not found"),
+    ("too-close", "pattern_conformance", "characters apart, under 4,000"),
+    ("both-in-notes", "pattern_conformance", "all quotes sit inside the notes"),
+    ("billions", None, ""),
+    ("miss-2.5pct", "answer_support", "neither quoted nor one step"),
+    ("wrong-direction", "direction", "decreased"),
+    ("names-10k", "source_naming", "10-K"),
+    ("36-words", "plain_english", "36"),
+    ("no-period", "period", ""),
+    ("idle-document", "idle_evidence", "is idle"),
+    ("one-filing", "pattern_conformance", "from one"),
+    ("answer-printed", "absence_review", ANSWERED_IN_CORPUS),
+])
+def test_each_broken_candidate_is_stopped_by_its_own_gate(demo_run, suffix, gate, reason_part):
+    _, outcomes = demo_run
+    row = outcomes.loc[next(i for i in outcomes.index if i.endswith(f"-{suffix}"))]
+    assert (None if row.accepted else row.failing_gate) == gate, row.reason
+    assert reason_part in row.reason
+
+
+def test_every_planted_candidate_gets_exactly_the_verdict_written_beside_it(demo_gate_inputs, demo_run):
+    candidates, *_ = demo_gate_inputs
+    _, outcomes = demo_run
+    per_gate, differences = agreement(candidates, outcomes.reset_index())
+    assert differences.empty, differences.to_dict("records")
+    assert (per_gate.agree == len(candidates)).all()
+
+
+def test_one_verdict_row_per_candidate_per_gate_and_text_gates_run_after_a_failure(demo_gate_inputs, demo_run):
+    candidates, *_ = demo_gate_inputs
+    run, _ = demo_run
+    verdicts = verdict_frame(candidates, run)
+    assert len(verdicts) == len(candidates) * len(GATES)
+    paraphrase = verdicts[verdicts.candidate_id.str.endswith("-paraphrase")].set_index("gate").status
+    assert paraphrase["quote_verification"] == FAIL and paraphrase["answer_support"] == "not_run"
+    assert paraphrase["source_naming"] == "pass"  # measured anyway, so agreement is measurable per gate
+
+
+def test_an_absence_decision_binds_the_wording_it_was_made_for(demo_gate_inputs):
+    candidates, corpus, *_ = demo_gate_inputs
+    absent = next(c for c in candidates if c.candidate_id == "DEMO-hvrn-D8")
+    reworded = replace(absent, question=absent.question.replace("order backlog", "backlog of orders"))
+    pending = replace(absent, candidate_id="DEMO-new-D8")
+    run = run_gates([absent, reworded, pending], corpus)
+    rows = [r for r in run.rows if r.gate == "absence_review"]
+    assert rows[0].status == "pass" and "reviewed by" in rows[0].reason
+    assert rows[1].status == FAIL and "another wording" in rows[1].reason
+    assert rows[2].status == FAIL and "awaiting a review decision" in rows[2].reason
+
+
+def test_the_absence_review_surfaces_a_printed_answer_table_rows_included(demo_gate_inputs, demo_run):
+    run, _ = demo_run
+    passages = run.passages["DEMO-hvrn-D8-answer-printed"]
+    assert passages and any(p.is_table_row and "Research and development" in p.text for p in passages)
+    assert run.passages["DEMO-hvrn-D8"] == []  # the demo filings never print a backlog
+
+
+def test_a_malformed_review_file_stops_with_its_line():
+    with pytest.raises(ReviewFileError, match="line 2"):
+        read_review_file('{"candidate_id": "a", "question_sha256": "x", "decision": "absent", "reason": "r", "reviewer": "p"}\n'
+                         '{"candidate_id": "b", "decision": "maybe"}\n', "reviews/x.jsonl")
+
+
+def test_unreadable_proposals_are_recorded_with_their_reason():
+    text = ('{"id": "ok", "pattern": "D1", "question": "q?", "answer_type": "number", "gold_answer": "1", '
+            '"evidence": [{"document": "d", "quote": "x"}], "requires_documents": 1}\n'
+            "not json\n"
+            '{"id": "bad", "pattern": "D9", "question": "", "answer_type": "guess", "gold_answer": "1", "evidence": []}\n')
+    candidates, problems = read_jsonl(text, "import:t.jsonl")
+    assert [c.candidate_id for c in candidates] == ["ok"]
+    assert "not JSON" in problems[0].reason
+    assert all(word in problems[1].reason for word in ("pattern", "question", "answer_type", "evidence"))
+
+
+def test_freezing_refuses_a_set_with_a_failing_case_and_balances_the_rest(demo_gate_inputs, demo_run):
+    candidates, corpus, filings, chunks, texts = demo_gate_inputs
+    run, outcomes = demo_run
+    flat = outcomes.reset_index()
+    selected = select_balanced(candidates, flat, per_pattern=1)
+    assert [c.pattern for c in selected] == ["D1", "D2", "D3", "D4", "D5", "D6", "D7", "D8"]
+    pages = {r.filing_id: (list(r.page_starts), list(r.printed_pages)) for r in texts.itertuples()}
+    sha = dict(zip(filings.filing_id, filings.sha256))
+    frozen = freeze_patterns(selected, flat, run.placed, sha, chunks, pages)
+    assert sum(r["difficulty"] == "two-document" for r in frozen.records) == 4
+    assert all(e["chunk_ids"] and e["document_sha256"] in sha.values() for r in frozen.records for e in r["evidence"])
+    assert frozen.content_hash == freeze_patterns(selected, flat, run.placed, sha, chunks, pages).content_hash
+    broken = next(c for c in candidates if c.candidate_id.endswith("-paraphrase"))
+    with pytest.raises(FreezeRefused, match="paraphrase"):
+        freeze_patterns(selected + [broken], flat, run.placed, sha, chunks, pages)
+
+
+def test_near_duplicates_keep_the_first_of_a_pair(demo_gate_inputs):
+    candidates, corpus, *_ = demo_gate_inputs
+    first = next(c for c in candidates if c.candidate_id == "DEMO-hvrn-D2")
+    again = replace(first, candidate_id="DEMO-hvrn-D2-again", question=first.question.replace("employee severance", "severance"))
+    rows = pd.DataFrame([r.__dict__ for r in run_gates([first, again], corpus).rows])
+    duplicate = rows[(rows.gate == "near_duplicate")].set_index("candidate_id")
+    assert duplicate.loc["DEMO-hvrn-D2", "status"] == "pass"
+    assert duplicate.loc["DEMO-hvrn-D2-again", "status"] == FAIL and "DEMO-hvrn-D2" in duplicate.loc["DEMO-hvrn-D2-again", "reason"]
