@@ -17,6 +17,12 @@ GRAPH = {
     "golden_questions": ("golden", {"xbrl_facts", "chunks", "filing_text", "sections", "filings"}),
     "golden_rejections": ("golden", {"xbrl_facts", "chunks", "filing_text", "sections", "filings"}),
     "golden_set": ("golden", {"golden_questions", "filings"}),
+    "golden_proposals": ("golden", {"filings", "filing_text", "sections"}),
+    "gate_verdicts": ("golden", {"golden_proposals", "filings", "filing_text", "sections"}),
+    "pattern_funnel": ("golden", {"golden_proposals", "filings", "filing_text", "sections"}),
+    "gate_agreement": ("golden", {"golden_proposals", "filings", "filing_text", "sections"}),
+    "golden_patterns": ("golden", {"golden_proposals", "chunks", "filings", "filing_text", "sections"}),
+    "pattern_baseline": ("runs", {"golden_patterns", "search_index"}),
     "retrievals": ("runs", {"search_index", "golden_questions"}),
     "retrieval_runs": ("runs", {"search_index", "golden_questions"}),
     "generations": ("runs", {"retrievals"}),
@@ -34,7 +40,8 @@ GRAPH = {
     "retrieval_slices": ("statistics", {"retrieval_runs", "golden_questions"}),
     "report": ("report", {"arm_statistics", "arm_comparisons", "gate_quality", "gate_comparisons", "determinism", "stage_latency",
                           "arm_costs", "citation_mutations", "retrieval_metrics", "retrieval_slices", "golden_questions", "golden_rejections", "golden_set",
-                          "search_index", "gate_scores", "arm_outcomes", "generations"}),
+                          "search_index", "gate_scores", "arm_outcomes", "generations", "pattern_funnel", "gate_agreement",
+                          "golden_patterns", "pattern_baseline"}),
 }
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
+from edgar_eval.adapters.chat_proposer import ChatProposer
 from edgar_eval.adapters.files import replace_file
 from edgar_eval.answering.answerer import ANSWERED, ExtractiveGenerator, answer_question
 from edgar_eval.defs.common import checked_index, filing_keys, read_partitions, table_head, unpartitioned_result, usable_partitions
@@ -15,9 +16,11 @@ from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.generation import GenerationRequest
 from edgar_eval.golden.absence import ReviewFileError, read_review_file
 from edgar_eval.golden.candidates import Candidate, CandidateProblem, candidate_from_record, read_jsonl
+from edgar_eval.golden.candidates import PATTERNS
 from edgar_eval.golden.claims import claimed_figures
 from edgar_eval.golden.demo_candidates import SOURCE as DEMO_SOURCE
 from edgar_eval.golden.demo_candidates import demo_proposals
+from edgar_eval.golden.excerpts import align_excerpts
 from edgar_eval.golden.gates import build_gate_corpus, run_gates
 from edgar_eval.golden.pattern_set import (PATTERN_SET_VERSION, FreezeRefused, agreement, candidate_outcomes, freeze_patterns,
                                            funnel, select_balanced, verdict_frame)
@@ -57,17 +60,20 @@ def proposal_candidates(proposals: pd.DataFrame) -> list[Candidate]:
 
 @dg.asset(deps=_CORPUS, group_name="golden", code_version="1",
           description="Golden-question proposals by dispersion pattern, each with its source, prompt version and excerpt ids: "
-                      "the demo corpus's planted ones (good, and broken in each way a gate exists for), and any JSON Lines "
-                      "files named in the proposals setting (EDGAR_EVAL_PROPOSALS). A proposal that cannot be read is kept "
+                      "the demo corpus's planted ones (good, and broken in each way a gate exists for), any JSON Lines "
+                      "files named in the proposals setting (EDGAR_EVAL_PROPOSALS), and, when a proposer model is set "
+                      "(EDGAR_EVAL_PROPOSER_MODEL/_URL), a chat model's proposals over aligned excerpts through the tape. A proposal that cannot be read is kept "
                       "with its reason, so the funnel counts it.")
 def golden_proposals(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     rows: list[dict] = []
+    examples: list[Candidate] = []
     if settings.is_demo:
         frames = _corpus_frames(settings, ("filings", "filing_text"))
         texts = frames["filing_text"].merge(frames["filings"][["filing_id", "path"]], on="filing_id")
         truth = json.loads((Path(settings.corpus_dir) / "ground_truth.json").read_text())
         text = "".join(json.dumps(r) + "\n" for r in demo_proposals(truth, dict(zip(texts.path, texts.text))))
         candidates, problems = read_jsonl(text, DEMO_SOURCE)
+        examples += candidates
         rows += [_proposal_row(c) for c in candidates] + [_proposal_row(p) for p in problems]
     for path in settings.proposals:
         source = f"import:{Path(path).name}"
@@ -76,13 +82,30 @@ def golden_proposals(context: dg.AssetExecutionContext, settings: EvalSettings) 
         except (OSError, UnicodeDecodeError) as exc:
             raise dg.Failure(f"cannot read proposals file {path}: {exc}") from exc
         candidates, problems = read_jsonl(text, source)
+        examples += candidates
         rows += [_proposal_row(c) for c in candidates] + [_proposal_row(p) for p in problems]
+    if settings.proposer_model and settings.proposer_url:
+        rows += _model_proposals(settings, [e for e in examples if e.expected.get("verdict") == "accept"])
     frame = pd.DataFrame(rows, columns=_PROPOSAL_COLUMNS).fillna({"unreadable_reason": "", "prompt_version": "", "expected": ""})
     frame["excerpt_ids"] = [list(v) if isinstance(v, (list, tuple)) else [] for v in frame.excerpt_ids]
     return unpartitioned_result(settings.store(), "golden_proposals", frame, {
         "by_source": dg.MetadataValue.json(frame.source.value_counts().sort_index().to_dict()),
         "unreadable": int((frame.unreadable_reason != "").sum()),
         "head": table_head(frame, ["candidate_id", "pattern", "question"], rows=8)})
+
+
+def _model_proposals(settings: EvalSettings, examples: list[Candidate]) -> list[dict]:
+    """The chat model's proposals over aligned excerpts, a few bundles per pattern; worked examples are the accepted
+    hand-written or planted candidates whose quotes the bundle shows."""
+    frames = _corpus_frames(settings)
+    texts = dict(zip(frames["filing_text"].filing_id, frames["filing_text"].text))
+    rows: list[dict] = []
+    with ChatProposer(settings.proposer_url, settings.proposer_model, tape=settings.proposer_tape()) as proposer:
+        for pattern in PATTERNS:
+            for bundle in align_excerpts(frames["filings"], texts, frames["sections"], pattern)[:settings.proposal_bundles]:
+                candidates, problems = proposer.propose(bundle, [e for e in examples if e.pattern == pattern])
+                rows += [_proposal_row(c) for c in candidates] + [_proposal_row(p, pattern) for p in problems]
+    return rows
 
 
 def _reviews(settings: EvalSettings):

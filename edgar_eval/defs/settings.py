@@ -30,6 +30,8 @@ GENERATOR_MODEL_ENV = "EDGAR_EVAL_GENERATOR_MODEL"
 GENERATOR_URL_ENV = "EDGAR_EVAL_GENERATOR_URL"
 TAPE_MODE_ENV = "EDGAR_EVAL_TAPE"
 PROPOSALS_ENV = "EDGAR_EVAL_PROPOSALS"
+PROPOSER_MODEL_ENV = "EDGAR_EVAL_PROPOSER_MODEL"
+PROPOSER_URL_ENV = "EDGAR_EVAL_PROPOSER_URL"
 GENERATORS = ("extractive", "openai-compatible-chat", "external-rag")
 DEMO_CORPUS_NAME = "demo"
 
@@ -93,6 +95,9 @@ class EvalSettings(dg.ConfigurableResource):
     tapes_dir: str = ""  # default: tapes/ in the project home, committed beside the reports
     protocol: str = "answering-v1"  # protocol/<name>.toml: the pre-registered hypotheses the statistics read
     proposals: list[str] = []  # JSON Lines files of golden-question proposals to run through the ten gates
+    proposer_model: str = ""  # an OpenAI-compatible chat model that proposes candidates from aligned excerpts, through
+    proposer_url: str = ""  # the tape (tape_mode), when both are set
+    proposal_bundles: int = 4  # excerpt bundles sent to the proposer per pattern
     absence_review: str = "absence-v1"  # reviews/<corpus>/<name>.jsonl: the recorded absence decisions
     patterns_per_pattern: int = 5  # the frozen pattern set takes up to this many accepted cases per pattern
     patterns_version: str = ""  # pin a frozen pattern set by name; empty names it by its content hash
@@ -129,6 +134,12 @@ class EvalSettings(dg.ConfigurableResource):
         tapes = Path(self.tapes_dir or project_home() / "tapes") / self.corpus_name / ("repeats" if repeat else "")
         return _generator(self.generator, self.generator_model, self.generator_url, str(tapes), self.tape_mode)
 
+    def proposer_tape(self) -> Tape:
+        if self.tape_mode not in TAPE_MODES:
+            raise ValueError(f"unknown tape mode {self.tape_mode!r}; choose one of {', '.join(TAPE_MODES)}")
+        tapes = Path(self.tapes_dir or project_home() / "tapes") / self.corpus_name / "proposals" / self.proposer_model.replace("/", "_")
+        return Tape(tapes, self.tape_mode)
+
     def fingerprint(self, embedder_id: str) -> IndexFingerprint:
         return IndexFingerprint(embedder_id=embedder_id, normalisation="l2", chunk_size=self.chunk_size, chunk_overlap=self.chunk_overlap)
 
@@ -154,5 +165,7 @@ class EvalSettings(dg.ConfigurableResource):
             generator_model=os.environ.get(GENERATOR_MODEL_ENV, ""),
             generator_url=os.environ.get(GENERATOR_URL_ENV, ""),
             tape_mode=os.environ.get(TAPE_MODE_ENV, "off"),
+            proposer_model=os.environ.get(PROPOSER_MODEL_ENV, ""),
+            proposer_url=os.environ.get(PROPOSER_URL_ENV, ""),
             proposals=[str(Path(p).resolve()) for p in os.environ.get(PROPOSALS_ENV, "").split(os.pathsep) if p.strip()],
         )

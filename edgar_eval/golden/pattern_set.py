@@ -92,7 +92,7 @@ def agreement(candidates: list[Candidate], outcomes: pd.DataFrame) -> tuple[pd.D
 def select_balanced(candidates: list[Candidate], outcomes: pd.DataFrame, per_pattern: int) -> list[Candidate]:
     """Up to `per_pattern` accepted candidates of each pattern, in proposal order: single-document patterns (D1-D3,
     D8) and two-document ones (D4-D7) get the same share, so the set is half and half when every pattern fills."""
-    accepted = set(outcomes[outcomes.accepted].candidate_id)
+    accepted = set(outcomes.candidate_id[outcomes.accepted.astype(bool)])
     chosen: list[Candidate] = []
     for pattern in PATTERNS:
         chosen += [c for c in candidates if c.pattern == pattern and c.candidate_id in accepted][:per_pattern]
