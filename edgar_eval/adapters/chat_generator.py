@@ -175,7 +175,28 @@ class _EndpointClient:
         self._endpoint.close()
 
 
-class OpenAICompatibleChatGenerator(_EndpointClient):
+class _ChatClient(_EndpointClient):
+    """One model behind an OpenAI-compatible POST /v1/chat/completions, asked at temperature 0 through a tape."""
+
+    def _open_chat(self, base_url: str, model: str, tape: Tape | None, max_tokens: int, seed: int | None, api_key: str | None,
+                   api_key_env: str | None, timeout: httpx.Timeout | float, retry: RetryPolicy, sleep: Callable[[float], None],
+                   clock: Callable[[], float], transport: httpx.BaseTransport | None) -> None:
+        self.model = model.strip()
+        if not self.model:
+            raise ValueError("a chat model name is required")
+        if max_tokens < 1:
+            raise ValueError(f"max_tokens must be at least 1, not {max_tokens}")
+        self.tape = tape or Tape.off()
+        self.parameters: dict = {"temperature": 0, "max_tokens": max_tokens}
+        if seed is not None:
+            self.parameters["seed"] = seed
+        self.base_url = normalise_chat_base_url(base_url)
+        self._public_base_url = _public_url(self.base_url)
+        self._endpoint = _JsonEndpoint(f"{self.base_url}/v1/chat/completions", f"{self._public_base_url}/v1/chat/completions",
+                                       _api_headers(api_key, api_key_env), timeout, retry, sleep, clock, transport)
+
+
+class OpenAICompatibleChatGenerator(_ChatClient):
     """The reference answerer's reader: a chat model behind an OpenAI-compatible server."""
 
     def __init__(self, base_url: str, model: str, api_key: str | None = None, *,
@@ -184,23 +205,11 @@ class OpenAICompatibleChatGenerator(_EndpointClient):
                  seed: int | None = None, nonces: NonceFactory | None = None,
                  sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.perf_counter,
                  transport: httpx.BaseTransport | None = None) -> None:
-        self.model = model.strip()
-        if not self.model:
-            raise ValueError("a chat model name is required")
-        if max_tokens < 1:
-            raise ValueError(f"max_tokens must be at least 1, not {max_tokens}")
-        self.tape = tape or Tape.off()
+        self._open_chat(base_url, model, tape, max_tokens, seed, api_key, api_key_env, timeout, retry, sleep, clock, transport)
         self.nonces = nonces or seeded_nonces(DEFAULT_NONCE_SEED)
         if self.nonces is random_nonces and self.tape.mode != "off":
             raise ValueError("random nonces change the messages, hence the tape key, on every call; "
                              "use seeded_nonces(seed) with a tape")
-        self.parameters: dict = {"temperature": 0, "max_tokens": max_tokens}
-        if seed is not None:
-            self.parameters["seed"] = seed
-        self.base_url = normalise_chat_base_url(base_url)
-        self._public_base_url = _public_url(self.base_url)
-        self._endpoint = _JsonEndpoint(f"{self.base_url}/v1/chat/completions", f"{self._public_base_url}/v1/chat/completions",
-                                       _api_headers(api_key, api_key_env), timeout, retry, sleep, clock, transport)
 
     def __repr__(self) -> str:
         return f"OpenAICompatibleChatGenerator(model={self.model!r}, base_url={self._public_base_url!r}, tape={self.tape!r})"

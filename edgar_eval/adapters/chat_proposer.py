@@ -29,14 +29,10 @@ from edgar_eval.adapters.chat_generator import (
     DEFAULT_TIMEOUT,
     GenerationHttpError,
     GenerationResponseError,
-    _api_headers,
     _chat_reply,
-    _EndpointClient,
-    _JsonEndpoint,
-    normalise_chat_base_url,
+    _ChatClient,
 )
 from edgar_eval.adapters.edgar_client import RetryPolicy
-from edgar_eval.adapters.openai_embeddings import _public_url
 from edgar_eval.adapters.tape import Tape
 from edgar_eval.golden.candidates import Candidate, CandidateProblem
 from edgar_eval.golden.excerpts import ExcerptBundle
@@ -49,7 +45,7 @@ TEMPLATE_KWARGS = "chat_template_kwargs"
 NO_THINKING = {"enable_thinking": False}
 
 
-class ChatProposer(_EndpointClient):
+class ChatProposer(_ChatClient):
     """Proposes golden-question candidates for excerpt bundles; close it, or use it in a `with` block."""
 
     def __init__(self, base_url: str, model: str, api_key: str | None = None, *,
@@ -58,25 +54,13 @@ class ChatProposer(_EndpointClient):
                  seed: int | None = None, count: int = DEFAULT_COUNT, nonce_seed: str | int = DEFAULT_NONCE_SEED,
                  disable_thinking: bool = True, sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.perf_counter, transport: httpx.BaseTransport | None = None) -> None:
-        self.model = model.strip()
-        if not self.model:
-            raise ValueError("a chat model name is required")
-        if max_tokens < 1:
-            raise ValueError(f"max_tokens must be at least 1, not {max_tokens}")
         if count < 1:
             raise ValueError(f"count must be at least 1, not {count}")
-        self.tape = tape or Tape.off()
+        self._open_chat(base_url, model, tape, max_tokens, seed, api_key, api_key_env, timeout, retry, sleep, clock, transport)
         self.count, self.nonce_seed = count, nonce_seed
-        self.parameters: dict = {"temperature": 0, "max_tokens": max_tokens}
-        if seed is not None:
-            self.parameters["seed"] = seed
         if disable_thinking:
             self.parameters[TEMPLATE_KWARGS] = dict(NO_THINKING)
         self.template_kwargs_rejected = False  # set when the server answered 400 to chat_template_kwargs
-        self.base_url = normalise_chat_base_url(base_url)
-        self._public_base_url = _public_url(self.base_url)
-        self._endpoint = _JsonEndpoint(f"{self.base_url}/v1/chat/completions", f"{self._public_base_url}/v1/chat/completions",
-                                       _api_headers(api_key, api_key_env), timeout, retry, sleep, clock, transport)
 
     def __repr__(self) -> str:
         return f"ChatProposer(model={self.model!r}, base_url={self._public_base_url!r}, tape={self.tape!r})"
