@@ -54,6 +54,7 @@ def test_every_pattern_is_planted_good_and_accepted(demo_gate_inputs, demo_run):
     ("names-10k", "source_naming", "10-K"),
     ("36-words", "plain_english", "36"),
     ("no-period", "period", ""),
+    ("no-company", "period", "names no company"),
     ("idle-document", "idle_evidence", "is idle"),
     ("one-filing", "pattern_conformance", "from one"),
     ("answer-printed", "absence_review", ANSWERED_IN_CORPUS),

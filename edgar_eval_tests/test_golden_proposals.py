@@ -355,3 +355,43 @@ def test_chat_proposer_raises_other_400s_and_reports_an_empty_reply_as_a_problem
         candidates, problems = proposer.propose(bundle)
     assert candidates == [] and [p.reason for p in problems] == ["the reply proposes nothing (an empty array)"]
     assert "chat_template_kwargs" not in server.bodies[0]
+
+
+# ---------------------------------------------------------------- the golden_proposals asset asks the configured proposer
+
+def test_golden_proposals_asks_the_configured_proposer_through_the_tape_and_the_gates_judge_its_proposals(
+        tmp_path, serve, bundles, golden_inputs):
+    from edgar_eval.adapters.local_corpus import write_demo_corpus
+    from edgar_eval.defs.pattern_assets import _model_proposals, proposal_candidates
+    from edgar_eval.defs.settings import EvalSettings
+    from edgar_eval.golden.gates import build_gate_corpus, run_gates
+
+    filings, _, _, texts, sections = golden_inputs
+    reply = json.dumps(proposals_for(bundles["D4"][0]))
+    server = serve(answering(reply))
+    settings = EvalSettings(corpus_dir=str(tmp_path / "corpus"), corpus_name="demo", data_dir=str(tmp_path / "data"),
+                            reports_dir=str(tmp_path / "reports"), proposer_model="test-model", proposer_url=server.base_url,
+                            tape_mode="record", tapes_dir=str(tmp_path / "tapes"), proposal_bundles=1)
+    write_demo_corpus(settings.corpus_dir)
+    store = settings.store()
+    for name, frame in (("filings", filings), ("filing_text", texts), ("sections", sections)):
+        for key, part in frame.groupby("filing_id"):
+            store.write(name, part, key)
+    recorded = pd.DataFrame(_model_proposals(settings, examples=[]))
+    assert len(server.bodies) == len(PATTERNS), "one bundle per pattern"
+    assert set(recorded.source) == {SOURCE} and (recorded.unreadable_reason.fillna("") == "").all()
+    assert sorted(recorded.pattern.unique()) == list(PATTERNS)
+    assert all(len(ids) >= 1 for ids in recorded.excerpt_ids)
+
+    server.stop()
+    replayed = pd.DataFrame(_model_proposals(EvalSettings(**{**settings.model_dump(), "tape_mode": "replay"}), examples=[]))
+    pd.testing.assert_frame_equal(replayed, recorded)
+
+    frame = recorded.assign(expected="", prompt_version=recorded.prompt_version.fillna(""), unreadable_reason="")
+    candidates = proposal_candidates(frame)
+    run = run_gates(candidates, build_gate_corpus(filings, texts, sections))
+    d4 = [c for c in candidates if c.pattern == "D4"]
+    # The canned questions say "the company": the gates send them back for naming no company, after finding every quote.
+    assert {run.verdict(c.candidate_id) for c in d4} == {(False, "period")}
+    quotes = [r for r in run.rows if r.gate == "quote_verification" and r.candidate_id in {c.candidate_id for c in d4}]
+    assert all(r.status == "pass" for r in quotes), "the model's verbatim quotes are found wherever it was prompted"

@@ -168,7 +168,7 @@ def gate_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings):
     table = pd.DataFrame([{"case_id": r["id"], "pattern": r["pattern"], "question": r["question"], "reference_answer": r["reference_answer"],
                            "expected_route": r["expected_route"], "difficulty": r["difficulty"], "question_type": r["question_type"],
                            "evidence_filing_ids": sorted({e["filing_id"] for e in r["evidence"]}),
-                           "evidence_chunk_ids": [c for e in r["evidence"] for c in e["chunk_ids"]],
+                           "evidence_chunk_ids": [e["chunk_ids"] for e in r["evidence"]],
                            "version": version, "content_hash": frozen.content_hash} for r in frozen.records],
                          columns=["case_id", "pattern", "question", "reference_answer", "expected_route", "difficulty", "question_type",
                                   "evidence_filing_ids", "evidence_chunk_ids", "version", "content_hash"])
@@ -209,7 +209,7 @@ def _correct(case, checked) -> bool:
 @dg.asset(deps=["golden_patterns", "search_index"], group_name="runs", code_version="1",
           description="A naive baseline on the frozen hard-question set through the same harness: dense top-k over the "
                       "company's filings, the extractive reader, the citation check; per case the share of evidence "
-                      "documents retrieved (document recall), whether the stated figure matches a figure of the reference "
+                      "documents retrieved (document recall) and of evidence quotes whose chunk was retrieved (quote recall), whether the stated figure matches a figure of the reference "
                       "answer (or a refusal where the set expects one), and abstentions.")
 def pattern_baseline(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
@@ -233,14 +233,16 @@ def pattern_baseline(context: dg.AssetExecutionContext, settings: EvalSettings) 
         rows.append({"case_id": case.case_id, "pattern": case.pattern, "difficulty": case.difficulty,
                      "expected_route": case.expected_route, "evidence_documents": len(evidence),
                      "document_recall": len(retrieved & set(evidence)) / len(evidence) if evidence else float("nan"),
+                     "quote_recall": (sum(bool(set(ids) & set(found.chunk_id)) for ids in case.evidence_chunk_ids) / len(case.evidence_chunk_ids)
+                                      if len(case.evidence_chunk_ids) else float("nan")),
                      "outcome": checked.outcome, "abstained": checked.outcome != ANSWERED, "correct": _correct(case, checked),
                      "answer_text": checked.generation.text if checked.generation else ""})
     frame = pd.DataFrame(rows, columns=["case_id", "pattern", "difficulty", "expected_route", "evidence_documents", "document_recall",
-                                        "outcome", "abstained", "correct", "answer_text"])
+                                        "quote_recall", "outcome", "abstained", "correct", "answer_text"])
     return unpartitioned_result(store, "pattern_baseline", frame, {
         "generator": generator.generator_id, "cases": len(frame),
         "correct_share": float(frame.correct.mean()) if len(frame) else float("nan"),
-        "head": table_head(frame, ["case_id", "pattern", "document_recall", "outcome", "correct"])})
+        "head": table_head(frame, ["case_id", "pattern", "document_recall", "quote_recall", "outcome", "correct"])})
 
 
 ASSETS = [golden_proposals, gate_outcomes, pattern_baseline]

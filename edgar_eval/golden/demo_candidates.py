@@ -149,6 +149,8 @@ def broken_candidates(good: list[dict], texts_by_path: Mapping[str, str]) -> lis
                 question=_pad_to(d2["question"], 36)),
         _broken(d2, "no-period", "period", "the question names no fiscal year, quarter or date",
                 question=re.sub(r"\s*(?:in\s+)?fiscal 2024\s*", " ", d2["question"]).replace("  ", " ").replace(" ?", "?")),
+        _broken(d2, "no-company", "period", "the question names no company, the other material identifier",
+                question=d2["question"].replace(f"{short}'s", "the company's", 1)),
         _broken(d4, "idle-document", "idle_evidence", "the third document repeats words the others bring and no answer figure",
                 question=f"For the October to December stretch that closed fiscal 2024, what were {short}'s revenues?",
                 evidence=d4["evidence"] + [_earlier_revenue_row(texts_by_path, d7, d4)], requires_documents=3),

@@ -27,6 +27,8 @@ NEAR_DUPLICATE_JACCARD = 0.8
 MIN_NEW_CONTENT_WORDS = 2  # a quote bringing fewer new content words than this adds nothing but a repeat
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
+_GENERIC_NAME_WORDS = frozenset("first general american united union national international global northern southern "
+                                "western eastern pacific atlantic central federal consolidated standard".split())
 _NUMBER = re.compile(r"\d[\d,.]*")
 _STOP = frozenset(
     "a an and are as at be been by did do does for from had has have how in into is it its of on or our that the their "
@@ -163,6 +165,12 @@ def _company_of(candidate: Candidate, placed: Sequence[PlacedQuote], corpus: Gat
     return named[0] if len(named) == 1 else None
 
 
+def _names_company(candidate: Candidate, placed: Sequence[PlacedQuote], corpus: GateCorpus) -> bool:
+    ciks = {corpus.filings[q.filing_id].cik for q in placed} or set(corpus.company_names)
+    lowered = candidate.question.lower()
+    return any(re.search(rf"\b{re.escape(name.lower())}\b", lowered) for cik in ciks for name in corpus.company_names.get(cik, ()))
+
+
 def _absence(candidate: Candidate, placed: Sequence[PlacedQuote], corpus: GateCorpus) -> tuple[GateRow, list[Passage]]:
     cik = _company_of(candidate, placed, corpus)
     scope = {f: corpus.texts[f] for f, facts in corpus.filings.items() if cik is None or facts.cik == cik}
@@ -209,6 +217,9 @@ def run_gates(candidates: Sequence[Candidate], corpus: GateCorpus) -> GateRun:
                               ("period", claims.period_named(candidate.question, candidate.pattern)),
                               ("direction", claims.direction(candidate.question, candidate.gold_answer))):
             verdicts[gate] = (PASS if verdict.passed else FAIL, verdict.reason)
+        if verdicts["period"][0] == PASS and not _names_company(candidate, placed, corpus):
+            # The company is the other material identifier: without it the right route is to ask which one.
+            verdicts["period"] = (FAIL, "the question names no company of the corpus (the route would be clarify)")
         if candidate.pattern == "D8":
             review, passages_by[cid] = _absence(candidate, placed, corpus)
             verdicts["absence_review"] = (review.status, review.reason)
@@ -246,7 +257,11 @@ def build_gate_corpus(filings, texts, sections, reviews: dict[str, ReviewDecisio
                                            None if start is None or start != start else int(start))
     names: dict[str, set[str]] = {}
     for row in filings.itertuples():
-        names.setdefault(str(row.cik), set()).update({row.company, plain_company_name(row.company)})
+        plain = plain_company_name(row.company)
+        first = plain.split()[0] if plain.split() else ""
+        # People call a company by its first word ("Halvern", "Procter") unless that word names nothing in particular.
+        short = {first} if len(first) >= 5 and first.lower() not in _GENERIC_NAME_WORDS else set()
+        names.setdefault(str(row.cik), set()).update({row.company, plain, *short})
     text_of = dict(zip(texts.filing_id, texts.text))
     order = sorted(text_of)
     return GateCorpus(QuoteIndex(text_of, order), text_of, facts, document_labels(list(zip(filings.filing_id, filings.path))),

@@ -135,16 +135,18 @@ def pattern_tables(inputs: ReportInputs) -> list[ReportTable]:
         rows = []
         for (label, value), group in [(("pattern", p), g) for p, g in baseline.groupby("pattern", sort=True)] + \
                 [(("difficulty", d), g) for d, g in baseline.groupby("difficulty", sort=True)]:
-            recall = group.document_recall.dropna()
+            recall, quotes = group.document_recall.dropna(), group.quote_recall.dropna()
             rows.append({"slice": label, "value": value, "cases": len(group),
                          "document recall": f"{recall.mean():.2f}" if len(recall) else "n/a",
+                         "quote recall": f"{quotes.mean():.2f}" if len(quotes) else "n/a",
                          "correct": _ratio(int(group.correct.sum()), len(group)),
                          "abstained": _ratio(int(group.abstained.sum()), len(group))})
         tables.append(ReportTable("Naive baseline on the frozen pattern set", pd.DataFrame(rows),
                                   Provenance("pattern_baseline", content_version(baseline), "golden_patterns x search_index"),
                                   note="Dense top-k over the company's filings and the extractive reader, through the same citation "
                                        "check as the arms. Document recall: the share of a case's evidence filings among the "
-                                       "retrieved chunks. Correct: a stated figure of the reference answer, or a refusal where "
+                                       "retrieved chunks; quote recall: the share of evidence quotes with a chunk among "
+                                       "them. Correct: a stated figure of the reference answer, or a refusal where "
                                        "the case expects one."))
     return tables
 

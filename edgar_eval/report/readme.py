@@ -20,17 +20,19 @@ def report_table(markdown: str, title: str) -> list[dict[str, str]]:
 
 
 def readme_figures(reports: dict[str, str]) -> str:
-    """One row per corpus: golden questions, page hit at each depth per retriever, and the false-answer rate of
-    arm A (no gate) against arm E (period guard + relevance model)."""
-    lines = [START, "", "| corpus | golden questions (answerable) | page hit@30 / @50: dense, bm25, hybrid | FAR arm A | FAR arm E |",
-             "|---|---|---|---|---|"]
+    """One row per corpus: golden questions, page hit at each depth per retriever, the false-answer rate of arm A
+    (no gate) against arm E (period guard + relevance model), and the hard questions the ten gates accepted."""
+    lines = [START, "", "| corpus | golden questions (answerable) | page hit@30 / @50: dense, bm25, hybrid | FAR arm A | FAR arm E "
+             "| hard questions accepted / proposed |", "|---|---|---|---|---|---|"]
     for corpus, markdown in sorted(reports.items()):
         kinds = {row["kind"]: int(row["questions"]) for row in report_table(markdown, "Golden questions")}
         hits = {(row["retriever"], row["K"]): row["page hit"].split(" ")[0] for row in report_table(markdown, "Retrieval")}
         arms = {row["arm"]: f"{row['FAR']} ({row['false answers']})" for row in report_table(markdown, "Arms")}
         retrieval = ", ".join(f"{hits[(r, '30')]} / {hits[(r, '50')]}" for r in ("dense", "bm25", "hybrid"))
+        funnel = next(row for row in report_table(markdown, "Hard golden questions: the funnel per dispersion pattern")
+                      if row["pattern"] == "all")
         lines.append(f"| `reports/{corpus}/report.md` | {sum(kinds.values())} ({kinds.get('answerable', 0)}) | {retrieval} "
-                     f"| {arms['A']} | {arms['E']} |")
+                     f"| {arms['A']} | {arms['E']} | {funnel['accepted']} / {funnel['proposed']} |")
     return "\n".join([*lines, "", END])
 
 
