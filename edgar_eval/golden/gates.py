@@ -130,7 +130,8 @@ def idle_evidence(candidate: Candidate, placed: Sequence[PlacedQuote]) -> str | 
         for document in documents:
             members = {i for i, q in enumerate(placed) if q.filing_id == document}
             if idle(members, kept):
-                return f"document {document} is idle: its quotes print no answer figure the others lack and bring no new content words"
+                return (f"document {document} is idle: its quotes print no answer figure the others lack and bring fewer than "
+                        f"{MIN_NEW_CONTENT_WORDS} new content words")
     for i in reversed(range(len(quotes))):
         if idle({i}, kept):
             return f"quote {i + 1} is idle: every answer figure is printed in the other quotes and it brings fewer than {MIN_NEW_CONTENT_WORDS} new content words"
