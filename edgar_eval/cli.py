@@ -9,7 +9,7 @@ import time
 import warnings
 from pathlib import Path
 
-from edgar_eval.defs.settings import CORPUS_DIR_ENV, CORPUS_NAME_ENV, project_home
+from edgar_eval.defs.settings import CORPUS_DIR_ENV, CORPUS_NAME_ENV, PROPOSALS_ENV, project_home
 
 
 def _ensure_dagster_home() -> Path:
@@ -29,6 +29,8 @@ def _configure(args: argparse.Namespace) -> None:
         os.environ[CORPUS_DIR_ENV] = str(Path(args.corpus).resolve())
     if getattr(args, "name", None):
         os.environ[CORPUS_NAME_ENV] = args.name
+    if getattr(args, "proposals", None):
+        os.environ[PROPOSALS_ENV] = os.pathsep.join(str(Path(p).resolve()) for p in args.proposals)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -133,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     for sub in (run_parser, partitions_parser, baseline_parser):
         sub.add_argument("--corpus", help=f"folder of EDGAR .htm filings (default: the demo corpus; env {CORPUS_DIR_ENV})")
         sub.add_argument("--name", help=f"corpus name for data/ and reports/ (default: the folder name; env {CORPUS_NAME_ENV})")
+    run_parser.add_argument("--proposals", nargs="+", metavar="JSONL",
+                            help=f"golden-question proposals to run through the ten gates (env {PROPOSALS_ENV})")
     fetch_parser = commands.add_parser("fetch", help="download EDGAR filings into a pinned cache folder usable as a corpus")
     fetch_parser.add_argument("companies", nargs="+", help="tickers or CIKs")
     fetch_parser.add_argument("--forms", nargs="+", default=["10-K", "10-Q"], help="forms to fetch (default: 10-K 10-Q)")
