@@ -11,6 +11,7 @@ import hashlib
 import io
 import json
 import threading
+from pathlib import Path
 from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
@@ -224,10 +225,18 @@ def test_parse_proposals_reads_the_array_however_it_is_wrapped(bundles, wrap: Ca
     assert candidates[1].gold_answer == "$112 million; $161 million"
 
 
+def test_a_lone_proposal_object_is_read_as_one_proposal(bundles):
+    bundle = bundles["D4"][0]
+    one = proposals_for(bundle)[0]
+    candidates, problems = parse_proposals("Sure! Here it is: " + json.dumps(one), bundle, SOURCE, PROMPT_VERSION)
+    assert problems == [] and [c.question for c in candidates] == [one["question"]]
+    assert parse_proposals(json.dumps({"question": "Which year?"}), bundle, SOURCE, PROMPT_VERSION)[1][0].candidate_id.endswith("#1")
+
+
 def test_parse_proposals_records_a_reply_without_an_array_and_keeps_good_elements_beside_bad(bundles):
     bundle = bundles["D4"][0]
     unfinished = "<think>I could ask " + json.dumps(proposals_for(bundle))
-    for reply in ("I cannot propose questions for these excerpts.", json.dumps(proposals_for(bundle)[0]), "", unfinished):
+    for reply in ("I cannot propose questions for these excerpts.", json.dumps({"answer": "no question here"}), "", unfinished):
         candidates, problems = parse_proposals(reply, bundle, SOURCE, PROMPT_VERSION)
         assert candidates == [] and len(problems) == 1 and "JSON" in problems[0].reason
         assert problems[0].candidate_id == f"{SOURCE}:{bundle.bundle_id}"
@@ -395,3 +404,36 @@ def test_golden_proposals_asks_the_configured_proposer_through_the_tape_and_the_
     assert {run.verdict(c.candidate_id) for c in d4} == {(False, "period")}
     quotes = [r for r in run.rows if r.gate == "quote_verification" and r.candidate_id in {c.candidate_id for c in d4}]
     assert all(r.status == "pass" for r in quotes), "the model's verbatim quotes are found wherever it was prompted"
+
+
+# ---------------------------------------------------------------- a real model's proposals, replayed from the committed tape
+
+LLAMA_PROPOSALS_TAPE = Path(__file__).resolve().parents[1] / "tapes" / "demo-llama-proposals"
+
+
+def test_a_real_small_model_s_proposals_replay_from_the_committed_tape_and_are_judged(tmp_path, golden_inputs):
+    """SmolLM2-135M-Instruct (llama-cpp-python's server on loopback, n_ctx 8192, recorded once with
+    proposal_bundles=1) cannot follow the schema: every reply is kept as an unreadable proposal with the fields it lacks. The replay
+    needs no server (the URL points at a closed port) and gives the same rows twice."""
+    from edgar_eval.adapters.local_corpus import write_demo_corpus
+    from edgar_eval.defs.pattern_assets import _model_proposals
+    from edgar_eval.defs.settings import EvalSettings
+
+    filings, _, _, texts, sections = golden_inputs
+    settings = EvalSettings(corpus_dir=str(tmp_path / "corpus"), corpus_name="demo", data_dir=str(tmp_path / "data"),
+                            reports_dir=str(tmp_path / "reports"), proposer_model="SmolLM2-135M-Instruct.Q4_1",
+                            proposer_url="http://127.0.0.1:9", tape_mode="replay", tapes_dir=str(tmp_path / "tapes"),
+                            proposal_bundles=1)
+    (tmp_path / "tapes" / "demo").mkdir(parents=True)
+    (tmp_path / "tapes" / "demo" / "proposals").symlink_to(LLAMA_PROPOSALS_TAPE, target_is_directory=True)
+    write_demo_corpus(settings.corpus_dir)
+    store = settings.store()
+    for name, frame in (("filings", filings), ("filing_text", texts), ("sections", sections)):
+        for key, part in frame.groupby("filing_id"):
+            store.write(name, part, key)
+    rows = pd.DataFrame(_model_proposals(settings, examples=[]))
+    assert sorted(rows.pattern) == sorted(PATTERNS), "one reply per pattern"
+    assert set(rows.source) == {"chat:SmolLM2-135M-Instruct.Q4_1"}
+    assert rows.unreadable_reason.str.len().gt(0).all(), "a 135M model writes no usable proposal"
+    assert rows.unreadable_reason.str.contains("evidence must be a non-empty list").sum() >= 6
+    pd.testing.assert_frame_equal(pd.DataFrame(_model_proposals(settings, examples=[])), rows)

@@ -12,7 +12,7 @@ itself become visible placeholders), so an excerpt cannot leave the block. The n
 golden may not import answering (import-linter layers), whose prompt has the same rule.
 
 Pure: no I/O. The reply parser accepts the JSON array bare, in a ```json fence or inside prose, after an optional
-<think> block; every element becomes a Candidate or a CandidateProblem with its reason, under an id made of the
+<think> block (a lone proposal object, as small models write, is read as an array of one); every element becomes a Candidate or a CandidateProblem with its reason, under an id made of the
 source, the bundle id and the element's position, so the same reply always yields the same candidates.
 """
 
@@ -170,13 +170,14 @@ def build_proposal_messages(bundle: ExcerptBundle, examples: Sequence[Candidate]
 
 def _first_array(text: str) -> tuple[list | None, str]:
     """The first top-level JSON array in `text` (a value nested in a top-level object is not top-level), and
-    what was found instead when there is none."""
+    what was found instead when there is none. Small models often answer one proposal as a bare object; with no
+    array anywhere, the first object with a question is read as a one-element array (the gates judge it like any)."""
     decoder = json.JSONDecoder()
-    position, found_object = 0, False
+    position, first_proposal = 0, None
     while True:
         match = _OPENER.search(text, position)
         if match is None:
-            return None, "a JSON object, not an array of them" if found_object else "no JSON array of proposals"
+            return ([first_proposal], "") if first_proposal is not None else (None, "no JSON array of proposals")
         try:
             value, end = decoder.raw_decode(text, match.start())
         except ValueError:
@@ -184,7 +185,8 @@ def _first_array(text: str) -> tuple[list | None, str]:
             continue
         if isinstance(value, list) and (not value or any(isinstance(v, dict) for v in value)):
             return value, ""
-        found_object = found_object or isinstance(value, dict)
+        if first_proposal is None and isinstance(value, dict) and "question" in value:
+            first_proposal = value
         position = end  # skip the whole value: "[3]" in prose, or an object with arrays inside
 
 
