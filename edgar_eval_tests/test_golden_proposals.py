@@ -118,13 +118,16 @@ def test_d2_notes_window_finds_the_note_the_statements_refer_to(bundles):
     assert "(Note 6)" in bundle.excerpts[0].text and "Note 6" in bundle.excerpts[1].text
 
 
-def test_d4_pairs_a_quarterly_and_an_annual_report_of_one_company_and_year(corpus, bundles):
+def test_d4_pairs_a_quarterly_report_with_the_annual_report_of_its_year_or_the_year_before(corpus, bundles):
     known = facts(corpus)
-    assert len(bundles["D4"]) == 3  # one 10-Q per demo company
+    assert len(bundles["D4"]) == 6  # one 10-Q per demo company, with each of its two 10-Ks
     for bundle in bundles["D4"]:
         quarter, year = (known[e.filing_id] for e in bundle.excerpts)
         assert (quarter["form"], year["form"]) == ("10-Q", "10-K")
-        assert quarter["cik"] == year["cik"] == bundle.company_cik and quarter["fiscal_year"] == year["fiscal_year"]
+        assert quarter["cik"] == year["cik"] == bundle.company_cik
+        assert quarter["fiscal_year"] - 1 <= year["fiscal_year"] <= quarter["fiscal_year"]
+    assert sum(known[b.excerpts[0].filing_id]["fiscal_year"] == known[b.excerpts[1].filing_id]["fiscal_year"]
+               for b in bundles["D4"]) == 3
 
 
 def test_d5_pairs_an_8k_with_a_later_report_that_records_the_event(corpus, bundles):
@@ -376,7 +379,8 @@ def test_golden_proposals_asks_the_configured_proposer_through_the_tape_and_the_
     from edgar_eval.golden.gates import build_gate_corpus, run_gates
 
     filings, _, _, texts, sections = golden_inputs
-    reply = json.dumps(proposals_for(bundles["D4"][0]))
+    same_year = next(b for b in bundles["D4"] if b.excerpts[1].filing_id.startswith("hvrn-10k_2025"))
+    reply = json.dumps(proposals_for(same_year))
     server = serve(answering(reply))
     settings = EvalSettings(corpus_dir=str(tmp_path / "corpus"), corpus_name="demo", data_dir=str(tmp_path / "data"),
                             reports_dir=str(tmp_path / "reports"), proposer_model="test-model", proposer_url=server.base_url,

@@ -330,7 +330,10 @@ def align_excerpts(filings: pd.DataFrame, texts: Mapping[str, str], sections: pd
                         for f in annual]
         elif pattern == "D4":
             for quarter in (f for f in own if f.form == "10-Q"):
-                for year in (k for k in annual if k.fiscal_year is not None and k.fiscal_year == quarter.fiscal_year):
+                # The annual report of the quarter's own fiscal year, or of the year before: a 10-Q prints the prior
+                # year's same period as its comparative column.
+                for year in (k for k in annual if k.fiscal_year is not None and quarter.fiscal_year is not None
+                             and quarter.fiscal_year - 1 <= k.fiscal_year <= quarter.fiscal_year):
                     pair = [_statements_excerpt(quarter, half, lead_fraction), _statements_excerpt(year, half, lead_fraction)]
                     if None in pair:  # the same section of both: the statements, else the MD&A
                         pair = [_section_excerpt(f, _MDA[f.form], _CHANGE_CUES, half, lead_fraction) for f in (quarter, year)]
