@@ -169,9 +169,10 @@ def gate_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings):
                            "expected_route": r["expected_route"], "difficulty": r["difficulty"], "question_type": r["question_type"],
                            "evidence_filing_ids": sorted({e["filing_id"] for e in r["evidence"]}),
                            "evidence_chunk_ids": [e["chunk_ids"] for e in r["evidence"]],
-                           "version": version, "content_hash": frozen.content_hash} for r in frozen.records],
+                           "version": version, "content_hash": frozen.content_hash, "per_pattern": settings.patterns_per_pattern}
+                          for r in frozen.records],
                          columns=["case_id", "pattern", "question", "reference_answer", "expected_route", "difficulty", "question_type",
-                                  "evidence_filing_ids", "evidence_chunk_ids", "version", "content_hash"])
+                                  "evidence_filing_ids", "evidence_chunk_ids", "version", "content_hash", "per_pattern"])
     yield unpartitioned_result(store, "golden_patterns", table, {
         "version": version, "content_hash": frozen.content_hash, "export": dg.MetadataValue.path(str(export)),
         "by_pattern": dg.MetadataValue.json(table.pattern.value_counts().sort_index().to_dict())}, asset_key="golden_patterns")

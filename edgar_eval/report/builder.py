@@ -9,6 +9,7 @@ import pandas as pd
 
 from edgar_eval.domain.versioning import content_version
 from edgar_eval.golden.fairness import RULES
+from edgar_eval.golden.patterns import PATTERN_CONTRACTS
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
 from edgar_eval.report.experiment_tables import TIMINGS_NOTE, experiment_tables, receipt_table, run_receipt, timing_tables
 from edgar_eval.report.html import render_html
@@ -127,10 +128,17 @@ def pattern_tables(inputs: ReportInputs) -> list[ReportTable]:
                  f"{int(agreement.differences.iloc[0])} overall verdict(s) differ."))
     if len(frozen):
         made_up = (frozen.groupby(["pattern", "difficulty"], sort=True).size().rename("cases").reset_index())
+        per_pattern = int(frozen.per_pattern.iloc[0])
+        counts = frozen.pattern.value_counts()
+        short = [f"{p} {int(counts.get(p, 0))}" for p in PATTERN_CONTRACTS if counts.get(p, 0) < per_pattern]
+        by_difficulty = frozen.difficulty.value_counts()
+        balance = (f"up to {per_pattern} accepted cases per pattern; {int(by_difficulty.get('single-document', 0))} single-document "
+                   f"and {int(by_difficulty.get('two-document', 0))} two-document"
+                   + (f"; short of {per_pattern}: {', '.join(short)} (not enough accepted proposals)" if short else ""))
         tables.append(ReportTable(
             f"Frozen pattern set {frozen.version.iloc[0]}", made_up,
             Provenance("golden_patterns", content_version(frozen), "gate_verdicts"),
-            note=f"Export sha256 `{frozen.content_hash.iloc[0]}`; every case passed all ten gates."))
+            note=f"Export sha256 `{frozen.content_hash.iloc[0]}`; every case passed all ten gates; {balance}."))
     if len(baseline):
         rows = []
         for (label, value), group in [(("pattern", p), g) for p, g in baseline.groupby("pattern", sort=True)] + \
