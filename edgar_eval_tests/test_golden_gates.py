@@ -145,3 +145,13 @@ def test_near_duplicates_keep_the_first_of_a_pair(demo_gate_inputs):
     duplicate = rows[(rows.gate == "near_duplicate")].set_index("candidate_id")
     assert duplicate.loc["DEMO-hvrn-D2", "status"] == "pass"
     assert duplicate.loc["DEMO-hvrn-D2-again", "status"] == FAIL and "DEMO-hvrn-D2" in duplicate.loc["DEMO-hvrn-D2-again", "reason"]
+
+
+def test_a_question_frame_is_the_question_without_its_names_and_numbers():
+    from edgar_eval.golden.gates import question_frame
+
+    names = ("Halvern Robotics, Inc.", "Halvern")
+    one = question_frame("What was Halvern's Industrial Systems revenue in fiscal 2024?", names)
+    assert one == question_frame("What was Halvern's Service Robotics revenue in fiscal 2023?", names)
+    assert one != question_frame("How did Halvern's Service Robotics revenue move in fiscal 2023?", names)
+    assert one == "what was @ revenue in fiscal #"

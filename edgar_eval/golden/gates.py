@@ -144,11 +144,13 @@ def question_frame(question: str, names: Sequence[str]) -> str:
     for name in sorted(names, key=len, reverse=True):
         text = re.sub(rf"\b{re.escape(name)}(?:['\u2019]s)?", "@", text, flags=re.I)
     text = _NUMBER.sub("#", text)
-    tokens = []
-    for word in re.findall(r"[@#]|[A-Za-z][A-Za-z'\-]*", text):
-        token = "@" if word[0].isupper() and word.lower() not in _STOP and word not in ("What", "How", "Which", "When", "Who", "Why", "By", "In", "For", "At", "Before", "After", "During", "Given") else word.lower()
-        if not tokens or token not in "@#" or tokens[-1] != token:
-            tokens.append(token)
+    tokens: list[str] = []
+    for position, word in enumerate(re.findall(r"[@#]|[A-Za-z][A-Za-z'\-]*", text)):
+        # A capitalised word past the first is a proper noun (a segment, a product): a slot, like a name.
+        token = "@" if position and word[0].isupper() and word.lower() not in _STOP else word.lower()
+        if token in ("@", "#") and tokens and tokens[-1] == token:
+            continue  # "Data Center" and "Cloud Platform" are one slot each
+        tokens.append(token)
     return " ".join(tokens)
 
 
