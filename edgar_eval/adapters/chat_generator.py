@@ -12,15 +12,15 @@ retrieval and answers {text, citations, abstained, reason}; its citations are it
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Callable
 from urllib.parse import urlsplit
 
 import httpx
 
-from edgar_eval.adapters.edgar_client import RetryPolicy, retry_after_seconds
-from edgar_eval.adapters.openai_embeddings import _error_excerpt, _public_url, normalise_base_url
+from edgar_eval.adapters.edgar_client import RetryPolicy
+from edgar_eval.adapters.json_endpoint import EndpointErrors, JsonEndpoint, api_headers, public_url
+from edgar_eval.adapters.openai_embeddings import normalise_base_url
 from edgar_eval.adapters.tape import Tape
 from edgar_eval.answering.prompt import PROMPT_VERSION, NonceFactory, build_prompt, parse_reply, random_nonces, seeded_nonces
 from edgar_eval.domain.generation import Generation, GenerationRequest
@@ -61,64 +61,7 @@ class GenerationResponseError(GenerationError):
     kind = "bad_response"
 
 
-def _api_headers(api_key: str | None, api_key_env: str | None) -> dict[str, str]:
-    key = api_key if api_key is not None else (os.environ.get(api_key_env, "") if api_key_env else "")
-    headers = {"Accept": "application/json"}
-    if key.strip():
-        headers["Authorization"] = f"Bearer {key.strip()}"
-    return headers
-
-
-class _JsonEndpoint:
-    """POST JSON, get a JSON object back: bounded retries, and the successful attempt's latency."""
-
-    def __init__(self, url: str, public_url: str, headers: dict[str, str], timeout: httpx.Timeout | float,
-                 retry: RetryPolicy, sleep: Callable[[float], None], clock: Callable[[], float],
-                 transport: httpx.BaseTransport | None) -> None:
-        if retry.attempts < 1:
-            raise ValueError("retry.attempts must be at least 1")
-        self.url, self.public_url, self.retry = url, public_url, retry
-        self._sleep, self._clock = sleep, clock
-        self._http = httpx.Client(headers=headers, timeout=timeout, transport=transport)
-
-    def close(self) -> None:
-        self._http.close()
-
-    def post(self, body: dict, hint_404: str = "") -> tuple[dict, float]:
-        problem = ""
-        for attempt in range(1, self.retry.attempts + 1):
-            delay = self.retry.backoff(attempt)
-            started = self._clock()
-            try:
-                response = self._http.post(self.url, json=body)
-            except httpx.TransportError as exc:  # timeouts are transport errors too
-                problem = f"{type(exc).__name__}: {exc}"
-            else:
-                status = response.status_code
-                if status == 429 or status >= 500:
-                    problem = f"HTTP {status} {response.reason_phrase}: {_error_excerpt(response)}"
-                    retry_after = retry_after_seconds(response.headers.get("Retry-After"))
-                    if retry_after is not None:
-                        delay = min(retry_after, self.retry.max_retry_after_s)
-                elif status >= 400:
-                    hint = " (check the API key)" if status in (401, 403) else (hint_404 if status == 404 else "")
-                    raise GenerationHttpError(f"HTTP {status} {response.reason_phrase} from {self.public_url}{hint}: "
-                                              f"{_error_excerpt(response)}", status)
-                else:
-                    return self._json(response), self._clock() - started
-            if attempt < self.retry.attempts:
-                self._sleep(delay)
-        raise GenerationRetriesExhausted(f"gave up on {self.public_url} after {self.retry.attempts} attempts: {problem}")
-
-    def _json(self, response: httpx.Response) -> dict:
-        try:
-            payload = response.json()
-        except ValueError as exc:
-            raise GenerationResponseError(f"{self.public_url} did not return JSON: {exc}; body starts "
-                                          f"{response.text[:80]!r}") from exc
-        if not isinstance(payload, dict):
-            raise GenerationResponseError(f"{self.public_url} returned JSON {type(payload).__name__}, not an object")
-        return payload
+GENERATION_ERRORS = EndpointErrors(GenerationHttpError, GenerationRetriesExhausted, GenerationResponseError)
 
 
 def normalise_chat_base_url(base_url: str) -> str:
@@ -163,7 +106,7 @@ def _chat_reply(payload: dict, where: str) -> dict:
 class _EndpointClient:
     """A generator holding one HTTP endpoint: closed on exit from a `with` block or by close()."""
 
-    _endpoint: _JsonEndpoint
+    _endpoint: JsonEndpoint
 
     def __enter__(self):
         return self
@@ -191,9 +134,10 @@ class _ChatClient(_EndpointClient):
         if seed is not None:
             self.parameters["seed"] = seed
         self.base_url = normalise_chat_base_url(base_url)
-        self._public_base_url = _public_url(self.base_url)
-        self._endpoint = _JsonEndpoint(f"{self.base_url}/v1/chat/completions", f"{self._public_base_url}/v1/chat/completions",
-                                       _api_headers(api_key, api_key_env), timeout, retry, sleep, clock, transport)
+        self._public_base_url = public_url(self.base_url)
+        self._endpoint = JsonEndpoint(f"{self.base_url}/v1/chat/completions", f"{self._public_base_url}/v1/chat/completions",
+                                      api_headers(api_key, api_key_env), timeout, retry, sleep, clock, transport,
+                                      GENERATION_ERRORS)
 
 
 class OpenAICompatibleChatGenerator(_ChatClient):
@@ -273,12 +217,12 @@ class ExternalRagGenerator(_EndpointClient):
         parts = urlsplit(url.strip())
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"the RAG service url must be an http(s) URL with a host, not {url!r}")
-        public = _public_url(url.strip())
+        public = public_url(url.strip())
         # The name, not the URL, keys the tape when given, so a service that moves host still replays.
         self.model_id = (name or public).strip()
         self.tape = tape or Tape.off()
-        self._endpoint = _JsonEndpoint(url.strip(), public, _api_headers(api_key, api_key_env), timeout, retry,
-                                       sleep, clock, transport)
+        self._endpoint = JsonEndpoint(url.strip(), public, api_headers(api_key, api_key_env), timeout, retry,
+                                      sleep, clock, transport, GENERATION_ERRORS)
 
     def __repr__(self) -> str:
         return f"ExternalRagGenerator({self.model_id!r}, tape={self.tape!r})"

@@ -4,7 +4,7 @@ It reads one excerpt bundle (golden.excerpts) through the proposal prompt (golde
 what golden.proposal_prompt.parse_proposals makes of the reply: candidates for the gates, and problems with
 their reasons. Code decides; the model only proposes.
 
-Transport, retries and reply checks are the chat generator's (_JsonEndpoint, _chat_reply), and every call goes
+Transport, retries and reply checks are the chat generator's (JsonEndpoint, _chat_reply), and every call goes
 through a Tape, so a proposal run replays offline bit for bit. The request is deterministic: temperature 0, a
 bounded max_tokens, an optional seed, and a nonce derived from the bundle, so the same bundle always sends the
 same messages and hits the same tape entry.

@@ -20,7 +20,8 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import numpy as np
 
-from edgar_eval.adapters.edgar_client import RetryPolicy, retry_after_seconds
+from edgar_eval.adapters.edgar_client import RetryPolicy
+from edgar_eval.adapters.json_endpoint import EndpointErrors, JsonEndpoint, api_headers, public_url
 
 BASE_URL_ENV = "EDGAR_EVAL_EMBEDDINGS_BASE_URL"
 MODEL_ENV = "EDGAR_EVAL_EMBEDDINGS_MODEL"
@@ -31,7 +32,6 @@ DEFAULT_BATCH_SIZE = 64
 NORMALISATION = "l2"
 ID_PREFIX = "openai-compatible"
 PROBE_TEXT = "dimension probe"
-_BODY_EXCERPT = 300
 
 
 class EmbeddingError(RuntimeError):
@@ -60,6 +60,9 @@ class EmbeddingResponseError(EmbeddingError):
     kind = "bad_response"
 
 
+EMBEDDING_ERRORS = EndpointErrors(EmbeddingHttpError, EmbeddingRetriesExhausted, EmbeddingResponseError)
+
+
 def normalise_base_url(base_url: str) -> str:
     """'http://host:11434/v1/' -> 'http://host:11434'; the endpoint path is added per request."""
     text = base_url.strip().rstrip("/")
@@ -73,37 +76,6 @@ def normalise_base_url(base_url: str) -> str:
         if path.endswith(suffix):
             path = path[: -len(suffix)]
     return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
-
-
-def _public_url(base_url: str) -> str:
-    """The base URL without any user:password, as it may be shown in ids, logs and errors."""
-    parts = urlsplit(base_url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = f"{host}:{parts.port}" if parts.port is not None else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-
-
-def _error_excerpt(response: httpx.Response) -> str:
-    """The server's own words: OpenAI {"error": {"message"}}, Ollama {"error": "..."}, vLLM {"message"}, or raw text."""
-    try:
-        payload = response.json()
-    except ValueError:
-        payload = None
-    message = None
-    if isinstance(payload, dict):
-        error = payload.get("error")
-        if isinstance(error, dict):
-            message = error.get("message")
-        elif isinstance(error, str):
-            message = error
-        if message is None and isinstance(payload.get("message"), str):
-            message = payload["message"]
-    if message is None:
-        message = response.text
-    message = " ".join(str(message).split())
-    return message[:_BODY_EXCERPT] + ("..." if len(message) > _BODY_EXCERPT else "")
 
 
 class OpenAICompatibleEmbedder:
@@ -122,7 +94,7 @@ class OpenAICompatibleEmbedder:
             raise ValueError("an embeddings model name is required")
         self.base_url = normalise_base_url(base_url)
         self.endpoint = f"{self.base_url}/v1/embeddings"
-        self._public_base_url = _public_url(self.base_url)
+        self._public_base_url = public_url(self.base_url)
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
         if max_characters < 1:
@@ -131,22 +103,15 @@ class OpenAICompatibleEmbedder:
             raise ValueError(f"dimension must be at least 1, not {dimension}")
         if send_dimensions and dimension is None:
             raise ValueError("send_dimensions asks the server for `dimension` dimensions, so dimension is required")
-        if retry.attempts < 1:
-            raise ValueError("retry.attempts must be at least 1")
         self.batch_size = batch_size
         self._max_characters = max_characters
         self.truncate = truncate
         self.send_dimensions = send_dimensions
         self.encoding_format = encoding_format
-        self.retry = retry
-        self._sleep = sleep
         self._dimension = dimension
         self.served_model: str | None = None
-        key = api_key if api_key is not None else (os.environ.get(api_key_env, "") if api_key_env else "")
-        headers = {"Accept": "application/json"}
-        if key.strip():
-            headers["Authorization"] = f"Bearer {key.strip()}"
-        self._http = httpx.Client(headers=headers, timeout=timeout, transport=transport)
+        self._endpoint = JsonEndpoint(self.endpoint, self._public_endpoint(), api_headers(api_key, api_key_env), timeout, retry,
+                                      sleep, time.perf_counter, transport, EMBEDDING_ERRORS)
 
     @classmethod
     def from_env(cls, **overrides) -> OpenAICompatibleEmbedder:
@@ -165,7 +130,7 @@ class OpenAICompatibleEmbedder:
         self.close()
 
     def close(self) -> None:
-        self._http.close()
+        self._endpoint.close()
 
     def __repr__(self) -> str:
         return f"OpenAICompatibleEmbedder(model={self.model!r}, base_url={self._public_base_url!r})"
@@ -209,40 +174,12 @@ class OpenAICompatibleEmbedder:
             body["dimensions"] = self._dimension
         return body
 
-    def _post(self, body: dict) -> httpx.Response:
-        """A 2xx reply, after bounded retries of 429, 5xx and transport failures."""
-        problem = ""
-        for attempt in range(1, self.retry.attempts + 1):
-            delay = self.retry.backoff(attempt)
-            try:
-                response = self._http.post(self.endpoint, json=body)
-            except httpx.TransportError as exc:
-                problem = f"{type(exc).__name__}: {exc}"
-            else:
-                status = response.status_code
-                if status == 429 or status >= 500:
-                    problem = f"HTTP {status} {response.reason_phrase}: {_error_excerpt(response)}"
-                    retry_after = retry_after_seconds(response.headers.get("Retry-After"))
-                    if retry_after is not None:
-                        delay = min(retry_after, self.retry.max_retry_after_s)
-                elif status >= 400:
-                    hint = " (check the API key)" if status in (401, 403) else (
-                        f" (is model {self.model!r} served there?)" if status == 404 else "")
-                    raise EmbeddingHttpError(f"HTTP {status} {response.reason_phrase} from {self._public_endpoint()}"
-                                             f"{hint}: {_error_excerpt(response)}", status)
-                else:
-                    return response
-            if attempt < self.retry.attempts:
-                self._sleep(delay)
-        raise EmbeddingRetriesExhausted(f"gave up on {self._public_endpoint()} after {self.retry.attempts} attempts: "
-                                        f"{problem}")
-
     def _public_endpoint(self) -> str:
         return f"{self._public_base_url}/v1/embeddings"
 
     def _embed_batch(self, batch: list[str], offset: int) -> np.ndarray:
         where = f"{self._public_endpoint()} (model {self.model!r}, texts {offset}..{offset + len(batch) - 1})"
-        response = self._post(self._request_body(batch))
+        response, _ = self._endpoint.post_response(self._request_body(batch), hint_404=f" (is model {self.model!r} served there?)")
         try:
             payload = response.json()
         except ValueError as exc:
