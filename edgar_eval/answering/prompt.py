@@ -17,10 +17,10 @@ import hashlib
 import json
 import re
 import secrets
-import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from edgar_eval.corpus.untrusted import REMOVED, neutralise_untrusted
 from edgar_eval.domain.generation import GenerationRequest
 
 PROMPT_VERSION = "rag-prompt/1"
@@ -28,21 +28,11 @@ NONCE_HEX = 16  # 64 bits: unguessable for a passage author, short enough not to
 REFUSAL_PREFIX = "REFUSE-"
 NonceFactory = Callable[[str, GenerationRequest], str]  # (purpose, request) -> lowercase hex nonce
 
-_REMOVED = "[removed]"
-_REMOVED_MARKUP = "[removed markup]"
-_REMOVED_ROLE = "[removed role marker]"
 _REMOVED_CITATION = "[removed citation]"
-# Anything a tokenizer or a reader could take for a tag: <x ...>, </x>, <|special|>, <!...>. A bare `<` followed
-# by a space or a digit ("less than 5") is left alone.
-_MARKUP = re.compile(r"</?\s*[A-Za-z|!][^<>\n]{0,200}>")
-_ROLE_MARKERS = re.compile(
-    r"(?im)^[ \t]*(?:#{1,6}[ \t]*(?:system|user|assistant|human|instruction|response|input)\b[ \t]*:?"
-    r"|(?:system|user|assistant|human)[ \t]*:)"
-    r"|\[/?INST\]|<</?SYS>>")
 # The citation syntax, read broadly ([P2], [ p 2 ], [P1, P3]) so that nothing the parser might count survives.
 _CITATION = re.compile(r"\[\s*P\s*\d+(?:\s*[,;]\s*P?\s*\d+)*\s*\]", re.I)
 _REFUSAL_ANY = re.compile(re.escape(REFUSAL_PREFIX) + r"\s*[A-Za-z0-9]+", re.I)
-_KEEP_CONTROLS = {"\n", "\t"}
+_PROTOCOL_MARKERS = ((_CITATION, _REMOVED_CITATION), (_REFUSAL_ANY, REMOVED))
 
 
 def seeded_nonces(seed: str | int) -> NonceFactory:
@@ -88,21 +78,7 @@ class ParsedReply:
 
 def neutralise(text: str, nonces: Iterable[str] = ()) -> str:
     """`text` with markup, role markers, citation markers, refusal phrases and the given nonces replaced."""
-    text = unicodedata.normalize("NFKC", text)  # fullwidth ＜／passages＞ and ［Ｐ２］ become what they imitate
-    # Zero-width and other format characters would split a marker past the patterns below; they carry no content.
-    text = "".join(ch for ch in text if ch in _KEEP_CONTROLS or unicodedata.category(ch) not in ("Cf", "Cc", "Cs", "Co"))
-    nonce_patterns = [re.compile(re.escape(n), re.I) for n in nonces if n]
-    for _ in range(8):  # to a fixed point: a replacement must not join the pieces of a new marker
-        before = text
-        for pattern in nonce_patterns:
-            text = pattern.sub(_REMOVED, text)
-        text = _MARKUP.sub(_REMOVED_MARKUP, text)
-        text = _ROLE_MARKERS.sub(_REMOVED_ROLE, text)
-        text = _CITATION.sub(_REMOVED_CITATION, text)
-        text = _REFUSAL_ANY.sub(_REMOVED, text)
-        if text == before:
-            return text
-    return text
+    return neutralise_untrusted(text, nonces, _PROTOCOL_MARKERS)
 
 
 def _system_message(passages_tag: str, passage_tag: str, refusal: str) -> str:

@@ -8,11 +8,12 @@ teaches it to quote from memory, which is how invented quotes are made.
 
 Filing text is untrusted input. The excerpts go in a data block whose tags carry a per-request nonce, and each
 excerpt is neutralised first (markup that could close or open a tag, chat-template role markers and the nonce
-itself become visible placeholders), so an excerpt cannot leave the block. The neutraliser is this module's own:
-golden may not import answering (import-linter layers), whose prompt has the same rule.
+itself become visible placeholders), so an excerpt cannot leave the block; the neutraliser is the one the
+answerer's prompt uses (corpus/untrusted.py).
 
 Pure: no I/O. The reply parser accepts the JSON array bare, in a ```json fence or inside prose, after an optional
-<think> block (a lone proposal object, as small models write, is read as an array of one); every element becomes a Candidate or a CandidateProblem with its reason, under an id made of the
+<think> block (a lone proposal object, as small models write, is read as an array of one); every element becomes
+a Candidate or a CandidateProblem with its reason, under an id made of the
 source, the bundle id and the element's position, so the same reply always yields the same candidates.
 """
 
@@ -21,9 +22,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import unicodedata
 from typing import Sequence
 
+from edgar_eval.corpus.untrusted import neutralise_untrusted
 from edgar_eval.golden.candidates import Candidate, CandidateProblem, candidate_from_record
 from edgar_eval.golden.excerpts import ExcerptBundle
 from edgar_eval.golden.patterns import PATTERN_CONTRACTS
@@ -65,15 +66,6 @@ Reply with a JSON array and nothing else:
   "evidence": [{"document": "...", "quote": "..."}], "requires_documents": 1}]
 {examples}"""
 
-_REMOVED = "[removed]"
-_REMOVED_MARKUP = "[removed markup]"
-_REMOVED_ROLE = "[removed role marker]"
-# Anything a tokenizer or a reader could take for a tag: <x ...>, </x>, <|special|>, <!...>; "< 5" is left alone.
-_MARKUP = re.compile(r"</?\s*[A-Za-z|!][^<>\n]{0,200}>")
-_ROLE_MARKERS = re.compile(
-    r"(?im)^[ \t]*(?:#{1,6}[ \t]*(?:system|user|assistant|human|instruction|response)\b[ \t]*:?"
-    r"|(?:system|user|assistant|human)[ \t]*:)|\[/?INST\]|<</?SYS>>")
-_KEEP_CONTROLS = {"\n", "\t"}
 _THINK = re.compile(r"^\s*<think>.*?</think>", re.S | re.I)
 _OPENER = re.compile(r"[\[{]")  # where a JSON array or object may begin
 
@@ -89,18 +81,7 @@ TEMPLATES: dict[str, str] = {code: _template(code) for code in PATTERN_CONTRACTS
 
 def neutralise(text: str, nonce: str = "") -> str:
     """`text` with markup, chat role markers and the nonce replaced by visible placeholders, to a fixed point."""
-    text = unicodedata.normalize("NFKC", text)  # a fullwidth ＜／excerpts＞ becomes what it imitates, then goes
-    text = "".join(ch for ch in text if ch in _KEEP_CONTROLS or unicodedata.category(ch) not in ("Cf", "Cc", "Cs", "Co"))
-    nonce_pattern = re.compile(re.escape(nonce), re.I) if nonce else None
-    for _ in range(8):  # a replacement must not join the pieces of a new marker
-        before = text
-        if nonce_pattern is not None:
-            text = nonce_pattern.sub(_REMOVED, text)
-        text = _MARKUP.sub(_REMOVED_MARKUP, text)
-        text = _ROLE_MARKERS.sub(_REMOVED_ROLE, text)
-        if text == before:
-            break
-    return text
+    return neutralise_untrusted(text, (nonce,))
 
 
 def proposal_nonce(bundle: ExcerptBundle, seed: str | int) -> str:
