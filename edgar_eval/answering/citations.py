@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from edgar_eval.corpus.sentences import sentence_spans
 from edgar_eval.corpus.number_words import SCALE_FACTORS, Figure, find_number_phrases
 
 DEFAULT_MARKER_PATTERN = r"\[(P\d+(?:\s*[,;]\s*P\d+)*)\]"
@@ -45,11 +46,6 @@ NO_VALID_CITATION = "no_valid_citation"
 UNSUPPORTED_CLAIM = "unsupported_claim"
 Reason = Literal["no_valid_citation", "unsupported_claim"]
 
-_TERMINAL = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*")
-_ABBREVIATIONS = frozenset(
-    "inc corp co cos ltd llc plc lp llp no nos vs v mr mrs ms dr jr sr st approx est fig figs jan feb mar apr jun jul "
-    "aug sep sept oct nov dec cf al dept div bros ref vol govt p pp".split()
-)
 _LIST_NUMBER = re.compile(r"[ \t]*(?:\d{1,3}[.)]|\(\d{1,3}\))(?=\s)")
 _PASSAGE_SCALES = (
     (re.compile(r"\b(thousand|million|billion|trillion)s?\b", re.I), None),
@@ -107,63 +103,9 @@ def _marker_ids(match: re.Match[str]) -> list[str]:
     return [part.strip() for part in re.split(r"[,;]", body) if part.strip()]
 
 
-def _is_abbreviation(text: str, line_start: int, dot: int) -> bool:
-    before = text[line_start:dot]
-    if re.fullmatch(r"\s*(?:[-*\u2022+]\s*)?\(?\d{1,3}", before):
-        return True  # "1. Revenue ..." numbers a list
-    word = re.search(r"([A-Za-z][A-Za-z.]*)\Z", before)
-    if not word:
-        return False
-    token = word.group(1)
-    if "." in token:
-        return True  # "U.S", "e.g", "i.e", "N.A"
-    if len(token) == 1 and token.isupper():
-        return True  # an initial: "J. Smith"
-    return token.lower() in _ABBREVIATIONS
-
-
 def split_sentences(text: str, marker_pattern: str | re.Pattern[str] = DEFAULT_MARKER_PATTERN) -> list[tuple[int, int]]:
-    """(start, end) spans of the sentences of `text`, whitespace trimmed, markers kept with their sentence."""
-    marker = _compile(marker_pattern)
-    spans: list[tuple[int, int]] = []
-    line_start = 0
-    for line in text.split("\n"):
-        line_end = line_start + len(line)
-        cut = line_start
-        for terminal in _TERMINAL.finditer(text, line_start, line_end):
-            if terminal.start() < cut:
-                continue
-            if text[terminal.start()] == "." and terminal.group(0)[:2] != ".." and _is_abbreviation(text, line_start, terminal.start()):
-                continue
-            stop = terminal.end()
-            while True:
-                gap = stop
-                while gap < line_end and text[gap] in " \t":
-                    gap += 1
-                following = marker.match(text, gap, line_end)
-                if not following:
-                    break
-                stop = following.end()
-            nxt = stop
-            while nxt < line_end and text[nxt].isspace():
-                nxt += 1
-            if nxt == stop and nxt < line_end:
-                continue  # no space after the stop: "1.5", "U.S.A"
-            if nxt < line_end and text[nxt].islower():
-                continue
-            spans.append((cut, stop))
-            cut = stop
-        spans.append((cut, line_end))
-        line_start = line_end + 1
-    trimmed = []
-    for start, end in spans:
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        if start < end:
-            trimmed.append((start, end))
-    return trimmed
+    """(start, end) spans of the sentences of `text`, whitespace trimmed, citation markers kept with their sentence."""
+    return sentence_spans(text, _compile(marker_pattern))
 
 
 def _masked(text: str, start: int, end: int, marker: re.Pattern[str]) -> str:

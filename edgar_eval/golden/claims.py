@@ -29,8 +29,9 @@ Judgment calls:
   A ratio is never rescaled: it has no unit.
 * Table rows: a "%" or "pts" cell joins the number before it (percentage points compare as percentages), a
   ")" cell closes the number before it, and a "$" cell joins the number after it.
-* Sentences end at . ! ? followed by whitespace and a character that is not lower-case, or at a line break; not
-  after a decimal point, a dotted abbreviation ("U.S.", "e.g."), an initial, or a word in `_ABBREVIATIONS`.
+* Sentences end where the citation check's do (`edgar_eval.corpus.sentences`): at . ! ? followed by whitespace
+  and a character that is not lower-case, or at a line break; not after a decimal point, an abbreviation, an
+  initial or a list number.
 * A period is a fiscal year ("fiscal 2024", "fiscal years 2024 and 2023", "FY24"), a quarter with its year
   ("Q3 2024", "3Q24"), a date ("September 28, 2024", "June 2024"), or a year after a preposition or a
   possessive ("in 2024", "Apple's 2024 net sales"); "Notes Due 2024" names a debt issue, not a period. A quarter,
@@ -52,6 +53,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from edgar_eval.corpus.sentences import sentence_spans
 from edgar_eval.corpus.number_words import Figure, find_number_phrases
 
 RELATIVE_TOLERANCE = 0.02
@@ -213,37 +215,9 @@ def answer_support(gold_answer: str, quotes: Sequence[str], answer_type: str) ->
 
 # ---------------------------------------------------------------------------------------------- sentences
 
-_TERMINAL = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*")
-_ABBREVIATIONS = frozenset(
-    "inc corp co cos ltd llc plc lp llp no nos vs v mr mrs ms dr jr sr st approx est fig figs jan feb mar apr jun "
-    "jul aug sep sept oct nov dec cf al dept div bros ref vol govt p pp".split()
-)
-
-
-def _is_abbreviation(text: str, dot: int) -> bool:
-    word = re.search(r"([A-Za-z][A-Za-z.]*)\Z", text[:dot])
-    if not word:
-        return False
-    token = word.group(1)
-    return "." in token or (len(token) == 1 and token.isupper()) or token.lower() in _ABBREVIATIONS
-
-
 def sentences(text: str) -> list[str]:
-    """The sentences of `text`, trimmed (see the module doc for where a sentence ends)."""
-    found = []
-    for line in text.split("\n"):
-        cut = 0
-        for stop in _TERMINAL.finditer(line):
-            after = line[stop.end():]
-            rest = after.lstrip()
-            if not rest or rest == after or rest[0].islower():
-                continue  # end of line, "1.9", or a lower-case word: not a sentence end
-            if line[stop.start()] == "." and stop.group(0)[:2] != ".." and _is_abbreviation(line, stop.start()):
-                continue
-            found.append(line[cut:stop.end()])
-            cut = stop.end()
-        found.append(line[cut:])
-    return [s.strip() for s in found if s.strip()]
+    """The sentences of `text`, trimmed (corpus/sentences.py says where a sentence ends)."""
+    return [text[start:end] for start, end in sentence_spans(text)]
 
 
 def _words(sentence: str) -> int:
