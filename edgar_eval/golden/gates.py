@@ -16,6 +16,7 @@ from typing import Mapping, Sequence
 from edgar_eval.golden import claims
 from edgar_eval.golden.absence import ABSENT, Passage, ReviewDecision, absence_passages
 from edgar_eval.golden.candidates import Candidate
+from edgar_eval.golden.labels import plain_company_name
 from edgar_eval.golden.patterns import FilingFacts, PlacedQuote, conformance
 from edgar_eval.golden.quotes import QuoteIndex
 
@@ -46,6 +47,12 @@ class GateCorpus:
     company_names: dict[str, tuple[str, ...]]  # cik -> the names a question may use
     reviews: dict[str, ReviewDecision] = field(default_factory=dict)
     review_file: str = ""
+
+    def companies_named(self, question: str) -> list[str]:
+        """The ciks whose names the question uses, as whole words, in cik order."""
+        lowered = question.lower()
+        return sorted(cik for cik, names in self.company_names.items()
+                      if any(re.search(rf"\b{re.escape(name.lower())}\b", lowered) for name in names))
 
     def resolve_label(self, label: str) -> str | None:
         text = label.strip()
@@ -162,16 +169,13 @@ def _company_of(candidate: Candidate, placed: Sequence[PlacedQuote], corpus: Gat
     ciks = {corpus.filings[q.filing_id].cik for q in placed}
     if len(ciks) == 1:
         return ciks.pop()
-    lowered = candidate.question.lower()
-    named = sorted(cik for cik, names in corpus.company_names.items()
-                   if any(re.search(rf"\b{re.escape(n.lower())}\b", lowered) for n in names))
+    named = corpus.companies_named(candidate.question)
     return named[0] if len(named) == 1 else None
 
 
 def _names_company(candidate: Candidate, placed: Sequence[PlacedQuote], corpus: GateCorpus) -> bool:
     ciks = {corpus.filings[q.filing_id].cik for q in placed} or set(corpus.company_names)
-    lowered = candidate.question.lower()
-    return any(re.search(rf"\b{re.escape(name.lower())}\b", lowered) for cik in ciks for name in corpus.company_names.get(cik, ()))
+    return bool(ciks & set(corpus.companies_named(candidate.question)))
 
 
 def _absence(candidate: Candidate, placed: Sequence[PlacedQuote], corpus: GateCorpus) -> tuple[GateRow, list[Passage]]:
@@ -250,16 +254,13 @@ def run_gates(candidates: Sequence[Candidate], corpus: GateCorpus) -> GateRun:
 
 def build_gate_corpus(filings, texts, sections, reviews: dict[str, ReviewDecision] | None = None, review_file: str = "") -> GateCorpus:
     """The gates' view of the corpus from the filings, filing_text and sections tables."""
-    from edgar_eval.golden.labels import plain_company_name
-
-    notes = sections.groupby("filing_id").notes_start.first() if len(sections) else {}
-    facts = {}
-    for row in filings.itertuples():
-        start = notes.get(row.filing_id) if hasattr(notes, "get") else None
-        facts[row.filing_id] = FilingFacts(row.filing_id, str(row.cik), str(row.form), str(row.filed or row.period_end),
-                                           None if start is None or start != start else int(start))
+    notes = sections.groupby("filing_id").notes_start.first().to_dict() if len(sections) else {}
+    facts: dict[str, FilingFacts] = {}
     names: dict[str, set[str]] = {}
     for row in filings.itertuples():
+        start = notes.get(row.filing_id)
+        facts[row.filing_id] = FilingFacts(row.filing_id, str(row.cik), str(row.form), str(row.filed or row.period_end),
+                                           None if start is None or start != start else int(start))  # NaN: no notes
         plain = plain_company_name(row.company)
         first = plain.split()[0] if plain.split() else ""
         # People call a company by its first word ("Halvern", "Procter") unless that word names nothing in particular.
