@@ -12,6 +12,7 @@ apart: the gates' own work is building the quote index and judging.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import re
@@ -25,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from edgar_eval.adapters.local_corpus import list_filings, read_manifest  # noqa: E402
 from edgar_eval.corpus.parse import parse_filing  # noqa: E402
+from edgar_eval.corpus.tables import filing_frame, sections_frame, text_frame  # noqa: E402
 from edgar_eval.domain.filings import FilingError  # noqa: E402
 from edgar_eval.golden.candidates import read_jsonl  # noqa: E402
 from edgar_eval.golden.gates import build_gate_corpus, run_gates  # noqa: E402
@@ -35,20 +37,20 @@ _FIGURE = re.compile(r"^\(?\d{1,3}(?:,\d{3})+\)?$")
 
 
 def _parse(corpus: Path):
+    """The filings, filing_text and sections tables, as the corpus assets build them."""
     manifest = read_manifest(corpus)
-    filings, texts, sections = [], [], []
+    frames: dict[str, list[pd.DataFrame]] = {"filings": [], "texts": [], "sections": []}
     for key, relative in sorted(list_filings(corpus).items()):
+        data = (corpus / relative).read_bytes()
         try:
-            parsed = parse_filing((corpus / relative).read_bytes())
+            parsed = parse_filing(data)
         except FilingError:
             continue
-        meta = parsed.meta
-        filings.append({"filing_id": key, "path": relative, "cik": meta.cik, "company": meta.company, "form": meta.form,
-                        "filed": (manifest.get(relative) or {}).get("filed"), "period_end": meta.period_end.isoformat(),
-                        "sha256": ""})
-        texts.append({"filing_id": key, "text": parsed.text})
-        sections.append({"filing_id": key, "notes_start": parsed.notes_start})
-    return pd.DataFrame(filings), pd.DataFrame(texts), pd.DataFrame(sections)
+        sha = hashlib.sha256(data).hexdigest()
+        frames["filings"].append(filing_frame(key, relative, sha, len(data), parsed, (manifest.get(relative) or {}).get("filed")))
+        frames["texts"].append(text_frame(key, sha, parsed))
+        frames["sections"].append(sections_frame(key, sha, parsed))
+    return tuple(pd.concat(frames[name], ignore_index=True) for name in ("filings", "texts", "sections"))
 
 
 def _rows_and_sentences(text: str):
