@@ -371,9 +371,20 @@ def test_chat_proposer_raises_other_400s_and_reports_an_empty_reply_as_a_problem
 
 # ---------------------------------------------------------------- the golden_proposals asset asks the configured proposer
 
+def materialise_demo_text(settings, golden_inputs) -> None:
+    """The demo corpus folder and the three tables the proposer reads, written as the corpus assets would."""
+    from edgar_eval.adapters.local_corpus import write_demo_corpus
+
+    filings, _, _, texts, sections = golden_inputs
+    write_demo_corpus(settings.corpus_dir)
+    store = settings.store()
+    for name, frame in (("filings", filings), ("filing_text", texts), ("sections", sections)):
+        for key, part in frame.groupby("filing_id"):
+            store.write(name, part, key)
+
+
 def test_golden_proposals_asks_the_configured_proposer_through_the_tape_and_the_gates_judge_its_proposals(
         tmp_path, serve, bundles, golden_inputs):
-    from edgar_eval.adapters.local_corpus import write_demo_corpus
     from edgar_eval.defs.pattern_assets import _model_proposals, proposal_candidates
     from edgar_eval.defs.settings import EvalSettings
     from edgar_eval.golden.gates import build_gate_corpus, run_gates
@@ -385,11 +396,7 @@ def test_golden_proposals_asks_the_configured_proposer_through_the_tape_and_the_
     settings = EvalSettings(corpus_dir=str(tmp_path / "corpus"), corpus_name="demo", data_dir=str(tmp_path / "data"),
                             reports_dir=str(tmp_path / "reports"), proposer_model="test-model", proposer_url=server.base_url,
                             tape_mode="record", tapes_dir=str(tmp_path / "tapes"), proposal_bundles=1)
-    write_demo_corpus(settings.corpus_dir)
-    store = settings.store()
-    for name, frame in (("filings", filings), ("filing_text", texts), ("sections", sections)):
-        for key, part in frame.groupby("filing_id"):
-            store.write(name, part, key)
+    materialise_demo_text(settings, golden_inputs)
     recorded = pd.DataFrame(_model_proposals(settings, examples=[]))
     assert len(server.bodies) == len(PATTERNS), "one bundle per pattern"
     assert set(recorded.source) == {SOURCE} and (recorded.unreadable_reason.fillna("") == "").all()
@@ -417,24 +424,18 @@ LLAMA_PROPOSALS_TAPE = Path(__file__).resolve().parents[1] / "tapes" / "demo-lla
 
 def test_a_real_small_model_s_proposals_replay_from_the_committed_tape_and_are_judged(tmp_path, golden_inputs):
     """SmolLM2-135M-Instruct (llama-cpp-python's server on loopback, n_ctx 8192, recorded once with
-    proposal_bundles=1) cannot follow the schema: every reply is kept as an unreadable proposal with the fields it lacks. The replay
-    needs no server (the URL points at a closed port) and gives the same rows twice."""
-    from edgar_eval.adapters.local_corpus import write_demo_corpus
+    proposal_bundles=1) cannot follow the schema: every reply is kept as an unreadable proposal with the fields
+    it lacks. The replay needs no server (the URL points at a closed port) and gives the same rows twice."""
     from edgar_eval.defs.pattern_assets import _model_proposals
     from edgar_eval.defs.settings import EvalSettings
 
-    filings, _, _, texts, sections = golden_inputs
     settings = EvalSettings(corpus_dir=str(tmp_path / "corpus"), corpus_name="demo", data_dir=str(tmp_path / "data"),
                             reports_dir=str(tmp_path / "reports"), proposer_model="SmolLM2-135M-Instruct.Q4_1",
                             proposer_url="http://127.0.0.1:9", tape_mode="replay", tapes_dir=str(tmp_path / "tapes"),
                             proposal_bundles=1)
     (tmp_path / "tapes" / "demo").mkdir(parents=True)
     (tmp_path / "tapes" / "demo" / "proposals").symlink_to(LLAMA_PROPOSALS_TAPE, target_is_directory=True)
-    write_demo_corpus(settings.corpus_dir)
-    store = settings.store()
-    for name, frame in (("filings", filings), ("filing_text", texts), ("sections", sections)):
-        for key, part in frame.groupby("filing_id"):
-            store.write(name, part, key)
+    materialise_demo_text(settings, golden_inputs)
     rows = pd.DataFrame(_model_proposals(settings, examples=[]))
     assert sorted(rows.pattern) == sorted(PATTERNS), "one reply per pattern"
     assert set(rows.source) == {"chat:SmolLM2-135M-Instruct.Q4_1"}
