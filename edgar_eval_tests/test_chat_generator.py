@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
 import pytest
@@ -27,16 +25,12 @@ from edgar_eval.adapters.edgar_client import RetryPolicy
 from edgar_eval.adapters.tape import Tape, TapeMiss
 from edgar_eval.answering.prompt import PROMPT_VERSION, random_nonces, seeded_nonces
 from edgar_eval.domain.generation import Generation, GenerationRequest, Generator
+from edgar_eval_tests.loopback import LoopbackServer, Reply, json_reply, raw, status
 
 MODEL = "qwen2.5-7b-instruct"
 FAST = RetryPolicy(attempts=3, backoff_s=0.5, max_backoff_s=4.0, max_retry_after_s=5.0)
 CHAT = "/v1/chat/completions"
 RAG = "/rag"
-Reply = tuple[int, dict[str, str], bytes]
-
-
-def json_reply(body: object, code: int = 200, headers: dict[str, str] | None = None) -> Reply:
-    return code, {"Content-Type": "application/json", **(headers or {})}, json.dumps(body).encode()
 
 
 def chat_body(content: str | None, finish_reason: str = "stop", choices: int = 1) -> dict:
@@ -60,15 +54,6 @@ def rag_ok(request: dict) -> Reply:
                        "abstained": False, "reason": None, "debug": {"ignored": True}})
 
 
-def status(code: int, body: dict | str = "", headers: dict[str, str] | None = None) -> Callable[[dict], Reply]:
-    data = json.dumps(body).encode() if isinstance(body, dict) else body.encode()
-    return lambda request: (code, {"Content-Type": "application/json", **(headers or {})}, data)
-
-
-def raw(data: bytes) -> Callable[[dict], Reply]:
-    return lambda request: (200, {"Content-Type": "application/json"}, data)
-
-
 def body(payload: object) -> Callable[[dict], Reply]:
     return lambda request: json_reply(payload)
 
@@ -80,25 +65,13 @@ def slow(seconds: float) -> Callable[[dict], Reply]:
     return reply
 
 
-class FakeServer:
+class FakeServer(LoopbackServer):
     """Both endpoints on loopback: scripted replies in turn, then the path's default; records every request."""
 
     def __init__(self) -> None:
         self.script: list[Callable[[dict], Reply]] = []
-        self.requests: list[tuple[str, dict[str, str], dict]] = []
-        self._lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
-        self._stopped = False
-
-    def stop(self) -> None:
-        if not self._stopped:
-            self._stopped = True
-            self.server.shutdown()
-            self.server.server_close()
-            self._thread.join(timeout=2)
+        super().__init__(self._reply)
+        self.requests = self.received  # (path, headers, body)
 
     def bodies(self, path: str = CHAT) -> list[dict]:
         return [b for p, _, b in self.requests if p == path]
@@ -113,30 +86,6 @@ class FakeServer:
         if path == RAG:
             return rag_ok(request)
         return json_reply({"error": "no such route"}, 404)
-
-    def _handler(self):
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-                with fake._lock:
-                    fake.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}, request))
-                code, headers, data = fake._reply(self.path, request)
-                try:
-                    self.send_response(code)
-                    for name, value in headers.items():
-                        self.send_header(name, value)
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):  # the client timed out and hung up
-                    pass
-
-            def log_message(self, *args) -> None:
-                pass
-
-        return Handler
 
 
 class Clock:

@@ -1,9 +1,6 @@
 """The eval gate: a change the unit tests accept but that makes the system worse fails the gate."""
 
-import json
 import shutil
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import dagster as dg
 import pandas as pd
@@ -16,6 +13,7 @@ from edgar_eval.defs.runner import materialise_evaluation, materialise_graph
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.evaluation.eval_gate import baseline_json, compare_to_baseline, read_baseline
 from edgar_eval_tests import test_answering
+from edgar_eval_tests.loopback import LoopbackServer, json_reply
 
 
 def _cases(correct: list[bool], arm="D", kind="answerable"):
@@ -86,40 +84,23 @@ def test_a_planted_regression_passes_the_unit_tests_and_fails_the_gate(demo_stor
     assert not (tmp_path / "reports" / "demo" / "report.md").exists(), "a blocking gate stops the report"
 
 
-class _FakeChat(BaseHTTPRequestHandler):
+def _same_answer_every_time(path: str, body: dict):
     """An OpenAI-compatible chat endpoint that answers every question the same way, citing the first passage."""
-
-    calls = 0
-
-    def do_POST(self):  # noqa: N802 (the http.server API)
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).calls += 1
-        reply = {"model": body["model"], "choices": [{"index": 0, "finish_reason": "stop", "message": {
-            "role": "assistant", "content": "The passages name the line item but I cannot confirm the amount. [P1]"}}],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
+    return json_reply({"model": body["model"], "choices": [{"index": 0, "finish_reason": "stop", "message": {
+        "role": "assistant", "content": "The passages name the line item but I cannot confirm the amount. [P1]"}}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
 
 
 def test_the_graph_records_a_chat_model_through_the_tape_and_replays_it_with_the_server_down(demo_store, tmp_path):
     root, settings, _, _ = demo_store
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeChat)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = LoopbackServer(_same_answer_every_time)
     chat = {"generator": "openai-compatible-chat", "generator_model": "fake-chat", "tapes_dir": str(tmp_path / "tapes"),
-            "generator_url": f"http://127.0.0.1:{server.server_address[1]}"}
+            "generator_url": server.base_url}
     reports = {}
     try:
         for mode in ("record", "replay"):
             if mode == "replay":
-                server.shutdown()
-                server.server_close()
+                server.stop()
             data = tmp_path / f"data-{mode}"
             shutil.copytree(root / "data", data)
             run = _with(settings, **chat, tape_mode=mode, data_dir=str(data), reports_dir=str(tmp_path / mode))
@@ -129,8 +110,8 @@ def test_the_graph_records_a_chat_model_through_the_tape_and_replays_it_with_the
             assert generations.replayed.all() == (mode == "replay") and generations.tape_key.notna().all()
             reports[mode] = (tmp_path / mode / "demo" / "report.md").read_text()
     finally:
-        server.server_close()
-    assert _FakeChat.calls > 0
+        server.stop()
+    assert server.received
     replayed_count = len(pd.read_parquet(tmp_path / "data-replay" / "demo" / "generations.parquet"))
     body = {mode: text.split("## Run receipt")[0] for mode, text in reports.items()}
     assert body["replay"] == body["record"], "every figure of the recorded run comes back from the tape"

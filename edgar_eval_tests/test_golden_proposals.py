@@ -10,10 +10,8 @@ import csv
 import hashlib
 import io
 import json
-import threading
 from pathlib import Path
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
 import pandas as pd
@@ -34,6 +32,7 @@ from edgar_eval.golden.proposal_prompt import (
     proposal_nonce,
     usable_examples,
 )
+from edgar_eval_tests.loopback import LoopbackServer, json_reply
 
 NONCE = "0123456789abcdef"
 SOURCE = "chat:test-model"
@@ -277,37 +276,19 @@ def bad_model(body: dict) -> tuple[int, dict]:
     return 400, {"error": {"message": f"The model {body['model']!r} does not exist"}}
 
 
-class LoopbackChat:
+class LoopbackChat(LoopbackServer):
     """An OpenAI-compatible /v1/chat/completions on 127.0.0.1, answered by `respond`; records request bodies."""
 
     def __init__(self, respond: Responder) -> None:
-        self.bodies: list[dict] = []
-        fake = self
+        def reply(path: str, body: dict):
+            code, payload = respond(body)
+            return json_reply(payload, code)
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (the http.server API)
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-                fake.bodies.append(body)
-                code, reply = respond(body)
-                data = json.dumps(reply).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+        super().__init__(reply)
 
-            def log_message(self, *args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self._thread.join(timeout=2)
+    @property
+    def bodies(self) -> list[dict]:
+        return [body for _, _, body in self.received]
 
 
 @pytest.fixture

@@ -10,8 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
 import numpy as np
@@ -31,6 +29,7 @@ from edgar_eval.adapters.openai_embeddings import (
 )
 from edgar_eval.domain.ports import Embedder
 from edgar_eval.retrieval.fingerprint import IndexFingerprint, IndexMismatch, check_fingerprint
+from edgar_eval_tests.loopback import LoopbackServer, Reply, json_reply, raw, status
 
 MODEL = "nomic-embed-text"
 DIM = 8
@@ -50,9 +49,6 @@ def expected(texts: list[str], dim: int = DIM) -> np.ndarray:
     return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
 
 
-Reply = tuple[int, dict[str, str], bytes]
-
-
 def ok(dim: int = DIM, order: Callable[[list], list] = lambda items: items,
        mutate: Callable[[list], None] = lambda items: None) -> Callable[[dict], Reply]:
     """A 200 with hash vectors for the request's inputs, reordered by `order`, then tampered with by `mutate`."""
@@ -67,70 +63,35 @@ def ok(dim: int = DIM, order: Callable[[list], list] = lambda items: items,
     return reply
 
 
-def status(code: int, body: dict | str = "", headers: dict[str, str] | None = None) -> Callable[[dict], Reply]:
-    data = json.dumps(body).encode() if isinstance(body, dict) else body.encode()
-    return lambda request: (code, {"Content-Type": "application/json", **(headers or {})}, data)
 
-
-def raw(data: bytes) -> Callable[[dict], Reply]:
-    return lambda request: (200, {"Content-Type": "application/json"}, data)
-
-
-class FakeEmbeddingServer:
+class FakeEmbeddingServer(LoopbackServer):
     """/v1/embeddings on loopback: scripted replies in turn, then `ok()` for ever; records every request."""
 
     def __init__(self) -> None:
         self.script: list[Callable[[dict], Reply]] = []
-        self.requests: list[tuple[dict[str, str], dict]] = []
-        self._lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        super().__init__(self._reply)
 
-    def next_reply(self, request: dict) -> Callable[[dict], Reply]:
-        with self._lock:
-            return self.script.pop(0) if self.script else ok()
+    @property
+    def requests(self) -> list[tuple[dict[str, str], dict]]:
+        return [(headers, body) for _, headers, body in self.received]
 
     @property
     def batches(self) -> list[list[str]]:
         return [body["input"] for _, body in self.requests]
 
-    def _handler(self):
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", "0"))
-                request = json.loads(self.rfile.read(length))
-                with fake._lock:
-                    fake.requests.append(({k.lower(): v for k, v in self.headers.items()}, request))
-                if self.path != "/v1/embeddings":
-                    code, headers, data = 404, {"Content-Type": "application/json"}, b'{"error": "no such route"}'
-                else:
-                    code, headers, data = fake.next_reply(request)(request)
-                self.send_response(code)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        return Handler
+    def _reply(self, path: str, request: dict) -> Reply:
+        if path != "/v1/embeddings":
+            return json_reply({"error": "no such route"}, 404)
+        with self._lock:
+            scripted = self.script.pop(0) if self.script else ok()
+        return scripted(request)
 
 
 @pytest.fixture
 def server():
     fake = FakeEmbeddingServer()
-    thread = threading.Thread(target=fake.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield fake
-    finally:
-        fake.server.shutdown()
-        fake.server.server_close()
-        thread.join(timeout=2)
+    yield fake
+    fake.stop()
 
 
 @pytest.fixture
@@ -324,7 +285,7 @@ def test_a_changed_serving_model_is_refused(server, make):
 
 
 def test_embedder_id_names_model_endpoint_and_dimension(server, make):
-    embedder = make(base_url=f"http://user:secret@127.0.0.1:{server.server.server_address[1]}/v1/")
+    embedder = make(base_url=f"http://user:secret@127.0.0.1:{server.port}/v1/")
     assert embedder.endpoint == f"{server.base_url.replace('http://', 'http://user:secret@')}/v1/embeddings"
     embedder_id = embedder.embedder_id  # the dimension is unknown: one probe request
     assert embedder_id == f"openai-compatible:{MODEL}@{server.base_url}/dim={DIM}"
