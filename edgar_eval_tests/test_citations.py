@@ -7,10 +7,10 @@ from edgar_eval.answering.citations import (
     NO_VALID_CITATION,
     UNSUPPORTED_CLAIM,
     check_citations,
-    digit_mutations,
     split_sentences,
 )
 from edgar_eval.answering.extractive import Passage, read
+from edgar_eval.answering.mutations import digit_mutations
 
 STATEMENT = """CONSOLIDATED STATEMENTS OF OPERATIONS
 (In millions, except per share data)
@@ -66,7 +66,7 @@ def test_a_figure_two_and_a_half_percent_off_is_not_backed():
     assert _reason(f"Revenue was ${missed:,} million [P1].") == UNSUPPORTED_CLAIM
     assert _reason("Revenue was $2.0 billion [P1].") == UNSUPPORTED_CLAIM  # 2.7% off at that precision
     assert _reason("The gross margin was 24.7% [P1].") == UNSUPPORTED_CLAIM  # 24.1% * 1.025
-    assert _reason("Revenue was $2 billion [P1].") is None  # a one-digit claim is within half a billion
+    assert _reason("Revenue was $2 billion [P1].") == UNSUPPORTED_CLAIM  # a one-digit claim is held to 2%, not half a billion
 
 
 def test_a_percentage_is_backed_only_by_a_percentage():

@@ -35,7 +35,7 @@ GRAPH = {
     "gate_comparisons": ("statistics", {"gate_scores"}),
     "stage_latency": ("statistics", {"retrievals", "gate_scores", "generations"}),
     "determinism": ("statistics", {"generations"}),
-    "citation_mutations": ("statistics", {"generations", "arm_outcomes", "retrievals", "search_index"}),
+    "citation_mutations": ("statistics", {"generations", "arm_outcomes", "retrievals", "search_index", "golden_questions"}),
     "retrieval_metrics": ("statistics", {"retrieval_runs"}),
     "retrieval_slices": ("statistics", {"retrieval_runs", "golden_questions"}),
     "report": ("report", {"arm_statistics", "arm_comparisons", "gate_quality", "gate_comparisons", "determinism", "stage_latency",

@@ -30,8 +30,11 @@ def test_a_miss_beyond_two_percent_and_the_half_unit_fails():
     assert "$1,000 million" in verdict.reason
 
 
-def test_a_miss_within_two_percent_passes():
-    assert answer_support("Widget revenue was $1,010 million.", ["Widget revenue | 1,025.6"], "number").passed
+def test_an_answer_is_held_to_the_precision_it_writes_not_to_two_percent():
+    # The one figure policy: four written digits claim a million's precision, so 1.5% off is not support;
+    # "$1.0 billion" claims a tenth of a billion and is.
+    assert not answer_support("Widget revenue was $1,010 million.", ["Widget revenue | 1,025.6"], "number").passed
+    assert answer_support("Widget revenue was $1.0 billion.", ["Widget revenue | 1,025.6"], "number").passed
 
 
 def test_one_step_difference_passes_and_says_which():

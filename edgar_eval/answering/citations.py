@@ -16,12 +16,13 @@ Outcome. `reason` is "no_valid_citation" when some figure-bearing sentence has n
 sentence cites an id not among `passages`; otherwise "unsupported_claim" when a figure of a cited sentence is
 not printed in any passage that sentence cites; otherwise None and `ok` is True.
 
-Matching. A passage figure backs an answer figure when both are percentages or neither is, and their
-magnitudes agree within half a unit of the answer's last written digit ("$1.9 billion": within $50 million).
-A passage figure is read as printed (with its own scale word: "$1.9 billion"), and, when it has no scale word
-and 3+ significant digits, also times every scale the passage text names ("(in millions)", "thousands",
-"$5 million"), so "1,948" under "(In millions)" backs "$1.9 billion". Signs are not compared: "a net loss of
-$8 million" is backed by "(8)".
+Matching. By the project's one figure-matching policy (`edgar_eval.corpus.figure_match`): a percentage only by a
+percentage; magnitudes within half a unit of the answer's last written digit when it keeps two significant digits,
+else within 2% ("$1.9 billion": within $50 million; "$1 billion" is not backed by 1,204 million); signs as the
+filings mean them: "(812)" on a "Net income (loss)" row backs only a loss, on a "Purchases of property and
+equipment" row the plain amount. A passage figure is read as printed (with its own scale word: "$1.9 billion"),
+and, when it has no scale word and 3+ significant digits, also times every scale the passage text names
+("(in millions)", "thousands", "$5 million"), so "1,948" under "(In millions)" backs "$1.9 billion".
 
 Sentences. Split after . ! ? followed by space and a capital, digit, symbol or quote, and at every line
 break. Not after decimal points, abbreviations ("Inc.", "Corp.", "U.S.", "No."), initials, or a list number
@@ -36,6 +37,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from edgar_eval.corpus.sentences import sentence_spans
+from edgar_eval.corpus.figure_match import SignedFigure, backs, reference_figures, stated_figures, tolerance
 from edgar_eval.corpus.number_words import SCALE_FACTORS, Figure, find_number_phrases
 
 DEFAULT_MARKER_PATTERN = r"\[(P\d+(?:\s*[,;]\s*P\d+)*)\]"
@@ -131,7 +133,7 @@ def _sentence_figures(text: str, start: int, end: int, marker: re.Pattern[str]) 
 
 @dataclass(frozen=True)
 class _PassageIndex:
-    figures: tuple[Figure, ...]
+    figures: tuple[SignedFigure, ...]
     scales: tuple[float, ...]
 
 
@@ -145,8 +147,7 @@ def passage_scales(passage_text: str) -> tuple[float, ...]:
 
 
 def _index(passage_text: str) -> _PassageIndex:
-    figures = tuple(f for f in find_number_phrases(passage_text) if f.is_figure)
-    return _PassageIndex(figures, passage_scales(passage_text))
+    return _PassageIndex(tuple(reference_figures(passage_text)), passage_scales(passage_text))
 
 
 def _readings(figure: Figure, scales: tuple[float, ...], min_rescale_digits: int) -> list[float]:
@@ -156,30 +157,24 @@ def _readings(figure: Figure, scales: tuple[float, ...], min_rescale_digits: int
     return values
 
 
-def _find_backing(figure: Figure, index: _PassageIndex, min_rescale_digits: int) -> Figure | None:
-    if not figure.is_figure:
+def _find_backing(stated: SignedFigure, index: _PassageIndex, min_rescale_digits: int) -> Figure | None:
+    if not stated.figure.is_figure:
         return None
-    target = abs(figure.value)
     for candidate in index.figures:
-        if candidate.is_percent != figure.is_percent:
-            continue
-        for value in _readings(candidate, index.scales, min_rescale_digits):
-            if abs(value - target) <= figure.half_unit + 1e-9 * max(value, target):
-                return candidate
+        for value in _readings(candidate.figure, index.scales, min_rescale_digits):
+            if backs(stated, candidate, value):
+                return candidate.figure
     return None
-
-
-def find_backing(figure: Figure, passage_text: str, min_rescale_digits: int = MIN_RESCALE_DIGITS) -> Figure | None:
-    """The figure of `passage_text` that backs `figure`, or None. Years and references are never backed."""
-    return _find_backing(figure, _index(passage_text), min_rescale_digits)
 
 
 def _check_sentence(
     text: str, start: int, end: int, passages: dict[str, str], marker: re.Pattern[str],
     indexes: dict[str, _PassageIndex], min_rescale_digits: int,
 ) -> SentenceCheck:
-    found = _sentence_figures(text, start, end, marker)
+    masked = _masked(text, start, end, marker)
+    found = find_number_phrases(masked)
     figures = tuple(f for f in found if f.is_figure)
+    signed = stated_figures(masked, list(figures))
     references = tuple(f for f in found if not f.is_figure)
     cited: list[str] = []
     for match in marker.finditer(text, start, end):
@@ -198,12 +193,12 @@ def _check_sentence(
     if not cited:
         return verdict(reason=NO_VALID_CITATION, failed=figures[0], why=f"states {figures[0].text!r} without a citation marker")
     checks = []
-    for figure in figures:
+    for figure, stated in zip(figures, signed):
         backing = None
         for passage_id in cited:
             if passage_id not in indexes:
                 indexes[passage_id] = _index(passages[passage_id])
-            candidate = _find_backing(figure, indexes[passage_id], min_rescale_digits)
+            candidate = _find_backing(stated, indexes[passage_id], min_rescale_digits)
             if candidate is not None:
                 backing = (passage_id, candidate)
                 break
@@ -211,7 +206,9 @@ def _check_sentence(
             checks.append(FigureCheck(figure, True, backing[0], backing[1].text, f"printed in {backing[0]} as {backing[1].text!r}"))
         else:
             kind = "percentage" if figure.is_percent else "number"
-            checks.append(FigureCheck(figure, False, None, None, f"no {kind} within {figure.half_unit:g} of {figure.text!r} in {', '.join(cited)}"))
+            sign = "negative " if stated.sign < 0 else ""
+            checks.append(FigureCheck(figure, False, None, None,
+                                      f"no {sign}{kind} within {tolerance(figure):g} of {figure.text!r} in {', '.join(cited)}"))
     failed = next((c for c in checks if not c.backed), None)
     if failed:
         return verdict(checks, UNSUPPORTED_CLAIM, failed.figure, failed.why)
@@ -254,18 +251,3 @@ def _shift(figure: Figure, offset: int) -> Figure:
         figure, start=figure.start + offset, end=figure.end + offset,
         number_start=figure.number_start + offset, number_end=figure.number_end + offset,
     )
-
-
-def digit_mutations(answer_text: str, marker_pattern: str | re.Pattern[str] = DEFAULT_MARKER_PATTERN) -> list[str]:
-    """For each figure written in digits, the answer with that figure's last written digit raised by one
-    (mod 10): "$1.9 billion" -> "$1.0 billion", "1,948" -> "1,949". Years, references, markers and figures in
-    words are left alone. A change of one unit in the last digit is more than the half-unit tolerance, so the
-    check should withhold every mutant whose new value is not also printed in the cited passage."""
-    mutants = []
-    for figure in answer_figures(answer_text, marker_pattern):
-        if figure.in_words:
-            continue
-        last = max(k for k in range(figure.number_start, figure.number_end) if answer_text[k].isdigit())
-        digit = str((int(answer_text[last]) + 1) % 10)
-        mutants.append(answer_text[:last] + digit + answer_text[last + 1:])
-    return mutants

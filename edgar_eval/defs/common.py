@@ -30,13 +30,13 @@ def table_head(frame: pd.DataFrame, columns: list[str] | None = None, rows: int 
     return dg.MetadataValue.md(shown.head(rows).to_markdown(index=False) if len(shown) else "(empty)")
 
 
-_NOT_PARSING = frozenset({"demo.py", "number_words.py", "sentences.py", "untrusted.py"})
+_NOT_PARSING = frozenset({"demo.py", "figure_match.py", "number_words.py", "sentences.py", "untrusted.py"})
 
 
 @functools.cache
 def corpus_code_fingerprint() -> str:
     """A hash of the parsing code: a table built by other parsing code is rebuilt, never reused. The demo corpus
-    generator parses nothing (its output is input, checked by sha256 like any filing), and the figure reader, the
+    generator parses nothing (its output is input, checked by sha256 like any filing), and the figure reader and policy, the
     sentence splitter and the prompt neutraliser serve the answer and golden checks, not parsing, so editing them
     rebuilds no corpus."""
     import edgar_eval.corpus as corpus

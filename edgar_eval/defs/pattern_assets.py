@@ -17,7 +17,7 @@ from edgar_eval.domain.generation import GenerationRequest
 from edgar_eval.golden.absence import ReviewFileError, read_review_file
 from edgar_eval.golden.candidates import Candidate, CandidateProblem, candidate_from_record, read_jsonl
 from edgar_eval.golden.candidates import PATTERNS
-from edgar_eval.golden.claims import claimed_figures
+from edgar_eval.evaluation.judge import states_any
 from edgar_eval.golden.demo_candidates import SOURCE as DEMO_SOURCE
 from edgar_eval.golden.demo_candidates import demo_proposals
 from edgar_eval.golden.excerpts import align_excerpts
@@ -202,9 +202,9 @@ _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 def _correct(case, checked) -> bool:
     if case.expected_route == "no-answer":
         return checked.outcome != ANSWERED
-    if checked.outcome != ANSWERED or checked.figure is None:
+    if checked.outcome != ANSWERED or checked.generation is None:
         return False
-    return any(abs(checked.figure - f.value) <= max(f.half_unit, 0.005 * abs(f.value)) for f in claimed_figures(case.reference_answer))
+    return states_any(checked.generation.text, case.reference_answer)
 
 
 @dg.asset(deps=["golden_patterns", "search_index"], group_name="runs", code_version="1",

@@ -16,7 +16,7 @@ from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.generation import GenerationRequest
 from edgar_eval.evaluation.gates import arm_outcomes as mask_arms
 from edgar_eval.evaluation.gates import cross_fit
-from edgar_eval.evaluation.judge import figure_matches
+from edgar_eval.evaluation.judge import is_correct
 from edgar_eval.evaluation.retrieval_hits import hit_record, run_record
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
 from edgar_eval.retrieval.bm25 import BM25Index
@@ -168,8 +168,10 @@ def gate_scores(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
 def arm_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     golden = store.read("golden_questions")
-    judged = store.read("generations").merge(golden[["question_id", "expected_route", "kind", "gold_value", "gold_decimals"]], on="question_id")
-    judged["figure_correct"] = [figure_matches(f, g, d) for f, g, d in zip(judged.figure, judged.gold_value, judged.gold_decimals)]
+    judged = store.read("generations").merge(
+        golden[["question_id", "expected_route", "kind", "gold_value", "gold_answer", "label", "fiscal_year"]], on="question_id")
+    judged["figure_correct"] = [is_correct("answer", True, g.answer_text, g.gold_value, g.gold_answer, g.label, int(g.fiscal_year))
+                                for g in judged.itertuples()]
     gates = store.read("gate_scores")[["question_id", "cik", "period_pass", "cosine_pass", "relevance_pass"]]
     outcomes = mask_arms(gates, judged[["question_id", "answered", "outcome", "figure_correct", "expected_route", "kind", "generate_seconds"]])
     return unpartitioned_result(store, "arm_outcomes", outcomes, {

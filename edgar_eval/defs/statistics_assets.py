@@ -88,22 +88,28 @@ def arm_costs(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.M
     return unpartitioned_result(store, "arm_costs", table, {"head": table_head(table, rows=6)})
 
 
-@dg.asset(deps=["generations", "arm_outcomes", "retrievals", "search_index"], group_name="statistics", code_version="1",
-          description="The citation check's mutation test: every answer arm A got right, with one digit of each figure changed, "
-                      "checked again against the passages it was generated from; the share withheld.")
+@dg.asset(deps=["generations", "arm_outcomes", "retrievals", "search_index", "golden_questions"], group_name="statistics", code_version="2",
+          description="The mutation test of the citation check and the judge: every answer arm A got right, with one figure "
+                      "changed in five ways (last digit, sign flipped, scale word, the other column of its table row, rounded to "
+                      "one significant digit), checked again against the passages it was generated from (withheld?) and judged "
+                      "again against its golden case (wrong?).")
 def citation_mutations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     outcomes = store.read("arm_outcomes")
     right = set(outcomes[(outcomes.arm == "A") & outcomes.answered & outcomes.correct].question_id)
     texts = store.read("search_index").set_index("chunk_id").text
     chunk_ids = store.read("retrievals").set_index("question_id").chunk_ids
+    golden = store.read("golden_questions").set_index("question_id")
     generated = store.read("generations")
-    answers = [(g.question_id, g.answer_text, [texts[c] for c in chunk_ids[g.question_id]])
+    answers = [experiment.MutatedAnswer(g.question_id, g.answer_text, [texts[c] for c in chunk_ids[g.question_id]],
+                                        float(golden.gold_value[g.question_id]), golden.gold_answer[g.question_id],
+                                        golden.label[g.question_id], int(golden.fiscal_year[g.question_id]))
                for g in generated[generated.question_id.isin(right)].sort_values("question_id").itertuples()]
     table = experiment.citation_mutations(answers)  # empty when arm A got nothing right: the report says n/a
+    summary = experiment.mutation_summary(table)
     return unpartitioned_result(store, "citation_mutations", table, {
         "answers": len(answers), "mutants": len(table), "withheld": int(table.withheld.sum()),
-        "head": table_head(table, rows=5)})
+        "judged_wrong": int(table.judged_wrong.sum()), "per_kind": table_head(summary, ["kind", "mutants", "withheld", "judged_wrong"], rows=5)})
 
 
 @dg.asset(deps=["generations"], group_name="statistics", code_version="1",

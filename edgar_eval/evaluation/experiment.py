@@ -14,7 +14,9 @@ import numpy as np
 import pandas as pd
 
 from edgar_eval.answering.answerer import passage_label
-from edgar_eval.answering.citations import check_citations, digit_mutations
+from edgar_eval.answering.citations import check_citations
+from edgar_eval.answering.mutations import MUTANT_KINDS, figure_mutations
+from edgar_eval.evaluation.judge import judge_answer
 from edgar_eval.evaluation.gates import ARMS
 from edgar_eval.stats.bootstrap import cluster_bootstrap_paired_difference
 from edgar_eval.stats.paired import mcnemar_exact, minimum_detectable_effect
@@ -163,14 +165,48 @@ def determinism(same_text_again: pd.Series) -> pd.DataFrame:
     return pd.DataFrame([{"prompts": len(measured), "same_text": share.successes, "share": share.rate, "low": share.low, "high": share.high}])
 
 
-def citation_mutations(answers: list[tuple[str, str, list[str]]]) -> pd.DataFrame:
-    """The citation check's power: each right answer (question id, text, cited passages' texts in prompt order)
-    with one digit of one figure changed; a mutant is withheld when the check no longer backs it. A mutant whose
-    new value the passage also prints is rightly backed, so the share withheld need not be 100%."""
+@dataclass(frozen=True)
+class MutatedAnswer:
+    """A right answer to mutate: its text, the cited passages' texts in prompt order, and its golden case."""
+
+    question_id: str
+    text: str
+    passages: list[str]
+    gold_value: float
+    gold_answer: str
+    label: str
+    fiscal_year: int
+
+
+MUTATION_COLUMNS = ["question_id", "kind", "mutant", "withheld", "reason", "judged_wrong"]
+
+
+def citation_mutations(answers: list[MutatedAnswer]) -> pd.DataFrame:
+    """The citation check's and the judge's power: each right answer with one figure changed in one of five ways
+    (`edgar_eval.answering.mutations`), checked again against the passages it was generated from (withheld?) and
+    judged again against its golden case (wrong?). A mutant whose new value the passage also prints is rightly
+    backed (a wrong-column mutant always is): catching it is the judge's work."""
     rows = []
-    for question_id, text, passages in answers:
-        labelled = {passage_label(i): passage for i, passage in enumerate(passages)}
-        for mutant in digit_mutations(text):
+    for answer in answers:
+        labelled = {passage_label(i): passage for i, passage in enumerate(answer.passages)}
+        for kind, mutant in figure_mutations(answer.text, answer.passages):
             verdict = check_citations(mutant, labelled)
-            rows.append({"question_id": question_id, "mutant": mutant, "withheld": not verdict.ok, "reason": verdict.reason})
-    return pd.DataFrame(rows, columns=["question_id", "mutant", "withheld", "reason"])
+            judged = judge_answer(mutant, answer.gold_value, answer.gold_answer, answer.label, answer.fiscal_year)
+            rows.append({"question_id": answer.question_id, "kind": kind, "mutant": mutant, "withheld": not verdict.ok,
+                         "reason": verdict.reason, "judged_wrong": not judged.correct})
+    return pd.DataFrame(rows, columns=MUTATION_COLUMNS)
+
+
+def mutation_summary(mutations: pd.DataFrame) -> pd.DataFrame:
+    """Per mutant kind (in the order of MUTANT_KINDS): mutants, the share the citation check withholds and the
+    share the judge marks wrong, each with a Wilson 95% interval."""
+    rows = []
+    for kind in MUTANT_KINDS:
+        of_kind = mutations[mutations.kind == kind]
+        withheld = wilson(int(of_kind.withheld.sum()), len(of_kind))
+        wrong = wilson(int(of_kind.judged_wrong.sum()), len(of_kind))
+        rows.append({"kind": kind, "mutants": len(of_kind), "answers": int(of_kind.question_id.nunique()),
+                     "withheld": withheld.successes, "withheld_share": withheld.rate, "withheld_low": withheld.low,
+                     "withheld_high": withheld.high, "judged_wrong": wrong.successes, "wrong_share": wrong.rate,
+                     "wrong_low": wrong.low, "wrong_high": wrong.high})
+    return pd.DataFrame(rows)

@@ -36,6 +36,15 @@ def admitting_threshold(scores: np.ndarray) -> float:
     return float(np.sort(scores)[excluded])
 
 
+SCORE_DECIMALS = 9
+
+
+def _stable(scores: np.ndarray) -> np.ndarray:
+    """The solver's probabilities to 9 decimals: their last digits follow the BLAS kernel of the machine, and a
+    report figure (the Brier score) must not change with the processor it was computed on."""
+    return np.round(scores, SCORE_DECIMALS)
+
+
 def cross_fit(frame: pd.DataFrame) -> pd.DataFrame:
     """Per question: relevance score from a model trained on the other fold, and both thresholds from it.
 
@@ -54,8 +63,8 @@ def cross_fit(frame: pd.DataFrame) -> pd.DataFrame:
         if train.empty:
             train = out[test_mask]  # one company only: nothing to cross-fit against
         model = RelevanceModel().fit(train[list(FEATURES)].to_numpy(float), train.answerable.to_numpy(int))
-        out.loc[test_mask, "relevance_score"] = model.score(out.loc[test_mask, list(FEATURES)].to_numpy(float))
-        train_scores = model.score(train[list(FEATURES)].to_numpy(float))
+        out.loc[test_mask, "relevance_score"] = _stable(model.score(out.loc[test_mask, list(FEATURES)].to_numpy(float)))
+        train_scores = _stable(model.score(train[list(FEATURES)].to_numpy(float)))
         answerable = train.answerable.to_numpy(bool)
         out.loc[test_mask, "relevance_threshold"] = admitting_threshold(train_scores[answerable])
         out.loc[test_mask, "cosine_threshold"] = admitting_threshold(train.top_score.to_numpy(float)[answerable])

@@ -1,24 +1,117 @@
-"""Right or wrong against the golden case."""
+"""Right or wrong against the golden case, by the one figure-matching policy (`edgar_eval.corpus.figure_match`).
+
+The judge reads the answer's text, not only its first figure:
+
+* The figures it compares are those of the gold's kind (`unit_class`): against a dollar amount, "grew 5% to $X"
+  is judged on $X, and "or $6.08 per diluted share" beside a net income is another quantity; against a per-share
+  gold, a bare "$6.08" counts and "$93.7 billion" does not.
+* The answer is right when one of them states the gold (magnitude within the stated figure's tolerance, sign as
+  the gold's; an outflow's sign is a presentation convention) and no other figure of that kind gives a rival
+  value for the asked quantity.
+* A figure of the gold's kind that does not state the gold is a rival unless the answer marks it as something
+  else: another period or a comparison ("up from $383.3 billion", "compared with", "versus", "in fiscal 2023"
+  when another year was asked, "a year earlier"), a change ("an increase of $7.8 billion", "up $7.8 billion",
+  "by $X"), or a part ("including", "of which"). "$391.0 billion or $383.3 billion" is wrong: two values.
+"""
 
 from __future__ import annotations
 
-import math
+import re
+from dataclasses import dataclass
+
+from edgar_eval.answering.citations import answer_figures
+from edgar_eval.corpus.figure_match import AMOUNT, PER_SHARE, SignedFigure, matches_value, stated_figures, value_sign
+
+_OTHER_ROLE_BEFORE = re.compile(
+    r"\b(?:from|compared|comparison|versus|vs|prior|previous|preceding|last|earlier|ago|up|down|increase[ds]?|increased"
+    r"|decrease[ds]?|decreased|rose|fell|grew|declined|change|changed|by|including|includes|included|of\s+which|excluding"
+    r"|against|over)\b",
+    re.I,
+)
+_OTHER_ROLE_AFTER = re.compile(
+    r"^[^.;]{0,40}?\b(?:a\s+year\s+(?:earlier|ago|before)|(?:the\s+)?(?:prior|previous|preceding)\s+(?:fiscal\s+)?(?:year|quarter|period)"
+    r"|last\s+year|increase|decrease|change|higher|lower|more|less)\b",
+    re.I,
+)
+_YEAR_AFTER = re.compile(r"^\s*(?:million|billion|thousand)?\s*,?\s*(?:in|for|during|of|at\s+the\s+end\s+of)\s+(?:fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})\b", re.I)
+_YEAR = re.compile(r"\b((?:19|20)\d{2})\b")
+_WINDOW_WORDS = 6
+_WORD = re.compile(r"\S+")
 
 
-def tolerance(gold_decimals: str | None) -> float:
-    """Half a unit of the last digit the filing reports (decimals="-6" -> 500,000)."""
-    if gold_decimals in (None, "", "INF"):
-        return 1e-9
-    return 0.5 * 10.0 ** (-int(gold_decimals))
+@dataclass(frozen=True)
+class Judgement:
+    correct: bool
+    figure: float | None  # the stated figure that answers the question (the matching one, else the first)
+    why: str
 
 
-def figure_matches(figure: float | None, gold_value: float | None, gold_decimals: str | None) -> bool:
-    if figure is None or gold_value is None or math.isnan(gold_value):
-        return False
-    return abs(figure - gold_value) <= tolerance(gold_decimals) + 1e-9 * abs(gold_value)
+def _marked_as_other(text: str, stated: SignedFigure, previous_end: int, asked_year: int | None) -> bool:
+    before = text[previous_end: stated.figure.start]
+    words = list(_WORD.finditer(before))[-_WINDOW_WORDS:]
+    if words and _OTHER_ROLE_BEFORE.search(before[words[0].start():]):
+        return True
+    after = text[stated.figure.end:]
+    if _OTHER_ROLE_AFTER.match(after):
+        return True
+    year = _YEAR_AFTER.match(after)
+    if year and asked_year is not None and int(year.group(1)) != asked_year:
+        return True
+    years_before = _YEAR.findall(before)
+    return bool(years_before and asked_year is not None and int(years_before[-1]) != asked_year)
 
 
-def is_correct(expected_route: str, answered: bool, figure: float | None, gold_value: float | None, gold_decimals: str | None) -> bool:
+def _gold_kind(gold_answer: str | None, label: str) -> str | None:
+    if "per share" in label.lower():
+        return PER_SHARE
+    read = stated_figures(gold_answer) if gold_answer else []
+    return read[0].unit if read else None
+
+
+def _comparable(stated: SignedFigure, gold_kind: str | None) -> bool:
+    """Of the gold's kind. A per-share gold is often written as a bare dollar figure ("diluted EPS was $6.08"): a
+    dollar figure without a scale word counts, one with a scale word ("$93.7 billion") is another quantity."""
+    if gold_kind is None or stated.unit == gold_kind:
+        return True
+    return gold_kind == PER_SHARE and stated.unit == AMOUNT and stated.figure.scale_word is None
+
+
+def judge_answer(answer_text: str, gold_value: float | None, gold_answer: str | None, label: str = "",
+                 asked_year: int | None = None) -> Judgement:
+    """Does `answer_text` state the gold figure (and no rival value for it)? See the module doc."""
+    if gold_value is None or gold_value != gold_value:  # NaN: no figure to state
+        return Judgement(False, None, "the golden case has no figure")
+    gold_kind = _gold_kind(gold_answer, label)
+    found = answer_figures(answer_text)
+    stated = stated_figures(answer_text, found)
+    if not stated:
+        return Judgement(False, None, "the answer states no figure")
+    comparable = [s for s in stated if _comparable(s, gold_kind)]
+    if not comparable:
+        return Judgement(False, stated[0].figure.value, f"no figure of the gold's kind ({gold_kind})")
+    sign = value_sign(gold_value, label)
+    right = [s for s in comparable if matches_value(s, gold_value, sign)]
+    previous_end = {id(s): (stated[k - 1].figure.end if k else 0) for k, s in enumerate(stated)}
+    rivals = [s for s in comparable if s not in right
+              and not _marked_as_other(answer_text, s, previous_end[id(s)], asked_year)]
+    if not right:
+        return Judgement(False, comparable[0].figure.value, f"{comparable[0].figure.text.strip()!r} does not state the gold")
+    if rivals:
+        return Judgement(False, right[0].figure.value,
+                         f"{right[0].figure.text.strip()!r} states the gold but {rivals[0].figure.text.strip()!r} gives another value")
+    return Judgement(True, right[0].figure.value, f"{right[0].figure.text.strip()!r} states the gold")
+
+
+def states_any(answer_text: str, reference_text: str) -> bool:
+    """Does the answer state one of the figures of a written reference answer (the hard-question set's)? Each
+    reference figure is read with the sign its text states."""
+    answer = stated_figures(answer_text, answer_figures(answer_text))
+    return any(matches_value(a, r.magnitude, r.sign) and a.unit == r.unit
+               for a in answer for r in stated_figures(reference_text))
+
+
+def is_correct(expected_route: str, answered: bool, answer_text: str, gold_value: float | None, gold_answer: str | None,
+               label: str = "", asked_year: int | None = None) -> bool:
     if expected_route == "answer":
-        return answered and figure_matches(figure, gold_value, gold_decimals)
+        return answered and judge_answer(answer_text, gold_value, gold_answer, label, asked_year).correct
     return not answered

@@ -17,8 +17,11 @@ Judgment calls:
 * Answer figures written in words count only when they carry a scale word or a percent sign ("one point five
   billion", "twenty percent"); bare counts in words ("two direct customers", "ten-for-one") describe rather
   than report, and filings print them in words too. Quoted figures in words are all usable.
-* Tolerance: |answer - quoted| <= max(2% of the quoted (or computed) value, half a unit of the answer's last
-  written digit), so "$1.9 billion" is backed by 1,948 (million) and "$1,000 million" is not backed by 1,025.6.
+* Tolerance and sign: the project's one figure-matching policy (`edgar_eval.corpus.figure_match`): half a unit of
+  the answer's last written digit when it keeps two significant digits, else 2%, so "$1.9 billion" is backed by
+  1,948 (million), "$1,000 million" is not backed by 1,025.6 and "$1 billion" is not backed by 1,204 (million); a
+  quoted figure backs the answer's directly only with the sign the policy reads for both ("(812)" on a "Net income
+  (loss)" row backs "a net loss of $812 million", not "net income of $812 million").
 * A quoted number without a scale word (a table cell, "31") is read at 10^0, 10^3, 10^6 and 10^9, whatever its
   digit count; one with a scale word ("$10.2 billion") and every percentage are read as written. Two unscaled
   numbers combined by a sum or difference share one scale (they come from tables in one unit); a scaled and an
@@ -54,9 +57,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from edgar_eval.corpus.sentences import sentence_spans
+from edgar_eval.corpus.figure_match import magnitudes_agree, reference_figures, signs_agree, stated_figures
 from edgar_eval.corpus.number_words import Figure, find_number_phrases
 
-RELATIVE_TOLERANCE = 0.02
 SCALES = (1.0, 1e3, 1e6, 1e9)
 MAX_QUESTION_WORDS = 35
 MAX_ANSWER_SENTENCE_WORDS = 30
@@ -100,6 +103,7 @@ class _Quoted:
     percent: bool
     quote: int
     text: str
+    sign: int = 0  # the sign it holds by the policy (ANY_SIGN when its row names an outflow)
 
     def readings(self) -> tuple[float, ...]:
         return (self.value,) if self.scaled or self.percent else tuple(self.value * s for s in SCALES)
@@ -108,21 +112,15 @@ class _Quoted:
 def _quoted_figures(quotes: Sequence[str]) -> list[_Quoted]:
     found = []
     for k, quote in enumerate(quotes):
-        for f in find_number_phrases(normalise_row(quote)):
-            if f.is_figure:
-                found.append(_Quoted(abs(f.value), f.scale_word is not None, f.is_percent, k, f.text.strip()))
+        for signed in reference_figures(normalise_row(quote)):
+            f = signed.figure
+            found.append(_Quoted(abs(f.value), f.scale_word is not None, f.is_percent, k, f.text.strip(), signed.sign))
     return found
 
 
-def _close(candidate: float, target: float, half_unit: float) -> bool:
-    allowed = max(RELATIVE_TOLERANCE * abs(candidate), half_unit)
-    return abs(candidate - target) <= allowed + 1e-9 * max(abs(candidate), abs(target), 1.0)
-
-
-def _direct_quotes(figure: Figure, quoted: list[_Quoted]) -> set[int]:
-    target = abs(figure.value)
-    return {q.quote for q in quoted if q.percent == figure.is_percent
-            and any(_close(r, target, figure.half_unit) for r in q.readings())}
+def _direct_quotes(figure: Figure, sign: int, quoted: list[_Quoted]) -> set[int]:
+    return {q.quote for q in quoted if q.percent == figure.is_percent and signs_agree(sign, q.sign)
+            and any(magnitudes_agree(figure, r) for r in q.readings())}
 
 
 def _reading_pairs(a: _Quoted, b: _Quoted) -> list[tuple[float, float]]:
@@ -157,7 +155,7 @@ def _one_step(figure: Figure, quoted: list[_Quoted]) -> tuple[str, frozenset[int
     for i, a in enumerate(quoted):
         for b in quoted[i + 1:]:
             for value, shown in _steps(a, b, figure.is_percent):
-                if _close(value, target, figure.half_unit) and (best is None or abs(value - target) < best[0]):
+                if magnitudes_agree(figure, value) and (best is None or abs(value - target) < best[0]):
                     best = (abs(value - target), shown, frozenset(q.quote for q in (a, b) if q.quote >= 0))
     return (best[1], best[2]) if best else None
 
@@ -185,7 +183,8 @@ def support_details(gold_answer: str, quotes: Sequence[str]) -> list[FigureSuppo
     operands are quoted figures, read at every scale, or the answer's own quoted figures at the scale it states."""
     quoted = _quoted_figures(quotes)
     figures = claimed_figures(gold_answer)
-    direct = [frozenset(_direct_quotes(f, quoted)) for f in figures]
+    signs = [s.sign for s in stated_figures(gold_answer, figures)]
+    direct = [frozenset(_direct_quotes(f, sign, quoted)) for f, sign in zip(figures, signs)]
     stated = [_as_stated(f, d) for f, d in zip(figures, direct) if d]
     details = []
     for figure, printed in zip(figures, direct):
@@ -197,7 +196,8 @@ def support_details(gold_answer: str, quotes: Sequence[str]) -> list[FigureSuppo
 def answer_figures_in_quotes(gold_answer: str, quotes: Sequence[str]) -> dict[int, set[int]]:
     """Index into `claimed_figures(gold_answer)` -> the quote indices that print that figure directly."""
     quoted = _quoted_figures(quotes)
-    return {i: _direct_quotes(f, quoted) for i, f in enumerate(claimed_figures(gold_answer))}
+    figures = claimed_figures(gold_answer)
+    return {i: _direct_quotes(f, s.sign, quoted) for i, (f, s) in enumerate(zip(figures, stated_figures(gold_answer, figures)))}
 
 
 def answer_support(gold_answer: str, quotes: Sequence[str], answer_type: str) -> Verdict:

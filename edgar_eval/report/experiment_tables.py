@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from edgar_eval.domain.versioning import content_version
-from edgar_eval.stats.proportions import wilson
+from edgar_eval.evaluation import experiment
 from edgar_eval.report.markdown import Provenance, ReportTable, interval, percent
 
 if TYPE_CHECKING:
@@ -72,11 +72,15 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
         "p": [_p(v) for v in differences.p_value],
     })
     mutations = inputs.mutations
-    withheld = wilson(int(mutations.withheld.sum()), len(mutations))
-    mutation_table = pd.DataFrame([{
-        "right answers mutated": int(mutations.question_id.nunique()), "mutants (one digit changed)": len(mutations),
-        "withheld by the citation check": withheld.successes, "share": percent(withheld.rate), "Wilson 95%": interval(withheld.low, withheld.high),
-    }])
+    summary = experiment.mutation_summary(mutations)
+    mutation_table = pd.DataFrame({
+        "mutant kind": summary.kind, "mutants": summary.mutants, "right answers": summary.answers,
+        "withheld by the citation check": [f"{w} ({percent(r)})" if n else "n/a" for w, r, n in zip(summary.withheld, summary.withheld_share, summary.mutants)],
+        "withheld Wilson 95%": [interval(lo, hi) if n else "n/a" for lo, hi, n in zip(summary.withheld_low, summary.withheld_high, summary.mutants)],
+        "judged wrong": [f"{w} ({percent(r)})" if n else "n/a" for w, r, n in zip(summary.judged_wrong, summary.wrong_share, summary.mutants)],
+        "wrong Wilson 95%": [interval(lo, hi) if n else "n/a" for lo, hi, n in zip(summary.wrong_low, summary.wrong_high, summary.mutants)],
+        "whose to catch": [_MUTANT_CATCHER[k] for k in summary.kind],
+    })
     row = determinism.iloc[0]
     determinism_table = pd.DataFrame([{
         "prompts sent twice": int(row.prompts), "same text": int(row.same_text), "share": percent(row.share),
@@ -96,13 +100,23 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
         ReportTable("Gate scores compared", difference_table,
                     Provenance("gate_comparisons", content_version(differences), "gate_scores"),
                     note="Paired AUROC differences on the same questions (DeLong)."),
-        ReportTable("Citation check under digit mutations", mutation_table,
-                    Provenance("citation_mutations", content_version(mutations), "generations, arm_outcomes, retrievals, search_index"),
-                    note="Every answer arm A got right, with the last written digit of one figure raised by one, checked again against "
-                         "its passages. A mutant whose new value the passage also prints is rightly backed."),
+        ReportTable("Citation check and judge under figure mutations", mutation_table,
+                    Provenance("citation_mutations", content_version(mutations),
+                               "generations, arm_outcomes, retrievals, search_index, golden_questions"),
+                    note="Every answer arm A got right, with one figure changed in one of five ways, checked again against its "
+                         "passages (withheld?) and judged again against its golden case (wrong?). A wrong-column mutant prints "
+                         "another period's figure from the same table row: the passage prints it, so the citation check rightly "
+                         "backs it and only the judge can catch it. A one-digit rounding that lies within 2% of the figure is "
+                         "rightly backed and judged right."),
         ReportTable("Determinism", determinism_table, Provenance("determinism", content_version(determinism), "generations"),
                     note="A seeded sample of prompts sent to the generator twice; from a tape, the two recorded calls are compared."),
     ]
+
+
+_MUTANT_CATCHER = {
+    "last_digit": "both", "sign_flipped": "both", "scale_word": "both", "wrong_column": "the judge",
+    "one_significant_digit": "both (unless within 2%)",
+}
 
 
 def timing_tables(inputs: "ReportInputs") -> list[ReportTable]:
