@@ -228,3 +228,17 @@ def test_committed_real_corpus_report_holds_the_pattern_funnel_the_code_computes
     selected = select_balanced(candidates, outcomes, per_pattern=5)
     frame = funnel(outcomes, pd.Series(dtype=int), {c.candidate_id for c in selected})
     assert render_table(funnel_table(frame).frame) in (REPO / "reports" / "edgar" / "report.md").read_text()
+
+
+def test_every_real_annual_report_s_items_cover_nine_tenths_of_its_body(parsed_real):
+    """From the first item heading to the signatures, at least 90% of each 10-K's text lies in some item; and the
+    items filers write as 4A or unspaced ("Item10.") are found (Salesforce, Meta)."""
+    from edgar_eval.corpus.sections import item_coverage
+
+    for row in _manifest():
+        parsed = parsed_real[row["path"]]
+        if row["form"] != "10-K" or isinstance(parsed, FilingError):
+            continue
+        assert item_coverage(parsed.text, "10-K", parsed.sections) >= 0.90, row["path"]
+    assert "Part I Item 4A" in {s.key for s in parsed_real["crm/10k_2025-03-05.htm"].sections}
+    assert "Part III Item 10" in {s.key for s in parsed_real["meta/10k_2025-01-30.htm"].sections}

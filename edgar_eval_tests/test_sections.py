@@ -1,4 +1,4 @@
-from edgar_eval.corpus.sections import find_notes_start, find_sections
+from edgar_eval.corpus.sections import find_notes_start, find_sections, item_coverage
 
 TEN_K = """FORM 10-K
 | Item 1. | Business | 3 |
@@ -87,3 +87,59 @@ def test_demo_filings_have_expected_sections(demo_parsed):
             assert {"Part I Item 1", "Part I Item 2", "Part II Item 1A"} <= keys, path
     stub = next(s for s in demo_parsed["crvd/10k_2024-03-22.htm"].sections if s.key == "Part II Item 8")
     assert stub.cross_reference_target == "Item 15"
+
+
+def _paged(items: list[tuple[str, int]]) -> str:
+    """A 10-K whose every page opens with the current item's heading (a running header), `pages` pages per item."""
+    lines = ["FORM 10-K", "Item 1. Business", "Item 1A. Risk Factors", "Item 7. Management's Discussion and Analysis"]
+    for heading, pages in items:
+        for page in range(pages):
+            lines.append(heading)
+            lines.extend(f"{heading.split('.')[0]} text on page {page}, sentence {k}, long enough to read as prose." for k in range(40))
+            lines.append(str(page + 1))
+    return "\n".join(lines) + "\nSIGNATURES\nSigned.\n"
+
+
+def test_a_running_item_header_starts_its_item_at_the_first_occurrence_after_the_contents():
+    text = _paged([("Item 1. Business", 3), ("Item 1A. Risk Factors", 4), ("Item 7. Management's Discussion and Analysis", 5)])
+    sections = {s.item: s for s in find_sections(text, "10-K")}
+    assert list(sections) == ["1", "1A", "7"]
+    body = text.index("Item 1. Business", text.index("Item 7. Management"))  # the first Item 1 after the contents
+    assert sections["1"].start == body
+    for item, pages in (("1", 3), ("1A", 4), ("7", 5)):
+        section = text[sections[item].start:sections[item].end]
+        assert all(f"Item {item} text on page {p}," in section for p in range(pages)), item
+    assert item_coverage(text, "10-K", list(sections.values())) > 0.99
+
+
+def test_items_4a_1c_9c_16_and_unspaced_headings_are_items():
+    text = "\n".join([
+        "Item 1C. Cybersecurity", "We have a program.", "Item 4. Mine Safety Disclosures", "Not applicable.",
+        "Item 4A. Information About Our Executive Officers", "Our officers are listed here.",
+        "Item 9C. Disclosure Regarding Foreign Jurisdictions", "Not applicable.",
+        "Item10.Directors, Executive Officers and Corporate Governance", "Incorporated by reference.",
+        "ITEM 16. FORM 10-K SUMMARY", "None.",
+    ])
+    sections = find_sections(text, "10-K")
+    assert [s.key for s in sections] == ["Part I Item 1C", "Part I Item 4", "Part I Item 4A", "Part II Item 9C",
+                                         "Part III Item 10", "Part IV Item 16"]
+    officers = next(s for s in sections if s.item == "4A")
+    assert "Our officers" in text[officers.start:officers.end]
+    mine_safety = next(s for s in sections if s.item == "4")
+    assert "Our officers" not in text[mine_safety.start:mine_safety.end]
+
+
+def test_item_numbers_glued_to_other_digits_are_not_items():
+    assert [s.item for s in find_sections("Item 1. Business\nText.\nItem 100 units were sold.\n", "10-K")] == ["1"]
+
+
+def test_the_demo_filing_with_running_headers_keeps_whole_items(demo_parsed):
+    running = demo_parsed["mrbl/10k_2023-08-21.htm"]
+    plain = demo_parsed["mrbl/10k_2024-08-20.htm"]
+    assert running.text.count("Item 7. Management's Discussion") > 2  # the header repeats on its pages
+    lengths = {s.item: s.end - s.start for s in running.sections}
+    plain_lengths = {s.item: s.end - s.start for s in plain.sections}
+    assert [s.item for s in running.sections] == [s.item for s in plain.sections]
+    for item in ("7", "8"):
+        assert lengths[item] > 0.8 * plain_lengths[item], item
+    assert item_coverage(running.text, "10-K", running.sections) >= 0.90  # the uncovered rest is its table of contents

@@ -8,7 +8,8 @@ from dataclasses import dataclass, replace
 from edgar_eval.domain.filings import Section
 
 _PART = re.compile(r"^PART\s+(IV|III|II|I)\b[.:\u2013\u2014-]?\s*(.*)$", re.I)
-_ITEM = re.compile(r"^ITEM\s+(\d{1,2}[A-C]?)\s*(?:[.:\u2013\u2014-]|\s|$)\s*(.*)$", re.I)
+# "Item 7.", "ITEM 1A -", "Item 4A", and unspaced "Item10." all open an item.
+_ITEM = re.compile(r"^ITEM\s*(\d{1,2}[A-C]?)(?![\dA-Z])\s*(?:[.:\u2013\u2014-]|\s|$)\s*(.*)$", re.I)
 _ITEM_8K = re.compile(r"^ITEM\s+(\d\.\d{2})\s*[.:\u2013\u2014-]?\s*(.*)$", re.I)
 _NOTES_HEADING = re.compile(
     r"^notes\s+to\s+(?:the\s+)?(?:condensed\s+)?(?:consolidated\s+)?(?:combined\s+)?financial\s+statements"
@@ -30,7 +31,7 @@ _MAX_HEADING_CHARS = 160
 _MAX_STUB_CHARS = 900
 
 _TEN_K_PARTS = {
-    **{i: "Part I" for i in ("1", "1A", "1B", "1C", "2", "3", "4")},
+    **{i: "Part I" for i in ("1", "1A", "1B", "1C", "2", "3", "4", "4A")},
     **{i: "Part II" for i in ("5", "6", "7", "7A", "8", "9", "9A", "9B", "9C")},
     **{i: "Part III" for i in ("10", "11", "12", "13", "14")},
     **{i: "Part IV" for i in ("15", "16")},
@@ -43,6 +44,14 @@ class _Heading:
     part: str
     item: str
     title: str
+
+
+def _is_contents_row(line: str) -> bool:
+    """A table row that ends in a page number: a table-of-contents entry."""
+    if not line.startswith("|"):
+        return False
+    cells = [c.strip() for c in line.strip("|").split("|") if c.strip()]
+    return len(cells) > 1 and bool(_PAGE_NUMBER_CELL.match(cells[-1]))
 
 
 def _heading_lines(text: str):
@@ -59,7 +68,7 @@ def _heading_lines(text: str):
             continue
         if line.startswith("|"):
             cells = [c.strip() for c in line.strip("|").split("|") if c.strip()]
-            if not cells or (len(cells) > 1 and _PAGE_NUMBER_CELL.match(cells[-1])):
+            if not cells or _is_contents_row(line):
                 continue
             line = " ".join(cells)
         yield start, line
@@ -128,26 +137,75 @@ def _cross_reference_target(body: str) -> str | None:
     return None
 
 
+_TOC_GAP = 600  # characters: headings closer than this to the one before are listed, not opened
+_TOC_MIN_RUN = 3
+
+
+def _table_of_contents_end(headings: list[_Heading]) -> int:
+    """Where a table of contents read as headings ends (its rows print no page numbers), 0 when there is none:
+    the run of item headings that opens the document, each within a few hundred characters of the one before,
+    when (nearly) every item it lists is opened again after it. A body's closing run of short items (10 to 16,
+    incorporated by reference) is close together too, but nothing repeats it."""
+    run, listed = 1, {(headings[0].part, headings[0].item)} if headings else set()
+    while (run < len(headings) and headings[run].start - headings[run - 1].start < _TOC_GAP
+           and (headings[run].part, headings[run].item) not in listed):  # a table of contents lists an item once
+        listed.add((headings[run].part, headings[run].item))
+        run += 1
+    if run < _TOC_MIN_RUN:
+        return 0
+    later = {(h.part, h.item) for h in headings[run:]}
+    return headings[run - 1].start + 1 if len(listed & later) >= 0.8 * len(listed) else 0
+
+
+def _runs(headings: list[_Heading], text_end: int) -> list[tuple[list[_Heading], int]]:
+    """Consecutive headings of one key (no other item's heading between them) as one run, with the offset where
+    the run ends: the next heading of another key. An item heading repeated as a running header on every page
+    of the item is one run that spans the whole item."""
+    runs: list[tuple[list[_Heading], int]] = []
+    for heading in headings:
+        if runs and (runs[-1][0][0].part, runs[-1][0][0].item) == (heading.part, heading.item):
+            runs[-1][0].append(heading)
+        else:
+            if runs:
+                runs[-1] = (runs[-1][0], heading.start)
+            runs.append(([heading], text_end))
+    return runs
+
+
+def _contents_only(text: str, start: int, end: int) -> bool:
+    """The text between two headings of one item is a table-of-contents listing: most of its lines (after the
+    heading line) are rows ending in page numbers."""
+    lines = [line.strip() for line in text[start:end].splitlines()[1:] if line.strip()]
+    return bool(lines) and sum(_is_contents_row(line) for line in lines) * 2 >= len(lines)
+
+
 def find_sections(text: str, form: str) -> list[Section]:
     """Sections keyed by part and item, in document order.
 
-    A key that occurs several times (a table of contents written as prose, running headers) keeps
-    its longest occurrence: the real section holds the text, the others are one line each.
+    A key that occurs several times (in a table of contents, or as a running header repeated on every page of the
+    item) starts at its first occurrence after the table of contents: of the runs of its headings (a heading and
+    its running headers, with no other item's heading between them) the one that spans the most text, from the
+    run's first heading that is not a table-of-contents entry. A running header neither ends its own item nor
+    starts another; the item runs to the next item's heading.
     """
     headings = _headings(text, form)
     if not headings:
         return [Section(part="", item="", title="Document", start=0, end=len(text))]
-    spans = []
-    for heading, following in zip(headings, [*headings[1:], None]):
-        end = following.start if following else len(text)
-        spans.append((heading, end))
-    best: dict[tuple[str, str], tuple[_Heading, int]] = {}
-    for heading, end in spans:
-        key = (heading.part, heading.item)
-        if key not in best or end - heading.start > best[key][1] - best[key][0].start:
-            best[key] = (heading, end)
+    body_from = _table_of_contents_end(headings)
+    in_body = {(h.part, h.item) for h in headings if h.start >= body_from}
+    headings = [h for h in headings if h.start >= body_from or (h.part, h.item) not in in_body]
+    best: dict[tuple[str, str], tuple[list[_Heading], int]] = {}
+    for run, end in _runs(headings, len(text)):
+        key = (run[0].part, run[0].item)
+        if key not in best or end - run[0].start > best[key][1] - best[key][0][0].start:
+            best[key] = (run, end)
+    chosen = []
+    for run, end in best.values():
+        while len(run) > 1 and _contents_only(text, run[0].start, run[1].start):
+            run = run[1:]
+        chosen.append((run[0], end))
     sections = []
-    for heading, end in sorted(best.values(), key=lambda pair: pair[0].start):
+    for heading, end in sorted(chosen, key=lambda pair: pair[0].start):
         first_line_end = text.find("\n", heading.start, end)
         body = text[first_line_end + 1 : end].strip() if first_line_end != -1 else ""
         sections.append(
@@ -157,10 +215,16 @@ def find_sections(text: str, form: str) -> list[Section]:
                 title=heading.title,
                 start=heading.start,
                 end=end,
-                cross_reference_target=_cross_reference_target(body),
+                cross_reference_target=_cross_reference_target(_without_running_headers(body, heading)),
             )
         )
     return sections
+
+
+def _without_running_headers(body: str, heading: _Heading) -> str:
+    """The body with lines that repeat the item's own heading dropped, so a running header does not make a
+    one-sentence stub look long."""
+    return "\n".join(line for line in body.splitlines() if heading.title.lower() not in line.lower() or len(line) > _MAX_HEADING_CHARS)
 
 
 def find_notes_start(text: str) -> int | None:
@@ -199,3 +263,19 @@ def section_at(sections: list[Section], offset: int) -> Section | None:
         if section.start <= offset < section.end:
             return section
     return None
+
+
+_SIGNATURES = re.compile(r"^\s*\|?\s*SIGNATURES?\s*\|?\s*$", re.I | re.M)
+
+
+def item_coverage(text: str, form: str, sections: list[Section]) -> float:
+    """The share of the text from the first item heading (a table of contents included) to the last
+    "SIGNATURES" heading that lies inside some item's section: what a reader of sections misses is 1 - this."""
+    headings = _headings(text, form)
+    if not headings:
+        return 0.0
+    first = headings[0].start
+    signatures = [m.start() for m in _SIGNATURES.finditer(text) if m.start() > first]
+    end = signatures[-1] if signatures else len(text)
+    covered = sum(max(0, min(s.end, end) - max(s.start, first)) for s in sections if s.item)
+    return covered / max(end - first, 1)
