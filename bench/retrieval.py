@@ -32,7 +32,8 @@ from edgar_eval.adapters.local_corpus import list_filings
 from edgar_eval.corpus.chunking import chunk_filing
 from edgar_eval.corpus.parse import parse_filing
 from edgar_eval.domain.filings import FilingError
-from edgar_eval.golden.labels import CONCEPT_LABELS, plain_company_name
+from edgar_eval.corpus.company_names import display_name
+from edgar_eval.golden.labels import CONCEPT_LABELS
 from edgar_eval.retrieval.bm25 import BM25Index
 from edgar_eval.retrieval.dense import DenseIndex
 from edgar_eval.retrieval.hybrid import HybridRetriever
@@ -68,7 +69,7 @@ def main() -> int:
             print(f"{key}: left out ({exc})")
             continue
         scoped.append(ScopedFiling(key, parsed.meta.cik, parsed.meta.form, parsed.meta.fiscal_year))
-        names.setdefault(parsed.meta.cik, plain_company_name(parsed.meta.company))
+        names.setdefault(parsed.meta.cik, display_name(parsed.meta.company))
         for chunk in chunk_filing(key, parsed.text, parsed.sections, parsed.pages, 1000, 200):
             texts.append(chunk.text)
             filing_ids.append(key)

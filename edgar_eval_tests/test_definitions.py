@@ -26,7 +26,7 @@ GRAPH = {
     "retrievals": ("runs", {"search_index", "golden_questions"}),
     "retrieval_runs": ("runs", {"search_index", "golden_questions"}),
     "generations": ("runs", {"retrievals"}),
-    "gate_scores": ("runs", {"retrievals", "xbrl_facts"}),
+    "gate_scores": ("runs", {"retrievals", "xbrl_facts", "filings"}),
     "arm_outcomes": ("runs", {"gate_scores", "generations", "golden_questions"}),
     "arm_statistics": ("statistics", {"arm_outcomes"}),
     "arm_costs": ("statistics", {"arm_outcomes"}),

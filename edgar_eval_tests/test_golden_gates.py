@@ -155,3 +155,52 @@ def test_a_question_frame_is_the_question_without_its_names_and_numbers():
     assert one == question_frame("What was Halvern's Service Robotics revenue in fiscal 2023?", names)
     assert one != question_frame("How did Halvern's Service Robotics revenue move in fiscal 2023?", names)
     assert one == "what was @ revenue in fiscal #"
+
+
+@pytest.mark.parametrize("sentence,defines", [
+    ("Adobe Creative Cloud is a cloud-based subscription to a collection of apps.", True),
+    ("Remaining performance obligations are contracted revenue that has not yet been recognized.", True),
+    ("Free cash flow, which is a non-GAAP measure, equals operating cash flow less capital expenditures.", True),
+    ("Level 1 refers to fair values determined based on quoted prices in active markets.", True),
+    ("Organic growth means growth excluding acquisitions and currency.", True),
+    ("Return on invested capital is defined as operating profit after tax divided by invested capital.", True),
+    ("We define installed base as the number of units under an active service contract.", True),
+    ("Interest expense represents interest associated with our debt instruments.", True),
+    ("Revenue grew 5% in fiscal 2024, driven by higher volumes with our largest customers.", False),
+    ("We sold more units in the quarter than a year earlier and expect the trend to continue next year.", False),
+    ("Net sales for the quarter ended June 30 declined because demand in Europe and Asia was not as strong as planned.", False),
+    ("Our results this quarter reflect the fact that demand is weak in Europe.", False),
+    ("This is a risk we manage through our hedging program.", False),
+    ("There are several factors that affect our margins.", False),
+])
+def test_the_definition_contract_reads_definitions_as_filings_write_them(sentence, defines):
+    from edgar_eval.golden.patterns import defines_a_term
+
+    assert defines_a_term(sentence) is defines
+
+
+# Definitions as the shared filings print them, found there by their opening words (the filings are read by path,
+# never copied): each must satisfy the D3 contract.
+REAL_DEFINITIONS = [
+    ("adbe/10k_2025-01-13.htm", "Adobe Creative Cloud is a"),
+    ("ba/10k_2025-02-03.htm", "Level 1 refers to"),
+    ("hd/10k_2025-03-21.htm", "We define ROIC as"),
+    ("adbe/10k_2025-01-13.htm", "Interest expense represents"),
+    ("crm/10k_2025-03-05.htm", "Data Cloud is our"),
+    ("ko/10k_2025-02-20.htm", "Water is a main ingredient"),
+]
+
+
+@pytest.mark.parametrize("path,opening", REAL_DEFINITIONS)
+def test_the_definition_contract_accepts_definitions_from_the_shared_filings(path, opening):
+    from edgar_eval.corpus.parse import parse_filing
+    from edgar_eval.corpus.sentences import sentence_spans
+    from edgar_eval.golden.patterns import defines_a_term
+    from edgar_eval_tests.conftest import REAL_CORPUS
+
+    if not (REAL_CORPUS / path).is_file():
+        pytest.skip(f"no real corpus at {REAL_CORPUS}")
+    text = parse_filing((REAL_CORPUS / path).read_bytes()).text
+    at = text.index(opening)
+    sentence = next(text[s:e] for s, e in sentence_spans(text[at:at + 2000]) for s, e in [(s + at, e + at)])
+    assert defines_a_term(sentence), sentence

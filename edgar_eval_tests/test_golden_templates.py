@@ -2,7 +2,8 @@ import pytest
 
 from edgar_eval.golden import fairness
 from edgar_eval.golden.fairness import FairnessLimits, FigureIndex, classify_occurrences, statement_headings, statement_type_at
-from edgar_eval.golden.labels import absence_probes, is_boilerplate, plain_company_name
+from edgar_eval.corpus.company_names import display_name as plain_company_name
+from edgar_eval.golden.labels import absence_probes, is_boilerplate
 from edgar_eval.golden.templates import PERIODIC_FORMS, build_golden_questions, printed_answer
 
 

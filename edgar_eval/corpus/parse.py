@@ -102,6 +102,11 @@ def _dei(facts: list[Fact], name: str) -> Fact | None:
     return next((f for f in facts if f.concept == f"dei:{name}" and not f.context.dimensions), None)
 
 
+def _ticker(facts: list[Fact]) -> str:
+    symbols = [f for f in facts if f.concept == "dei:TradingSymbol" and f.displayed.strip()]
+    return re.sub(r"\s+", "", symbols[0].displayed).upper() if symbols else ""
+
+
 def _read_meta(facts: list[Fact]) -> FilingMeta:
     document_type = _dei(facts, "DocumentType")
     if document_type is None:
@@ -135,6 +140,7 @@ def _read_meta(facts: list[Fact]) -> FilingMeta:
         period_end=period_end,
         fiscal_year_end=f"--{fiscal_year_end[0]:02d}-{fiscal_year_end[1]:02d}",
         fiscal_year_offset=offset,
+        ticker=_ticker(facts),
     )
 
 

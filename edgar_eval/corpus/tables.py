@@ -17,7 +17,7 @@ def filing_frame(key: str, relative_path: str, sha256: str, size: int, parsed: P
         "filing_id": key, "path": relative_path, "sha256": sha256, "bytes": size, "company": meta.company, "cik": meta.cik,
         "form": meta.form, "fiscal_year": meta.fiscal_year, "fiscal_period": meta.fiscal_period,
         "period_end": meta.period_end.isoformat(), "fiscal_year_end": meta.fiscal_year_end,
-        "fiscal_year_offset": meta.fiscal_year_offset, "filed": filed,
+        "fiscal_year_offset": meta.fiscal_year_offset, "filed": filed, "ticker": meta.ticker,
         "parse_warnings": list(parsed.warnings),
     }])
 

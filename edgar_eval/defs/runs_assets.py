@@ -12,6 +12,7 @@ from edgar_eval.answering.answerer import ANSWERED, answer_question
 from edgar_eval.answering.period_guard import period_guard
 from edgar_eval.answering.relevance import FEATURES, relevance_features
 from edgar_eval.defs.common import checked_index, filing_keys, read_partitions, table_head, unpartitioned_result, usable_partitions
+from edgar_eval.corpus.company_names import company_aliases
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.generation import GenerationRequest
 from edgar_eval.evaluation.gates import arm_outcomes as mask_arms
@@ -134,7 +135,7 @@ def generations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
         "head": table_head(frame, ["question_id", "outcome", "answer_text"])})
 
 
-@dg.asset(deps=["retrievals", "xbrl_facts"], group_name="runs", code_version="1",
+@dg.asset(deps=["retrievals", "xbrl_facts", "filings"], group_name="runs", code_version="2",
           description="Per question: the period guard's verdict, the top cosine score and the relevance model's score, "
                       "each with its threshold cross-fitted by company (two folds, admitting 90% of the other fold's answerable questions).")
 def gate_scores(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
@@ -145,13 +146,18 @@ def gate_scores(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
     keys, _ = usable_partitions(store, filing_keys(settings), ("xbrl_facts",))
     facts = read_partitions(store, "xbrl_facts", keys)
     reported = facts[facts.is_numeric & facts.period_kind.isin(["FY", "instant"])].groupby("filing_id").fiscal_year.agg(lambda s: set(map(int, s)))
+    filings = read_partitions(store, "filings", keys)
+    aliases: dict[str, set[str]] = {}
+    for filing in filings.itertuples():
+        aliases.setdefault(str(filing.cik), set()).update(company_aliases(filing.company, str(getattr(filing, "ticker", "") or "")))
+    names = {cik: tuple(sorted(found)) for cik, found in aliases.items()}
     rows = []
     for question in golden.itertuples():
         retrieval = retrieved.loc[question.question_id]
         started = time.perf_counter()
         years = set().union(*(reported.get(f, set()) for f in question.scope_filing_ids))
         guard = period_guard(question.question, years)
-        features = relevance_features(question.question, [texts[c] for c in retrieval.chunk_ids], list(retrieval.scores))
+        features = relevance_features(question.question, [texts[c] for c in retrieval.chunk_ids], list(retrieval.scores), names)
         rows.append({"question_id": question.question_id, "cik": question.cik, "answerable": question.expected_route == "answer",
                      "period_pass": guard.passes, "period_reason": guard.reason, **features,
                      "gate_seconds": time.perf_counter() - started})

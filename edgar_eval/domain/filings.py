@@ -25,6 +25,7 @@ class FilingMeta:
     period_end: date
     fiscal_year_end: str  # "--MM-DD" as dei:CurrentFiscalYearEndDate writes it
     fiscal_year_offset: int = 0  # -1 for filers naming a fiscal year for the calendar year it begins
+    ticker: str = ""  # dei:TradingSymbol (the first one, when a filer lists several classes); "" when untagged
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 from edgar_eval.golden import claims
 from edgar_eval.golden.absence import ABSENT, Passage, ReviewDecision, absence_passages
 from edgar_eval.golden.candidates import Candidate
-from edgar_eval.golden.labels import plain_company_name
+from edgar_eval.corpus.company_names import company_aliases, companies_named
 from edgar_eval.golden.patterns import FilingFacts, PlacedQuote, conformance
 from edgar_eval.golden.quotes import QuoteIndex
 
@@ -28,8 +28,6 @@ NEAR_DUPLICATE_JACCARD = 0.8
 MIN_NEW_CONTENT_WORDS = 2  # a quote bringing fewer new content words than this adds nothing but a repeat
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
-_GENERIC_NAME_WORDS = frozenset("first general american united union national international global northern southern "
-                                "western eastern pacific atlantic central federal consolidated standard".split())
 _NUMBER = re.compile(r"\d[\d,.]*")
 _STOP = frozenset(
     "a an and are as at be been by did do does for from had has have how in into is it its of on or our that the their "
@@ -49,10 +47,8 @@ class GateCorpus:
     review_file: str = ""
 
     def companies_named(self, question: str) -> list[str]:
-        """The ciks whose names the question uses, as whole words, in cik order."""
-        lowered = question.lower()
-        return sorted(cik for cik, names in self.company_names.items()
-                      if any(re.search(rf"\b{re.escape(name.lower())}\b", lowered) for name in names))
+        """The ciks whose names the question uses (by the one resolver, corpus.company_names), in cik order."""
+        return companies_named(question, self.company_names)
 
     def resolve_label(self, label: str) -> str | None:
         text = label.strip()
@@ -261,11 +257,7 @@ def build_gate_corpus(filings, texts, sections, reviews: dict[str, ReviewDecisio
         start = notes.get(row.filing_id)
         facts[row.filing_id] = FilingFacts(row.filing_id, str(row.cik), str(row.form), str(row.filed or row.period_end),
                                            None if start is None or start != start else int(start))  # NaN: no notes
-        plain = plain_company_name(row.company)
-        first = plain.split()[0] if plain.split() else ""
-        # People call a company by its first word ("Halvern", "Procter") unless that word names nothing in particular.
-        short = {first} if len(first) >= 5 and first.lower() not in _GENERIC_NAME_WORDS else set()
-        names.setdefault(str(row.cik), set()).update({row.company, plain, *short})
+        names.setdefault(str(row.cik), set()).update(company_aliases(row.company, str(getattr(row, "ticker", "") or "")))
     text_of = dict(zip(texts.filing_id, texts.text))
     order = sorted(text_of)
     return GateCorpus(QuoteIndex(text_of, order), text_of, facts, document_labels(list(zip(filings.filing_id, filings.path))),

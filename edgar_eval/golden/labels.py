@@ -1,4 +1,4 @@
-"""How a user names what a question asks about: a readable label per concept and a plain company name.
+"""How a user names what a question asks about: a readable label per concept (company names: corpus.company_names).
 
 Only concepts with a label here become questions: a label written once per concept reads the same
 for every company, which the other-company and absent-concept questions rely on, and a raw tag
@@ -138,7 +138,6 @@ BOILERPLATE_CONCEPTS = frozenset({
 _WORDS = re.compile(r"[a-z][a-z'-]+")
 _GENERIC_WORDS = frozenset({"total", "net", "other", "and", "of", "the", "for", "per", "on", "in", "to", "from", "current",
                             "non-current", "expense", "expenses", "income", "loss", "flow", "activities", "paid", "spending"})
-_LEGAL_SUFFIX = re.compile(r"(?:,?\s+(?:inc|incorporated|corp|corporation|co|company|ltd|plc|l\.p|lp|n\.v|s\.a)\.?)+$", re.I)
 
 
 def label_for(concept: str) -> str | None:
@@ -159,11 +158,3 @@ def distinctive_words(label: str) -> list[str]:
     words = _WORDS.findall(label.lower())
     kept = [w for w in words if w not in _GENERIC_WORDS] or words
     return [w[:5] for w in kept]
-
-
-def plain_company_name(registrant: str) -> str:
-    """The name a person would type: legal suffixes dropped, an all-capitals registrant name in title case."""
-    name = re.sub(r"^the\s+", "", _LEGAL_SUFFIX.sub("", registrant.strip()).strip(" ,"), flags=re.I)
-    if name.isupper():
-        name = " ".join(w if len(w) <= 3 and w.isalpha() and w not in {"CO", "THE"} else w.capitalize() for w in name.split())
-    return name or registrant

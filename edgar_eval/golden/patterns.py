@@ -12,16 +12,31 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from edgar_eval.corpus.sentences import sentence_spans
+
 MIN_DISPERSION_CHARS = 4_000
 ANNUAL_FORMS = ("10-K",)
 QUARTERLY_FORMS = ("10-Q",)
 EVENT_FORMS = ("8-K",)
 PROXY_FORMS = ("DEF 14A",)
 PERIODIC_FORMS = ANNUAL_FORMS + QUARTERLY_FORMS
-# A definition names its term with a defining verb; a use elsewhere only applies it.
+# A definition names its term with a defining verb; a use elsewhere only applies it. Filings define a term in
+# these ways: "we define X as", "X is defined as / refers to / means / represents / includes / consists of", "X,
+# which is ...", "(the "Term")" or "or ABC" after a name, and the copula with the term as subject: "X is a ...",
+# "X are ..." (within the sentence's first eight words, so a later "is" in a long sentence defines nothing; a
+# pronoun subject, "This is a risk", names no term).
 _DEFINITION_CUE = re.compile(
     r"\b(?:we\s+define|is\s+defined\s+as|are\s+defined\s+as|defined\s+as|refers?\s+to|means|includes?|consists?\s+of|"
-    r"comprises?|is\s+comprised\s+of|represents?)\b|\(\s*[\"\u201c]?[A-Z][A-Za-z&]{1,10}[\"\u201d]?\s*\)|\bor\s+[A-Z]{2,6}\b", re.I)
+    r"comprises?|is\s+comprised\s+of|represents?)\b|,\s*which\s+(?:is|are)\b"
+    r"|\(\s*[\"\u201c]?[A-Z][A-Za-z&]{1,10}[\"\u201d]?\s*\)|\bor\s+[A-Z]{2,6}\b", re.I)
+_SUBJECT_COPULA = re.compile(r"[\s\"\u201c]*(?!(?:This|That|These|Those|It|There|Such|Each|All|Any|Which|What)\b)[A-Z][^\s.;:]*(?:\s+[^\s.;:]+){0,7}?\s+(?:is|are)\s+(?!not\b)\S")
+
+
+def defines_a_term(text: str) -> bool:
+    """Does this prose define a term, in one of the ways filings do (the cues above)?"""
+    if _DEFINITION_CUE.search(text):
+        return True
+    return any(_SUBJECT_COPULA.match(text, start) for start, _ in sentence_spans(text))
 
 
 @dataclass(frozen=True)
@@ -138,9 +153,9 @@ def conformance(pattern: str, answer_type: str, placed: Sequence[PlacedQuote], r
             return f"the statement line and the note are {gap:,} characters apart, under {MIN_DISPERSION_CHARS:,}"
         return None
     if pattern == "D3":
-        definitions = [q for q in placed if not q.is_table_row and _DEFINITION_CUE.search(q.text)]
+        definitions = [q for q in placed if not q.is_table_row and defines_a_term(q.text)]
         if not definitions:
-            return "no quote defines a term (no defining verb such as 'we define', 'includes', 'means')"
+            return "no quote defines a term ('we define', 'means', 'refers to', 'X is a ...', 'X, which is ...')"
         gap = _far_pair(definitions, placed)
         if gap < MIN_DISPERSION_CHARS:
             return f"the definition and its use are {gap:,} characters apart, under {MIN_DISPERSION_CHARS:,}"

@@ -23,7 +23,8 @@ import pandas as pd
 
 from edgar_eval.golden import fairness as rules
 from edgar_eval.golden.fairness import FairnessLimits, FigureIndex
-from edgar_eval.golden.labels import absence_probes, is_boilerplate, label_for, plain_company_name
+from edgar_eval.corpus.company_names import display_name
+from edgar_eval.golden.labels import absence_probes, is_boilerplate, label_for
 from edgar_eval.retrieval.scope import ScopedFiling, filings_in_scope
 
 TEMPLATE_VERSION = "xbrl-template/2"
@@ -83,7 +84,7 @@ class _Scope:
         self.scoped = [ScopedFiling(r.filing_id, r.cik, r.form, int(r.fiscal_year)) for r in filings.itertuples()]
         self.filing = {r.filing_id: r for r in filings.itertuples()}
         latest = filings.sort_values(["cik", "filed", "filing_id"]).drop_duplicates("cik", keep="last")
-        self.company = {r.cik: plain_company_name(r.company) for r in latest.itertuples()}  # one name however it was spelt
+        self.company = {r.cik: display_name(r.company) for r in latest.itertuples()}  # one name however it was spelt
         self.index: dict[str, FigureIndex] = {}
         self.headings: dict[str, list[tuple[int, str]]] = {}
         self.lower_text: dict[str, str] = {}

@@ -9,13 +9,14 @@ from dataclasses import dataclass
 import pandas as pd
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*\[\]|<>])")
+_ENTITY_START = re.compile(r"&(?=#?[A-Za-z0-9]+;)")  # "&lt;" in filing text stays text; "Johnson & Johnson" stays as written
 
 
 def md_cell(value: object) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
     text = re.sub(r"\s+", " ", str(value)).strip()
-    text = text.replace("&", "&amp;")
+    text = _ENTITY_START.sub("&amp;", text)
     return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
 
 

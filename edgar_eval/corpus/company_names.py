@@ -1,0 +1,120 @@
+"""Company names as people write them: the one resolver behind the questions' wording, the gates (company named,
+absence scope, other-company twins), the relevance features and the report.
+
+A registrant name ("AMAZON.COM, INC.", "COCA COLA CO", "INTERNATIONAL BUSINESS MACHINES CORPORATION", "PROCTER &
+GAMBLE CO", "Meta Platforms, Inc.") yields:
+
+* `display_name`: the name a question uses and the report prints: legal suffixes (Inc., Corp., Co., Company,
+  Corporation, Ltd., plc, L.P., N.V., S.A.) and a leading "The" dropped, an all-capitals name in title case
+  (words of three letters or fewer kept in capitals), HTML entities read as text ("Johnson &amp; Johnson" ->
+  "Johnson & Johnson").
+* `company_aliases`: every form a person may write, derived by rules:
+  - the registrant name as filed and the display name;
+  - without ".com" ("Amazon");
+  - hyphen, space and ampersand variants ("Coca-Cola" / "Coca Cola"; "Procter & Gamble" / "Procter and Gamble");
+  - the acronym of a name of three or more words ("IBM"), and of a two-word name joined by "&" ("P&G", "J&J");
+  - the first word alone when it has at least five letters and names nothing in particular by itself ("Apple",
+    "Procter", "Halvern"; not "International", "Union", "General");
+  - the ticker, when the filing tags one (dei:TradingSymbol).
+* A short curated table, `SHORT_NAMES`, for the forms no rule derives: "Meta" for Meta Platforms (a four-letter
+  first word is too often an ordinary word for the first-word rule), "Home Depot" for THE HOME DEPOT (two words
+  whose first alone is an ordinary word).
+
+`companies_named(text, aliases)` finds, by whole words and case-insensitively (a ticker or acronym only in
+capitals), which companies a text names.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Mapping
+
+_LEGAL_SUFFIX = re.compile(r"(?:,?\s+(?:inc|incorporated|corp|corporation|co|company|ltd|limited|plc|l\.p|lp|n\.v|s\.a|llc)\.?)+$", re.I)
+_GENERIC_FIRST_WORDS = frozenset(
+    "first general american united union national international global northern southern western eastern pacific "
+    "atlantic central federal consolidated standard home south north east west".split())
+_MIN_FIRST_WORD = 5
+_CONNECTORS = frozenset({"&", "and", "of", "the", "for"})
+
+# Forms of a name that no rule above derives, keyed by the display name in lower case; say why in the module doc.
+SHORT_NAMES: dict[str, tuple[str, ...]] = {
+    "meta platforms": ("Meta",),
+    "home depot": ("Home Depot",),
+}
+
+
+def registrant_text(name: str) -> str:
+    """The registrant name as text: entities read ("&amp;" -> "&"), whitespace collapsed."""
+    return re.sub(r"\s+", " ", html.unescape(html.unescape(name))).strip()
+
+
+def display_name(registrant: str) -> str:
+    """The name a person would type (module doc)."""
+    raw = registrant_text(registrant)
+    name = re.sub(r"^the\s+", "", _LEGAL_SUFFIX.sub("", raw).strip(" ,"), flags=re.I)
+    if name.isupper():
+        name = " ".join(w if len(w) <= 3 and w.replace("&", "").isalpha() and w not in {"CO", "THE"} else w.capitalize()
+                        for w in name.split())
+    return name or raw
+
+
+def _variants(name: str) -> set[str]:
+    out = {name}
+    if "-" in name:
+        out.add(name.replace("-", " "))
+    words = name.split()
+    if len(words) == 2 and "&" not in name and "-" not in name:
+        out.add("-".join(words))  # "Coca Cola" -> "Coca-Cola"
+    if " & " in name:
+        out.add(name.replace(" & ", " and "))
+    if " and " in name:
+        out.add(name.replace(" and ", " & "))
+    return out
+
+
+def _acronym(name: str) -> str | None:
+    words = [w for w in re.split(r"[\s-]+", name) if w]
+    if "&" in words and len(words) == 3:  # "Procter & Gamble" -> "P&G"
+        return f"{words[0][0]}&{words[2][0]}".upper()
+    content = [w for w in words if w.lower() not in _CONNECTORS]
+    if len(content) >= 3 and all(w[0].isalpha() for w in content):
+        return "".join(w[0] for w in content).upper()
+    return None
+
+
+def company_aliases(registrant: str, ticker: str = "") -> tuple[str, ...]:
+    """Every name a person may use for the company (module doc), sorted."""
+    raw = registrant_text(registrant)
+    shown = display_name(registrant)
+    spoken = {shown, shown[:-4]} if shown.lower().endswith(".com") else {shown}
+    for name in list(spoken):
+        spoken |= _variants(name)
+    for name in list(spoken):
+        acronym = _acronym(name)
+        if acronym:
+            spoken.add(acronym)
+    names = {raw, *spoken}
+    first = re.split(r"[\s-]+", shown)[0].removesuffix(".com") if shown else ""
+    if len(first) >= _MIN_FIRST_WORD and first.isalpha() and first.lower() not in _GENERIC_FIRST_WORDS:
+        names.add(first)
+    names.update(SHORT_NAMES.get(shown.lower(), ()))
+    if ticker:
+        names.add(ticker.upper())
+    return tuple(sorted(n for n in names if n))
+
+
+def _pattern(alias: str) -> re.Pattern[str]:
+    body = re.escape(alias).replace(r"\ ", r"[\s-]+")
+    if alias.isupper() and len(alias.replace("&", "")) <= 5:  # a ticker or an acronym counts only in capitals
+        return re.compile(rf"(?<![\w&]){body}(?![\w&])")
+    return re.compile(rf"(?<![\w&]){body}(?![\w&])", re.I)
+
+
+def names_company(text: str, aliases: Iterable[str]) -> bool:
+    return any(_pattern(alias).search(text) for alias in aliases)
+
+
+def companies_named(text: str, aliases: Mapping[str, tuple[str, ...]]) -> list[str]:
+    """The keys (ciks) of `aliases` whose company `text` names, in key order."""
+    return sorted(key for key, names in aliases.items() if names_company(text, names))
