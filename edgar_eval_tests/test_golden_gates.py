@@ -204,3 +204,17 @@ def test_the_definition_contract_accepts_definitions_from_the_shared_filings(pat
     at = text.index(opening)
     sentence = next(text[s:e] for s, e in sentence_spans(text[at:at + 2000]) for s, e in [(s + at, e + at)])
     assert defines_a_term(sentence), sentence
+
+
+def test_the_absence_review_shows_every_filing_of_the_scope_table_rows_first():
+    from edgar_eval.golden.absence import absence_passages
+
+    annual = "\n".join(f"| Backlog of segment {k} | {100 + k:,} | {90 + k:,} |" for k in range(20))
+    quarterly = ("Overview of the quarter.\nWe no longer report backlog as a metric; backlog was 1,234 units at the end "
+                 "of the prior year.\n")
+    passages = absence_passages("What was Acme's order backlog at the end of fiscal 2024?",
+                                {"acme-10k": annual, "acme-10q": quarterly}, ("Acme",), limit=6)
+    by_filing = [p.filing_id for p in passages]
+    assert "acme-10q" in by_filing and by_filing.count("acme-10k") == 5  # the 10-Q's sentence is not buried
+    assert all(p.is_table_row for p in passages if p.filing_id == "acme-10k")
+    assert by_filing == sorted(by_filing)  # shown filing by filing

@@ -57,6 +57,16 @@ def gate_quality(context: dg.AssetExecutionContext, settings: EvalSettings) -> d
     return unpartitioned_result(store, "gate_quality", table, {"head": table_head(table, rows=3)})
 
 
+@dg.asset(deps=["gate_scores", "golden_questions"], group_name="statistics", code_version="1",
+          description="Per unanswerable kind (other year, other company, absent concept), each gate score's AUROC against "
+                      "the answerable questions alone, with DeLong 95% intervals: a kind a surface feature gives away measures "
+                      "the twin's ease, not the gate.")
+def gate_quality_by_kind(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    store = settings.store()
+    table = experiment.gate_quality_by_kind(store.read("gate_scores"), store.read("golden_questions", columns=["question_id", "kind"]))
+    return unpartitioned_result(store, "gate_quality_by_kind", table, {"head": table_head(table, rows=9)})
+
+
 @dg.asset(deps=["gate_scores"], group_name="statistics", code_version="1",
           description="Paired AUROC differences between the gate scores on the same questions, with DeLong 95% intervals.")
 def gate_comparisons(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
@@ -144,4 +154,4 @@ def retrieval_slices(context: dg.AssetExecutionContext, settings: EvalSettings) 
         "slices": len(slices), "head": table_head(slices, ["slice", "value", "retriever", "k", "page_hit_rate", "median_gold_rank"], rows=10)})
 
 
-ASSETS = [arm_statistics, arm_costs, arm_comparisons, citation_mutations, gate_quality, gate_comparisons, stage_latency, determinism, retrieval_metrics, retrieval_slices]
+ASSETS = [arm_statistics, arm_costs, arm_comparisons, citation_mutations, gate_quality, gate_quality_by_kind, gate_comparisons, stage_latency, determinism, retrieval_metrics, retrieval_slices]

@@ -118,6 +118,22 @@ def gate_quality(scores: pd.DataFrame, arm_a: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def gate_quality_by_kind(scores: pd.DataFrame, kinds: pd.DataFrame) -> pd.DataFrame:
+    """Per unanswerable kind and gate score: AUROC (DeLong 95%) of the answerable questions against that kind alone.
+    A kind that a surface feature gives away (a year the filings never print, a name the passages never hold) is
+    separated by that feature: its AUROC measures how easy the twin is, not how good the gate is."""
+    merged = scores.merge(kinds[["question_id", "kind"]], on="question_id", validate="one_to_one")
+    rows = []
+    for kind in sorted(k for k in merged.kind.unique() if k != "answerable"):
+        subset = merged[merged.answerable | (merged.kind == kind)]
+        positives = subset.answerable.to_numpy(bool)
+        for gate, column in GATE_SCORES.items():
+            area = auroc(subset[column].to_numpy(float), positives)
+            rows.append({"kind": kind, "gate": gate, "score": column, "auroc": area.estimate, "auroc_low": area.low,
+                         "auroc_high": area.high, "positives": area.positives, "negatives": area.negatives})
+    return pd.DataFrame(rows, columns=["kind", "gate", "score", "auroc", "auroc_low", "auroc_high", "positives", "negatives"])
+
+
 def risk_coverage_curves(scores: pd.DataFrame, arm_a: pd.DataFrame) -> dict[str, tuple[list[float], list[float]]]:
     merged = scores.merge(arm_a[["question_id", "correct"]], on="question_id", validate="one_to_one")
     errors = ~merged.correct.to_numpy(bool)

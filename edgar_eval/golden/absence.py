@@ -101,10 +101,26 @@ def absence_passages(question: str, texts: Mapping[str, str], company_names: tup
     # A rare word of the question (a place, a product) says more than a common one (sales, customers).
     weight = {w: math.log(1 + 1 / max(n, 1)) + 1 / max(n, 1) for w, n in document_frequency.items()}
     passages = [Passage(f, s, e, texts[f][s:e], row, held, round(sum(weight[w] for w in held), 6)) for f, s, e, row, held in found]
-    # The most specific passages first; among equally specific ones a table row first (a tabled figure is the
-    # likeliest answer).
-    passages.sort(key=lambda p: (-p.score, not p.is_table_row, p.filing_id, p.start))
-    return passages[:limit]
+    return _balanced(passages, limit)
+
+
+def _balanced(passages: list[Passage], limit: int) -> list[Passage]:
+    """A balanced share per filing of the scope, so a 10-Q sentence saying a metric is no longer reported is not
+    buried under a dozen 10-K rows: filings take turns, each giving its table rows first (a tabled figure is the
+    likeliest answer), then its most specific passages; a filing with fewer passages leaves its turns to the others.
+    The chosen passages are shown filing by filing, in that order."""
+    by_filing: dict[str, list[Passage]] = {}
+    for passage in sorted(passages, key=lambda p: (p.filing_id, not p.is_table_row, -p.score, p.start)):
+        by_filing.setdefault(passage.filing_id, []).append(passage)
+    chosen: dict[str, list[Passage]] = {f: [] for f in by_filing}
+    turn, taken = 0, 0
+    while taken < min(limit, len(passages)):
+        for filing_id, queue in by_filing.items():
+            if turn < len(queue) and taken < limit:
+                chosen[filing_id].append(queue[turn])
+                taken += 1
+        turn += 1
+    return [p for filing_id in sorted(chosen) for p in chosen[filing_id]]
 
 
 @dataclass(frozen=True)

@@ -29,11 +29,15 @@ QUOTA_STATEMENT = "quota_statement_type"
 QUOTA_FILING = "quota_per_filing"
 QUOTA_COMPANY = "quota_per_company"
 ABSENCE_UNCONFIRMED = "absence_not_confirmed"  # an absent-concept question whose scope prints the concept's usual words
+LABEL_REPORTED = "label_reported"  # an absent-concept question worded like a line item the scope does report (another tag, one label)
+WORDS_PRINTED = "concept_words_printed"  # an absent-concept question whose label or a synonym is printed beside a figure in scope
+YEAR_PRINTED = "year_printed"  # an other-year question whose year the company's filings print beside the concept's words
 # The rules that only say what a question is never about (a cover-page count, a segment, a comparative year):
 # counted, but not what a reader of the rejections looks for first.
 PRE_FILTERS = (BOILERPLATE, DIMENSIONED, OTHER_PERIOD, NOT_PRINTED, NO_LABEL)
 RULES = (BOILERPLATE, DIMENSIONED, OTHER_PERIOD, NOT_PRINTED, NO_LABEL, AMBIGUOUS, SMALL_OR_ROUND, IN_QUESTION,
-         OTHER_MEANINGS, QUOTA_CONCEPT, QUOTA_COVER, QUOTA_STATEMENT, QUOTA_FILING, QUOTA_COMPANY, ABSENCE_UNCONFIRMED)
+         OTHER_MEANINGS, QUOTA_CONCEPT, QUOTA_COVER, QUOTA_STATEMENT, QUOTA_FILING, QUOTA_COMPANY, ABSENCE_UNCONFIRMED,
+         LABEL_REPORTED, WORDS_PRINTED, YEAR_PRINTED)
 
 
 @dataclass(frozen=True)

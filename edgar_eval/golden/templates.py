@@ -24,7 +24,8 @@ import pandas as pd
 from edgar_eval.golden import fairness as rules
 from edgar_eval.golden.fairness import FairnessLimits, FigureIndex
 from edgar_eval.corpus.company_names import display_name
-from edgar_eval.golden.labels import absence_probes, is_boilerplate, label_for
+from edgar_eval.golden.labels import absence_probes, concept_words, is_boilerplate, label_for
+from edgar_eval.golden.printed_words import PrintedIndex
 from edgar_eval.retrieval.scope import ScopedFiling, filings_in_scope
 
 TEMPLATE_VERSION = "xbrl-template/2"
@@ -103,6 +104,18 @@ class _Scope:
         self.figure_offsets = {key: {(key[0], int(o)) for o in g.offset}
                                for key, g in located.groupby(["filing_id", "concept", "period_key", "value"])}
         self.concepts = facts.groupby("filing_id").concept.agg(set).to_dict()
+        self.texts = {row.filing_id: row.text for row in texts.itertuples()}
+        self._printed: dict[tuple[str, ...], PrintedIndex] = {}
+
+    def printed(self, filing_ids: list[str]) -> PrintedIndex:
+        """Where these filings print a figure, and beside which words (built once per set of filings)."""
+        key = tuple(sorted(filing_ids))
+        if key not in self._printed:
+            self._printed[key] = PrintedIndex.of(self.texts[f] for f in key)
+        return self._printed[key]
+
+    def of_company(self, cik: str) -> list[str]:
+        return sorted(f for f, row in self.filing.items() if row.cik == cik and f in self.index)
 
     def of(self, cik: str, fiscal_year: int) -> list[str]:
         return [f for f in filings_in_scope(self.scoped, cik, fiscal_year) if f in self.index]
@@ -335,6 +348,11 @@ def _unanswerable(selected: list[dict], fair: list[dict], scope: _Scope, facts: 
         absent_year = min(reported_years.get(cik, {year})) - 3
         for q in rng.sample(asked, min(per_kind, len(asked))):
             when = period_phrase("10-K", "instant" if q["is_instant"] else "FY", "", absent_year)
+            printed = scope.printed(scope.of_company(cik)).printed(concept_words(q["concept"]), absent_year)
+            if printed:  # a selected-data table or an MD&A sentence answers it after all
+                reject("other_year", rules.YEAR_PRINTED, filing_id, cik, q["concept"], str(absent_year),
+                       f"the company's filings print {printed!r} beside a figure for {absent_year}")
+                continue
             out.append(_twin(q, "other_year", question=_question(q["company"], q["label"], when), fiscal_year=absent_year,
                              period=when.removeprefix("for ").removeprefix("at "),
                              scope_filing_ids=scope.of(cik, absent_year)))
@@ -347,12 +365,20 @@ def _unanswerable(selected: list[dict], fair: list[dict], scope: _Scope, facts: 
         tagged = set().union(*(scope.concepts.get(f, set()) for f in in_scope)) if in_scope else set()
         text = "\n".join(scope.lower_text[f] for f in in_scope)
         absent = []
+        reported_labels = {label_for(c) for c in tagged} - {None}
         for concept in common:
             if concept in tagged or cik in reporters[concept]:
                 continue
             found = [probe for probe in absence_probes(concept) if probe in text]
+            printed = None if found or label_for(concept) in reported_labels else scope.printed(in_scope).printed(concept_words(concept))
             if found:
                 reject("absent_concept", rules.ABSENCE_UNCONFIRMED, filing_id, cik, concept, "", f"the scope prints {found[0]!r}")
+            elif label_for(concept) in reported_labels:
+                reject("absent_concept", rules.LABEL_REPORTED, filing_id, cik, concept, "",
+                       f"the scope tags another concept labelled {label_for(concept)!r}: the same question is answerable")
+            elif printed:
+                reject("absent_concept", rules.WORDS_PRINTED, filing_id, cik, concept, "",
+                       f"the scope prints {printed!r} beside a figure")
             else:
                 absent.append(concept)
         seen_labels: set[str] = set()

@@ -91,6 +91,7 @@ class ReportInputs:
     gate_agreement: pd.DataFrame = field(default_factory=pd.DataFrame)
     golden_patterns: pd.DataFrame = field(default_factory=pd.DataFrame)
     pattern_baseline: pd.DataFrame = field(default_factory=pd.DataFrame)
+    gates_by_kind: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,13 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
         "DeLong 95%": [f"{_number(lo)} to {_number(hi)}" for lo, hi in zip(differences.low, differences.high)],
         "p": [_p(v) for v in differences.p_value],
     })
+    by_kind = inputs.gates_by_kind
+    kind_table = pd.DataFrame({
+        "unanswerable kind": by_kind.get("kind", pd.Series(dtype=str)), "gate score": by_kind.get("gate", pd.Series(dtype=str)),
+        "AUROC": [_number(v) for v in by_kind.get("auroc", [])],
+        "AUROC DeLong 95%": [f"{_number(lo)} to {_number(hi)}" for lo, hi in zip(by_kind.get("auroc_low", []), by_kind.get("auroc_high", []))],
+        "answerable / of this kind": [f"{p} / {n}" for p, n in zip(by_kind.get("positives", []), by_kind.get("negatives", []))],
+    })
     mutations = inputs.mutations
     summary = experiment.mutation_summary(mutations)
     mutation_table = pd.DataFrame({
@@ -97,6 +104,13 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
                     note="AUROC: how well each gate score separates answerable from unanswerable questions. AURC: area under the "
                          "risk-coverage curve of arm A's kept answers admitted in the score's order (lower is better). Brier: the "
                          "relevance model's probability against the answerable label."),
+        ReportTable("Gate quality per unanswerable kind", kind_table,
+                    Provenance("gate_quality_by_kind", content_version(by_kind), "gate_scores x golden_questions"),
+                    note="Each gate score's AUROC for telling the answerable questions from one unanswerable kind at a time. A kind "
+                         "that a surface feature gives away (a year no filing of the company reports, for the period guard; a "
+                         "company name the passages never print, for the relevance model's name feature) is separated by that "
+                         "feature alone: a high AUROC there measures how easy the twin is, not how good the gate is. The kind "
+                         "no surface feature gives away (absent concept) is the one that tests a gate."),
         ReportTable("Gate scores compared", difference_table,
                     Provenance("gate_comparisons", content_version(differences), "gate_scores"),
                     note="Paired AUROC differences on the same questions (DeLong)."),
