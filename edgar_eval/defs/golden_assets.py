@@ -8,6 +8,7 @@ import pandas as pd
 from edgar_eval.adapters.files import replace_file
 from edgar_eval.defs.common import filing_keys, read_partitions, table_head, unpartitioned_result, usable_partitions
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.golden import audit
 from edgar_eval.golden.freeze import freeze
 from edgar_eval.golden.fairness import PRE_FILTERS
 from edgar_eval.golden.templates import TEMPLATE_VERSION, build_golden_questions
@@ -69,4 +70,39 @@ def golden_set(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.
         "by_split": dg.MetadataValue.json(draft.split_counts)})
 
 
-ASSETS = [golden_questions_and_rejections, golden_set]
+@dg.asset(deps=["golden_questions", "golden_set", "golden_patterns", "filing_text", "filings", "search_index"], group_name="golden",
+          code_version="1",
+          description="The golden set audited by sample: a seeded sample of the frozen set (per template kind, and every "
+                      "hard-question case), written with its evidence to data/<corpus>/golden_audit.md; a person's verdicts read "
+                      "from reviews/<corpus>/audit-v1.jsonl, bound to each case's sha256. Unreviewed cases count as "
+                      "unreviewed, never as correct.")
+def golden_audit(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    store = settings.store()
+    keys, _ = usable_partitions(store, filing_keys(settings), ("filing_text", "filings"))
+    texts = read_partitions(store, "filing_text", keys)
+    filings = read_partitions(store, "filings", keys)
+    golden = store.read("golden_questions")
+    frozen = set(store.read("golden_set").question_id)
+    chunk_texts = store.read("search_index").set_index("chunk_id").text.to_dict()
+    company_filings = {cik: sorted(group.filing_id) for cik, group in filings[filings.form.isin(["10-K", "10-Q"])].groupby("cik")}
+    cases = pd.concat([
+        audit.template_cases(golden[golden.question_id.isin(frozen)], dict(zip(texts.filing_id, texts.text)), company_filings),
+        audit.pattern_cases(store.read("golden_patterns"), chunk_texts)], ignore_index=True)
+    sample = audit.draw_sample(cases, settings.golden_seed, settings.audit_per_kind)
+    path = settings.golden_audit_path()
+    review_file = str(path.relative_to(path.parents[2]))
+    try:
+        verdicts = audit.read_audit_file(path.read_text(encoding="utf-8"), review_file) if path.is_file() else {}
+    except audit.AuditFileError as exc:
+        raise dg.Failure(str(exc)) from exc
+    judged = audit.apply_verdicts(sample, verdicts)
+    replace_file(store.root / "golden_audit.md", audit.review_sheet(judged, review_file).encode())
+    summary = audit.audit_summary(judged)
+    return unpartitioned_result(store, "golden_audit", judged, {
+        "sampled": len(judged), "reviewed": int(judged.status.isin(audit.VERDICTS).sum()),
+        "defects": int((judged.status == audit.DEFECT).sum()), "review_file": review_file,
+        "sheet": dg.MetadataValue.path(str(store.root / "golden_audit.md")),
+        "per_kind": table_head(summary, ["kind", "sampled", "reviewed", "defects", "awaiting"], rows=12)})
+
+
+ASSETS = [golden_questions_and_rejections, golden_set, golden_audit]

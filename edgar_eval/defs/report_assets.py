@@ -18,7 +18,7 @@ from edgar_eval.report.builder import ReportInputs, build_report
 REPORT_INPUTS = ["arm_statistics", "arm_comparisons", "gate_quality", "gate_quality_by_kind", "gate_comparisons", "determinism", "stage_latency", "arm_costs", "citation_mutations",
                  "retrieval_metrics", "retrieval_slices", "golden_questions", "golden_rejections", "golden_set", "search_index",
                  "gate_scores", "arm_outcomes", "generations",
-                 "pattern_funnel", "gate_agreement", "golden_patterns", "pattern_baseline"]
+                 "pattern_funnel", "gate_agreement", "golden_patterns", "pattern_baseline", "golden_audit"]
 
 
 @functools.cache
@@ -50,7 +50,7 @@ def report(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.Mate
         index_fingerprint=store.read("search_index").fingerprint.iloc[0],
         pattern_funnel=store.read("pattern_funnel"), gate_agreement=store.read("gate_agreement"),
         golden_patterns=store.read("golden_patterns"), pattern_baseline=store.read("pattern_baseline"),
-        gates_by_kind=store.read("gate_quality_by_kind"),
+        gates_by_kind=store.read("gate_quality_by_kind"), golden_audit=store.read("golden_audit"),
         settings={"chunk_size": settings.chunk_size, "chunk_overlap": settings.chunk_overlap, "top_k": settings.top_k,
                   "retrieval_depths": settings.retrieval_depths, "rrf_k": settings.rrf_k, "golden_seed": settings.golden_seed,
                   "code_version": code_version()},

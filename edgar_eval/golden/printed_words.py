@@ -49,16 +49,18 @@ class PrintedIndex:
     """One scope's rows and sentences that print a figure, with the years each counts for."""
 
     entries: list[tuple[str, frozenset[int]]] = field(default_factory=list)  # (normalised words, years)
+    shown: list[tuple[str, str]] = field(default_factory=list)  # (source, the row or sentence as printed), per entry
     _cache: dict[int | None, str] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, texts: Iterable[str]) -> "PrintedIndex":
+    def of(cls, texts: Iterable[str], sources: Iterable[str] | None = None) -> "PrintedIndex":
         index = cls()
-        for text in texts:
-            index._add(text)
+        texts = list(texts)
+        for text, source in zip(texts, sources if sources is not None else [""] * len(texts)):
+            index._add(text, source)
         return index
 
-    def _add(self, text: str) -> None:
+    def _add(self, text: str, source: str = "") -> None:
         header_years: set[int] = set()
         in_table, seen_figures = False, False
         for line in text.splitlines():
@@ -71,6 +73,7 @@ class PrintedIndex:
                 if _has_figure(rest) and label and not _YEAR.fullmatch(label.strip()):
                     seen_figures = True
                     self.entries.append((_normal(label), frozenset(header_years)))
+                    self.shown.append((source, stripped))
                 elif not seen_figures:
                     header_years |= {int(y) for y in _YEAR.findall(stripped)}
                 continue
@@ -78,6 +81,7 @@ class PrintedIndex:
             for sentence in _SENTENCE_END.split(stripped):
                 if _has_figure(sentence):
                     self.entries.append((_normal(sentence), frozenset(int(y) for y in _YEAR.findall(sentence))))
+                    self.shown.append((source, sentence))
 
     def _joined(self, year: int | None) -> str:
         if year not in self._cache:  # one string per year: each word is then one search, not one per row
@@ -91,3 +95,18 @@ class PrintedIndex:
             if word and re.search(rf"(?<![\w]){re.escape(_normal(word))}(?![\w])", joined):
                 return word
         return None
+
+    def passages(self, words: Iterable[str], limit: int = 8) -> list[tuple[str, str]]:
+        """(source, row or sentence as printed) of the entries printing one of `words` beside a figure, a balanced
+        share per source (each source's first matches, sources taking turns), for a person to read."""
+        patterns = [re.compile(rf"(?<![\w]){re.escape(_normal(w))}(?![\w])") for w in words if w]
+        by_source: dict[str, list[tuple[str, str]]] = {}
+        for (text, _), shown in zip(self.entries, self.shown):
+            if any(p.search(text) for p in patterns):
+                by_source.setdefault(shown[0], []).append(shown)
+        picked: list[tuple[str, str]] = []
+        turn = 0
+        while len(picked) < limit and any(turn < len(q) for q in by_source.values()):
+            picked += [q[turn] for q in by_source.values() if turn < len(q)][: limit - len(picked)]
+            turn += 1
+        return sorted(picked, key=lambda pair: pair[0])

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from edgar_eval.domain.versioning import content_version
+from edgar_eval.golden.audit import audit_summary
 from edgar_eval.golden.fairness import RULES
 from edgar_eval.golden.patterns import PATTERN_CONTRACTS
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
@@ -92,6 +93,7 @@ class ReportInputs:
     golden_patterns: pd.DataFrame = field(default_factory=pd.DataFrame)
     pattern_baseline: pd.DataFrame = field(default_factory=pd.DataFrame)
     gates_by_kind: pd.DataFrame = field(default_factory=pd.DataFrame)
+    golden_audit: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 @dataclass(frozen=True)
@@ -157,7 +159,24 @@ def pattern_tables(inputs: ReportInputs) -> list[ReportTable]:
                                        "retrieved chunks; quote recall: the share of evidence quotes with a chunk among "
                                        "them. Correct: a stated figure of the reference answer, or a refusal where "
                                        "the case expects one."))
+    if len(inputs.golden_audit):
+        tables.append(audit_table(inputs.golden_audit))
     return tables
+
+
+def audit_table(judged: pd.DataFrame) -> ReportTable:
+    summary = audit_summary(judged)
+    frame = pd.DataFrame({
+        "kind": summary.kind, "sampled": summary.sampled, "reviewed": summary.reviewed, "defects": summary.defects,
+        "audited defect rate": [percent(r) if n else "n/a" for r, n in zip(summary.defect_rate, summary.reviewed)],
+        "Wilson 95%": [interval(lo, hi) if n else "n/a" for lo, hi, n in zip(summary.low, summary.high, summary.reviewed)],
+        "awaiting review": summary.awaiting,
+    })
+    return ReportTable("Golden set audit", frame, Provenance("golden_audit", content_version(judged), "golden_set, golden_patterns, reviews"),
+                       note="A seeded sample of the frozen set (per template kind, and every hard-question case) read by a "
+                            "person against its evidence (data/<corpus>/golden_audit.md); verdicts in reviews/<corpus>/, each "
+                            "bound to its case's sha256. The defect rate is over reviewed cases; a case awaiting review is "
+                            "counted as awaiting, never as correct.")
 
 
 def build_report(inputs: ReportInputs) -> RenderedReport:

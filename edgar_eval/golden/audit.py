@@ -1,0 +1,163 @@
+"""The golden set audited by sample: a seeded sample of the frozen set, a review sheet a person reads, the person's
+verdicts read back from a versioned file, and the audited defect rate per kind.
+
+* The sample: at least `per_kind` cases of each template kind (answerable, other_year, other_company,
+  absent_concept), all of a kind when it has fewer, and every case of the frozen hard-question (pattern) set; drawn
+  by a seeded shuffle of the question ids, so adding a question to the set changes no other draw's order.
+* Each case is bound to a sha256 of what a reviewer judges (question, expected route, gold answer, evidence): a
+  verdict recorded for another version of the case does not count, and the case is awaiting review again.
+* Verdicts: `correct` (a careful reader agrees with the expected route and the gold answer) or `defect` (the reason
+  says what is wrong). A case without a current verdict is unreviewed and never counts as correct: the defect rate is
+  over reviewed cases, and the number still awaiting review is printed beside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from dataclasses import dataclass
+
+import pandas as pd
+
+from edgar_eval.golden.labels import concept_words, label_for
+from edgar_eval.golden.printed_words import PrintedIndex
+from edgar_eval.stats.proportions import wilson
+
+AUDIT_VERSION = "golden-audit/1"
+CORRECT, DEFECT = "correct", "defect"
+VERDICTS = (CORRECT, DEFECT)
+TEMPLATE_KINDS = ("answerable", "other_year", "other_company", "absent_concept")
+SAMPLE_COLUMNS = ["case_id", "kind", "question", "expected_route", "gold_answer", "evidence", "case_sha256"]
+
+
+def case_sha256(question: str, expected_route: str, gold_answer: str, evidence: str) -> str:
+    payload = json.dumps([question, expected_route, gold_answer or "", evidence], ensure_ascii=False)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def draw_sample(cases: pd.DataFrame, seed: int, per_kind: int = 20) -> pd.DataFrame:
+    """`cases` has case_id, kind and the SAMPLE_COLUMNS' text; pattern cases (kind "pattern:Dn") are all kept."""
+    picked = []
+    for kind, group in sorted(cases.groupby("kind"), key=lambda pair: pair[0]):
+        ids = sorted(group.case_id)
+        if not kind.startswith("pattern:"):
+            random.Random(f"{seed}:{AUDIT_VERSION}:{kind}").shuffle(ids)
+            ids = ids[:per_kind]
+        picked.append(group[group.case_id.isin(ids)])
+    if not picked:
+        return pd.DataFrame(columns=SAMPLE_COLUMNS)
+    sample = pd.concat(picked, ignore_index=True)
+    sample["case_sha256"] = [case_sha256(r.question, r.expected_route, r.gold_answer, r.evidence) for r in sample.itertuples()]
+    return sample[SAMPLE_COLUMNS].sort_values(["kind", "case_id"]).reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class AuditVerdict:
+    case_id: str
+    case_sha256: str
+    verdict: str
+    reason: str
+    reviewer: str
+
+
+class AuditFileError(ValueError):
+    pass
+
+
+def read_audit_file(text: str, where: str) -> dict[str, AuditVerdict]:
+    """case id -> verdict; a malformed line stops the read with its line number (a verdict is never guessed)."""
+    verdicts: dict[str, AuditVerdict] = {}
+    fields = ("case_id", "case_sha256", "verdict", "reason", "reviewer")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise AuditFileError(f"{where} line {number} is not JSON: {exc.msg}") from None
+        if not isinstance(record, dict) or any(not isinstance(record.get(f), str) or not record[f].strip() for f in fields):
+            raise AuditFileError(f"{where} line {number} needs non-empty {', '.join(fields)}")
+        if record["verdict"] not in VERDICTS:
+            raise AuditFileError(f"{where} line {number}: verdict must be one of {', '.join(VERDICTS)}, not {record['verdict']!r}")
+        if record["case_id"] in verdicts:
+            raise AuditFileError(f"{where} line {number}: a second verdict for {record['case_id']}")
+        verdicts[record["case_id"]] = AuditVerdict(*(record[f] for f in fields))
+    return verdicts
+
+
+def apply_verdicts(sample: pd.DataFrame, verdicts: dict[str, AuditVerdict]) -> pd.DataFrame:
+    """The sample with each case's status: correct, defect, unreviewed, or stale (a verdict for another version)."""
+    status, reasons = [], []
+    for case in sample.itertuples():
+        verdict = verdicts.get(case.case_id)
+        if verdict is None:
+            status.append("unreviewed"), reasons.append("")
+        elif verdict.case_sha256 != case.case_sha256:
+            status.append("stale"), reasons.append("the verdict was given for another version of the case; review it again")
+        else:
+            status.append(verdict.verdict), reasons.append(verdict.reason)
+    return sample.assign(status=status, reason=reasons)
+
+
+def review_sheet(judged: pd.DataFrame, review_file: str) -> str:
+    """The review sheet (Markdown): each case with its evidence, fenced (filing text is untrusted), and its status."""
+    lines = [f"# Golden set audit ({AUDIT_VERSION})", "",
+             f"Record a verdict per case in `{review_file}`, one JSON object per line: "
+             '{"case_id", "case_sha256", "verdict": "correct" | "defect", "reason", "reviewer"}. '
+             "A case whose sha256 changed must be reviewed again.", ""]
+    for case in judged.itertuples():
+        lines += [f"## {case.kind} {case.case_id}", "", f"case_sha256 `{case.case_sha256}`; status: {case.status}", "",
+                  "```text", f"question: {case.question}", f"expected route: {case.expected_route}",
+                  f"gold answer: {case.gold_answer or '(none)'}", "", case.evidence.replace("```", "'''"), "```", ""]
+    return "\n".join(lines)
+
+
+MAX_EVIDENCE_PASSAGES = 8
+MAX_CHUNK_CHARS = 700
+
+
+def template_cases(golden: pd.DataFrame, texts: dict[str, str], company_filings: dict[str, list[str]]) -> pd.DataFrame:
+    """The template questions as audit cases, each with the evidence a reviewer reads: for an answerable question the
+    printed line that holds its figure, its filing and pages; for an unanswerable one the passages of its scope (the
+    company's filings, for another year) that print the concept's words or synonyms beside a figure."""
+    rows = []
+    for q in golden.itertuples():
+        if q.kind == "answerable":
+            evidence = f"gold line ({q.source_filing_id}; pages {', '.join(q.gold_pages)}):\n{q.gold_quote}"
+        else:
+            filings = list(q.scope_filing_ids) or company_filings.get(q.cik, [])
+            words = concept_words(q.concept)
+            index = PrintedIndex.of([texts[f] for f in filings if f in texts], [f for f in filings if f in texts])
+            found = index.passages(words, MAX_EVIDENCE_PASSAGES)
+            head = (f"scope: {', '.join(filings) or '(no filing)'}; words searched: {', '.join(words) or label_for(q.concept)}"
+                    + (f"; asked year: {q.fiscal_year}" if q.kind == "other_year" else ""))
+            body = "\n".join(f"- [{source}] {shown}" for source, shown in found) or "(no passage prints them beside a figure)"
+            evidence = head + "\n" + body
+        rows.append({"case_id": q.question_id, "kind": q.kind, "question": q.question, "expected_route": q.expected_route,
+                     "gold_answer": q.gold_answer if isinstance(q.gold_answer, str) else "", "evidence": evidence})
+    return pd.DataFrame(rows, columns=["case_id", "kind", "question", "expected_route", "gold_answer", "evidence"])
+
+
+def pattern_cases(patterns: pd.DataFrame, chunk_texts: dict[str, str]) -> pd.DataFrame:
+    """The frozen hard-question cases as audit cases, with their evidence chunks (each cut to a few hundred characters)."""
+    rows = []
+    for case in patterns.itertuples():
+        chunks = "\n".join(f"- [{c}] {chunk_texts.get(c, '(chunk not in the index)')[:MAX_CHUNK_CHARS]}" for c in case.evidence_chunk_ids)
+        rows.append({"case_id": case.case_id, "kind": f"pattern:{case.pattern}", "question": case.question,
+                     "expected_route": case.expected_route, "gold_answer": case.reference_answer or "",
+                     "evidence": f"evidence filings: {', '.join(case.evidence_filing_ids)}\n{chunks}"})
+    return pd.DataFrame(rows, columns=["case_id", "kind", "question", "expected_route", "gold_answer", "evidence"])
+
+
+def audit_summary(judged: pd.DataFrame) -> pd.DataFrame:
+    """Per kind: sampled, reviewed, defects, the defect rate over reviewed cases with its Wilson 95% interval, and the
+    cases still awaiting review (unreviewed or stale)."""
+    rows = []
+    for kind, group in sorted(judged.groupby("kind"), key=lambda pair: pair[0]):
+        reviewed = group[group.status.isin(VERDICTS)]
+        defects = int((reviewed.status == DEFECT).sum())
+        rate = wilson(defects, len(reviewed))
+        rows.append({"kind": kind, "sampled": len(group), "reviewed": len(reviewed), "defects": defects,
+                     "defect_rate": rate.rate, "low": rate.low, "high": rate.high, "awaiting": len(group) - len(reviewed)})
+    return pd.DataFrame(rows, columns=["kind", "sampled", "reviewed", "defects", "defect_rate", "low", "high", "awaiting"])
