@@ -43,7 +43,7 @@ GRAPH = {
                           "arm_costs", "citation_mutations", "retrieval_metrics", "retrieval_slices", "golden_questions", "golden_rejections", "golden_set",
                           "search_index", "gate_scores", "arm_outcomes", "generations", "pattern_funnel", "gate_agreement",
                           "golden_patterns", "pattern_baseline", "golden_audit"}),
-    "golden_audit": ("golden", {"golden_questions", "golden_set", "golden_patterns", "filing_text", "filings", "search_index"}),
+    "golden_audit": ("golden", {"golden_questions", "golden_set", "golden_patterns", "golden_proposals", "filing_text", "filings"}),
 }
 
 

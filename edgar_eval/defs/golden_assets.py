@@ -70,7 +70,7 @@ def golden_set(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.
         "by_split": dg.MetadataValue.json(draft.split_counts)})
 
 
-@dg.asset(deps=["golden_questions", "golden_set", "golden_patterns", "filing_text", "filings", "search_index"], group_name="golden",
+@dg.asset(deps=["golden_questions", "golden_set", "golden_patterns", "golden_proposals", "filing_text", "filings"], group_name="golden",
           code_version="1",
           description="The golden set audited by sample: a seeded sample of the frozen set (per template kind, and every "
                       "hard-question case), written with its evidence to data/<corpus>/golden_audit.md; a person's verdicts read "
@@ -83,11 +83,10 @@ def golden_audit(context: dg.AssetExecutionContext, settings: EvalSettings) -> d
     filings = read_partitions(store, "filings", keys)
     golden = store.read("golden_questions")
     frozen = set(store.read("golden_set").question_id)
-    chunk_texts = store.read("search_index").set_index("chunk_id").text.to_dict()
     company_filings = {cik: sorted(group.filing_id) for cik, group in filings[filings.form.isin(["10-K", "10-Q"])].groupby("cik")}
     cases = pd.concat([
         audit.template_cases(golden[golden.question_id.isin(frozen)], dict(zip(texts.filing_id, texts.text)), company_filings),
-        audit.pattern_cases(store.read("golden_patterns"), chunk_texts)], ignore_index=True)
+        audit.pattern_cases(store.read("golden_patterns"), store.read("golden_proposals"))], ignore_index=True)
     sample = audit.draw_sample(cases, settings.golden_seed, settings.audit_per_kind)
     path = settings.golden_audit_path()
     review_file = str(path.relative_to(path.parents[2]))

@@ -3,7 +3,7 @@ verdicts read back from a versioned file, and the audited defect rate per kind.
 
 * The sample: at least `per_kind` cases of each template kind (answerable, other_year, other_company,
   absent_concept), all of a kind when it has fewer, and every case of the frozen hard-question (pattern) set; drawn
-  by a seeded shuffle of the question ids, so adding a question to the set changes no other draw's order.
+  by a seeded hash of each question id, so adding or dropping a question displaces at most one drawn case.
 * Each case is bound to a sha256 of what a reviewer judges (question, expected route, gold answer, evidence): a
   verdict recorded for another version of the case does not count, and the case is awaiting review again.
 * Verdicts: `correct` (a careful reader agrees with the expected route and the gold answer) or `defect` (the reason
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
 from dataclasses import dataclass
 
 import pandas as pd
@@ -36,14 +35,19 @@ def case_sha256(question: str, expected_route: str, gold_answer: str, evidence: 
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
+def _draw_rank(seed: int, case_id: str) -> str:
+    """A case's place in the seeded draw: a hash of the seed and its id, so a case added to or dropped from the set
+    moves no other case (a reviewed sample stays reviewed when the set changes around it)."""
+    return hashlib.sha256(f"{AUDIT_VERSION}:{seed}:{case_id}".encode()).hexdigest()
+
+
 def draw_sample(cases: pd.DataFrame, seed: int, per_kind: int = 20) -> pd.DataFrame:
     """`cases` has case_id, kind and the SAMPLE_COLUMNS' text; pattern cases (kind "pattern:Dn") are all kept."""
     picked = []
     for kind, group in sorted(cases.groupby("kind"), key=lambda pair: pair[0]):
         ids = sorted(group.case_id)
         if not kind.startswith("pattern:"):
-            random.Random(f"{seed}:{AUDIT_VERSION}:{kind}").shuffle(ids)
-            ids = ids[:per_kind]
+            ids = sorted(ids, key=lambda case_id: _draw_rank(seed, case_id))[:per_kind]
         picked.append(group[group.case_id.isin(ids)])
     if not picked:
         return pd.DataFrame(columns=SAMPLE_COLUMNS)
@@ -114,7 +118,6 @@ def review_sheet(judged: pd.DataFrame, review_file: str) -> str:
 
 
 MAX_EVIDENCE_PASSAGES = 8
-MAX_CHUNK_CHARS = 700
 
 
 def template_cases(golden: pd.DataFrame, texts: dict[str, str], company_filings: dict[str, list[str]]) -> pd.DataFrame:
@@ -139,14 +142,20 @@ def template_cases(golden: pd.DataFrame, texts: dict[str, str], company_filings:
     return pd.DataFrame(rows, columns=["case_id", "kind", "question", "expected_route", "gold_answer", "evidence"])
 
 
-def pattern_cases(patterns: pd.DataFrame, chunk_texts: dict[str, str]) -> pd.DataFrame:
-    """The frozen hard-question cases as audit cases, with their evidence chunks (each cut to a few hundred characters)."""
+def pattern_cases(patterns: pd.DataFrame, proposals: pd.DataFrame) -> pd.DataFrame:
+    """The frozen hard-question cases as audit cases, with the evidence quotes their proposal cites, each with its
+    document (what the ten gates verified)."""
+    evidence_of = dict(zip(proposals.candidate_id, proposals.evidence)) if len(proposals) else {}
     rows = []
     for case in patterns.itertuples():
-        chunks = "\n".join(f"- [{c}] {chunk_texts.get(c, '(chunk not in the index)')[:MAX_CHUNK_CHARS]}" for c in case.evidence_chunk_ids)
+        try:
+            quotes = json.loads(evidence_of.get(case.case_id) or "[]")
+        except json.JSONDecodeError:
+            quotes = []
+        shown = "\n".join(f"- [{q.get('document', '?')}] {q.get('quote', '')}" for q in quotes if isinstance(q, dict))
         rows.append({"case_id": case.case_id, "kind": f"pattern:{case.pattern}", "question": case.question,
                      "expected_route": case.expected_route, "gold_answer": case.reference_answer or "",
-                     "evidence": f"evidence filings: {', '.join(case.evidence_filing_ids)}\n{chunks}"})
+                     "evidence": f"evidence filings: {', '.join(case.evidence_filing_ids)}\n{shown or '(no quote)'}"})
     return pd.DataFrame(rows, columns=["case_id", "kind", "question", "expected_route", "gold_answer", "evidence"])
 
 
