@@ -170,7 +170,7 @@ def test_golden_set_from_the_real_filings_is_large_balanced_and_fair(real_golden
     golden, limits = build.questions, FairnessLimits()
     counts = golden.kind.value_counts()
     # Absent-concept questions whose words a filing prints beside a figure, or whose wording the scope answers, are
-    # gone (95 remain of 109): a smaller set without contradictions.
+    # gone (91 remain of the 113 before): a smaller set without contradictions.
     assert counts["answerable"] >= 300 and all(counts[kind] >= 90 for kind in ("other_year", "other_company", "absent_concept"))
     answerable = golden[golden.kind == "answerable"]
     assert answerable.cik.nunique() >= 15 and set(answerable.source_form) == {"10-K", "10-Q"}

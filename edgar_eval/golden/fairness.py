@@ -31,12 +31,13 @@ QUOTA_COMPANY = "quota_per_company"
 ABSENCE_UNCONFIRMED = "absence_not_confirmed"  # an absent-concept question whose scope prints the concept's usual words
 LABEL_REPORTED = "label_reported"  # an absent-concept question worded like a line item the scope does report (another tag, one label)
 WORDS_PRINTED = "concept_words_printed"  # an absent-concept question whose label or a synonym is printed beside a figure in scope
+COMBINED_ROW = "combined_row"  # the figure's row joins the line item with another ("Retained earnings and additional paid-in capital")
 YEAR_PRINTED = "year_printed"  # an other-year question whose year the company's filings print beside the concept's words
 # The rules that only say what a question is never about (a cover-page count, a segment, a comparative year):
 # counted, but not what a reader of the rejections looks for first.
 PRE_FILTERS = (BOILERPLATE, DIMENSIONED, OTHER_PERIOD, NOT_PRINTED, NO_LABEL)
 RULES = (BOILERPLATE, DIMENSIONED, OTHER_PERIOD, NOT_PRINTED, NO_LABEL, AMBIGUOUS, SMALL_OR_ROUND, IN_QUESTION,
-         OTHER_MEANINGS, QUOTA_CONCEPT, QUOTA_COVER, QUOTA_STATEMENT, QUOTA_FILING, QUOTA_COMPANY, ABSENCE_UNCONFIRMED,
+         COMBINED_ROW, OTHER_MEANINGS, QUOTA_CONCEPT, QUOTA_COVER, QUOTA_STATEMENT, QUOTA_FILING, QUOTA_COMPANY, ABSENCE_UNCONFIRMED,
          LABEL_REPORTED, WORDS_PRINTED, YEAR_PRINTED)
 
 
@@ -161,3 +162,26 @@ def statement_type_at(headings: list[tuple[int, str]], offset: int, notes_start:
     if index < 0:
         return "other"
     return headings[index][1]
+
+
+_JOINED = re.compile(r"^\s*(?:,\s*)?(?:and|&)\s+(?!other\b|related\b|equivalents?\b|restricted\b|similar\b|benefits?\b|employee)"
+                     r"([a-z][a-z' -]{3,})", re.I)
+
+
+def combined_row(row: str, words: tuple[str, ...]) -> str | None:
+    """The other item a table row's label joins to the line item's words ("Retained earnings and additional paid-in
+    capital" -> "additional paid-in capital"), or None: a figure printed for two items together is not the figure of
+    one of them. Read only when the row label starts with the item's words; "... and other", "... and equivalents",
+    "... and restricted cash", "... and benefits", and words the item's own names use ("Marketing and sales" for sales
+    and marketing) complete the item rather than add one."""
+    if not row.lstrip().startswith("|"):
+        return None
+    label = row.strip().strip("|").split("|")[0].strip().lower().replace("\u2019", "'")
+    for word in sorted(words, key=len, reverse=True):
+        if label.startswith(word.lower()):
+            joined = _JOINED.match(label[len(word):])
+            own = set(re.findall(r"[a-z]+", " ".join(words).lower()))
+            if joined and not set(re.findall(r"[a-z]+", joined.group(1))) <= own:
+                return joined.group(1).strip()
+            return None
+    return None

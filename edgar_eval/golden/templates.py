@@ -244,6 +244,9 @@ def _figure_rule(question: dict, scope: _Scope, limits: FairnessLimits) -> tuple
         return rules.SMALL_OR_ROUND, f"printed as {printed!r}"
     if rules.answer_in_question(printed, question["question"]):
         return rules.IN_QUESTION, f"{printed!r} is in the question"
+    joined = rules.combined_row(question["gold_quote"], concept_words(question["concept"]))
+    if joined:
+        return rules.COMBINED_ROW, f"the row prints {question['label']!r} together with {joined!r}"
     in_scope = scope.of(question["cik"], question["fiscal_year"])
     concept, period_key, value, _ = question["fact_key"]
     here = set().union(*(scope.figure_offsets.get((f, concept, period_key, value), set()) for f in in_scope))
