@@ -136,22 +136,31 @@ class ReviewFileError(ValueError):
     pass
 
 
-def read_review_file(text: str, where: str) -> dict[str, ReviewDecision]:
-    """candidate id -> decision; a malformed line stops the read with its line number (a decision is never guessed)."""
-    decisions: dict[str, ReviewDecision] = {}
+def read_decision_lines(text: str, where: str, fields: tuple[str, ...], choice: str, choices: tuple[str, ...],
+                        error: type[ValueError]) -> dict[str, dict[str, str]]:
+    """A versioned file of a person's decisions, one JSON object per line, keyed by its first field: every field a
+    non-empty string, `choice` one of `choices`, one decision per key. A malformed line stops the read with its line
+    number (a decision is never guessed). The absence review and the golden audit both read theirs here."""
+    decisions: dict[str, dict[str, str]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise ReviewFileError(f"{where} line {number} is not JSON: {exc.msg}") from None
-        fields = ("candidate_id", "question_sha256", "decision", "reason", "reviewer")
+            raise error(f"{where} line {number} is not JSON: {exc.msg}") from None
         if not isinstance(record, dict) or any(not isinstance(record.get(f), str) or not record[f].strip() for f in fields):
-            raise ReviewFileError(f"{where} line {number} needs non-empty {', '.join(fields)}")
-        if record["decision"] not in DECISIONS:
-            raise ReviewFileError(f"{where} line {number}: decision must be one of {', '.join(DECISIONS)}, not {record['decision']!r}")
-        if record["candidate_id"] in decisions:
-            raise ReviewFileError(f"{where} line {number}: a second decision for {record['candidate_id']}")
-        decisions[record["candidate_id"]] = ReviewDecision(*(record[f] for f in fields))
+            raise error(f"{where} line {number} needs non-empty {', '.join(fields)}")
+        if record[choice] not in choices:
+            raise error(f"{where} line {number}: {choice} must be one of {', '.join(choices)}, not {record[choice]!r}")
+        if record[fields[0]] in decisions:
+            raise error(f"{where} line {number}: a second {choice} for {record[fields[0]]}")
+        decisions[record[fields[0]]] = {f: record[f] for f in fields}
     return decisions
+
+
+def read_review_file(text: str, where: str) -> dict[str, ReviewDecision]:
+    """candidate id -> decision; a malformed line stops the read with its line number (a decision is never guessed)."""
+    fields = ("candidate_id", "question_sha256", "decision", "reason", "reviewer")
+    read = read_decision_lines(text, where, fields, "decision", DECISIONS, ReviewFileError)
+    return {key: ReviewDecision(*(record[f] for f in fields)) for key, record in read.items()}

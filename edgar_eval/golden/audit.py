@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from edgar_eval.golden.absence import read_decision_lines
 from edgar_eval.golden.labels import concept_words, label_for
 from edgar_eval.golden.printed_words import PrintedIndex
 from edgar_eval.stats.proportions import wilson
@@ -71,23 +72,9 @@ class AuditFileError(ValueError):
 
 def read_audit_file(text: str, where: str) -> dict[str, AuditVerdict]:
     """case id -> verdict; a malformed line stops the read with its line number (a verdict is never guessed)."""
-    verdicts: dict[str, AuditVerdict] = {}
     fields = ("case_id", "case_sha256", "verdict", "reason", "reviewer")
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise AuditFileError(f"{where} line {number} is not JSON: {exc.msg}") from None
-        if not isinstance(record, dict) or any(not isinstance(record.get(f), str) or not record[f].strip() for f in fields):
-            raise AuditFileError(f"{where} line {number} needs non-empty {', '.join(fields)}")
-        if record["verdict"] not in VERDICTS:
-            raise AuditFileError(f"{where} line {number}: verdict must be one of {', '.join(VERDICTS)}, not {record['verdict']!r}")
-        if record["case_id"] in verdicts:
-            raise AuditFileError(f"{where} line {number}: a second verdict for {record['case_id']}")
-        verdicts[record["case_id"]] = AuditVerdict(*(record[f] for f in fields))
-    return verdicts
+    read = read_decision_lines(text, where, fields, "verdict", VERDICTS, AuditFileError)
+    return {key: AuditVerdict(*(record[f] for f in fields)) for key, record in read.items()}
 
 
 def apply_verdicts(sample: pd.DataFrame, verdicts: dict[str, AuditVerdict]) -> pd.DataFrame:
