@@ -12,7 +12,9 @@ import time
 from dataclasses import dataclass
 
 from edgar_eval.answering.citations import answer_figures, check_citations
-from edgar_eval.answering.extractive import READER_ID, Passage, read
+from edgar_eval.answering.extractive import READER_ID, Passage, ReaderAnswer, read
+from edgar_eval.answering.table_reader import READER_ID as TABLE_READER_ID
+from edgar_eval.answering.table_reader import read_tables
 from edgar_eval.domain.generation import Generation, GenerationRequest, Generator
 
 ANSWERED = "answered"
@@ -33,15 +35,29 @@ class ExtractiveGenerator:
 
     generator_id = READER_ID
 
+    @staticmethod
+    def _read(question: str, passages: list[Passage]) -> ReaderAnswer:
+        return read(question, passages)
+
     def generate(self, request: GenerationRequest) -> Generation:
         started = time.perf_counter()
         labelled = [Passage(passage_label(i), text) for i, (_, text) in enumerate(request.passages)]
-        answer = read(request.question, labelled)
+        answer = self._read(request.question, labelled)
         by_label = {passage_label(i): passage_id for i, (passage_id, _) in enumerate(request.passages)}
         return Generation(
             text=answer.text, citations=[by_label[c] for c in answer.cited_chunk_ids], abstained=not answer.answered,
-            reason=answer.decline_reason, model_id=READER_ID, parameters={}, prompt_version=None,
+            reason=answer.decline_reason, model_id=self.generator_id, parameters={}, prompt_version=None,
             latency_seconds=round(time.perf_counter() - started, 6))
+
+
+class TableReaderGenerator(ExtractiveGenerator):
+    """The table-aware reader (answering/table_reader.py) behind the same port: offline and deterministic."""
+
+    generator_id = TABLE_READER_ID
+
+    @staticmethod
+    def _read(question: str, passages: list[Passage]) -> ReaderAnswer:
+        return read_tables(question, passages)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from edgar_eval.adapters.embedders import MiniLMEmbedder
 from edgar_eval.adapters.openai_embeddings import BASE_URL_ENV, MODEL_ENV, OpenAICompatibleEmbedder
 from edgar_eval.adapters.parquet_store import ParquetStore
 from edgar_eval.adapters.tape import TAPE_MODES, Tape
-from edgar_eval.answering.answerer import ExtractiveGenerator
+from edgar_eval.answering.answerer import ExtractiveGenerator, TableReaderGenerator
 from edgar_eval.domain.generation import Generator
 from edgar_eval.domain.ports import Embedder
 from edgar_eval.retrieval.fingerprint import IndexFingerprint
@@ -32,7 +32,7 @@ TAPE_MODE_ENV = "EDGAR_EVAL_TAPE"
 PROPOSALS_ENV = "EDGAR_EVAL_PROPOSALS"
 PROPOSER_MODEL_ENV = "EDGAR_EVAL_PROPOSER_MODEL"
 PROPOSER_URL_ENV = "EDGAR_EVAL_PROPOSER_URL"
-GENERATORS = ("extractive", "openai-compatible-chat", "external-rag")
+GENERATORS = ("extractive", "table-reader", "openai-compatible-chat", "external-rag")
 DEMO_CORPUS_NAME = "demo"
 
 
@@ -58,6 +58,8 @@ def _embedder(kind: str, model: str, base_url: str) -> Embedder:
 def _generator(kind: str, model: str, url: str, tape_dir: str, tape_mode: str) -> Generator:
     if kind == "extractive":
         return ExtractiveGenerator()  # deterministic: it simply reruns, it needs no tape
+    if kind == "table-reader":
+        return TableReaderGenerator()  # deterministic too
     if tape_mode not in TAPE_MODES:
         raise ValueError(f"unknown tape mode {tape_mode!r}; choose one of {', '.join(TAPE_MODES)}")
     if kind == "openai-compatible-chat":
