@@ -53,3 +53,22 @@ def test_chunks_carry_section_and_pages():
     assert [c.section for c in chunks] == ["Part I Item 1", "Part II Item 7", "Part II Item 7", "Part II Item 7"]
     assert chunks[0].pages == ("p1", "1") and chunks[0].page_starts == (0, 900)
     assert chunks[1].chunk_id == "f:00001" and chunks[1].text == text[800:1800]
+
+
+def test_a_chunk_that_starts_inside_a_table_carries_its_scale_line_and_header_rows():
+    from edgar_eval.corpus.chunking import chunk_filing
+
+    head = "Statements of operations\n(In millions)\n| Three Months Ended | Six Months Ended |\n| Jul 27, 2025 | Jul 28, 2024 | Jul 27, 2025 | Jul 28, 2024 |\n"
+    rows = "".join(f"| Line item {k} | {k},001 | {k},002 | {k},003 | {k},004 |\n" for k in range(1, 60))
+    text = head + rows + "After the table.\n"
+    chunks = chunk_filing("f", text, [], [], 400, 50)
+    inside = [c for c in chunks[1:] if text[c.start - 1] == "\n" or text.rfind("\n", 0, c.start) >= len(head)]
+    assert inside, "some chunk starts inside the table body"
+    for chunk in inside:
+        if "After the table." in text[chunk.start:chunk.end] and not text[chunk.start:chunk.end].lstrip().startswith("|"):
+            continue
+        assert chunk.text.startswith("(In millions)\n| Three Months Ended | Six Months Ended |\n| Jul 27, 2025"), chunk.text[:80]
+        assert chunk.text.endswith(text[chunk.start:chunk.end])  # its own text, offsets unchanged
+    assert chunks[0].text == text[chunks[0].start:chunks[0].end]  # the header is already in the first chunk
+    plain = chunk_filing("f", text, [], [], 400, 50, table_headers=False)
+    assert all(c.text == text[c.start:c.end] for c in plain)

@@ -28,14 +28,15 @@ from dataclasses import dataclass
 
 from edgar_eval.answering.extractive import Passage, ReaderAnswer
 from edgar_eval.corpus.line_items import LABEL_SYNONYMS
+from edgar_eval.corpus.table_headers import SCALE_LINE, header_length, table_blocks
+from edgar_eval.corpus.table_headers import cells as _cells
+from edgar_eval.corpus.table_headers import row_values as _row_values
 
 READER_ID = "table-reader/1"
 _QUESTION = re.compile(r"^What (?:was|were) (?P<company>.+?)['\u2019]s? (?P<item>.+?) (?P<when>for|at the end of|as of) (?P<period>.+?)\??$", re.I)
 _MONTHS = {m: k + 1 for k, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}
 _DATE = re.compile(r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+(\d{1,2}),?\s+((?:19|20)\d{2})\b", re.I)
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
-_NUMBER_CELL = re.compile(r"^\(?-?\$?\s*\d[\d,]*(?:\.\d+)?\)?%?$|^[\u2014\u2013-]$")
-_SCALE = re.compile(r"\b(?:in|dollars in|amounts in)\s+(thousands|millions|billions)\b", re.I)
 _SCALE_WORD = {"thousands": "thousand", "millions": "million", "billions": "billion"}
 _DURATIONS = {"Q": re.compile(r"three months|quarter|13 weeks|thirteen weeks", re.I),
               "H": re.compile(r"six months|26 weeks|twenty-six weeks", re.I),
@@ -78,35 +79,6 @@ def _date_of(text: str) -> tuple[int, int, int] | None:
     if not match:
         return None
     return int(match.group(3)), _MONTHS[match.group(1)[:3].lower()], int(match.group(2))
-
-
-def _cells(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|") if c.strip()]
-
-
-def _is_number(cell: str) -> bool:
-    return bool(_NUMBER_CELL.match(cell.replace(" ", "")))
-
-
-def _row_values(cells: list[str]) -> list[str]:
-    """The figures of a row as printed: "$" joined to the next cell, "%" and ")" to the previous one."""
-    values: list[str] = []
-    pending_currency = False
-    for cell in cells:
-        if cell == "$":
-            pending_currency = True
-            continue
-        if cell in ("%", ")") and values:
-            values[-1] += cell
-            continue
-        values.append(("$" if pending_currency else "") + cell)
-        pending_currency = False
-    return [v for v in values if _is_number(v.replace("$", ""))]
-
-
-def _has_figures(cells: list[str]) -> bool:
-    """Figures other than years: a header row of years ("| 2024 | 2023 |") holds no figures."""
-    return any(not _YEAR.fullmatch(v.replace("$", "")) for v in _row_values(cells))
 
 
 def _columns(header_rows: list[list[str]], values: int) -> list[str]:
@@ -161,29 +133,18 @@ class _Found:
     chunk_id: str
 
 
-def _tables(lines: list[str]):
-    """(first line, last line) of each run of pipe rows."""
-    start = None
-    for k, line in enumerate([*lines, ""]):
-        if line.startswith("|") and start is None:
-            start = k
-        elif not line.startswith("|") and start is not None:
-            yield start, k
-            start = None
-
-
 def _scale_above(lines: list[str], table_start: int, header_text: str) -> str:
-    match = _SCALE.search(header_text)
+    match = SCALE_LINE.search(header_text)
     for k in range(table_start - 1, max(-1, table_start - 6), -1):
-        match = match or _SCALE.search(lines[k])
+        match = match or SCALE_LINE.search(lines[k])
     return _SCALE_WORD[match.group(1).lower()] if match else ""
 
 
 def _candidates(passage: Passage, rank: int, names: tuple[str, ...], period: AskedPeriod):
     lines = passage.text.splitlines()
-    for start, end in _tables(lines):
+    for start, end in table_blocks(lines):
         rows = [_cells(lines[k]) for k in range(start, end)]
-        first_data = next((k for k, r in enumerate(rows) if len(r) > 1 and _has_figures(r[1:])), None)
+        first_data = header_length(lines, start, end)
         if first_data is None:
             continue
         header_rows = rows[:first_data]

@@ -1,8 +1,13 @@
-"""Fixed-size character chunks with overlap, each tied to its section and pages."""
+"""Fixed-size character chunks with overlap, each tied to its section and pages.
+
+A chunk that starts inside a table's body carries that table's scale line and header rows above its own text
+(`table_headers`): without them no reader, model or person, can tell which column is which year. Its offsets stay
+those of its own text, so gold chunks and pages are located as before."""
 
 from __future__ import annotations
 
 from edgar_eval.corpus.pages import page_label
+from edgar_eval.corpus.table_headers import header_context
 from edgar_eval.domain.filings import Chunk, Page, Section
 
 
@@ -22,7 +27,8 @@ def chunk_spans(length: int, size: int, overlap: int) -> list[tuple[int, int]]:
 
 
 def chunk_filing(
-    filing_id: str, text: str, sections: list[Section], pages: list[Page], size: int, overlap: int
+    filing_id: str, text: str, sections: list[Section], pages: list[Page], size: int, overlap: int,
+    table_headers: bool = True,
 ) -> list[Chunk]:
     chunks = []
     for index, (start, end) in enumerate(chunk_spans(len(text), size, overlap)):
@@ -40,10 +46,15 @@ def chunk_filing(
                 index=index,
                 start=start,
                 end=end,
-                text=text[start:end],
+                text=_with_header(text, start, end) if table_headers else text[start:end],
                 section=best.key if best else "",
                 pages=tuple(page_label(p) for p in spanned),
                 page_starts=tuple(p.start for p in spanned),
             )
         )
     return chunks
+
+
+def _with_header(text: str, start: int, end: int) -> str:
+    context = header_context(text, start)
+    return f"{context}\n{text[start:end]}" if context else text[start:end]

@@ -63,8 +63,8 @@ def sections_frame(key: str, sha256: str, parsed: ParsedFiling) -> pd.DataFrame:
     } for s in parsed.sections])
 
 
-def chunks_frame(key: str, sha256: str, parsed: ParsedFiling, size: int, overlap: int) -> pd.DataFrame:
-    made = chunk_filing(key, parsed.text, parsed.sections, parsed.pages, size, overlap)
+def chunks_frame(key: str, sha256: str, parsed: ParsedFiling, size: int, overlap: int, table_headers: bool = True) -> pd.DataFrame:
+    made = chunk_filing(key, parsed.text, parsed.sections, parsed.pages, size, overlap, table_headers)
     return pd.DataFrame([{
         "chunk_id": c.chunk_id, "filing_id": key, "sha256": sha256, "index": c.index, "start": c.start, "end": c.end,
         "section": c.section, "pages": list(c.pages), "page_starts": list(c.page_starts), "text": c.text,

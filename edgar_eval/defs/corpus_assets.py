@@ -86,16 +86,17 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
 
         return materialize_partitions(context, settings.store(), "sections", work, corpus_code_fingerprint(), partial(recorded_sha256, settings.store()))
 
-    @dg.asset(deps=[sections], code_version="1", description="Fixed-size character chunks with overlap, each with its section, "
-              "the printed pages it spans and its offsets in filing_text.", **common)
+    @dg.asset(deps=[sections], code_version="2", description="Fixed-size character chunks with overlap, each with its section, "
+              "the printed pages it spans and its offsets in filing_text; a chunk that starts inside a table carries the "
+              "table's scale line and header rows.", **common)
     def chunks(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         def work(key: str):
             parsed, sha = parsed_filing(settings, key)
-            frame = chunks_frame(key, sha, parsed, settings.chunk_size, settings.chunk_overlap)
+            frame = chunks_frame(key, sha, parsed, settings.chunk_size, settings.chunk_overlap, settings.chunk_table_headers)
             return frame, {"chunks": len(frame), "chunk_size": settings.chunk_size, "chunk_overlap": settings.chunk_overlap,
                            "head": table_head(frame, ["chunk_id", "section", "pages", "start", "end"])}
 
-        build_key = f"{corpus_code_fingerprint()}:chunks={settings.chunk_size}/{settings.chunk_overlap}"
+        build_key = f"{corpus_code_fingerprint()}:chunks={settings.chunk_size}/{settings.chunk_overlap}/headers={int(settings.chunk_table_headers)}"
         return materialize_partitions(context, settings.store(), "chunks", work, build_key, partial(recorded_sha256, settings.store()))
 
     @dg.asset(deps=[chunks], code_version="1", description="An embedding per chunk from the local all-MiniLM-L6-v2 (L2-normalised), "

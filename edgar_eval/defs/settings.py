@@ -82,6 +82,7 @@ class EvalSettings(dg.ConfigurableResource):
     reports_dir: str
     chunk_size: int = 1000
     chunk_overlap: int = 200
+    chunk_table_headers: bool = True  # a chunk that starts inside a table carries the table's scale line and header rows
     top_k: int = 10  # passages the answerer reads
     retrieval_depths: list[int] = [30, 50]  # each depth its own search, for the retrieval measurement
     rrf_k: int = RRF_K  # the reciprocal rank fusion constant of the hybrid retriever
@@ -148,7 +149,8 @@ class EvalSettings(dg.ConfigurableResource):
         return Tape(tapes, self.tape_mode)
 
     def fingerprint(self, embedder_id: str) -> IndexFingerprint:
-        return IndexFingerprint(embedder_id=embedder_id, normalisation="l2", chunk_size=self.chunk_size, chunk_overlap=self.chunk_overlap)
+        return IndexFingerprint(embedder_id=embedder_id, normalisation="l2", chunk_size=self.chunk_size, chunk_overlap=self.chunk_overlap,
+                                table_headers=self.chunk_table_headers)
 
     @classmethod
     def from_env(cls) -> "EvalSettings":

@@ -194,7 +194,8 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
         f"export sha256 `{golden_set.content_hash.iloc[0]}`; split by company: "
         + ", ".join(f"{split} {count}" for split, count in golden_set.split.value_counts().sort_index().items()) + ".",
         f"- Index: embedder `{md_cell(fingerprint['embedder_id'])}`, {md_cell(fingerprint['normalisation'])} normalised, "
-        f"chunks of {fingerprint['chunk_size']} characters with {fingerprint['chunk_overlap']} overlap.",
+        f"chunks of {fingerprint['chunk_size']} characters with {fingerprint['chunk_overlap']} overlap"
+        + ("; a chunk that starts inside a table carries its scale line and header rows." if fingerprint.get("table_headers") else "."),
         f"- Retrieval measured at K = {', '.join(map(str, settings['retrieval_depths']))}, each depth its own search, by dense "
         f"(exact cosine), BM25 (`{BM25_INDEX_ID}`) and hybrid retrievers (reciprocal rank fusion, k = {settings['rrf_k']}); "
         f"the answerer reads the top {settings['top_k']} dense passages; golden seed {settings['golden_seed']}.",

@@ -17,6 +17,7 @@ class IndexFingerprint:
     normalisation: str
     chunk_size: int
     chunk_overlap: int
+    table_headers: bool = False  # chunks starting inside a table carry its header rows
 
     def as_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)

@@ -1,0 +1,83 @@
+"""Where a table's header is: the rows above its first row of figures, and the scale line above the table.
+
+Shared by the chunker (a chunk that starts inside a table carries that table's header, or no reader can tell its
+columns apart) and the table-aware reader (which column is the asked period).
+"""
+
+from __future__ import annotations
+
+import re
+
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+_NUMBER_CELL = re.compile(r"^\(?-?\$?\s*\d[\d,]*(?:\.\d+)?\)?%?$|^[\u2014\u2013-]$")
+SCALE_LINE = re.compile(r"\b(?:in|dollars in|amounts in)\s+(thousands|millions|billions)\b", re.I)
+_SCALE_LOOKBACK = 5  # lines above a table searched for its scale line
+
+
+def cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|") if c.strip()]
+
+
+def row_values(row_cells: list[str]) -> list[str]:
+    """The figures of a row as printed: "$" joined to the next cell, "%" and ")" to the previous one."""
+    values: list[str] = []
+    pending_currency = False
+    for cell in row_cells:
+        if cell == "$":
+            pending_currency = True
+            continue
+        if cell in ("%", ")") and values:
+            values[-1] += cell
+            continue
+        values.append(("$" if pending_currency else "") + cell)
+        pending_currency = False
+    return [v for v in values if _NUMBER_CELL.match(v.replace("$", "").replace(" ", ""))]
+
+
+def has_figures(row_cells: list[str]) -> bool:
+    """A label and figures other than years: a header row of years ("| 2024 | 2023 |") holds no figures."""
+    return len(row_cells) > 1 and any(not _YEAR.fullmatch(v.replace("$", "")) for v in row_values(row_cells[1:]))
+
+
+def table_blocks(lines: list[str]) -> list[tuple[int, int]]:
+    """(first line, end line) of each run of pipe rows."""
+    blocks, start = [], None
+    for k, line in enumerate([*lines, ""]):
+        if line.startswith("|") and start is None:
+            start = k
+        elif not line.startswith("|") and start is not None:
+            blocks.append((start, k))
+            start = None
+    return blocks
+
+
+def header_length(lines: list[str], start: int, end: int) -> int | None:
+    """How many rows of the block open it before its first row of figures; None when it has no row of figures."""
+    return next((k - start for k in range(start, end) if has_figures(cells(lines[k]))), None)
+
+
+def scale_line(lines: list[str], start: int) -> str | None:
+    """The nearest line above a table (within a few) that states its scale ("(In millions)")."""
+    for k in range(start - 1, max(-1, start - 1 - _SCALE_LOOKBACK), -1):
+        if SCALE_LINE.search(lines[k]):
+            return lines[k]
+    return None
+
+
+def header_context(text: str, offset: int) -> str:
+    """For a chunk starting at `offset` inside a table, below its header rows: the table's scale line and header
+    rows, as printed, one per line; "" when the offset is not inside a table's body."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    if not text.startswith("|", line_start):
+        return ""
+    before = text[:line_start].split("\n")[:-1]  # whole lines above the one the chunk starts in
+    first = len(before)
+    while first > 0 and before[first - 1].startswith("|"):
+        first -= 1
+    if first == len(before):
+        return ""  # the chunk starts on the table's first row: its header is in the chunk
+    rows = header_length(before, first, len(before))
+    if not rows:
+        return ""  # the chunk starts inside the header itself, or the table has no header
+    context = [line for line in (scale_line(before, first),) if line] + before[first:first + rows]
+    return "\n".join(context)
