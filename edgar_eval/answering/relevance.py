@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 from sklearn.linear_model import LogisticRegression
-
-from collections.abc import Mapping
 
 from edgar_eval.answering.text_tools import asked_years, content_tokens, name_tokens
 from edgar_eval.corpus.company_names import companies_named, names_company

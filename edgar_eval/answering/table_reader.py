@@ -28,7 +28,8 @@ from dataclasses import dataclass
 
 from edgar_eval.answering.extractive import Passage, ReaderAnswer
 from edgar_eval.corpus.line_items import LABEL_SYNONYMS
-from edgar_eval.corpus.table_headers import SCALE_LINE, header_length, table_blocks
+from edgar_eval.corpus.number_words import SCALE_FACTORS
+from edgar_eval.corpus.table_headers import SCALE_LINE, header_length, scale_line, table_blocks
 from edgar_eval.corpus.table_headers import cells as _cells
 from edgar_eval.corpus.table_headers import row_values as _row_values
 
@@ -134,9 +135,8 @@ class _Found:
 
 
 def _scale_above(lines: list[str], table_start: int, header_text: str) -> str:
-    match = SCALE_LINE.search(header_text)
-    for k in range(table_start - 1, max(-1, table_start - 6), -1):
-        match = match or SCALE_LINE.search(lines[k])
+    """The table's scale: stated in its header rows, else on the nearest scale line above it."""
+    match = SCALE_LINE.search(header_text) or SCALE_LINE.search(scale_line(lines, table_start) or "")
     return _SCALE_WORD[match.group(1).lower()] if match else ""
 
 
@@ -195,6 +195,6 @@ def read_tables(question: str, passages: list[Passage]) -> ReaderAnswer:
     best = min(found, key=lambda f: (-f.rank, f.passage_rank, f.line))
     per_share = "per share" in best.label.lower() or "per share" in item
     scale = "" if per_share else best.scale
-    figure = _value(best.shown) * ({"thousand": 1e3, "million": 1e6, "billion": 1e9}.get(scale, 1.0))
+    figure = _value(best.shown) * SCALE_FACTORS.get(scale, 1.0)
     text = f"{best.label}: {best.shown}{' ' + scale if scale else ''} [{best.chunk_id}]."
     return ReaderAnswer(True, text, figure, (best.chunk_id,), None)

@@ -104,6 +104,15 @@ def company_aliases(registrant: str, ticker: str = "") -> tuple[str, ...]:
     return tuple(sorted(n for n in names if n))
 
 
+def aliases_by_company(filings) -> dict[str, tuple[str, ...]]:
+    """cik -> every name of the company, from a filings table (company, cik and, when present, ticker): the names of
+    all its filings together, however each spelt the registrant."""
+    names: dict[str, set[str]] = {}
+    for row in filings.itertuples():
+        names.setdefault(str(row.cik), set()).update(company_aliases(row.company, str(getattr(row, "ticker", "") or "")))
+    return {cik: tuple(sorted(found)) for cik, found in names.items()}
+
+
 def _pattern(alias: str) -> re.Pattern[str]:
     body = re.escape(alias).replace(r"\ ", r"[\s-]+")
     if alias.isupper() and len(alias.replace("&", "")) <= 5:  # a ticker or an acronym counts only in capitals

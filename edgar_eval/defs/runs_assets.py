@@ -12,12 +12,12 @@ from edgar_eval.answering.answerer import ANSWERED, answer_question
 from edgar_eval.answering.period_guard import period_guard
 from edgar_eval.answering.relevance import FEATURES, relevance_features
 from edgar_eval.defs.common import checked_index, filing_keys, read_partitions, table_head, unpartitioned_result, usable_partitions
-from edgar_eval.corpus.company_names import company_aliases
+from edgar_eval.corpus.company_names import aliases_by_company
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.generation import GenerationRequest
 from edgar_eval.evaluation.gates import arm_outcomes as mask_arms
 from edgar_eval.evaluation.gates import cross_fit
-from edgar_eval.evaluation.judge import is_correct
+from edgar_eval.evaluation.judge import judge_answer
 from edgar_eval.evaluation.retrieval_hits import hit_record, run_record
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
 from edgar_eval.retrieval.bm25 import BM25Index
@@ -146,11 +146,7 @@ def gate_scores(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
     keys, _ = usable_partitions(store, filing_keys(settings), ("xbrl_facts",))
     facts = read_partitions(store, "xbrl_facts", keys)
     reported = facts[facts.is_numeric & facts.period_kind.isin(["FY", "instant"])].groupby("filing_id").fiscal_year.agg(lambda s: set(map(int, s)))
-    filings = read_partitions(store, "filings", keys)
-    aliases: dict[str, set[str]] = {}
-    for filing in filings.itertuples():
-        aliases.setdefault(str(filing.cik), set()).update(company_aliases(filing.company, str(getattr(filing, "ticker", "") or "")))
-    names = {cik: tuple(sorted(found)) for cik, found in aliases.items()}
+    names = aliases_by_company(read_partitions(store, "filings", keys))
     rows = []
     for question in golden.itertuples():
         retrieval = retrieved.loc[question.question_id]
@@ -176,7 +172,7 @@ def arm_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings) -> d
     golden = store.read("golden_questions")
     judged = store.read("generations").merge(
         golden[["question_id", "expected_route", "kind", "gold_value", "gold_answer", "label", "fiscal_year"]], on="question_id")
-    judged["figure_correct"] = [is_correct("answer", True, g.answer_text, g.gold_value, g.gold_answer, g.label, int(g.fiscal_year))
+    judged["figure_correct"] = [judge_answer(g.answer_text, g.gold_value, g.gold_answer, g.label, int(g.fiscal_year)).correct
                                 for g in judged.itertuples()]
     gates = store.read("gate_scores")[["question_id", "cik", "period_pass", "cosine_pass", "relevance_pass"]]
     outcomes = mask_arms(gates, judged[["question_id", "answered", "outcome", "figure_correct", "expected_route", "kind", "generate_seconds"]])

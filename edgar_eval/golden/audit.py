@@ -112,13 +112,17 @@ def template_cases(golden: pd.DataFrame, texts: dict[str, str], company_filings:
     printed line that holds its figure, its filing and pages; for an unanswerable one the passages of its scope (the
     company's filings, for another year) that print the concept's words or synonyms beside a figure."""
     rows = []
+    indexes: dict[tuple[str, ...], PrintedIndex] = {}  # one per scope: many questions share a scope
     for q in golden.itertuples():
         if q.kind == "answerable":
             evidence = f"gold line ({q.source_filing_id}; pages {', '.join(q.gold_pages)}):\n{q.gold_quote}"
         else:
             filings = list(q.scope_filing_ids) or company_filings.get(q.cik, [])
             words = concept_words(q.concept)
-            index = PrintedIndex.of([texts[f] for f in filings if f in texts], [f for f in filings if f in texts])
+            held = tuple(f for f in filings if f in texts)
+            if held not in indexes:
+                indexes[held] = PrintedIndex.of([texts[f] for f in held], held)
+            index = indexes[held]
             found = index.passages(words, MAX_EVIDENCE_PASSAGES)
             head = (f"scope: {', '.join(filings) or '(no filing)'}; words searched: {', '.join(words) or label_for(q.concept)}"
                     + (f"; asked year: {q.fiscal_year}" if q.kind == "other_year" else ""))

@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 from edgar_eval.golden import claims
 from edgar_eval.golden.absence import ABSENT, Passage, ReviewDecision, absence_passages
 from edgar_eval.golden.candidates import Candidate
-from edgar_eval.corpus.company_names import company_aliases, companies_named
+from edgar_eval.corpus.company_names import aliases_by_company, companies_named
 from edgar_eval.golden.patterns import FilingFacts, PlacedQuote, conformance
 from edgar_eval.golden.quotes import QuoteIndex
 
@@ -252,13 +252,11 @@ def build_gate_corpus(filings, texts, sections, reviews: dict[str, ReviewDecisio
     """The gates' view of the corpus from the filings, filing_text and sections tables."""
     notes = sections.groupby("filing_id").notes_start.first().to_dict() if len(sections) else {}
     facts: dict[str, FilingFacts] = {}
-    names: dict[str, set[str]] = {}
     for row in filings.itertuples():
         start = notes.get(row.filing_id)
         facts[row.filing_id] = FilingFacts(row.filing_id, str(row.cik), str(row.form), str(row.filed or row.period_end),
                                            None if start is None or start != start else int(start))  # NaN: no notes
-        names.setdefault(str(row.cik), set()).update(company_aliases(row.company, str(getattr(row, "ticker", "") or "")))
     text_of = dict(zip(texts.filing_id, texts.text))
     order = sorted(text_of)
     return GateCorpus(QuoteIndex(text_of, order), text_of, facts, document_labels(list(zip(filings.filing_id, filings.path))),
-                      {cik: tuple(sorted(n for n in ns if n)) for cik, ns in names.items()}, reviews or {}, review_file)
+                      aliases_by_company(filings), reviews or {}, review_file)
