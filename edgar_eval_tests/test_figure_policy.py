@@ -112,6 +112,11 @@ JUDGE_CASES = [
     ("The effective tax rate was 24% [P1].", 24.1, "24.1%", "effective tax rate", 2024, True),
     ("The effective tax rate was 25% [P1].", 24.1, "24.1%", "effective tax rate", 2024, False),
     ("I cannot find it.", 24.1, "24.1%", "effective tax rate", 2024, False),
+    # the golden set holds a rate as XBRL tags it, a fraction, beside the answer as printed
+    ("Effective tax rate: 23.3% [P6].", 0.233, "23.3%", "effective tax rate", 2024, True),
+    ("Effective income tax rate: (32.6)% [P5].", -0.326, "-32.6%", "effective tax rate", 2025, True),
+    ("Effective income tax rate: 32.6% [P5].", -0.326, "-32.6%", "effective tax rate", 2025, False),
+    ("Effective tax rate: 0.2% [P6].", 0.233, "23.3%", "effective tax rate", 2024, False),
 ]
 
 

@@ -64,11 +64,14 @@ def test_a_chunk_that_starts_inside_a_table_carries_its_scale_line_and_header_ro
     chunks = chunk_filing("f", text, [], [], 400, 50)
     inside = [c for c in chunks[1:] if text[c.start - 1] == "\n" or text.rfind("\n", 0, c.start) >= len(head)]
     assert inside, "some chunk starts inside the table body"
+    assert any(text[c.start - 1] != "\n" for c in inside), "some chunk starts in the middle of a row"
     for chunk in inside:
         if "After the table." in text[chunk.start:chunk.end] and not text[chunk.start:chunk.end].lstrip().startswith("|"):
             continue
         assert chunk.text.startswith("(In millions)\n| Three Months Ended | Six Months Ended |\n| Jul 27, 2025"), chunk.text[:80]
         assert chunk.text.endswith(text[chunk.start:chunk.end])  # its own text, offsets unchanged
+        first_row, own_first = chunk.text.splitlines()[3], text[chunk.start:chunk.end].split("\n")[0]
+        assert first_row.startswith("| Line item ") and first_row.endswith(own_first)  # a row the chunk cuts reads whole
     assert chunks[0].text == text[chunks[0].start:chunks[0].end]  # the header is already in the first chunk
     plain = chunk_filing("f", text, [], [], 400, 50, table_headers=False)
     assert all(c.text == text[c.start:c.end] for c in plain)

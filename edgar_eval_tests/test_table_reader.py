@@ -68,3 +68,99 @@ def test_a_row_in_two_tables_is_read_where_the_period_is_printed():
     segment = "| Americas | Europe |\n| Total net sales | 167,045 | 101,328 |\n"
     answer = _read("What was Apple's total revenue for fiscal 2024?", segment, ANNUAL)
     assert answer.figure == 391_035e6 and answer.cited_chunk_ids == ("P2",)
+
+
+def test_a_row_label_is_read_with_the_group_heading_it_qualifies():
+    table = """(In millions, except per share data)
+| Year Ended May 31, |
+| 2025 | 2024 |
+| Net income | $ | 3,219 | $ | 5,700 |
+| Earnings per common share: |
+| Basic | $ | 2.17 | $ | 3.76 |
+| Diluted | $ | 2.16 | $ | 3.73 |
+| Weighted average common shares outstanding: |
+| Basic | 1,484.9 | 1,517.6 |
+| Diluted | 1,487.6 | 1,529.7 |
+| Cash paid during the year for: |
+| Interest | $ | 389 | $ | 381 |
+"""
+    eps = _read("What was Nike's basic earnings per share for fiscal 2025?", table)
+    shares = _read("What was Nike's weighted average diluted shares outstanding for fiscal 2025?", table)
+    interest = _read("What was Nike's interest paid for fiscal 2024?", table)
+    assert eps.figure == 2.17 and "million" not in eps.text
+    assert shares.figure == 1_487.6e6 and judge_answer(shares.text, 1_487.6e6, "1,487.6 million shares",
+                                                       "weighted average diluted shares outstanding", 2025).correct
+    assert interest.figure == 381e6
+
+
+def test_share_counts_take_the_scale_stated_for_shares():
+    apple = """(In millions, except number of shares, which are reflected in thousands, and per-share amounts)
+| Three Months Ended |
+| June 28, 2025 | June 29, 2024 |
+| Net income | $ | 23,434 | $ | 21,448 |
+| Diluted | 14,948,179 | 15,348,175 |
+"""
+    railroad = """| Millions, Except Share and Per Share Amounts, for the Years Ended December 31, | 2024 | 2023 |
+| Net income | $ | 6,747 | $ | 6,379 |
+| Weighted average number of shares outstanding: |
+| Diluted | 609,000,000 | 610,000,000 |
+"""
+    assert _read("What was Apple's weighted average diluted shares outstanding for the quarter ended June 28, 2025?",
+                 apple).figure == 14_948_179e3
+    assert _read("What was Apple's net income for the quarter ended June 28, 2025?", apple).figure == 23_434e6
+    assert _read("What was Union Pacific's weighted average diluted shares outstanding for fiscal 2024?",
+                 railroad).figure == 609_000_000
+    assert _read("What was Union Pacific's net income for fiscal 2024?", railroad).figure == 6_747e6
+
+
+def test_a_period_stated_once_above_or_beside_the_years_spans_every_column():
+    spanning = """| Six Months Ended June 30, |
+| (Dollars in millions) | 2025 | 2024 |
+| Net cash used in investing activities | $ | (4,595) | $ | (8,309) |
+"""
+    beside = """| Millions, for the three months ended June 30, | 2025 | 2024 |
+| Income before income taxes | 2,313 | 2,184 |
+"""
+    assert _read("What was Tesla's cash flow from investing activities for the six months ended June 30, 2025?",
+                 spanning).figure == -4_595e6
+    assert _read("What was Union Pacific's income before income taxes for the quarter ended June 30, 2025?",
+                 beside).figure == 2_313e6
+    assert not _read("What was Tesla's cash flow from investing activities for the quarter ended June 30, 2025?", spanning).answered
+
+
+def test_two_tables_printed_one_under_the_other_keep_their_own_headers():
+    stacked = """(in thousands)
+| Three Months Ended | Six Months Ended |
+| June 30, 2025 | June 30, 2024 | June 30, 2025 | June 30, 2024 |
+| Cash paid for operating lease liabilities | $ | 129,574 | $ | 130,104 | $ | 247,921 | $ | 255,410 |
+| As of |
+| June 30, 2025 | December 31, 2024 |
+| Current operating lease liabilities | 453,940 | 428,482 |
+| Total operating lease liabilities | $ | 2,480,761 | $ | 2,412,170 |
+"""
+    assert _read("What was Netflix's current operating lease liabilities as of June 30, 2025?", stacked).figure == 453_940e3
+    assert _read("What was Netflix's total operating lease liabilities as of June 30, 2025?", stacked).figure == 2_480_761e3
+
+
+def test_the_closing_balance_and_the_restated_column_are_the_ones_read():
+    cash = """(In millions)
+| Year Ended December 31, |
+| 2024 | 2023 |
+| Cash, cash equivalents and restricted cash, beginning of period | 73,890 | 54,253 |
+| Cash, cash equivalents and restricted cash, end of period | $ | 82,312 | $ | 73,890 |
+"""
+    restated = """(In millions)
+| 2024 | 2023 As Previously Reported | Adjustment | 2023 As Restated |
+| Total revenues | 9,100 | 8,400 | (150) | 8,250 |
+"""
+    assert _read("What was Amazon's cash, cash equivalents and restricted cash at the end of fiscal 2024?", cash).figure == 82_312e6
+    assert _read("What was Acme's total revenue for fiscal 2023?", restated).figure == 8_250e6
+    assert _read("What was Acme's total revenue for fiscal 2024?", restated).figure == 9_100e6
+
+
+def test_a_rate_is_never_scaled_and_a_cut_last_row_is_not_read():
+    rates = "(Dollars in millions)\n| 2024 | 2023 |\n| Income taxes | 2,047 | 1,854 |\n| Effective tax rate | 23.3 | % | 22.5 | % |\n"
+    answer = _read("What was Union Pacific's effective tax rate for fiscal 2024?", rates)
+    assert answer.figure == 23.3 and judge_answer(answer.text, 0.233, "23.3%", "effective tax rate", 2024).correct
+    cut = "(In millions)\n| 2024 | 2023 |\n| Total liabilities | 28,147,7"
+    assert not _read("What was Netflix's total liabilities at the end of fiscal 2024?", cut).answered

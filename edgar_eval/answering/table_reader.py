@@ -24,17 +24,20 @@ column matches the period, or the header cannot be aligned with the row.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from edgar_eval.answering.extractive import Passage, ReaderAnswer
 from edgar_eval.corpus.line_items import LABEL_SYNONYMS
 from edgar_eval.corpus.number_words import SCALE_FACTORS
-from edgar_eval.corpus.table_headers import SCALE_LINE, header_length, scale_line, table_blocks
+from edgar_eval.corpus.table_headers import PERIOD_WORDS, SCALE_LINE, header_length, scale_line, table_blocks
 from edgar_eval.corpus.table_headers import cells as _cells
 from edgar_eval.corpus.table_headers import row_values as _row_values
 
 READER_ID = "table-reader/1"
-_QUESTION = re.compile(r"^What (?:was|were) (?P<company>.+?)['\u2019]s? (?P<item>.+?) (?P<when>for|at the end of|as of) (?P<period>.+?)\??$", re.I)
+_QUESTION = re.compile(r"^What (?:was|were) (?P<company>.+?)['\u2019]s? (?P<item>.+?) (?P<when>for|at the end of|as of) "
+                       r"(?P<period>fiscal (?:19|20)\d{2}|the (?:quarter|three months|six months|nine months) ended .+|"
+                       r"[A-Z][a-z]+\.? \d{1,2}, (?:19|20)\d{2})\??$", re.I)
 _MONTHS = {m: k + 1 for k, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}
 _DATE = re.compile(r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+(\d{1,2}),?\s+((?:19|20)\d{2})\b", re.I)
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
@@ -82,12 +85,29 @@ def _date_of(text: str) -> tuple[int, int, int] | None:
     return int(match.group(3)), _MONTHS[match.group(1)[:3].lower()], int(match.group(2))
 
 
+def _heads_label_column(row: list[str], values: int) -> bool:
+    """A header row whose first cell heads the label column ("(Dollars in millions)", "CONSOLIDATED AMOUNTS",
+    "Millions, for the three months ended June 30,"): its other cells spread evenly over the figures, and either all
+    of its cells would not, or only the others name periods."""
+    if len(row) < 2 or values % (len(row) - 1) or _YEAR.search(row[0]):
+        return False
+    return values % len(row) != 0 or (not PERIOD_WORDS.search(row[0]) and any(PERIOD_WORDS.search(c) for c in row[1:]))
+
+
+def _split_label_heading(row: list[str], values: int) -> list[list[str]]:
+    if not _heads_label_column(row, values):
+        return [row]
+    return [[row[0]], row[1:]] if PERIOD_WORDS.search(row[0]) else [row[1:]]
+
+
 def _columns(header_rows: list[list[str]], values: int) -> list[str]:
     """Each leaf column's words, upper header rows spread evenly over the row below. A one-cell row under the
-    header ("Assets", "Net sales:") names a group of rows, not a column; a header row with one cell more than the
-    row has figures carries the label column's heading ("(Dollars in millions)") first."""
+    header ("Assets", "Net sales:") names a group of rows, not a column, unless it names a period ("Six Months Ended
+    June 30,"), which spans every column; the label column's heading is set aside, and where it names a period
+    ("... for the three months ended June 30,") that period spans every column too."""
     rows = [r for r in header_rows if r and not all(c in ("$", "%") or c.lower().startswith("% of") for c in r)]
-    rows = [r[1:] if len(r) == values + 1 else r for r in rows if len(r) > 1 or len(rows) == 1]
+    rows = [r for r in rows if len(r) > 1 or PERIOD_WORDS.search(r[0])]
+    rows = [part for r in rows for part in _split_label_heading(r, values)]
     if not rows:
         return []
     columns = list(rows[-1])
@@ -112,35 +132,85 @@ def _matches(column: str, period: AskedPeriod, table_has_durations: bool) -> boo
     return bool(_DURATIONS[period.kind].search(column)) or not table_has_durations
 
 
-def _label_rank(label: str, names: tuple[str, ...]) -> int:
-    text = re.sub(r"\s+", " ", label.lower().replace("\u2019", "'")).strip(" :")
-    if text in names:
-        return 3
-    if any(text.startswith(n) for n in names):
-        return 2
-    if any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text) for n in names):
-        return 1
-    return 0
+_NOT_THE_FIGURE = re.compile(r"previously reported|\badjustments?\b|\bchange\b|\bimpact\b", re.I)
+_RESTATED = re.compile(r"\bas restated\b|\brestated\b|\bas adjusted\b|\brecast\b", re.I)
+
+
+def _period_columns(columns: list[str], period: AskedPeriod, table_has_durations: bool) -> list[int]:
+    """The columns holding the asked period's figure. A column of the figure as previously reported, of a change or
+    of an adjustment is not one; where a restated column stands beside others of the period, it is the one."""
+    wanted = [k for k, c in enumerate(columns) if _matches(c, period, table_has_durations) and not _NOT_THE_FIGURE.search(c)]
+    restated = [k for k in wanted if _RESTATED.search(columns[k])]
+    return restated if len(wanted) > 1 and len(restated) == 1 else wanted
+
+
+_STOP_WORDS = frozenset({"and", "of", "the", "for", "in", "a", "an", "to", "common", "s"})
+# A row label that only qualifies the group heading above it ("Earnings per share:" / "Basic"; "Current:" / "Federal")
+# is read with that heading.
+_QUALIFIERS = frozenset({"basic", "diluted", "federal", "foreign", "state", "domestic", "current", "deferred", "u.s.",
+                         "united states", "non-u.s.", "international", "state and local", "total"})
+_MIN_SHARE = 1 / 3  # below it the row is about something else that mentions the item ("... (included in net revenues)")
+_NOT_ASKED = re.compile(r"\bbeginning\b", re.I)  # an opening balance never answers a template question
+
+
+def _continues(group: str, label: str) -> bool:
+    """A row label read with the group heading above it: a qualifier ("Earnings per share:" / "Basic") or the end of
+    the heading's phrase ("Cash paid during the period for:" / "Interest")."""
+    return label.lower().strip(" :") in _QUALIFIERS or bool(re.search(r"\b(?:for|of|from|in)\s*:?$", group.strip(), re.I))
+
+
+def label_words(label: str) -> frozenset[str]:
+    """The words of a line-item name, as a set: case, punctuation, '&', plurals, footnote marks and filler words
+    ("of", "the", "common") set aside, so "Earnings per common share - basic" and "basic earnings per share" agree."""
+    text = label.lower().replace("\u2019", "'").replace("&", " and ")
+    words = (re.sub(r"(?<=[a-z])\d+$", "", w) for w in re.findall(r"[a-z][a-z0-9]*", text))
+    return frozenset(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+                     for w in words if w and w not in _STOP_WORDS)
+
+
+def label_score(label: str, names: tuple[frozenset[str], ...]) -> tuple[float, int]:
+    """How well a row label names the asked item: (share of the label's words a name accounts for, that name's length),
+    for the best name whose words all appear in the label; (0, 0) when none does. "Cash and cash equivalents" scores
+    1.0 for "cash and cash equivalents", "Cash and cash equivalents, including restricted" a third."""
+    words = label_words(label)
+    scores = [(len(n) / len(words), len(n)) for n in names if n and words and n <= words]
+    best = max(scores, default=(0.0, 0))
+    return best if best[0] >= _MIN_SHARE else (0.0, 0)
 
 
 @dataclass(frozen=True)
 class _Found:
-    rank: int
+    score: tuple[float, int]
     passage_rank: int
     line: int
     label: str
     shown: str
-    scale: str
+    scale_text: str
     chunk_id: str
 
 
-def _scale_above(lines: list[str], table_start: int, header_text: str) -> str:
-    """The table's scale: stated in its header rows, else on the nearest scale line above it."""
-    match = SCALE_LINE.search(header_text) or SCALE_LINE.search(scale_line(lines, table_start) or "")
+_SHARES_SCALE = re.compile(r"\bshares?\b[^()|]*?\bin\s+(thousands|millions|billions)\b", re.I)
+_SHARES_UNSCALED = re.compile(r"\bexcept\b[^)|]*?\bshares?\b(?!\s*(?:data|amounts?|information)\b)", re.I)
+
+
+def _scale(scale_text: str, unscaled: bool, share_count: bool) -> str:
+    """The scale word for a row, from the words that state its table's scale (a scale row inside the body first, then
+    the header rows, then the line above): a per-share figure or a rate is never scaled; a share count takes the scale stated
+    for shares ("number of shares, which are reflected in thousands", "SHARES IN MILLIONS") and is unscaled where
+    the amounts' scale excepts shares ("Millions, Except Share and Per Share Amounts")."""
+    if unscaled:
+        return ""
+    if share_count:
+        match = _SHARES_SCALE.search(scale_text)
+        if match:
+            return _SCALE_WORD[match.group(1).lower()]
+        if _SHARES_UNSCALED.search(scale_text):
+            return ""
+    match = SCALE_LINE.search(scale_text)
     return _SCALE_WORD[match.group(1).lower()] if match else ""
 
 
-def _candidates(passage: Passage, rank: int, names: tuple[str, ...], period: AskedPeriod):
+def _candidates(passage: Passage, rank: int, names: tuple[frozenset[str], ...], period: AskedPeriod):
     lines = passage.text.splitlines()
     for start, end in table_blocks(lines):
         rows = [_cells(lines[k]) for k in range(start, end)]
@@ -151,16 +221,21 @@ def _candidates(passage: Passage, rank: int, names: tuple[str, ...], period: Ask
         columns = _columns(header_rows, len(_row_values(rows[first_data][1:])))
         header_text = " ".join(" ".join(r) for r in header_rows)
         durations = bool(_ANY_DURATION.search(header_text))
-        wanted = [k for k, c in enumerate(columns) if _matches(c, period, durations)]
+        wanted = _period_columns(columns, period, durations)
         if len(wanted) != 1:
             continue  # no column, or two, for the period: a reader cannot tell
-        scale = _scale_above(lines, start, header_text)
+        table_scale = f"{header_text} | {scale_line(lines, start) or ''}"
+        group = body_scale = ""
         for k in range(first_data, len(rows)):
             row = rows[k]
-            if len(row) < 2:
-                continue
-            label_rank = _label_rank(row[0], names)
-            if not label_rank:
+            if len(row) == 1:
+                group = row[0]
+                body_scale = row[0] if SCALE_LINE.search(row[0]) else body_scale
+            if len(row) < 2 or not lines[start + k].rstrip().endswith("|") or _NOT_ASKED.search(row[0]):
+                continue  # a heading, the passage's cut last row, or an opening balance
+            label = f"{group} {row[0]}" if group and _continues(group, row[0]) else row[0]
+            score = label_score(label, names)
+            if not score[0]:
                 continue
             values = _row_values(row[1:])
             if len(values) != len(columns):
@@ -172,7 +247,7 @@ def _candidates(passage: Passage, rank: int, names: tuple[str, ...], period: Ask
                     continue
             else:
                 index = wanted[0]
-            yield _Found(label_rank, rank, start + k, row[0], values[index], scale, passage.chunk_id)
+            yield _Found(score, rank, start + k, label.strip(), values[index], f"{body_scale} | {table_scale}", passage.chunk_id)
 
 
 def _value(shown: str) -> float:
@@ -183,18 +258,31 @@ def _value(shown: str) -> float:
     return -float(digits) if negative else float(digits)
 
 
+def _usual_scale(passages: list[Passage]) -> str:
+    """The scale the passages state most often ("in millions"), for a table whose own scale line lies outside the
+    passage: a filer states its statements' scale once per table and keeps it throughout. "" when two scales tie."""
+    counts = Counter(m.group(1).lower() for p in passages for m in SCALE_LINE.finditer(p.text))
+    ranked = counts.most_common(2)
+    return "" if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]) else f"in {ranked[0][0]}"
+
+
 def read_tables(question: str, passages: list[Passage]) -> ReaderAnswer:
     parsed = parse_question(question)
     if parsed is None:
         return ReaderAnswer(False, "", None, (), "not a question about one line item and one period")
     item, period = parsed
-    names = tuple(dict.fromkeys((item, *LABEL_SYNONYMS.get(item, ()))))
+    names = tuple(dict.fromkeys(label_words(n) for n in (item, *LABEL_SYNONYMS.get(item, ()))))
     found = [f for rank, passage in enumerate(passages) for f in _candidates(passage, rank, names, period)]
     if not found:
         return ReaderAnswer(False, "", None, (), "no table row names the line item with a column for the asked period")
-    best = min(found, key=lambda f: (-f.rank, f.passage_rank, f.line))
-    per_share = "per share" in best.label.lower() or "per share" in item
-    scale = "" if per_share else best.scale
+    best = min(found, key=lambda f: (-f.score[0], -f.score[1], f.passage_rank, f.line))
+    scale_text = best.scale_text if SCALE_LINE.search(best.scale_text) else f"{best.scale_text} | {_usual_scale(passages)}"
+    asked = label_words(item)
+    per_share = {"per", "share"} <= asked or {"per", "share"} <= label_words(best.label)
+    share_count = "share" in asked and not per_share
+    percentage = best.shown.endswith("%") or "rate" in asked
+    scale = _scale(scale_text, per_share or percentage, share_count)
     figure = _value(best.shown) * SCALE_FACTORS.get(scale, 1.0)
-    text = f"{best.label}: {best.shown}{' ' + scale if scale else ''} [{best.chunk_id}]."
+    unit = " shares" if share_count else ""  # a share count is said as one, or it reads as an amount
+    text = f"{best.label}: {best.shown}{' ' + scale if scale else ''}{unit} [{best.chunk_id}]."
     return ReaderAnswer(True, text, figure, (best.chunk_id,), None)

@@ -1,7 +1,7 @@
 """Fixed-size character chunks with overlap, each tied to its section and pages.
 
-A chunk that starts inside a table's body carries that table's scale line and header rows above its own text
-(`table_headers`): without them no reader, model or person, can tell which column is which year. Its offsets stay
+A chunk that starts inside a table's body carries that table's scale line and header rows above its own text, and the
+start of the row it cuts (`table_headers`): without them no reader, model or person, can tell which column is which year. Its offsets stay
 those of its own text, so gold chunks and pages are located as before."""
 
 from __future__ import annotations
@@ -56,5 +56,4 @@ def chunk_filing(
 
 
 def _with_header(text: str, start: int, end: int) -> str:
-    context = header_context(text, start)
-    return f"{context}\n{text[start:end]}" if context else text[start:end]
+    return header_context(text, start) + text[start:end]

@@ -17,7 +17,7 @@ LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
     "research and development expense": ("research and development", "research, development", "technology and development",
                                          "research and development expense", "research and development expenses"),
     "selling, general and administrative expense": ("selling, general and administrative", "selling, general, and administrative",
-                                                    "selling and administrative", "sg&a"),
+                                                    "sales, general and administrative", "selling and administrative", "sg&a"),
     "sales and marketing expense": ("sales and marketing", "selling and marketing", "marketing"),
     "general and administrative expense": ("general and administrative", "administrative expenses"),
     "total operating expenses": ("total operating expenses", "operating expenses", "total operating costs and expenses",

@@ -275,7 +275,8 @@ def number_to_words(n: int) -> str:
 # ---------------------------------------------------------------------------------------------- finder
 
 _CORE = re.compile(r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d])(?![.,]\d)|(?<![\w.,])\.\d+(?![\d.])")
-_PERCENT = re.compile(r"\s?%|\s+(?:percent(?:age points?)?|per\s?cent|pct)\b", re.I)
+# A table prints the percent sign in a cell of its own: "| 23.3 | % |" is 23.3%.
+_PERCENT = re.compile(r"(?:\s?\|)?\s?%|\s+(?:percent(?:age points?)?|per\s?cent|pct)\b", re.I)
 _SCALE_WORD = re.compile(r"[\s-]?(thousand|million|billion|trillion)s?\b", re.I)
 _SCALE_ABBREVIATION = re.compile(r"(bn|mn|MM|tn|k|K|m|M|b|B)(?![\w])")
 _MULTIPLE = re.compile(r"[x\u00d7](?![\w])")

@@ -10,7 +10,9 @@ import re
 
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _NUMBER_CELL = re.compile(r"^\(?-?\$?\s*\d[\d,]*(?:\.\d+)?\)?%?$|^[\u2014\u2013-]$")
-SCALE_LINE = re.compile(r"\b(?:in|dollars in|amounts in)\s+(thousands|millions|billions)\b", re.I)
+# "(In millions)", "Dollars in thousands", "($ in millions)", "SHARES IN MILLIONS", and a cell or parenthesis that opens
+# with the scale: "| Millions, Except Per Share Amounts |", "(Millions of Dollars)".
+SCALE_LINE = re.compile(r"(?:\b(?:in|dollars in|amounts in)\s+|(?:^|[(|])\s*)(thousands|millions|billions)\b", re.I)
 _SCALE_LOOKBACK = 5  # lines above a table searched for its scale line
 
 
@@ -39,16 +41,36 @@ def has_figures(row_cells: list[str]) -> bool:
     return len(row_cells) > 1 and any(not _YEAR.fullmatch(v.replace("$", "")) for v in row_values(row_cells[1:]))
 
 
+PERIOD_WORDS = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)|\b(?:ended|as of|months|weeks)\b", re.I)
+
+
+def _heads_a_period(row_cells: list[str]) -> bool:
+    """A row of column headings: every cell names a period ("| As of |", "| June 30, 2025 | December 31, 2024 |")."""
+    return bool(row_cells) and all(PERIOD_WORDS.search(c) for c in row_cells)
+
+
 def table_blocks(lines: list[str]) -> list[tuple[int, int]]:
-    """(first line, end line) of each run of pipe rows."""
+    """(first line, end line) of each table: a run of pipe rows, split where a new header starts below rows of
+    figures (two tables printed one under the other, the second with its own period headings)."""
     blocks, start = [], None
     for k, line in enumerate([*lines, ""]):
         if line.startswith("|") and start is None:
             start = k
         elif not line.startswith("|") and start is not None:
-            blocks.append((start, k))
+            blocks.extend(_stacked_tables(lines, start, k))
             start = None
     return blocks
+
+
+def _stacked_tables(lines: list[str], start: int, end: int) -> list[tuple[int, int]]:
+    starts, last_figures = [start], None
+    for k in range(start, end):
+        row = cells(lines[k])
+        if has_figures(row):
+            last_figures = k
+        elif last_figures is not None and last_figures >= starts[-1] and _heads_a_period(row):
+            starts.append(last_figures + 1)  # the new table's header opens after the last row of figures
+    return list(zip(starts, [*starts[1:], end]))
 
 
 def header_length(lines: list[str], start: int, end: int) -> int | None:
@@ -65,8 +87,9 @@ def scale_line(lines: list[str], start: int) -> str | None:
 
 
 def header_context(text: str, offset: int) -> str:
-    """For a chunk starting at `offset` inside a table, below its header rows: the table's scale line and header
-    rows, as printed, one per line; "" when the offset is not inside a table's body."""
+    """What a chunk starting at `offset` inside a table needs above its own text to be read: the table's scale line
+    and header rows, as printed, one per line, and the start of the row the offset cuts (so the chunk's first row
+    keeps its label); "" when the offset is not inside a table."""
     line_start = text.rfind("\n", 0, offset) + 1
     if not text.startswith("|", line_start):
         return ""
@@ -74,10 +97,8 @@ def header_context(text: str, offset: int) -> str:
     first = len(before)
     while first > 0 and before[first - 1].startswith("|"):
         first -= 1
-    if first == len(before):
-        return ""  # the chunk starts on the table's first row: its header is in the chunk
+    first = _stacked_tables(before, first, len(before))[-1][0] if first < len(before) else first
     rows = header_length(before, first, len(before))
-    if not rows:
-        return ""  # the chunk starts inside the header itself, or the table has no header
-    context = [line for line in (scale_line(before, first),) if line] + before[first:first + rows]
-    return "\n".join(context)
+    rows = len(before) - first if rows is None else rows  # no figures above: every row above is the header
+    context = [line for line in (scale_line(before, first),) if line] + before[first:first + rows] if rows else []
+    return "".join(f"{line}\n" for line in context) + text[line_start:offset]

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from edgar_eval.answering.citations import answer_figures
-from edgar_eval.corpus.figure_match import AMOUNT, PER_SHARE, SignedFigure, matches_value, stated_figures, value_sign
+from edgar_eval.corpus.figure_match import AMOUNT, PER_SHARE, PERCENT, SignedFigure, matches_value, stated_figures, value_sign
 
 _OTHER_ROLE_BEFORE = re.compile(
     r"\b(?:from|compared|comparison|versus|vs|prior|previous|preceding|last|earlier|ago|up|down|increase[ds]?|increased"
@@ -90,6 +90,8 @@ def judge_answer(answer_text: str, gold_value: float | None, gold_answer: str | 
     if not comparable:
         return Judgement(False, stated[0].figure.value, f"no figure of the gold's kind ({gold_kind})")
     sign = value_sign(gold_value, label)
+    if gold_kind == PERCENT:  # XBRL tags a rate as a fraction (0.233); the gold answer writes it as printed (23.3%)
+        gold_value = stated_figures(gold_answer)[0].magnitude * (-1 if gold_value < 0 else 1)
     right = [s for s in comparable if matches_value(s, gold_value, sign)]
     previous_end = {id(s): (stated[k - 1].figure.end if k else 0) for k, s in enumerate(stated)}
     rivals = [s for s in comparable if s not in right
