@@ -105,3 +105,12 @@ def test_an_index_built_by_another_chunker_is_refused(broken_corpus):
     error = materialise_evaluation(build_definitions(rechunked), instance)
     assert error is not None and "chunk_embeddings was built differently" in error
     assert "chunk_size: index has 1000, configuration asks for 800" in error
+
+
+def test_an_unknown_answer_retriever_or_depth_is_refused_in_one_line_naming_the_choices(tmp_path):
+    base = dict(corpus_dir=str(tmp_path), corpus_name="x", data_dir=str(tmp_path), reports_dir=str(tmp_path))
+    with pytest.raises(ValueError, match="unknown answer_retriever 'semantic'; choose one of dense, bm25, hybrid"):
+        EvalSettings(**base, answer_retriever="semantic").answer_search()
+    with pytest.raises(ValueError, match="top_k must be at least 1"):
+        EvalSettings(**base, top_k=0).answer_search()
+    assert EvalSettings(**base).answer_search() == "hybrid"

@@ -117,3 +117,27 @@ def test_the_graph_records_a_chat_model_through_the_tape_and_replays_it_with_the
     assert body["replay"] == body["record"], "every figure of the recorded run comes back from the tape"
     assert "generations replayed from a tape | 0 |" in reports["record"]
     assert f"generations replayed from a tape | {replayed_count} |" in reports["replay"]
+
+
+def test_a_nondeterministic_generator_falls_below_full_determinism_and_the_readers_are_not_measured(demo_store, tmp_path):
+    root, settings, _, _ = demo_store
+    assert not bool(pd.read_parquet(root / "data" / "demo" / "determinism.parquet").applicable.iloc[0])  # the table reader
+    calls = iter(range(10**6))
+
+    def sometimes_otherwise(path: str, body: dict):
+        """A chat endpoint that words every third answer otherwise: the same prompt sent twice often gives another text."""
+        wording = "cannot confirm" if next(calls) % 3 else "could not confirm"
+        return json_reply({"model": body["model"], "choices": [{"index": 0, "finish_reason": "stop", "message": {
+            "role": "assistant", "content": f"The passages name the line item but I {wording} the amount. [P1]"}}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+
+    server = LoopbackServer(sometimes_otherwise)
+    try:
+        shutil.copytree(root / "data", tmp_path / "data")
+        run = _with(settings, generator="openai-compatible-chat", generator_model="flaky-chat", generator_url=server.base_url,
+                    tape_mode="off", data_dir=str(tmp_path / "data"), reports_dir=str(tmp_path / "reports"))
+        assert materialise_evaluation(build_definitions(run), dg.DagsterInstance.ephemeral()) is None
+    finally:
+        server.stop()
+    row = pd.read_parquet(tmp_path / "data" / "demo" / "determinism.parquet").iloc[0]
+    assert row.applicable and row.prompts > 0 and row.same_text < row.prompts

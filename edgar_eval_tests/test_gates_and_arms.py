@@ -63,3 +63,24 @@ def test_arms_are_masks_over_one_generation():
     stats = arm_statistics(outcomes, resamples=200).set_index("arm")
     assert stats.loc["A", "false_answer_rate_k"] == 2 and stats.loc["D", "false_answer_rate_k"] == 1
     assert stats.loc["C", "recall_cost_k"] == 1 and stats.loc["A", "recall_cost_k"] == 0
+
+
+def test_the_dev_split_fits_and_nothing_is_fitted_on_eval():
+    frame = _frame(per_company=30)
+    frame["split"] = frame.cik.map({"0000000000": "dev", "0000000001": "dev", "0000000002": "eval", "0000000003": "eval"})
+    scored = cross_fit(frame)
+    dev, evaluation = scored[scored.split == "dev"], scored[scored.split == "eval"]
+    assert set(dev.fold) == {0, 1} and set(evaluation.fold) == {-1}
+    expected = admitting_threshold(dev[dev.answerable].top_score.to_numpy())
+    assert (evaluation.cosine_threshold == expected).all()  # every dev question fits the eval threshold
+    for fold in (0, 1):  # dev questions are scored from the other dev company only
+        other = dev[dev.fold != fold]
+        assert (dev[dev.fold == fold].cosine_threshold == admitting_threshold(other[other.answerable].top_score.to_numpy())).all()
+    shaken = frame.copy()
+    eval_rows = shaken.split == "eval"
+    shaken.loc[eval_rows, "top_score"] = 1 - shaken.loc[eval_rows, "top_score"]  # eval data changes ...
+    shaken.loc[eval_rows, "answerable"] = ~shaken.loc[eval_rows, "answerable"]
+    again = cross_fit(shaken)
+    assert again[again.split == "dev"][["relevance_score", "cosine_threshold", "relevance_threshold"]].equals(
+        dev[["relevance_score", "cosine_threshold", "relevance_threshold"]])  # ... and no fitted value moves
+    assert (again[again.split == "eval"].cosine_threshold == expected).all()

@@ -164,3 +164,26 @@ def test_a_rate_is_never_scaled_and_a_cut_last_row_is_not_read():
     assert answer.figure == 23.3 and judge_answer(answer.text, 0.233, "23.3%", "effective tax rate", 2024).correct
     cut = "(In millions)\n| 2024 | 2023 |\n| Total liabilities | 28,147,7"
     assert not _read("What was Netflix's total liabilities at the end of fiscal 2024?", cut).answered
+
+
+def test_both_readers_are_judged_side_by_side_beside_the_gold_chunk_hit():
+    import pandas as pd
+
+    from edgar_eval.answering.answerer import ExtractiveGenerator, TableReaderGenerator
+    from edgar_eval.evaluation.readers import reader_accuracy, reader_outcomes
+
+    cases = pd.DataFrame({
+        "question": ["What was Nvidia's total revenue for the six months ended July 27, 2025?",
+                     "What was Nvidia's net income for the quarter ended July 27, 2025?",
+                     "What was Apple's total revenue for fiscal 2023?"],
+        "cik": ["1", "1", "2"], "fiscal_year": [2025, 2025, 2023], "scope_filing_ids": [["f1"], ["f1"], ["f2"]],
+        "gold_value": [90_805e6, -611e6, 383_285e6], "gold_answer": ["$90,805 million", "-$611 million", "$383,285 million"],
+        "label": ["total revenue", "net income", "total revenue"]}, index=pd.Index(["q1", "q2", "q3"], name="question_id"))
+    retrieved = pd.DataFrame({"chunk_ids": [["c1"], ["c1"], ["c9"]], "chunk_hit": [True, True, False]}, index=cases.index)
+    texts = pd.Series({"c1": QUARTERLY, "c9": BALANCE})
+    outcomes = reader_outcomes(cases, retrieved, texts, (ExtractiveGenerator(), TableReaderGenerator()))
+    table = reader_accuracy(outcomes).set_index("reader")
+    reader = table.loc["table-reader/1"]
+    assert (reader.questions, reader.gold_chunk_retrieved, reader.right, reader.declined) == (3, 2, 2, 1)
+    assert reader.right_when_gold_retrieved == 1.0 and reader.right_low < 2 / 3 < reader.right_high
+    assert set(table.index) == {"extractive-baseline/1", "table-reader/1"}

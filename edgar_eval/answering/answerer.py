@@ -34,6 +34,7 @@ class ExtractiveGenerator:
     """The offline extractive baseline behind the generator port: deterministic, model-free, never replayed."""
 
     generator_id = READER_ID
+    deterministic = True  # the same passages give the same text: a determinism measurement would compare it with itself
 
     @staticmethod
     def _read(question: str, passages: list[Passage]) -> ReaderAnswer:

@@ -18,7 +18,9 @@ from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.filings import FilingError
 from edgar_eval.domain.ports import Embedder
 from edgar_eval.domain.versioning import content_version
-from edgar_eval.retrieval.dense import DenseIndex
+from edgar_eval.retrieval.bm25 import BM25Index
+from edgar_eval.retrieval.dense import DenseIndex, Hit
+from edgar_eval.retrieval.hybrid import HybridRetriever
 from edgar_eval.retrieval.fingerprint import IndexFingerprint, IndexMismatch, check_fingerprint
 
 PartitionWork = Callable[[str], tuple[pd.DataFrame, dict]]
@@ -185,6 +187,18 @@ def checked_index(settings: EvalSettings) -> tuple[pd.DataFrame, DenseIndex, Emb
     except IndexMismatch as exc:
         raise dg.Failure(str(exc)) from exc
     return index_rows, DenseIndex(np.stack(index_rows.embedding.to_numpy()), index_rows.filing_id.tolist()), embedder
+
+
+Search = Callable[[np.ndarray, str, list[str], int], list[Hit]]  # (query vector, query text, scope, k) -> hits
+
+
+def searches(index_rows: pd.DataFrame, dense: DenseIndex, rrf_k: int) -> dict[str, Search]:
+    """The three retrievers over the same chunk rows: dense (exact cosine), BM25 (bm25s) and hybrid (their RRF)."""
+    lexical = BM25Index.build(index_rows.text.tolist(), index_rows.filing_id.tolist())
+    hybrid = HybridRetriever(dense, lexical, rrf_k=rrf_k)
+    return {"dense": lambda vector, text, scope, k: dense.search(vector, scope, k),
+            "bm25": lambda vector, text, scope, k: lexical.search(text, scope, k),
+            "hybrid": hybrid.search}
 
 
 def filing_keys(settings: EvalSettings) -> list[str]:

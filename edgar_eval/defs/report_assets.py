@@ -12,13 +12,14 @@ import edgar_eval
 from edgar_eval.adapters.files import replace_file
 from edgar_eval.defs.common import CORPUS_TABLES, filing_keys, read_partitions, usable_partitions
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.statistics_assets import read_protocol
 from edgar_eval.evaluation.experiment import risk_coverage_curves
 from edgar_eval.report.builder import ReportInputs, build_report
 
 REPORT_INPUTS = ["arm_statistics", "arm_comparisons", "gate_quality", "gate_quality_by_kind", "gate_comparisons", "determinism", "stage_latency", "arm_costs", "citation_mutations",
                  "retrieval_metrics", "retrieval_slices", "golden_questions", "golden_rejections", "golden_set", "search_index",
                  "gate_scores", "arm_outcomes", "generations",
-                 "pattern_funnel", "gate_agreement", "golden_patterns", "pattern_baseline", "golden_audit"]
+                 "pattern_funnel", "gate_agreement", "golden_patterns", "pattern_baseline", "golden_audit", "reader_accuracy", "interval_coverage"]
 
 
 @functools.cache
@@ -38,7 +39,8 @@ def code_version() -> str:
 def report(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     keys, left_out = usable_partitions(store, filing_keys(settings), CORPUS_TABLES)
-    outcomes, scores = store.read("arm_outcomes"), store.read("gate_scores")
+    protocol, _ = read_protocol(settings)
+    outcomes, scores = protocol.questions(store.read("arm_outcomes")), protocol.questions(store.read("gate_scores"))
     rendered = build_report(ReportInputs(
         corpus_name=settings.corpus_name, filings=read_partitions(store, "filings", keys), left_out=left_out,
         golden=store.read("golden_questions"), golden_set=store.read("golden_set"),
@@ -51,7 +53,9 @@ def report(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.Mate
         pattern_funnel=store.read("pattern_funnel"), gate_agreement=store.read("gate_agreement"),
         golden_patterns=store.read("golden_patterns"), pattern_baseline=store.read("pattern_baseline"),
         gates_by_kind=store.read("gate_quality_by_kind"), golden_audit=store.read("golden_audit"),
+        readers=store.read("reader_accuracy"), coverage=store.read("interval_coverage"),
         settings={"chunk_size": settings.chunk_size, "chunk_overlap": settings.chunk_overlap, "top_k": settings.top_k,
+                  "answer_retriever": settings.answer_retriever,
                   "retrieval_depths": settings.retrieval_depths, "rrf_k": settings.rrf_k, "golden_seed": settings.golden_seed,
                   "code_version": code_version()},
     ))

@@ -8,28 +8,32 @@ import dagster as dg
 import numpy as np
 import pandas as pd
 
-from edgar_eval.answering.answerer import ANSWERED, answer_question
+from edgar_eval.answering.answerer import ANSWERED, ExtractiveGenerator, TableReaderGenerator, answer_question
 from edgar_eval.answering.period_guard import period_guard
 from edgar_eval.answering.relevance import FEATURES, relevance_features
-from edgar_eval.defs.common import checked_index, filing_keys, read_partitions, table_head, unpartitioned_result, usable_partitions
+from edgar_eval.defs.common import checked_index, filing_keys, read_partitions, searches, table_head, unpartitioned_result, usable_partitions
 from edgar_eval.corpus.company_names import aliases_by_company
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.generation import GenerationRequest
 from edgar_eval.evaluation.gates import arm_outcomes as mask_arms
 from edgar_eval.evaluation.gates import cross_fit
 from edgar_eval.evaluation.judge import judge_answer
+from edgar_eval.evaluation.readers import reader_accuracy as summarise_readers
+from edgar_eval.evaluation.readers import reader_outcomes
 from edgar_eval.evaluation.retrieval_hits import hit_record, run_record
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
-from edgar_eval.retrieval.bm25 import BM25Index
-from edgar_eval.retrieval.hybrid import HybridRetriever
+from edgar_eval.retrieval.dense import SCORE_DECIMALS
 
 
-@dg.asset(deps=["search_index", "golden_questions"], group_name="runs", code_version="1",
-          description="Top-k chunks per golden question by exact cosine, scoped to the company's filings of the fiscal year asked, "
-                      "with document, page and gold-chunk hits.")
+@dg.asset(deps=["search_index", "golden_questions"], group_name="runs", code_version="2",
+          description="The passages the answerer reads: the top K chunks per golden question from the answerer's retriever "
+                      "(settings answer_retriever and top_k; hybrid by default), scoped to the company's filings of the fiscal "
+                      "year asked, with each chunk's cosine to the question (what the cosine and relevance gates read) and "
+                      "document, page and gold-chunk hits.")
 def retrievals(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     index_rows, index, embedder = checked_index(settings)
+    search = searches(index_rows, index, settings.rrf_k)[settings.answer_search()]
     golden = store.read("golden_questions")
     started = time.perf_counter()
     queries = embedder.embed(golden.question.tolist())
@@ -37,18 +41,19 @@ def retrievals(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.
     rows = []
     for question, query in zip(golden.itertuples(), queries):
         started = time.perf_counter()
-        hits = index.search(query, list(question.scope_filing_ids), settings.top_k)
+        hits = search(query, question.question, list(question.scope_filing_ids), settings.top_k)
         search_seconds = time.perf_counter() - started
         found = index_rows.iloc[[h.row for h in hits]]
+        cosines = np.round(index.vectors[[h.row for h in hits]] @ query.astype(np.float32), SCORE_DECIMALS) if hits else np.array([])
         record = hit_record(found.chunk_id.tolist(), found.filing_id.tolist(), [list(p) for p in found.pages],
                             list(question.gold_chunk_ids), list(question.gold_filing_ids), list(question.gold_pages))
-        rows.append({"question_id": question.question_id, "k": settings.top_k, "chunk_ids": found.chunk_id.tolist(),
-                     "filing_ids": found.filing_id.tolist(), "scores": [h.score for h in hits],
-                     "embed_seconds": embed_seconds, "search_seconds": search_seconds, **record})
+        rows.append({"question_id": question.question_id, "retriever": settings.answer_retriever, "k": settings.top_k,
+                     "chunk_ids": found.chunk_id.tolist(), "filing_ids": found.filing_id.tolist(), "scores": [h.score for h in hits],
+                     "cosines": [float(c) for c in cosines], "embed_seconds": embed_seconds, "search_seconds": search_seconds, **record})
     frame = pd.DataFrame(rows)
     answerable = frame[golden.expected_route.to_numpy() == "answer"]
     return unpartitioned_result(store, "retrievals", frame, {
-        "questions": len(frame), "k": settings.top_k,
+        "questions": len(frame), "retriever": settings.answer_retriever, "k": settings.top_k,
         "document_hit_rate": float(answerable.document_hit.mean()) if len(answerable) else float("nan"),
         "chunk_hit_rate": float(answerable.chunk_hit.mean()) if len(answerable) else float("nan")})
 
@@ -61,17 +66,11 @@ def retrieval_runs(context: dg.AssetExecutionContext, settings: EvalSettings) ->
     store = settings.store()
     index_rows, dense, embedder = checked_index(settings)
     golden = store.read("golden_questions")
-    lexical = BM25Index.build(index_rows.text.tolist(), index_rows.filing_id.tolist())
-    hybrid = HybridRetriever(dense, lexical, rrf_k=settings.rrf_k)
-    searches = {
-        "dense": lambda vector, text, scope, k: dense.search(vector, scope, k),
-        "bm25": lambda vector, text, scope, k: lexical.search(text, scope, k),
-        "hybrid": hybrid.search,
-    }
+    retrievers = searches(index_rows, dense, settings.rrf_k)
     rows = []
     for question, vector in zip(golden.itertuples(), embedder.embed(golden.question.tolist())):
         scope = list(question.scope_filing_ids)
-        for retriever, search in searches.items():
+        for retriever, search in retrievers.items():
             for depth in settings.retrieval_depths:
                 error, hits = None, []
                 try:
@@ -96,14 +95,17 @@ DETERMINISM_SAMPLE = 40  # questions asked twice to measure whether the same pro
           description="One generation per question from the configured generator (the extractive baseline by default; an "
                       "OpenAI-compatible chat model or an external RAG service through a record/replay tape), then the citation "
                       "check: answered, model_declined, no_valid_citation or unsupported_claim, with the stated figure and latency. "
-                      "A seeded sample is generated twice to measure determinism.")
+                      "A seeded sample is generated twice to measure determinism (not for a deterministic generator, which "
+                      "would only be compared with itself).")
 def generations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     golden = store.read("golden_questions").set_index("question_id")
     texts = store.read("search_index").set_index("chunk_id").text
     generator, repeat_generator = settings.generator_adapter(), settings.generator_adapter(repeat=True)
     retrieved = store.read("retrievals").sort_values("question_id")
-    repeat = set(random.Random(settings.golden_seed).sample(sorted(retrieved.question_id), min(DETERMINISM_SAMPLE, len(retrieved))))
+    deterministic = bool(getattr(generator, "deterministic", False))
+    repeat = set() if deterministic else set(
+        random.Random(settings.golden_seed).sample(sorted(retrieved.question_id), min(DETERMINISM_SAMPLE, len(retrieved))))
     rows = []
     for retrieval in retrieved.itertuples():
         case = golden.loc[retrieval.question_id]
@@ -123,7 +125,7 @@ def generations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
             "cited_chunk_ids": list(generation.citations) if generation else [],
             "generate_seconds": generation.latency_seconds if generation else 0.0,
             "replayed": bool(generation.replayed) if generation else False, "tape_key": generation.tape_key if generation else None,
-            "same_text_again": same_again,
+            "same_text_again": same_again, "deterministic": deterministic,
         })
     frame = pd.DataFrame(rows)
     latency = frame.generate_seconds.to_numpy()
@@ -135,9 +137,29 @@ def generations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
         "head": table_head(frame, ["question_id", "outcome", "answer_text"])})
 
 
-@dg.asset(deps=["retrievals", "xbrl_facts", "filings"], group_name="runs", code_version="2",
-          description="Per question: the period guard's verdict, the top cosine score and the relevance model's score, "
-                      "each with its threshold cross-fitted by company (two folds, admitting 90% of the other fold's answerable questions).")
+@dg.asset(deps=["retrievals", "golden_questions", "search_index"], group_name="runs", code_version="1",
+          description="Both offline readers (extractive-baseline and table-reader) on the passages the answerer read, for every "
+                      "answerable question, judged as under arm A: right (Wilson 95%), wrong, declined, beside the share whose "
+                      "gold chunk was retrieved at the answerer's K (the readers' ceiling).")
+def reader_accuracy(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    store = settings.store()
+    golden = store.read("golden_questions").set_index("question_id")
+    retrieved = store.read("retrievals").set_index("question_id")
+    texts = store.read("search_index").set_index("chunk_id").text
+    outcomes = reader_outcomes(golden[golden.expected_route == "answer"], retrieved, texts,
+                               (ExtractiveGenerator(), TableReaderGenerator()))
+    frame = summarise_readers(outcomes)
+    return unpartitioned_result(store, "reader_accuracy", frame, {
+        "retriever": settings.answer_retriever, "k": settings.top_k,
+        "right_share": dg.MetadataValue.json(dict(zip(frame.reader, frame.right_share.round(4)))),
+        "head": table_head(frame, ["reader", "questions", "gold_chunk_retrieved", "right", "wrong", "declined"])})
+
+
+@dg.asset(deps=["retrievals", "xbrl_facts", "filings", "golden_set"], group_name="runs", code_version="3",
+          description="Per question: the period guard's verdict, the top cosine score and the relevance model's score, each "
+                      "with its threshold admitting 90% of the fitting questions' answerable ones. The dev split fits: eval "
+                      "questions are scored by a model and thresholds fitted on the whole dev split, dev questions two-fold by "
+                      "company within dev.")
 def gate_scores(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     golden = store.read("golden_questions")
@@ -153,11 +175,12 @@ def gate_scores(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
         started = time.perf_counter()
         years = set().union(*(reported.get(f, set()) for f in question.scope_filing_ids))
         guard = period_guard(question.question, years)
-        features = relevance_features(question.question, [texts[c] for c in retrieval.chunk_ids], list(retrieval.scores), names)
+        features = relevance_features(question.question, [texts[c] for c in retrieval.chunk_ids], sorted(retrieval.cosines, reverse=True), names)
         rows.append({"question_id": question.question_id, "cik": question.cik, "answerable": question.expected_route == "answer",
                      "period_pass": guard.passes, "period_reason": guard.reason, **features,
                      "gate_seconds": time.perf_counter() - started})
-    scored = cross_fit(pd.DataFrame(rows))
+    split = store.read("golden_set", columns=["question_id", "split"])
+    scored = cross_fit(pd.DataFrame(rows).merge(split, on="question_id", how="left", validate="one_to_one"))
     brier = float(np.mean((scored.relevance_score - scored.answerable.astype(float)) ** 2))
     return unpartitioned_result(store, "gate_scores", scored, {
         "relevance_brier": brier, "period_pass_rate": float(scored.period_pass.mean()),
@@ -165,8 +188,9 @@ def gate_scores(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
         "features": ", ".join(FEATURES)})
 
 
-@dg.asset(deps=["gate_scores", "generations", "golden_questions"], group_name="runs", code_version="1",
-          description="The six arms A-F as masks over the one generation per question; each outcome right or wrong against the golden case.")
+@dg.asset(deps=["gate_scores", "generations", "golden_questions"], group_name="runs", code_version="2",
+          description="The six arms A-F as masks over the one generation per question; each outcome right or wrong against the "
+                      "golden case, with the question's split (dev or eval).")
 def arm_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     golden = store.read("golden_questions")
@@ -174,11 +198,11 @@ def arm_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings) -> d
         golden[["question_id", "expected_route", "kind", "gold_value", "gold_answer", "label", "fiscal_year"]], on="question_id")
     judged["figure_correct"] = [judge_answer(g.answer_text, g.gold_value, g.gold_answer, g.label, int(g.fiscal_year)).correct
                                 for g in judged.itertuples()]
-    gates = store.read("gate_scores")[["question_id", "cik", "period_pass", "cosine_pass", "relevance_pass"]]
+    gates = store.read("gate_scores")[["question_id", "cik", "split", "period_pass", "cosine_pass", "relevance_pass"]]
     outcomes = mask_arms(gates, judged[["question_id", "answered", "outcome", "figure_correct", "expected_route", "kind", "generate_seconds"]])
     return unpartitioned_result(store, "arm_outcomes", outcomes, {
         "questions": int(outcomes.question_id.nunique()),
         "correct_share_by_arm": dg.MetadataValue.json(outcomes.groupby("arm").correct.mean().round(4).to_dict())})
 
 
-ASSETS = [retrievals, retrieval_runs, generations, gate_scores, arm_outcomes]
+ASSETS = [retrievals, retrieval_runs, generations, reader_accuracy, gate_scores, arm_outcomes]

@@ -20,6 +20,7 @@ from edgar_eval.domain.ports import Embedder
 from edgar_eval.retrieval.fingerprint import IndexFingerprint
 from edgar_eval.retrieval.hybrid import RRF_K
 
+RETRIEVERS = ("dense", "bm25", "hybrid")
 CORPUS_DIR_ENV = "EDGAR_EVAL_CORPUS_DIR"
 CORPUS_NAME_ENV = "EDGAR_EVAL_CORPUS_NAME"
 HOME_ENV = "EDGAR_EVAL_HOME"
@@ -83,7 +84,8 @@ class EvalSettings(dg.ConfigurableResource):
     chunk_size: int = 1000
     chunk_overlap: int = 200
     chunk_table_headers: bool = True  # a chunk that starts inside a table carries the table's scale line and header rows
-    top_k: int = 10  # passages the answerer reads
+    answer_retriever: str = "hybrid"  # the answerer's retriever: dense | bm25 | hybrid
+    top_k: int = 30  # passages the answerer reads
     retrieval_depths: list[int] = [30, 50]  # each depth its own search, for the retrieval measurement
     rrf_k: int = RRF_K  # the reciprocal rank fusion constant of the hybrid retriever
     golden_seed: int = 7
@@ -91,12 +93,12 @@ class EvalSettings(dg.ConfigurableResource):
     embedder: str = "minilm"  # or "openai-compatible", with the two settings below
     embeddings_model: str = ""
     embeddings_base_url: str = ""
-    generator: str = "extractive"  # or "openai-compatible-chat" / "external-rag", with the settings below
+    generator: str = "table-reader"  # or "extractive", "openai-compatible-chat" / "external-rag", with the settings below
     generator_model: str = ""
     generator_url: str = ""
     tape_mode: str = "off"  # off | record | replay | fill: model calls through tapes/<corpus>/<model>/
     tapes_dir: str = ""  # default: tapes/ in the project home, committed beside the reports
-    protocol: str = "answering-v1"  # protocol/<name>.toml: the pre-registered hypotheses the statistics read
+    protocol: str = "answering-v2"  # protocol/<name>.toml: the pre-registered hypotheses the statistics read
     proposals: list[str] = []  # JSON Lines files of golden-question proposals to run through the ten gates
     proposer_model: str = ""  # an OpenAI-compatible chat model that proposes candidates from aligned excerpts, through
     proposer_url: str = ""  # the tape (tape_mode), when both are set
@@ -110,6 +112,14 @@ class EvalSettings(dg.ConfigurableResource):
     @property
     def is_demo(self) -> bool:
         return self.corpus_name == DEMO_CORPUS_NAME
+
+    def answer_search(self) -> str:
+        """The answerer's retriever, refused in one line when it is not one of the three."""
+        if self.answer_retriever not in RETRIEVERS:
+            raise ValueError(f"unknown answer_retriever {self.answer_retriever!r}; choose one of {', '.join(RETRIEVERS)}")
+        if self.top_k < 1:
+            raise ValueError(f"top_k must be at least 1, got {self.top_k}")
+        return self.answer_retriever
 
     def store(self) -> ParquetStore:
         return ParquetStore(Path(self.data_dir) / self.corpus_name)
@@ -170,7 +180,7 @@ class EvalSettings(dg.ConfigurableResource):
             embedder=os.environ.get(EMBEDDER_ENV, "minilm"),
             embeddings_model=os.environ.get(MODEL_ENV, ""),
             embeddings_base_url=os.environ.get(BASE_URL_ENV, ""),
-            generator=os.environ.get(GENERATOR_ENV, "extractive"),
+            generator=os.environ.get(GENERATOR_ENV, "table-reader"),
             generator_model=os.environ.get(GENERATOR_MODEL_ENV, ""),
             generator_url=os.environ.get(GENERATOR_URL_ENV, ""),
             tape_mode=os.environ.get(TAPE_MODE_ENV, "off"),

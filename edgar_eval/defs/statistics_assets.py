@@ -15,12 +15,13 @@ from edgar_eval.evaluation.summaries import arm_statistics as summarise_arms
 from edgar_eval.evaluation.summaries import retrieval_slices as summarise_slices
 
 
-@dg.asset(deps=["arm_outcomes"], group_name="statistics", code_version="2",
-          description="Per arm: false-answer rate on unanswerable questions, recall cost and accuracy on answerable ones, each "
-                      "with a Wilson and a company-cluster bootstrap 95% interval; generator seconds per question.")
+@dg.asset(deps=["arm_outcomes"], group_name="statistics", code_version="3",
+          description="Per arm, on the protocol's split (eval): false-answer rate on unanswerable questions, recall cost and "
+                      "accuracy on answerable ones, each with a Wilson and a company-cluster bootstrap 95% interval.")
 def arm_statistics(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
-    stats = summarise_arms(store.read("arm_outcomes"), seed=settings.golden_seed)
+    protocol, _ = read_protocol(settings)
+    stats = summarise_arms(protocol.questions(store.read("arm_outcomes")), seed=settings.golden_seed).assign(split=protocol.split)
     return unpartitioned_result(store, "arm_statistics", stats, {
         "head": table_head(stats, ["arm", "gates", "false_answer_rate", "recall_cost", "answer_accuracy"], rows=6)})
 
@@ -32,14 +33,38 @@ def read_protocol(settings: EvalSettings) -> tuple[experiment.Protocol, str]:
     return experiment.Protocol.from_mapping(tomllib.loads(data.decode())), hashlib.sha256(data).hexdigest()
 
 
+COVERAGE_REPLICATES = 400  # simulated runs per interval method: coverage to about +-2 points
+COVERAGE_RESAMPLES = 1_000
+
+
 @dg.asset(deps=["arm_outcomes"], group_name="statistics", code_version="1",
-          description="Paired differences between arms on the same questions (every arm against A, and the protocol's pairs): "
-                      "a company-bootstrap interval at the protocol's level, exact McNemar on the discordant pairs, the minimum "
-                      "detectable effect at the protocol's power; confirmatory where the protocol names the comparison.")
+          description="How often each company-cluster bootstrap interval (percentile, BCa, studentised) covers a known true "
+                      "paired difference, simulated with the companies and question counts of the protocol's split at the "
+                      "protocol's level; the method closest to nominal is the one the paired comparisons use.")
+def interval_coverage(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    store = settings.store()
+    protocol, _ = read_protocol(settings)
+    outcomes = protocol.questions(store.read("arm_outcomes"))
+    unanswerable = outcomes[(outcomes.arm == "A") & (outcomes.expected_route != "answer")]
+    sizes = unanswerable.groupby("cik").size().sort_index().tolist()
+    table = experiment.interval_coverage(sizes, protocol.confidence, COVERAGE_REPLICATES, COVERAGE_RESAMPLES, settings.golden_seed)
+    return unpartitioned_result(store, "interval_coverage", table.assign(split=protocol.split), {
+        "companies": len(sizes), "chosen": str(table.method[table.chosen].iloc[0]) if table.chosen.any() else "none",
+        "head": table_head(table, rows=3)})
+
+
+@dg.asset(deps=["arm_outcomes", "interval_coverage"], group_name="statistics", code_version="2",
+          description="Paired differences between arms on the same questions of the protocol's split (every arm against A, and "
+                      "the protocol's pairs): a company-bootstrap interval at the protocol's level by the method the coverage "
+                      "simulation chose, exact McNemar on the discordant pairs (exploratory: it assumes independent questions), "
+                      "the minimum detectable effect at design time; confirmatory where the protocol names the comparison, "
+                      "decided by the protocol's rule.")
 def arm_comparisons(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     protocol, protocol_sha = read_protocol(settings)
-    table = experiment.arm_comparisons(store.read("arm_outcomes"), protocol, seed=settings.golden_seed)
+    coverage = store.read("interval_coverage")
+    method = str(coverage.method[coverage.chosen].iloc[0]) if coverage.chosen.any() else "percentile"
+    table = experiment.arm_comparisons(store.read("arm_outcomes"), protocol, seed=settings.golden_seed, method=method)
     confirmatory = table[table.status == "confirmatory"]
     return unpartitioned_result(store, "arm_comparisons", table.assign(protocol=protocol.version, protocol_sha256=protocol_sha), {
         "protocol": protocol.version, "protocol_sha256": protocol_sha,
@@ -47,13 +72,16 @@ def arm_comparisons(context: dg.AssetExecutionContext, settings: EvalSettings) -
         "head": table_head(table, ["arm", "baseline", "metric", "difference", "low", "high", "mcnemar_p", "status"], rows=10)})
 
 
-@dg.asset(deps=["gate_scores", "arm_outcomes"], group_name="statistics", code_version="1",
-          description="Per gate score (cosine, relevance model, period guard): AUROC for answerable vs unanswerable with a DeLong "
-                      "95% interval, and the AURC of admitting arm A's generations in that score's order.")
+@dg.asset(deps=["gate_scores", "arm_outcomes"], group_name="statistics", code_version="2",
+          description="Per gate score (cosine, relevance model, period guard), on the protocol's split: AUROC for answerable vs "
+                      "unanswerable with a DeLong 95% interval, and the AURC of admitting arm A's generations in that score's "
+                      "order, beside arm A's accuracy on answerable questions (what the AURC grades along with the gate).")
 def gate_quality(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
-    outcomes = store.read("arm_outcomes")
-    table = experiment.gate_quality(store.read("gate_scores"), outcomes[outcomes.arm == "A"])
+    protocol, _ = read_protocol(settings)
+    outcomes = protocol.questions(store.read("arm_outcomes"))
+    scores = protocol.questions(store.read("gate_scores"))
+    table = experiment.gate_quality(scores, outcomes[outcomes.arm == "A"]).assign(split=protocol.split)
     return unpartitioned_result(store, "gate_quality", table, {"head": table_head(table, rows=3)})
 
 
@@ -63,7 +91,9 @@ def gate_quality(context: dg.AssetExecutionContext, settings: EvalSettings) -> d
                       "the twin's ease, not the gate.")
 def gate_quality_by_kind(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
-    table = experiment.gate_quality_by_kind(store.read("gate_scores"), store.read("golden_questions", columns=["question_id", "kind"]))
+    protocol, _ = read_protocol(settings)
+    table = experiment.gate_quality_by_kind(protocol.questions(store.read("gate_scores")),
+                                            store.read("golden_questions", columns=["question_id", "kind"])).assign(split=protocol.split)
     return unpartitioned_result(store, "gate_quality_by_kind", table, {"head": table_head(table, rows=9)})
 
 
@@ -71,7 +101,8 @@ def gate_quality_by_kind(context: dg.AssetExecutionContext, settings: EvalSettin
           description="Paired AUROC differences between the gate scores on the same questions, with DeLong 95% intervals.")
 def gate_comparisons(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
-    table = experiment.gate_comparisons(store.read("gate_scores"))
+    protocol, _ = read_protocol(settings)
+    table = experiment.gate_comparisons(protocol.questions(store.read("gate_scores"))).assign(split=protocol.split)
     return unpartitioned_result(store, "gate_comparisons", table, {"head": table_head(table, rows=3)})
 
 
@@ -122,13 +153,14 @@ def citation_mutations(context: dg.AssetExecutionContext, settings: EvalSettings
         "judged_wrong": int(table.judged_wrong.sum()), "per_kind": table_head(summary, ["kind", "mutants", "withheld", "judged_wrong"], rows=5)})
 
 
-@dg.asset(deps=["generations"], group_name="statistics", code_version="1",
+@dg.asset(deps=["generations"], group_name="statistics", code_version="2",
           description="Determinism: the share of a seeded sample of prompts that gave the same text when sent twice, with a "
-                      "Wilson 95% interval (replayed: the two recorded calls compared).")
+                      "Wilson 95% interval (replayed: the two recorded calls compared); not applicable to a deterministic generator.")
 def determinism(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
-    table = experiment.determinism(store.read("generations").same_text_again)
-    return unpartitioned_result(store, "determinism", table, {"share": float(table.share.iloc[0]) if int(table.prompts.iloc[0]) else np.nan})
+    table = experiment.determinism(store.read("generations"))
+    return unpartitioned_result(store, "determinism", table, {
+        "applicable": bool(table.applicable.iloc[0]), "share": float(table.share.iloc[0]) if int(table.prompts.iloc[0]) else np.nan})
 
 
 @dg.asset(deps=["retrieval_runs"], group_name="statistics", code_version="2",
@@ -154,4 +186,4 @@ def retrieval_slices(context: dg.AssetExecutionContext, settings: EvalSettings) 
         "slices": len(slices), "head": table_head(slices, ["slice", "value", "retriever", "k", "page_hit_rate", "median_gold_rank"], rows=10)})
 
 
-ASSETS = [arm_statistics, arm_costs, arm_comparisons, citation_mutations, gate_quality, gate_quality_by_kind, gate_comparisons, stage_latency, determinism, retrieval_metrics, retrieval_slices]
+ASSETS = [arm_statistics, arm_costs, interval_coverage, arm_comparisons, citation_mutations, gate_quality, gate_quality_by_kind, gate_comparisons, stage_latency, determinism, retrieval_metrics, retrieval_slices]

@@ -19,6 +19,7 @@ from edgar_eval.answering.mutations import MUTANT_KINDS, figure_mutations
 from edgar_eval.evaluation.judge import judge_answer
 from edgar_eval.evaluation.gates import ARMS
 from edgar_eval.stats.bootstrap import cluster_bootstrap_paired_difference
+from edgar_eval.stats.coverage import best_method, simulate_coverage
 from edgar_eval.stats.paired import mcnemar_exact, minimum_detectable_effect
 from edgar_eval.stats.proportions import wilson
 from edgar_eval.stats.risk_coverage import risk_coverage
@@ -40,64 +41,148 @@ class Hypothesis:
     arm: str
     baseline: str
     direction: str  # "lower" or "higher": the sign of arm minus baseline the hypothesis predicts
+    recall_cost_margin: float | None = None  # v2: the most recall the arm may cost against its baseline (non-inferiority)
 
 
 @dataclass(frozen=True)
 class Protocol:
+    """A pre-registered protocol. v1: two-sided alpha, confirmed when the interval excludes zero on the predicted side
+    and McNemar rejects. v2 (any hypothesis with a recall-cost margin): one-sided alpha for each of two conditions,
+    the false-answer rate falls and the recall cost stays inside the margin, both read from the company-cluster
+    bootstrap on the protocol's split; McNemar is printed, exploratory, as it assumes independent questions."""
+
     version: str
-    alpha: float  # for the paired intervals (1 - alpha) and McNemar
+    alpha: float  # v1: two-sided, for the paired intervals (1 - alpha) and McNemar; v2: one-sided per condition
     power: float
     hypotheses: tuple[Hypothesis, ...]
+    split: str = "all"  # the questions the confirmatory rows read: "eval" or "all"
+    assumed_discordance: float | None = None  # v2: for the minimum detectable effect at design time
+
+    @property
+    def one_sided(self) -> bool:
+        return any(h.recall_cost_margin is not None for h in self.hypotheses)
+
+    @property
+    def confidence(self) -> float:
+        """The two-sided level of the printed intervals: a one-sided bound at alpha is one end of a 1 - 2 alpha interval."""
+        return 1 - 2 * self.alpha if self.one_sided else 1 - self.alpha
 
     @classmethod
     def from_mapping(cls, data: dict) -> "Protocol":
         hypotheses = []
         for entry in data.get("hypotheses", []):
-            hypothesis = Hypothesis(entry["id"], entry["statement"], entry["metric"], entry["arm"], entry["baseline"], entry["direction"])
+            margin = entry.get("recall_cost_margin")
+            hypothesis = Hypothesis(entry["id"], entry["statement"], entry["metric"], entry["arm"], entry["baseline"], entry["direction"],
+                                    None if margin is None else float(margin))
             if hypothesis.metric not in METRICS or hypothesis.direction not in ("lower", "higher"):
                 raise ValueError(f"hypothesis {hypothesis.id}: unknown metric {hypothesis.metric!r} or direction {hypothesis.direction!r}")
             if hypothesis.arm not in ARMS or hypothesis.baseline not in ARMS:
                 raise ValueError(f"hypothesis {hypothesis.id}: arms must be among {', '.join(ARMS)}")
+            if margin is not None and not 0 <= float(margin) < 1:
+                raise ValueError(f"hypothesis {hypothesis.id}: recall_cost_margin must lie in [0, 1), got {margin}")
             hypotheses.append(hypothesis)
-        return cls(str(data["version"]), float(data["alpha"]), float(data.get("power", 0.8)), tuple(hypotheses))
+        split = str(data.get("split", "all"))
+        if split not in ("all", "eval"):
+            raise ValueError(f"protocol split must be 'all' or 'eval', got {split!r}")
+        design = data.get("design", {})
+        discordance = design.get("assumed_discordance")
+        return cls(str(data["version"]), float(data["alpha"]), float(data.get("power", 0.8)), tuple(hypotheses), split,
+                   None if discordance is None else float(discordance))
+
+    def questions(self, outcomes: pd.DataFrame) -> pd.DataFrame:
+        """The outcomes the confirmatory rows read."""
+        return outcomes if self.split == "all" else outcomes[outcomes.split == self.split]
+
+    def design_mde(self, planned_n: int) -> float:
+        """The minimum detectable effect at design time: the planned number of questions (the frozen golden set's
+        split, fixed before any answer exists) and the discordance the protocol assumes, at its alpha and power."""
+        if self.assumed_discordance is None or planned_n < 1:
+            return float("nan")
+        return minimum_detectable_effect(planned_n, self.assumed_discordance, alpha=2 * self.alpha if self.one_sided else self.alpha,
+                                         power=self.power)
 
 
-def arm_comparisons(outcomes: pd.DataFrame, protocol: Protocol, seed: int = 0, resamples: int = 10_000) -> pd.DataFrame:
-    """Every arm against arm A, and every pair the protocol names, on both metrics: the paired difference with a
-    (1 - alpha) company-bootstrap interval, exact McNemar on the discordant pairs, and the minimum detectable effect."""
+def arm_comparisons(outcomes: pd.DataFrame, protocol: Protocol, seed: int = 0, resamples: int = 10_000,
+                    method: str = "percentile") -> pd.DataFrame:
+    """Every arm against arm A, and every pair the protocol names, on both metrics, over the protocol's split: the
+    paired difference with a company-bootstrap interval (`method`) at the protocol's level, exact McNemar on the
+    discordant pairs, and the minimum detectable effect (v1: from the observed discordance; v2: at design time)."""
     pairs = [(arm, "A") for arm in ARMS if arm != "A"]
     pairs += [(h.arm, h.baseline) for h in protocol.hypotheses if (h.arm, h.baseline) not in pairs]
-    by_arm = {arm: group.set_index("question_id").sort_index() for arm, group in outcomes.groupby("arm")}
-    rows = []
+    read = protocol.questions(outcomes)
+    by_arm = {arm: group.set_index("question_id").sort_index() for arm, group in read.groupby("arm")}
+    rows = {}
     for arm, baseline in pairs:
         for metric, (questions, column) in METRICS.items():
             first, second = by_arm[arm], by_arm[baseline]
             wanted = (first.expected_route == "answer") if questions == "answerable" else (first.expected_route != "answer")
             a, b = first.loc[wanted, column].to_numpy(bool), second.loc[wanted[wanted].index, column].to_numpy(bool)
             clusters = first.loc[wanted, "cik"].to_numpy()
-            interval = cluster_bootstrap_paired_difference(a.astype(float), b.astype(float), clusters, confidence=1 - protocol.alpha,
-                                                           resamples=resamples, seed=seed)
+            interval = cluster_bootstrap_paired_difference(a.astype(float), b.astype(float), clusters, confidence=protocol.confidence,
+                                                           resamples=resamples, seed=seed, method=method)
             test = mcnemar_exact(a, b)
-            mde = minimum_detectable_effect(len(a), test.discordance, alpha=protocol.alpha, power=protocol.power) if len(a) else float("nan")
+            if protocol.one_sided:
+                mde = protocol.design_mde(len(a))
+            else:
+                mde = minimum_detectable_effect(len(a), test.discordance, alpha=protocol.alpha, power=protocol.power) if len(a) else float("nan")
             hypothesis = next((h for h in protocol.hypotheses if (h.arm, h.baseline, h.metric) == (arm, baseline, metric)), None)
-            rows.append({
-                "arm": arm, "baseline": baseline, "metric": metric, "questions": len(a),
-                "difference": interval.estimate, "low": interval.low, "high": interval.high, "confidence": 1 - protocol.alpha,
+            rows[(arm, baseline, metric)] = {
+                "arm": arm, "baseline": baseline, "metric": metric, "split": protocol.split, "questions": len(a),
+                "companies": interval.clusters, "interval_method": method,
+                "difference": interval.estimate, "low": interval.low, "high": interval.high, "confidence": protocol.confidence,
                 "discordant_arm_only": test.b, "discordant_baseline_only": test.c, "mcnemar_p": test.p_value,
-                "minimum_detectable_effect": mde,
+                "minimum_detectable_effect": mde, "mde_basis": "design" if protocol.one_sided else "observed",
                 "status": "confirmatory" if hypothesis else "exploratory",
-                "hypothesis": hypothesis.id if hypothesis else "",
-                "decision": _decide(hypothesis, interval.low, interval.high, test.p_value, protocol.alpha) if hypothesis else "",
-            })
-    return pd.DataFrame(rows)
+                "hypothesis": hypothesis.id if hypothesis else "", "recall_cost_margin": np.nan, "decision": "",
+            }
+    for hypothesis in protocol.hypotheses:
+        row = rows[(hypothesis.arm, hypothesis.baseline, hypothesis.metric)]
+        if hypothesis.recall_cost_margin is None:
+            row["decision"] = _decide(hypothesis, row["low"], row["high"], row["mcnemar_p"], protocol.alpha)
+        else:
+            accuracy = rows[(hypothesis.arm, hypothesis.baseline, "answer_accuracy")]
+            row["recall_cost_margin"] = hypothesis.recall_cost_margin
+            row["decision"] = decide_non_inferior(hypothesis, row["high"], row["low"], accuracy["low"])
+    return pd.DataFrame(list(rows.values()))
 
 
 def _decide(hypothesis: Hypothesis, low: float, high: float, p_value: float, alpha: float) -> str:
-    """Confirmed only when the whole interval lies on the predicted side of zero and McNemar rejects at alpha."""
+    """v1: confirmed only when the whole interval lies on the predicted side of zero and McNemar rejects at alpha."""
     if np.isnan(low) or np.isnan(p_value):
         return "undecided (no data)"
     on_side = high < 0 if hypothesis.direction == "lower" else low > 0
     return "confirmed" if on_side and p_value < alpha else "not confirmed"
+
+
+def decide_non_inferior(hypothesis: Hypothesis, far_high: float, far_low: float, accuracy_low: float) -> str:
+    """v2: confirmed only when (1) the false-answer rate falls: the one-sided bound of arm minus baseline lies on the
+    predicted side of zero, and (2) the recall cost stays inside the margin: the arm's accuracy on answerable
+    questions is at most `margin` below the baseline's, at the one-sided bound (its accuracy difference's lower end
+    above -margin). An arm that declines everything meets (1) and fails (2)."""
+    if any(np.isnan(v) for v in (far_high, far_low, accuracy_low)):
+        return "undecided (no interval: too few companies)"
+    falls = far_high < 0 if hypothesis.direction == "lower" else far_low > 0
+    inside = accuracy_low > -hypothesis.recall_cost_margin
+    if falls and inside:
+        return "confirmed"
+    if falls:
+        return f"not confirmed: the recall cost may exceed {100 * hypothesis.recall_cost_margin:.0f} points"
+    if inside:
+        return "not confirmed: the false-answer rate is not shown to fall"
+    return "not confirmed: neither condition holds"
+
+
+def interval_coverage(company_sizes: list[int], confidence: float, replicates: int, resamples: int, seed: int) -> pd.DataFrame:
+    """Each bootstrap interval method's simulated coverage at these company sizes, and which one the comparisons use."""
+    columns = ["method", "companies", "nominal", "covered", "replicates", "coverage", "coverage_low", "coverage_high",
+               "mean_width", "chosen"]
+    if len(company_sizes) < 2:
+        return pd.DataFrame(columns=columns)  # one company: no between-company spread to resample, no interval at all
+    results = simulate_coverage(company_sizes, confidence, replicates, resamples, seed)
+    chosen = best_method(results, confidence)
+    return pd.DataFrame([{"method": r.method, "companies": len(company_sizes), "nominal": confidence, "covered": r.covered,
+                          "replicates": r.replicates, "coverage": r.share, "coverage_low": r.low, "coverage_high": r.high,
+                          "mean_width": r.mean_width, "chosen": r.method == chosen} for r in results], columns=columns)
 
 
 def gate_quality(scores: pd.DataFrame, arm_a: pd.DataFrame) -> pd.DataFrame:
@@ -114,7 +199,7 @@ def gate_quality(scores: pd.DataFrame, arm_a: pd.DataFrame) -> pd.DataFrame:
         brier = float(np.mean((values - positives) ** 2)) if gate == "relevance" else float("nan")  # only it is a probability
         rows.append({"gate": gate, "score": column, "auroc": area.estimate, "auroc_low": area.low, "auroc_high": area.high,
                      "positives": area.positives, "negatives": area.negatives, "aurc": curve.aurc, "aurc_optimal": curve.optimal,
-                     "brier": brier})
+                     "brier": brier, "reader_right": int(merged.correct[positives].sum()), "reader_answerable": int(positives.sum())})
     return pd.DataFrame(rows)
 
 
@@ -174,11 +259,17 @@ def arm_costs(outcomes: pd.DataFrame) -> pd.DataFrame:
     return costs.reset_index()
 
 
-def determinism(same_text_again: pd.Series) -> pd.DataFrame:
-    """The share of prompts that gave the same text when sent twice (from a tape: as the two recorded calls compared)."""
-    measured = same_text_again.dropna().astype(bool)
+def determinism(generations: pd.DataFrame) -> pd.DataFrame:
+    """The share of prompts that gave the same text when sent twice (from a tape: as the two recorded calls compared);
+    not applicable to a deterministic generator, which the measurement would only compare with itself."""
+    generator = str(generations.generator_id.iloc[0]) if len(generations) else ""
+    if "deterministic" in generations and len(generations) and generations.deterministic.all():
+        return pd.DataFrame([{"generator": generator, "applicable": False, "prompts": 0, "same_text": 0, "share": float("nan"),
+                              "low": float("nan"), "high": float("nan")}])
+    measured = generations.same_text_again.dropna().astype(bool)
     share = wilson(int(measured.sum()), len(measured))
-    return pd.DataFrame([{"prompts": len(measured), "same_text": share.successes, "share": share.rate, "low": share.low, "high": share.high}])
+    return pd.DataFrame([{"generator": generator, "applicable": True, "prompts": len(measured), "same_text": share.successes,
+                          "share": share.rate, "low": share.low, "high": share.high}])
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Gate scores with thresholds cross-fitted by company, and the six arms as masks over one generation."""
+"""Gate scores with thresholds fitted on the dev split (cross-fitted by company within it), and the six arms as masks
+over one generation."""
 
 from __future__ import annotations
 
@@ -45,29 +46,44 @@ def _stable(scores: np.ndarray) -> np.ndarray:
     return np.round(scores, SCORE_DECIMALS)
 
 
-def cross_fit(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per question: relevance score from a model trained on the other fold, and both thresholds from it.
+def _fit(train: pd.DataFrame, test: pd.DataFrame, out: pd.DataFrame) -> None:
+    """Score `test` rows of `out` with a relevance model trained on `train`, and set both thresholds from `train`."""
+    model = RelevanceModel().fit(train[list(FEATURES)].to_numpy(float), train.answerable.to_numpy(int))
+    out.loc[test.index, "relevance_score"] = _stable(model.score(test[list(FEATURES)].to_numpy(float)))
+    train_scores = _stable(model.score(train[list(FEATURES)].to_numpy(float)))
+    answerable = train.answerable.to_numpy(bool)
+    out.loc[test.index, "relevance_threshold"] = admitting_threshold(train_scores[answerable])
+    out.loc[test.index, "cosine_threshold"] = admitting_threshold(train.top_score.to_numpy(float)[answerable])
 
-    `frame` has question_id, cik, answerable (bool), the FEATURES columns and top_score.
+
+def cross_fit(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per question: relevance score and both thresholds, never fitted on the question's own company.
+
+    `frame` has question_id, cik, answerable (bool), the FEATURES columns and top_score, and optionally split
+    ("dev" / "eval"). With a split, the dev split fits: eval questions are scored by a model and thresholds fitted on
+    every dev question, so nothing the confirmatory statistics read was fitted on eval; dev questions are scored
+    two-fold by company within dev (the CI gate reads them). Without a split (or without dev companies), the
+    questions are scored two-fold by company over all of them. A fold with no company on the other side is fitted
+    on itself: with one company there is nothing to cross-fit against.
     """
     out = frame.copy()
-    out["fold"] = company_folds(out.cik)
+    if "split" not in out:
+        out["split"] = "eval"
+    out["fold"] = -1
     out["relevance_score"] = np.nan
     out["cosine_threshold"] = np.nan
     out["relevance_threshold"] = np.nan
+    dev = out[out.split == "dev"]
+    folded = dev if len(dev) else out
+    out.loc[folded.index, "fold"] = company_folds(folded.cik)
     for fold in (0, 1):
-        train = out[out.fold != fold]
-        test_mask = out.fold == fold
-        if not test_mask.any():
+        test = out[(out.fold == fold)]
+        if test.empty:
             continue
-        if train.empty:
-            train = out[test_mask]  # one company only: nothing to cross-fit against
-        model = RelevanceModel().fit(train[list(FEATURES)].to_numpy(float), train.answerable.to_numpy(int))
-        out.loc[test_mask, "relevance_score"] = _stable(model.score(out.loc[test_mask, list(FEATURES)].to_numpy(float)))
-        train_scores = _stable(model.score(train[list(FEATURES)].to_numpy(float)))
-        answerable = train.answerable.to_numpy(bool)
-        out.loc[test_mask, "relevance_threshold"] = admitting_threshold(train_scores[answerable])
-        out.loc[test_mask, "cosine_threshold"] = admitting_threshold(train.top_score.to_numpy(float)[answerable])
+        train = out[(out.fold == 1 - fold)]
+        _fit(test if train.empty else train, test, out)
+    if len(dev):
+        _fit(dev, out[out.split != "dev"], out)
     out["cosine_pass"] = out.top_score >= out.cosine_threshold
     out["relevance_pass"] = out.relevance_score >= out.relevance_threshold
     return out
@@ -95,7 +111,8 @@ def arm_outcomes(gates: pd.DataFrame, generations: pd.DataFrame) -> pd.DataFrame
         figure_right = merged.figure_correct.to_numpy(bool)
         correct = np.where(answerable, answered & figure_right, ~answered)
         rows.append(pd.DataFrame({
-            "question_id": merged.question_id, "cik": merged.cik, "kind": merged.kind, "arm": arm,
+            "question_id": merged.question_id, "cik": merged.cik,
+            "split": merged.split if "split" in merged else "eval", "kind": merged.kind, "arm": arm,
             "expected_route": merged.expected_route, "answered": answered, "outcome": reason, "correct": correct,
             "false_answer": ~answerable & answered,
             "generate_seconds": np.where(kept, merged.generate_seconds.to_numpy(float), 0.0),

@@ -12,7 +12,8 @@ from edgar_eval.golden.audit import audit_summary
 from edgar_eval.golden.fairness import RULES
 from edgar_eval.golden.patterns import PATTERN_CONTRACTS
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
-from edgar_eval.report.experiment_tables import TIMINGS_NOTE, experiment_tables, receipt_table, run_receipt, timing_tables
+from edgar_eval.report.experiment_tables import (TIMINGS_NOTE, cluster_warning, experiment_tables, receipt_table, run_receipt, split_words,
+                                                 timing_tables)
 from edgar_eval.report.html import render_html
 from edgar_eval.report.svg import interval_bars_svg, risk_coverage_svg
 from edgar_eval.report.markdown import Provenance, ReportTable, interval, md_cell, percent, render_report
@@ -94,6 +95,8 @@ class ReportInputs:
     pattern_baseline: pd.DataFrame = field(default_factory=pd.DataFrame)
     gates_by_kind: pd.DataFrame = field(default_factory=pd.DataFrame)
     golden_audit: pd.DataFrame = field(default_factory=pd.DataFrame)
+    readers: pd.DataFrame = field(default_factory=pd.DataFrame)
+    coverage: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,33 @@ def audit_table(judged: pd.DataFrame) -> ReportTable:
                             "counted as awaiting, never as correct.")
 
 
+def _companies(comparisons: pd.DataFrame) -> int | None:
+    return int(comparisons.companies.max()) if "companies" in comparisons and len(comparisons) else None
+
+
+def _method(comparisons: pd.DataFrame) -> str:
+    return str(comparisons.interval_method.iloc[0]) if "interval_method" in comparisons and len(comparisons) else "percentile"
+
+
+def readers_table(inputs: ReportInputs) -> ReportTable:
+    """Both offline readers on the passages the answerer read, beside the gold-chunk hit at the answerer's K."""
+    readers, settings = inputs.readers, inputs.settings
+    in_use = set(inputs.generations.generator_id) if len(inputs.generations) else set()
+    table = pd.DataFrame({
+        "reader": [f"{md_cell(r)}{' (the arms read this one)' if r in in_use else ''}" for r in readers.reader],
+        f"gold chunk in the top {settings['top_k']}": [f"{percent(k / n)} ({_ratio(k, n)})" for k, n in zip(readers.gold_chunk_retrieved, readers.questions)],
+        "right": [f"{percent(v)} ({_ratio(k, n)})" for v, k, n in zip(readers.right_share, readers.right, readers.questions)],
+        "right Wilson 95%": [interval(lo, hi) for lo, hi in zip(readers.right_low, readers.right_high)],
+        "right where the gold chunk was retrieved": [percent(v) for v in readers.right_when_gold_retrieved],
+        "wrong": readers.wrong, "declined or withheld": readers.declined,
+    })
+    return ReportTable("Readers", table, Provenance("reader_accuracy", content_version(readers), "retrievals x golden_questions"),
+                       note=f"Every answerable question, the top {settings['top_k']} {settings['answer_retriever']} passages, "
+                            "judged as under arm A (citation check, then the gold figure). The gold-chunk hit is the readers' "
+                            "ceiling: what the reader of these passages could at best find. Arm A's correct-on-answerable and "
+                            "every gate's recall cost describe the reader marked.")
+
+
 def build_report(inputs: ReportInputs) -> RenderedReport:
     corpus_name, filings, left_out, golden, golden_set = inputs.corpus_name, inputs.filings, inputs.left_out, inputs.golden, inputs.golden_set
     rejections, retrieval, slices, arms = inputs.rejections, inputs.retrieval, inputs.slices, inputs.arms
@@ -198,7 +228,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
         + ("; a chunk that starts inside a table carries its scale line and header rows." if fingerprint.get("table_headers") else "."),
         f"- Retrieval measured at K = {', '.join(map(str, settings['retrieval_depths']))}, each depth its own search, by dense "
         f"(exact cosine), BM25 (`{BM25_INDEX_ID}`) and hybrid retrievers (reciprocal rank fusion, k = {settings['rrf_k']}); "
-        f"the answerer reads the top {settings['top_k']} dense passages; golden seed {settings['golden_seed']}.",
+        f"the answerer reads the top {settings['top_k']} {settings['answer_retriever']} passages; golden seed {settings['golden_seed']}.",
         "- Every search is scoped to one company's filings of the fiscal year asked (its latest annual report when it has none).",
     ]
     if left_out:
@@ -255,9 +285,12 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
         *([ReportTable("Retrieval by slice", slice_table, Provenance("retrieval_slices", content_version(slices), "retrieval_runs x golden_questions"),
                        note="Page hit at each depth with its Wilson 95% interval, the gain from the shallow to the deep search, and the "
                             "median rank of the first gold chunk at the deep search, per slice and retriever.")] if len(slice_table) else []),
-        ReportTable("Arms", arms_table, Provenance("arm_statistics", content_version(arms), "arm_outcomes (gate_scores x generations)"),
+        *([readers_table(inputs)] if len(inputs.readers) else []),
+        ReportTable(f"Arms ({split_words(arms)})", arms_table, Provenance("arm_statistics", content_version(arms), "arm_outcomes (gate_scores x generations)"),
                     note="FAR: answers given to unanswerable questions. Recall cost: answerable questions arm A answers correctly and the arm declines. "
-                         "Thresholds are cross-fitted by company in two folds."),
+                         "The dev split fits the thresholds and the relevance model (two-fold by company within it) and feeds the "
+                         "CI gate; these rows read the questions nothing was fitted on."
+                         + cluster_warning(_companies(inputs.comparisons), _method(inputs.comparisons))),
         *experiment_tables(inputs),
         receipt_table(receipt),
     ]

@@ -43,20 +43,67 @@ def _number(value: float, digits: int = 3) -> str:
     return "n/a" if value is None or math.isnan(value) else f"{value:.{digits}f}"
 
 
+_V1_NOTE = ("Arm minus baseline on the same questions. Confirmatory rows test the protocol's pre-registered hypotheses "
+             "(confirmed when the whole interval lies on the predicted side of zero and McNemar rejects at the protocol's "
+             "alpha); every other row is exploratory. A difference smaller than the minimum detectable effect (80% power) "
+             "is not distinguishable from none.")
+_V2_NOTE = ("Arm minus baseline on the same questions. A hypothesis is confirmed only when both one-sided bounds hold at the "
+            "protocol's alpha (each the end of the printed two-sided interval): its false-answer rate falls (the interval's "
+            "upper end below zero) and its recall cost stays inside the margin (its correct-on-answerable difference's lower "
+            "end above minus the margin), so a gate that declines everything cannot be confirmed. The confirmatory test is the "
+            "company-cluster bootstrap; exact McNemar treats questions as independent, which they are not (questions cluster "
+            "by company, and an unanswerable twin shares its parent question), so it is printed as exploratory. The minimum "
+            "detectable effect is the design's: the split's number of questions in the frozen golden set and the discordance "
+            "the protocol assumes, at its alpha and 80% power; a difference below it is not distinguishable from none.")
+CLUSTER_WARNING_BELOW = 20
+
+
+def cluster_warning(companies: int | None, method: str) -> str:
+    if companies is None or companies != companies or companies >= CLUSTER_WARNING_BELOW:
+        return ""
+    return (f" Warning: these intervals resample {int(companies)} companies, fewer than {CLUSTER_WARNING_BELOW}. A cluster "
+            f"bootstrap on so few runs short of its nominal coverage; the {method} interval is used because the simulation "
+            "below finds it closest to nominal at this number of companies, and even it is an approximation.")
+
+
+def split_words(frame: pd.DataFrame) -> str:
+    split = str(frame.split.iloc[0]) if "split" in frame and len(frame) else "all"
+    return "all questions" if split == "all" else f"{split} split"
+
+
+def coverage_table(coverage: pd.DataFrame) -> ReportTable:
+    table = pd.DataFrame({
+        "interval method": [f"{m}{' (used)' if c else ''}" for m, c in zip(coverage.method, coverage.chosen)],
+        "companies": coverage.companies, "nominal": [percent(v) for v in coverage.nominal],
+        "coverage": [f"{percent(v)} ({k}/{n})" for v, k, n in zip(coverage.coverage, coverage.covered, coverage.replicates)],
+        "coverage Wilson 95%": [interval(lo, hi) for lo, hi in zip(coverage.coverage_low, coverage.coverage_high)],
+        "mean width": [_points(v).lstrip("+") for v in coverage.mean_width],
+    })
+    return ReportTable(f"Bootstrap interval coverage at {int(coverage.companies.iloc[0])} companies (simulation of known truth)", table,
+                       Provenance("interval_coverage", content_version(coverage), "arm_outcomes (the split's companies and sizes)"),
+                       note="Simulated arm comparisons with a known paired false-answer-rate difference of -30 points, the "
+                            "companies and unanswerable-question counts of this split, and company-level probabilities that "
+                            "differ widely (edgar_eval/stats/coverage.py): how often each method's interval holds the truth. "
+                            "The method closest to nominal is used for the paired comparisons.")
+
+
 def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
     comparisons, gates, differences, determinism = inputs.comparisons, inputs.gates, inputs.gate_differences, inputs.determinism
     protocol = comparisons.protocol.iloc[0] if len(comparisons) else "none"
     ordered = comparisons.assign(first=comparisons.status != "confirmatory").sort_values(["first", "hypothesis", "metric", "arm", "baseline"])
+    v2 = "recall_cost_margin" in comparisons and comparisons.recall_cost_margin.notna().any()
+    method = str(ordered.interval_method.iloc[0]) if "interval_method" in ordered and len(ordered) else "percentile"
     paired = pd.DataFrame({
         "status": ordered.status, "hypothesis": ordered.hypothesis, "comparison": ordered.arm + " - " + ordered.baseline,
         "metric": ordered.metric.map(_METRIC_NAMES), "questions": ordered.questions,
         "difference": [_points(v) for v in ordered.difference],
-        "company bootstrap interval": [f"{_points(lo)} to {_points(hi)} ({100 * c:.0f}%)"
-                                       for lo, hi, c in zip(ordered.low, ordered.high, ordered.confidence)],
+        f"company bootstrap interval ({method})": [f"{_points(lo)} to {_points(hi)} ({100 * c:.0f}%)"
+                                                   for lo, hi, c in zip(ordered.low, ordered.high, ordered.confidence)],
         "discordant (arm only / baseline only)": [f"{b} / {c}" for b, c in zip(ordered.discordant_arm_only, ordered.discordant_baseline_only)],
-        "exact McNemar p": [_p(v) for v in ordered.mcnemar_p],
-        "minimum detectable effect": [_mde(v, b + c) for v, b, c in zip(ordered.minimum_detectable_effect, ordered.discordant_arm_only,
-                                                                          ordered.discordant_baseline_only)],
+        "exact McNemar p" + (" (exploratory)" if v2 else ""): [_p(v) for v in ordered.mcnemar_p],
+        "minimum detectable effect" + (" (design)" if v2 else ""): [
+            _mde(v, 1 if v2 else b + c) for v, b, c in zip(ordered.minimum_detectable_effect, ordered.discordant_arm_only,
+                                                          ordered.discordant_baseline_only)],
         "decision": ordered.decision,
     })
     gate_table = pd.DataFrame({
@@ -66,6 +113,11 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
         "AURC": [_number(v, 4) for v in gates.aurc], "best possible AURC": [_number(v, 4) for v in gates.aurc_optimal],
         "Brier": [_number(v, 4) for v in gates.brier],
     })
+    reader = (f" Arm A's reader answers {int(gates.reader_right.iloc[0])} of {int(gates.reader_answerable.iloc[0])} answerable "
+              f"questions right ({percent(gates.reader_right.iloc[0] / gates.reader_answerable.iloc[0])}): AURC grades the gate "
+              "and that reader together, since each wrong answer it admits counts as risk, so a gate's AURC moves with the "
+              "reader's accuracy and only AUROC describes the gate alone."
+              if "reader_right" in gates and len(gates) and gates.reader_answerable.iloc[0] else "")
     difference_table = pd.DataFrame({
         "comparison": differences["first"] + " - " + differences["second"], "AUROC difference": [_number(v) for v in differences.difference],
         "DeLong 95%": [f"{_number(lo)} to {_number(hi)}" for lo, hi in zip(differences.low, differences.high)],
@@ -89,31 +141,33 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
         "whose to catch": [_MUTANT_CATCHER[k] for k in summary.kind],
     })
     row = determinism.iloc[0]
+    applicable = bool(row.get("applicable", True))
     determinism_table = pd.DataFrame([{
-        "prompts sent twice": int(row.prompts), "same text": int(row.same_text), "share": percent(row.share),
-        "Wilson 95%": interval(row.low, row.high),
+        "generator": row.get("generator", ""),
+        "prompts sent twice": int(row.prompts) if applicable else "not applicable: a deterministic generator",
+        "same text": int(row.same_text) if applicable else "n/a", "share": percent(row.share) if applicable else "n/a",
+        "Wilson 95%": interval(row.low, row.high) if applicable else "n/a",
     }])
     return [
-        ReportTable(f"Paired arm comparisons (protocol {protocol})", paired,
-                    Provenance("arm_comparisons", content_version(comparisons), "arm_outcomes, protocol/" + str(protocol) + ".toml"),
-                    note="Arm minus baseline on the same questions. Confirmatory rows test the protocol's pre-registered hypotheses "
-                         "(confirmed when the whole interval lies on the predicted side of zero and McNemar rejects at the protocol's "
-                         "alpha); every other row is exploratory. A difference smaller than the minimum detectable effect (80% power) "
-                         "is not distinguishable from none."),
-        ReportTable("Gate quality", gate_table, Provenance("gate_quality", content_version(gates), "gate_scores x arm_outcomes (arm A)"),
+        ReportTable(f"Paired arm comparisons (protocol {protocol}, {split_words(comparisons)})", paired,
+                    Provenance("arm_comparisons", content_version(comparisons), "arm_outcomes, interval_coverage, protocol/" + str(protocol) + ".toml"),
+                    note=(_V2_NOTE if v2 else _V1_NOTE) + cluster_warning(comparisons.companies.max() if "companies" in comparisons else None, method)),
+        *([coverage_table(inputs.coverage)] if len(inputs.coverage) else []),
+        ReportTable(f"Gate quality ({split_words(gates)})", gate_table, Provenance("gate_quality", content_version(gates), "gate_scores x arm_outcomes (arm A)"),
                     note="AUROC: how well each gate score separates answerable from unanswerable questions. AURC: area under the "
                          "risk-coverage curve of arm A's kept answers admitted in the score's order (lower is better). Brier: the "
-                         "relevance model's probability against the answerable label."),
-        ReportTable("Gate quality per unanswerable kind", kind_table,
+                         "relevance model's probability against the answerable label." + reader),
+        ReportTable(f"Gate quality per unanswerable kind ({split_words(by_kind)})", kind_table,
                     Provenance("gate_quality_by_kind", content_version(by_kind), "gate_scores x golden_questions"),
                     note="Each gate score's AUROC for telling the answerable questions from one unanswerable kind at a time. A kind "
                          "that a surface feature gives away (a year no filing of the company reports, for the period guard; a "
                          "company name the passages never print, for the relevance model's name feature) is separated by that "
                          "feature alone: a high AUROC there measures how easy the twin is, not how good the gate is. The kind "
                          "no surface feature gives away (absent concept) is the one that tests a gate."),
-        ReportTable("Gate scores compared", difference_table,
+        ReportTable(f"Gate scores compared ({split_words(differences)})", difference_table,
                     Provenance("gate_comparisons", content_version(differences), "gate_scores"),
-                    note="Paired AUROC differences on the same questions (DeLong)."),
+                    note="Paired AUROC differences on the same questions (DeLong), exploratory: DeLong treats questions as "
+                         "independent, which they are not (they cluster by company)."),
         ReportTable("Citation check and judge under figure mutations", mutation_table,
                     Provenance("citation_mutations", content_version(mutations),
                                "generations, arm_outcomes, retrievals, search_index, golden_questions"),
@@ -123,7 +177,8 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
                          "backs it and only the judge can catch it. A one-digit rounding that lies within 2% of the figure is "
                          "rightly backed and judged right."),
         ReportTable("Determinism", determinism_table, Provenance("determinism", content_version(determinism), "generations"),
-                    note="A seeded sample of prompts sent to the generator twice; from a tape, the two recorded calls are compared."),
+                    note="A seeded sample of prompts sent to the generator twice; from a tape, the two recorded calls are compared. "
+                         "A deterministic generator (the offline readers) is not measured: it would only be compared with itself."),
     ]
 
 

@@ -1,4 +1,4 @@
-"""Company-cluster percentile bootstrap for ratios of sums and paired differences.
+"""Company-cluster bootstrap for ratios of sums and paired differences: percentile, BCa and studentised intervals.
 
 Questions about the same company share its filings, its XBRL quirks and its
 retrieval difficulty, so their outcomes are correlated; resampling questions as
@@ -12,6 +12,21 @@ collapsed to one numerator and one denominator total per company.  A resample is
 then a row of K company indices, and its statistic is a gather-and-sum over K
 numbers, never a Python loop over questions: the cost is O(resamples x
 companies), independent of the number of questions beyond one bincount.
+
+Three interval methods share one set of resamples (same seed, same drawn companies):
+
+* ``percentile``: the quantiles of the resampled statistic. With few clusters it runs short of its nominal
+  coverage, because the resampled spread underestimates the between-company spread.
+* ``bca``: bias-corrected and accelerated (Efron 1987): the percentile quantiles shifted by the share of resamples
+  below the estimate (bias) and by the skewness of the leave-one-company-out jackknife (acceleration).
+* ``studentized``: bootstrap-t. Each resample's deviation from the estimate is divided by its own linearised
+  (delta-method) standard error, sqrt(K / (K - 1) * sum_k (n_k - r d_k)^2) / sum_k d_k over its K companies; the
+  quantiles of that t statistic, times the sample's own standard error, give the interval. It corrects for the
+  standard error varying with the estimate, which is what undercovers at 10 to 20 clusters. A resample whose
+  companies all have the same ratio has no standard error: it is undefined, like one without a denominator.
+
+Which one holds its coverage at a given number of companies is measured, not assumed: ``stats.coverage``
+simulates data of known truth at that count.
 
 Measured on the development machine (2 CPU cores, numpy 2.4.6): 10,000
 resamples of 3,000 questions in 20 companies take about 7 ms (median of 20
@@ -40,6 +55,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy.stats import norm
+
+METHODS = ("percentile", "bca", "studentized")
 
 # Upper bound on resamples x companies gathered at once: keeps peak memory near
 # 32 MiB whatever the number of companies, without changing the random stream
@@ -63,6 +81,7 @@ class Interval:
     resamples: int
     clusters: int
     undefined: int = 0
+    method: str = "percentile"
 
 
 def cluster_bootstrap_ratio(
@@ -72,6 +91,7 @@ def cluster_bootstrap_ratio(
     confidence: float = 0.95,
     resamples: int = 10_000,
     seed: int = 0,
+    method: str = "percentile",
 ) -> Interval:
     """Bootstrap sum(numerators) / sum(denominators), resampling whole clusters.
 
@@ -85,7 +105,7 @@ def cluster_bootstrap_ratio(
     num, den, labels = _as_arrays(numerators, denominators, clusters)
     if np.any(den < 0):
         raise ValueError("denominators must be non-negative")
-    return _bootstrap(num, den, labels, confidence, resamples, seed)
+    return _bootstrap(num, den, labels, confidence, resamples, seed, method)
 
 
 def cluster_bootstrap_paired_difference(
@@ -95,6 +115,7 @@ def cluster_bootstrap_paired_difference(
     confidence: float = 0.99,
     resamples: int = 10_000,
     seed: int = 0,
+    method: str = "percentile",
 ) -> Interval:
     """Bootstrap mean(a) - mean(b) for paired outcomes on the same questions.
 
@@ -106,7 +127,7 @@ def cluster_bootstrap_paired_difference(
     several arm-versus-arm comparisons reported together.
     """
     first, second, labels = _as_arrays(a, b, clusters)
-    return _bootstrap(first - second, np.ones_like(first), labels, confidence, resamples, seed)
+    return _bootstrap(first - second, np.ones_like(first), labels, confidence, resamples, seed, method)
 
 
 def _as_arrays(x: ArrayLike, y: ArrayLike, clusters: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -123,14 +144,16 @@ def _as_arrays(x: ArrayLike, y: ArrayLike, clusters: ArrayLike) -> tuple[np.ndar
 
 
 def _bootstrap(
-    num: np.ndarray, den: np.ndarray, labels: np.ndarray, confidence: float, resamples: int, seed: int
+    num: np.ndarray, den: np.ndarray, labels: np.ndarray, confidence: float, resamples: int, seed: int, method: str = "percentile"
 ) -> Interval:
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
     if resamples < 1:
         raise ValueError(f"need at least one resample, got {resamples}")
+    if method not in METHODS:
+        raise ValueError(f"unknown interval method {method!r}; choose one of {', '.join(METHODS)}")
     if num.size == 0:
-        return Interval(float("nan"), float("nan"), float("nan"), confidence, resamples, 0)
+        return Interval(float("nan"), float("nan"), float("nan"), confidence, resamples, 0, method=method)
 
     _, cluster_index = np.unique(labels, return_inverse=True)
     k = int(cluster_index.max()) + 1
@@ -139,22 +162,71 @@ def _bootstrap(
     total = den_k.sum()
     estimate = float(num_k.sum() / total) if total > 0 else float("nan")
     if np.isnan(estimate) or k == 1:
-        return Interval(estimate, float("nan"), float("nan"), confidence, resamples, k)
+        return Interval(estimate, float("nan"), float("nan"), confidence, resamples, k, method=method)
 
+    ratios, errors = _resample(num_k, den_k, resamples, seed, studentized=method == "studentized")
+    defined = ~np.isnan(ratios) if errors is None else ~np.isnan(ratios) & (errors > 0)
+    undefined = resamples - int(defined.sum())
+    if not defined.any():
+        return Interval(estimate, float("nan"), float("nan"), confidence, resamples, k, undefined, method)
+    tail = (1 - confidence) / 2
+    if method == "percentile":
+        low, high = np.quantile(ratios[defined], [tail, 1 - tail])
+    elif method == "bca":
+        low, high = np.quantile(ratios[defined], _bca_levels(ratios[defined], estimate, num_k, den_k, tail))
+    else:
+        own_error = _linearised_error(num_k, den_k, estimate)
+        if own_error == 0:
+            return Interval(estimate, float("nan"), float("nan"), confidence, resamples, k, undefined, method)
+        t = (ratios[defined] - estimate) / errors[defined]
+        t_low, t_high = np.quantile(t, [tail, 1 - tail])
+        low, high = estimate - t_high * own_error, estimate - t_low * own_error
+    return Interval(estimate, float(low), float(high), confidence, resamples, k, undefined, method)
+
+
+def _resample(num_k: np.ndarray, den_k: np.ndarray, resamples: int, seed: int,
+              studentized: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """Each resample's ratio, and (studentized) its linearised standard error, drawn in bounded chunks."""
+    k = num_k.size
     rng = np.random.default_rng(seed)
     ratios = np.empty(resamples)
+    errors = np.empty(resamples) if studentized else None
     rows = max(1, _CHUNK_CELLS // k)
     for start in range(0, resamples, rows):
         stop = min(start + rows, resamples)
         drawn = rng.integers(0, k, size=(stop - start, k))
         top, bottom = num_k[drawn].sum(axis=1), den_k[drawn].sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratios[start:stop] = np.where(bottom > 0, top / bottom, np.nan)
+            ratio = np.where(bottom > 0, top / bottom, np.nan)
+            ratios[start:stop] = ratio
+            if errors is not None:
+                # sum_k (n_k - r d_k)^2 expanded, so each term is one gather-and-sum
+                squares = ((num_k ** 2)[drawn].sum(axis=1) - 2 * ratio * (num_k * den_k)[drawn].sum(axis=1)
+                           + ratio ** 2 * (den_k ** 2)[drawn].sum(axis=1))
+                errors[start:stop] = np.sqrt(np.maximum(squares, 0) * k / (k - 1)) / bottom
+    if errors is not None:
+        errors = np.round(errors, 12)  # a resample of identical companies has no spread, not a rounding residue
+    return ratios, errors
 
-    defined = ratios[~np.isnan(ratios)]
-    undefined = resamples - defined.size
-    if defined.size == 0:
-        return Interval(estimate, float("nan"), float("nan"), confidence, resamples, k, undefined)
-    tail = (1 - confidence) / 2
-    low, high = np.quantile(defined, [tail, 1 - tail])
-    return Interval(estimate, float(low), float(high), confidence, resamples, k, undefined)
+
+def _linearised_error(num_k: np.ndarray, den_k: np.ndarray, ratio: float) -> float:
+    k = num_k.size
+    spread = float(np.sum((num_k - ratio * den_k) ** 2))
+    return round(float(np.sqrt(spread * k / (k - 1)) / den_k.sum()), 12)
+
+
+def _bca_levels(ratios: np.ndarray, estimate: float, num_k: np.ndarray, den_k: np.ndarray, tail: float) -> list[float]:
+    """The BCa quantile levels for a two-sided interval with `tail` in each tail."""
+    below = (np.sum(ratios < estimate) + 0.5 * np.sum(ratios == estimate)) / ratios.size
+    below = min(max(below, 1 / (ratios.size + 1)), ratios.size / (ratios.size + 1))
+    bias = norm.ppf(below)
+    keep = den_k.sum() - den_k > 0
+    jackknife = (num_k.sum() - num_k[keep]) / (den_k.sum() - den_k[keep])
+    deviation = jackknife.mean() - jackknife
+    spread = float(np.sum(deviation ** 2))
+    acceleration = float(np.sum(deviation ** 3) / (6 * spread ** 1.5)) if spread > 0 else 0.0
+    levels = []
+    for z in (norm.ppf(tail), norm.ppf(1 - tail)):
+        shifted = bias + (bias + z) / (1 - acceleration * (bias + z))
+        levels.append(float(norm.cdf(shifted)))
+    return levels
