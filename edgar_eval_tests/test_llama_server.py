@@ -319,7 +319,8 @@ def test_demo_requests_are_rebuilt_identically():
     assert first == second and len(first) == len(CASES)
     for request in first:
         assert 1 <= len(request.passages) <= 3
-        assert all(0 < len(text) <= CHUNK_SIZE for _, text in request.passages)
+        # a chunk that starts inside a table carries the table's header and the cut row's start above its own text
+        assert all(0 < len(text) <= 2 * CHUNK_SIZE for _, text in request.passages)
 
 
 # -- re-recording the committed tape ------------------------------------------------------------------------------
