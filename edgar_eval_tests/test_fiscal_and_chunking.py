@@ -75,3 +75,14 @@ def test_a_chunk_that_starts_inside_a_table_carries_its_scale_line_and_header_ro
     assert chunks[0].text == text[chunks[0].start:chunks[0].end]  # the header is already in the first chunk
     plain = chunk_filing("f", text, [], [], 400, 50, table_headers=False)
     assert all(c.text == text[c.start:c.end] for c in plain)
+
+
+def test_a_chunk_inside_a_table_without_figures_carries_no_header():
+    from edgar_eval.corpus.table_headers import header_context
+
+    contents = "".join(f"| Item {k}. | Heading number {k} |\n" for k in range(1, 30))
+    offset = contents.index("| Item 20.") + 5
+    assert header_context(contents, offset) == "| Ite"  # a contents list has no header: only the cut row's start
+    statement = "(In millions)\n| Year Ended |\n| 2024 | 2023 |\n| Revenue | 10 | 9 |\n"
+    cut = statement.index("Revenue") + 3
+    assert header_context(statement, cut) == "(In millions)\n| Year Ended |\n| 2024 | 2023 |\n| Rev"

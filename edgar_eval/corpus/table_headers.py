@@ -14,6 +14,7 @@ _NUMBER_CELL = re.compile(r"^\(?-?\$?\s*\d[\d,]*(?:\.\d+)?\)?%?$|^[\u2014\u2013-
 # with the scale: "| Millions, Except Per Share Amounts |", "(Millions of Dollars)".
 SCALE_LINE = re.compile(r"(?:\b(?:in|dollars in|amounts in)\s+|(?:^|[(|])\s*)(thousands|millions|billions)\b", re.I)
 _SCALE_LOOKBACK = 5  # lines above a table searched for its scale line
+_MAX_HEADER_ROWS = 8  # header rows a chunk carries at most (periods, dates, units, a group heading or two)
 
 
 def cells(line: str) -> list[str]:
@@ -99,6 +100,9 @@ def header_context(text: str, offset: int) -> str:
         first -= 1
     first = _stacked_tables(before, first, len(before))[-1][0] if first < len(before) else first
     rows = header_length(before, first, len(before))
-    rows = len(before) - first if rows is None else rows  # no figures above: every row above is the header
+    if rows is None:  # no figures above: they are the header only when the cut row holds figures (not a contents list)
+        cut_row = text[line_start:text.find("\n", line_start) if "\n" in text[line_start:] else len(text)]
+        rows = len(before) - first if has_figures(cells(cut_row)) else 0
+    rows = rows if rows <= _MAX_HEADER_ROWS else 0  # a longer run without figures is not a header
     context = [line for line in (scale_line(before, first),) if line] + before[first:first + rows] if rows else []
     return "".join(f"{line}\n" for line in context) + text[line_start:offset]
