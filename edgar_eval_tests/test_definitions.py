@@ -29,7 +29,7 @@ GRAPH = {
     "gate_scores": ("runs", {"retrievals", "xbrl_facts", "filings", "golden_set"}),
     "reader_accuracy": ("runs", {"retrievals", "golden_questions", "search_index"}),
     "arm_outcomes": ("runs", {"gate_scores", "generations", "golden_questions"}),
-    "arm_statistics": ("statistics", {"arm_outcomes"}),
+    "arm_statistics": ("statistics", {"arm_outcomes", "interval_coverage"}),
     "arm_costs": ("statistics", {"arm_outcomes"}),
     "interval_coverage": ("statistics", {"arm_outcomes"}),
     "arm_comparisons": ("statistics", {"arm_outcomes", "interval_coverage"}),

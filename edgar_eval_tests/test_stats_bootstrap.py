@@ -182,3 +182,19 @@ def test_coverage_at_eighteen_companies_picks_the_method_that_holds_it():
     assert results["studentized"].low <= 0.90 <= results["studentized"].high
     assert results["studentized"].share > results["percentile"].share
     assert best_method(list(results.values()), 0.90) == "studentized"
+
+
+def test_companies_that_all_agree_give_a_zero_width_interval_by_every_method():
+    clusters = np.repeat(np.arange(9), 10)
+    for method in ("percentile", "bca", "studentized"):
+        same = cluster_bootstrap_paired_difference(np.zeros(90), np.zeros(90), clusters, method=method)
+        assert (same.low, same.estimate, same.high) == (0.0, 0.0, 0.0), method
+
+
+def test_a_studentised_interval_stays_where_a_ratio_of_sums_can_lie():
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(5, 30, size=9)
+    clusters = np.repeat(np.arange(9), sizes)
+    rare = (rng.random(clusters.size) < 0.02).astype(float)  # a rate near zero, as a gate's false-answer rate is
+    interval = cluster_bootstrap_ratio(rare, np.ones(rare.size), clusters, method="studentized")
+    assert 0.0 <= interval.low <= interval.estimate <= interval.high <= 1.0

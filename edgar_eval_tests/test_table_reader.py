@@ -187,3 +187,20 @@ def test_both_readers_are_judged_side_by_side_beside_the_gold_chunk_hit():
     assert (reader.questions, reader.gold_chunk_retrieved, reader.right, reader.declined) == (3, 2, 2, 1)
     assert reader.right_when_gold_retrieved == 1.0 and reader.right_low < 2 / 3 < reader.right_high
     assert set(table.index) == {"extractive-baseline/1", "table-reader/1"}
+
+
+def test_a_label_is_said_without_its_footnote_marks_or_figures_and_a_scale_stated_elsewhere_is_cited():
+    from edgar_eval.answering.citations import check_citations
+
+    rows = """| 2024 | 2023 |
+| Depreciation (1) | 1,114 | 1,081 |
+| Property, plant and equipment, net of accumulated depreciation of $23,208 and $22,925 | 11,658 | 11,412 |
+"""
+    statement = "CONSOLIDATED STATEMENTS OF FINANCIAL POSITION\n(Dollars in millions)\n| 2024 | 2023 |\n| Total assets | 156,363 | 137,012 |\n"
+    depreciation = _read("What was Boeing's depreciation expense for fiscal 2024?", rows, statement)
+    assert depreciation.text == "Depreciation: 1,114 million [P1][P2]." and depreciation.figure == 1_114e6
+    assert check_citations(depreciation.text, {"P1": rows, "P2": statement}).ok  # the scale is backed by P2
+    assert not check_citations("Depreciation: 1,114 million [P1].", {"P1": rows, "P2": statement}).ok
+    plant = _read("What was Boeing's property and equipment, net for fiscal 2024?", rows, statement)
+    assert plant.text.startswith("Property, plant and equipment, net of accumulated depreciation: 11,658 million")
+    assert judge_answer(plant.text, 11_658e6, "$11,658 million", "property and equipment, net", 2024).correct

@@ -27,7 +27,9 @@ and, when it has no scale word and 3+ significant digits, also times every scale
 Sentences. Split after . ! ? followed by space and a capital, digit, symbol or quote, and at every line
 break. Not after decimal points, abbreviations ("Inc.", "Corp.", "U.S.", "No."), initials, or a list number
 at the start of a line ("1. "). Markers right after the full stop ("... $1.9 billion. [P1]") belong to the
-sentence they follow. A sentence that cites several passages may draw each figure from any of them.
+sentence they follow. A sentence that cites several passages may draw each figure from any of them, and its scale
+from any of them: "(22,925) [P8]" with "(Dollars in millions)" printed in P3, both cited in one sentence, backs
+"22,925 million" (a filing states its tables' scale once for many of them, often outside the passage of the row).
 """
 
 from __future__ import annotations
@@ -157,11 +159,11 @@ def _readings(figure: Figure, scales: tuple[float, ...], min_rescale_digits: int
     return values
 
 
-def _find_backing(stated: SignedFigure, index: _PassageIndex, min_rescale_digits: int) -> Figure | None:
+def _find_backing(stated: SignedFigure, index: _PassageIndex, scales: tuple[float, ...], min_rescale_digits: int) -> Figure | None:
     if not stated.figure.is_figure:
         return None
     for candidate in index.figures:
-        for value in _readings(candidate.figure, index.scales, min_rescale_digits):
+        for value in _readings(candidate.figure, scales, min_rescale_digits):
             if backs(stated, candidate, value):
                 return candidate.figure
     return None
@@ -193,12 +195,14 @@ def _check_sentence(
     if not cited:
         return verdict(reason=NO_VALID_CITATION, failed=figures[0], why=f"states {figures[0].text!r} without a citation marker")
     checks = []
+    for passage_id in cited:
+        if passage_id not in indexes:
+            indexes[passage_id] = _index(passages[passage_id])
+    scales = tuple(sorted({scale for passage_id in cited for scale in indexes[passage_id].scales}))
     for figure, stated in zip(figures, signed):
         backing = None
         for passage_id in cited:
-            if passage_id not in indexes:
-                indexes[passage_id] = _index(passages[passage_id])
-            candidate = _find_backing(stated, indexes[passage_id], min_rescale_digits)
+            candidate = _find_backing(stated, indexes[passage_id], scales, min_rescale_digits)
             if candidate is not None:
                 backing = (passage_id, candidate)
                 break

@@ -237,17 +237,29 @@ def _candidates(passage: Passage, rank: int, names: tuple[frozenset[str], ...], 
             score = label_score(label, names)
             if not score[0]:
                 continue
-            values = _row_values(row[1:])
-            if len(values) != len(columns):
-                plain = [v for v in values if not v.endswith("%")]
-                kept = [c for c in columns if not re.search(r"change|%|percent", c, re.I)]
-                if len(plain) == len(kept) and columns[wanted[0]] in kept:
-                    values, index = plain, kept.index(columns[wanted[0]])
-                else:
-                    continue
-            else:
-                index = wanted[0]
+            aligned = _align(_row_values(row[1:]), columns, wanted[0])
+            if aligned is None:
+                continue
+            values, index = aligned
+            if not re.search(r"\d", values[index]):
+                continue  # a dash: nothing printed for the period
             yield _Found(score, rank, start + k, label.strip(), values[index], f"{body_scale} | {table_scale}", passage.chunk_id)
+
+
+def _align(values: list[str], columns: list[str], wanted: int) -> tuple[list[str], int] | None:
+    """The row's figures and the index of the wanted column among them. When the row holds fewer or more figures than
+    the header has columns, the columns that hold no figure of the period are set aside: change and percent
+    columns with the row's percentage figures, or, for a row that leaves them empty, trailing columns that name no
+    year ("Estimated Useful Lives")."""
+    if len(values) == len(columns):
+        return values, wanted
+    plain = [v for v in values if not v.endswith("%")]
+    periods = [c for c in columns if _YEAR.search(c)]
+    for figures, kept in ((plain, [c for c in columns if not re.search(r"change|%|percent", c, re.I)]),
+                          (values, periods if len(values) < len(columns) and periods == columns[:len(periods)] else [])):
+        if len(figures) == len(kept) and columns[wanted] in kept:
+            return figures, kept.index(columns[wanted])
+    return None
 
 
 def _value(shown: str) -> float:
@@ -258,12 +270,28 @@ def _value(shown: str) -> float:
     return -float(digits) if negative else float(digits)
 
 
-def _usual_scale(passages: list[Passage]) -> str:
-    """The scale the passages state most often ("in millions"), for a table whose own scale line lies outside the
-    passage: a filer states its statements' scale once per table and keeps it throughout. "" when two scales tie."""
+def _spoken(label: str) -> str:
+    """A row label as the answer says it: without footnote marks ("Depreciation (1)", "equivalents1,2") or the
+    figures some labels carry ("..., net of accumulated depreciation of $23,208 and $22,925"), which a reader of the
+    answer would take for other values of the quantity."""
+    text = re.sub(r"\s*\(\d{1,2}\)|(?<=[A-Za-z])\d{1,2}(?:,\d{1,2})*\b", "", label)
+    figure = re.search(r"[$\d]", text)
+    if figure:
+        text = re.sub(r"\s+(?:of|and|at|to|for|was|were|in)?\s*$", "", text[:figure.start()].rstrip(" ,;:("))
+    return text.strip() or label
+
+
+def _usual_scale(passages: list[Passage]) -> tuple[str, str | None]:
+    """The scale the passages state most often ("in millions") and the first passage that states it, for a table
+    whose own scale line lies outside its passage: a filer states its statements' scale once for many tables and
+    keeps it throughout. ("", None) when none is stated or two scales tie."""
     counts = Counter(m.group(1).lower() for p in passages for m in SCALE_LINE.finditer(p.text))
     ranked = counts.most_common(2)
-    return "" if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]) else f"in {ranked[0][0]}"
+    if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]):
+        return "", None
+    word = ranked[0][0]
+    stating = next(p.chunk_id for p in passages if any(m.group(1).lower() == word for m in SCALE_LINE.finditer(p.text)))
+    return f"in {word}", stating
 
 
 def read_tables(question: str, passages: list[Passage]) -> ReaderAnswer:
@@ -271,18 +299,28 @@ def read_tables(question: str, passages: list[Passage]) -> ReaderAnswer:
     if parsed is None:
         return ReaderAnswer(False, "", None, (), "not a question about one line item and one period")
     item, period = parsed
+    asked = label_words(item)
+    per_share_asked = {"per", "share"} <= asked
+    share_count = "share" in asked and not per_share_asked
     names = tuple(dict.fromkeys(label_words(n) for n in (item, *LABEL_SYNONYMS.get(item, ()))))
-    found = [f for rank, passage in enumerate(passages) for f in _candidates(passage, rank, names, period)]
+    found = [f for rank, passage in enumerate(passages) for f in _candidates(passage, rank, names, period)
+             if not (share_count and f.shown.startswith("$"))]  # a dollar figure is no share count
     if not found:
         return ReaderAnswer(False, "", None, (), "no table row names the line item with a column for the asked period")
     best = min(found, key=lambda f: (-f.score[0], -f.score[1], f.passage_rank, f.line))
-    scale_text = best.scale_text if SCALE_LINE.search(best.scale_text) else f"{best.scale_text} | {_usual_scale(passages)}"
-    asked = label_words(item)
-    per_share = {"per", "share"} <= asked or {"per", "share"} <= label_words(best.label)
-    share_count = "share" in asked and not per_share
+    cited = [best.chunk_id]
+    scale_text = best.scale_text
+    if not SCALE_LINE.search(scale_text):
+        usual, stating = _usual_scale(passages)
+        scale_text = f"{scale_text} | {usual}"
+        own_text = next(p.text for p in passages if p.chunk_id == best.chunk_id)
+        if stating and stating != best.chunk_id and not SCALE_LINE.search(own_text):
+            cited.append(stating)  # the passage that states the scale backs it
+    per_share = per_share_asked or {"per", "share"} <= label_words(best.label)
     percentage = best.shown.endswith("%") or "rate" in asked
-    scale = _scale(scale_text, per_share or percentage, share_count)
+    scale = _scale(scale_text, per_share or percentage, share_count and not per_share)
     figure = _value(best.shown) * SCALE_FACTORS.get(scale, 1.0)
-    unit = " shares" if share_count else ""  # a share count is said as one, or it reads as an amount
-    text = f"{best.label}: {best.shown}{' ' + scale if scale else ''}{unit} [{best.chunk_id}]."
-    return ReaderAnswer(True, text, figure, (best.chunk_id,), None)
+    unit = " shares" if share_count and not per_share else ""  # a share count is said as one, or it reads as an amount
+    where = "".join(f"[{c}]" for c in cited)
+    text = f"{_spoken(best.label)}: {best.shown}{' ' + scale if scale else ''}{unit} {where}."
+    return ReaderAnswer(True, text, figure, tuple(cited), None)

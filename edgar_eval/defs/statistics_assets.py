@@ -15,13 +15,15 @@ from edgar_eval.evaluation.summaries import arm_statistics as summarise_arms
 from edgar_eval.evaluation.summaries import retrieval_slices as summarise_slices
 
 
-@dg.asset(deps=["arm_outcomes"], group_name="statistics", code_version="3",
+@dg.asset(deps=["arm_outcomes", "interval_coverage"], group_name="statistics", code_version="3",
           description="Per arm, on the protocol's split (eval): false-answer rate on unanswerable questions, recall cost and "
-                      "accuracy on answerable ones, each with a Wilson and a company-cluster bootstrap 95% interval.")
+                      "accuracy on answerable ones, each with a Wilson and a company-cluster bootstrap 95% interval (by the "
+                      "method the coverage simulation chose).")
 def arm_statistics(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     protocol, _ = read_protocol(settings)
-    stats = summarise_arms(protocol.questions(store.read("arm_outcomes")), seed=settings.golden_seed).assign(split=protocol.split)
+    stats = summarise_arms(protocol.questions(store.read("arm_outcomes")), seed=settings.golden_seed,
+                           method=chosen_interval(store)).assign(split=protocol.split)
     return unpartitioned_result(store, "arm_statistics", stats, {
         "head": table_head(stats, ["arm", "gates", "false_answer_rate", "recall_cost", "answer_accuracy"], rows=6)})
 
@@ -31,6 +33,13 @@ def read_protocol(settings: EvalSettings) -> tuple[experiment.Protocol, str]:
     path = settings.protocol_path()
     data = path.read_bytes()
     return experiment.Protocol.from_mapping(tomllib.loads(data.decode())), hashlib.sha256(data).hexdigest()
+
+
+def chosen_interval(store) -> str:
+    """The bootstrap interval method the coverage simulation found closest to nominal (percentile when it ran on
+    fewer than two companies)."""
+    coverage = store.read("interval_coverage")
+    return str(coverage.method[coverage.chosen].iloc[0]) if coverage.chosen.any() else "percentile"
 
 
 COVERAGE_REPLICATES = 400  # simulated runs per interval method: coverage to about +-2 points
@@ -62,9 +71,7 @@ def interval_coverage(context: dg.AssetExecutionContext, settings: EvalSettings)
 def arm_comparisons(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     protocol, protocol_sha = read_protocol(settings)
-    coverage = store.read("interval_coverage")
-    method = str(coverage.method[coverage.chosen].iloc[0]) if coverage.chosen.any() else "percentile"
-    table = experiment.arm_comparisons(store.read("arm_outcomes"), protocol, seed=settings.golden_seed, method=method)
+    table = experiment.arm_comparisons(store.read("arm_outcomes"), protocol, seed=settings.golden_seed, method=chosen_interval(store))
     confirmatory = table[table.status == "confirmatory"]
     return unpartitioned_result(store, "arm_comparisons", table.assign(protocol=protocol.version, protocol_sha256=protocol_sha), {
         "protocol": protocol.version, "protocol_sha256": protocol_sha,

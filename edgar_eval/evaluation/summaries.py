@@ -14,15 +14,17 @@ def _rate_columns(prefix: str, successes: int, trials: int) -> dict:
     return {f"{prefix}_n": trials, f"{prefix}_k": successes, prefix: p.rate, f"{prefix}_low": p.low, f"{prefix}_high": p.high}
 
 
-def _cluster_columns(prefix: str, hits, clusters, seed: int, resamples: int) -> dict:
+def _cluster_columns(prefix: str, hits, clusters, seed: int, resamples: int, method: str = "percentile") -> dict:
     """The company-cluster bootstrap interval beside the Wilson one: questions of one company are not independent."""
-    interval = cluster_bootstrap_ratio(hits.astype(float), [1.0] * len(hits), clusters, confidence=0.95, resamples=resamples, seed=seed)
+    interval = cluster_bootstrap_ratio(hits.astype(float), [1.0] * len(hits), clusters, confidence=0.95, resamples=resamples, seed=seed,
+                                       method=method)
     return {f"{prefix}_cluster_low": interval.low, f"{prefix}_cluster_high": interval.high}
 
 
-def arm_statistics(outcomes: pd.DataFrame, seed: int = 0, resamples: int = 10_000) -> pd.DataFrame:
+def arm_statistics(outcomes: pd.DataFrame, seed: int = 0, resamples: int = 10_000, method: str = "percentile") -> pd.DataFrame:
     """Per arm: FAR on unanswerable questions, recall cost and accuracy on answerable ones, each with a Wilson and a
-    company-cluster bootstrap 95% interval. No wall-clock figure here: this table must rebuild byte for byte."""
+    company-cluster bootstrap 95% interval (`method`: percentile, bca or studentized). No wall-clock figure here: this
+    table must rebuild byte for byte."""
     baseline = outcomes[outcomes.arm == "A"].set_index("question_id")
     rows = []
     for arm in ARMS:
@@ -33,9 +35,9 @@ def arm_statistics(outcomes: pd.DataFrame, seed: int = 0, resamples: int = 10_00
         rows.append({
             "arm": arm, "gates": ARM_NAMES[arm],
             **_rate_columns("false_answer_rate", int(unanswerable.false_answer.sum()), len(unanswerable)),
-            **_cluster_columns("false_answer_rate", unanswerable.false_answer.to_numpy(bool), unanswerable.cik.to_numpy(), seed, resamples),
+            **_cluster_columns("false_answer_rate", unanswerable.false_answer.to_numpy(bool), unanswerable.cik.to_numpy(), seed, resamples, method),
             **_rate_columns("recall_cost", int(lost.sum()), len(answerable)),
-            **_cluster_columns("recall_cost", lost, answerable.cik.to_numpy(), seed, resamples),
+            **_cluster_columns("recall_cost", lost, answerable.cik.to_numpy(), seed, resamples, method),
             **_rate_columns("answer_accuracy", int(answerable.correct.sum()), len(answerable)),
         })
     return pd.DataFrame(rows)

@@ -265,10 +265,10 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
         "false answers": [_ratio(k, n) for k, n in zip(arms.false_answer_rate_k, arms.false_answer_rate_n)],
         "FAR": [percent(v) for v in arms.false_answer_rate],
         "FAR Wilson 95%": [interval(lo, hi) for lo, hi in zip(arms.false_answer_rate_low, arms.false_answer_rate_high)],
-        "FAR company bootstrap 95%": [interval(lo, hi) for lo, hi in zip(arms.false_answer_rate_cluster_low, arms.false_answer_rate_cluster_high)],
+        f"FAR company bootstrap 95% ({_method(inputs.comparisons)})": [interval(lo, hi) for lo, hi in zip(arms.false_answer_rate_cluster_low, arms.false_answer_rate_cluster_high)],
         "recall cost": [f"{percent(v)} ({_ratio(k, n)})" for v, k, n in zip(arms.recall_cost, arms.recall_cost_k, arms.recall_cost_n)],
         "recall cost Wilson 95%": [interval(lo, hi) for lo, hi in zip(arms.recall_cost_low, arms.recall_cost_high)],
-        "recall cost company bootstrap 95%": [interval(lo, hi) for lo, hi in zip(arms.recall_cost_cluster_low, arms.recall_cost_cluster_high)],
+        f"recall cost company bootstrap 95% ({_method(inputs.comparisons)})": [interval(lo, hi) for lo, hi in zip(arms.recall_cost_cluster_low, arms.recall_cost_cluster_high)],
         "correct on answerable": [f"{percent(v)} ({_ratio(k, n)})" for v, k, n in zip(arms.answer_accuracy, arms.answer_accuracy_k, arms.answer_accuracy_n)],
     })
     tables = [

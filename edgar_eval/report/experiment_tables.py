@@ -77,7 +77,7 @@ def coverage_table(coverage: pd.DataFrame) -> ReportTable:
         "companies": coverage.companies, "nominal": [percent(v) for v in coverage.nominal],
         "coverage": [f"{percent(v)} ({k}/{n})" for v, k, n in zip(coverage.coverage, coverage.covered, coverage.replicates)],
         "coverage Wilson 95%": [interval(lo, hi) for lo, hi in zip(coverage.coverage_low, coverage.coverage_high)],
-        "mean width": [_points(v).lstrip("+") for v in coverage.mean_width],
+        "mean width": [_points(v).lstrip("+") if v <= 2 else "over 200 points (unbounded)" for v in coverage.mean_width],
     })
     return ReportTable(f"Bootstrap interval coverage at {int(coverage.companies.iloc[0])} companies (simulation of known truth)", table,
                        Provenance("interval_coverage", content_version(coverage), "arm_outcomes (the split's companies and sizes)"),

@@ -21,9 +21,11 @@ Three interval methods share one set of resamples (same seed, same drawn compani
   below the estimate (bias) and by the skewness of the leave-one-company-out jackknife (acceleration).
 * ``studentized``: bootstrap-t. Each resample's deviation from the estimate is divided by its own linearised
   (delta-method) standard error, sqrt(K / (K - 1) * sum_k (n_k - r d_k)^2) / sum_k d_k over its K companies; the
-  quantiles of that t statistic, times the sample's own standard error, give the interval. It corrects for the
+  quantiles of that t statistic, times the sample's own standard error, give the interval, kept within the range no
+  resample can leave (a ratio of sums lies between its companies' smallest and largest ratio). It corrects for the
   standard error varying with the estimate, which is what undercovers at 10 to 20 clusters. A resample whose
-  companies all have the same ratio has no standard error: it is undefined, like one without a denominator.
+  companies all have the same ratio has no standard error: it is undefined, like one without a denominator; when
+  every company has the same ratio, the interval is that ratio, as the percentile interval's is.
 
 Which one holds its coverage at a given number of companies is measured, not assumed: ``stats.coverage``
 simulates data of known truth at that count.
@@ -164,6 +166,9 @@ def _bootstrap(
     if np.isnan(estimate) or k == 1:
         return Interval(estimate, float("nan"), float("nan"), confidence, resamples, k, method=method)
 
+    if method == "studentized" and _linearised_error(num_k, den_k, estimate) == 0:
+        # every company has the same ratio: every resample has it too, as the percentile interval shows
+        return Interval(estimate, estimate, estimate, confidence, resamples, k, 0, method)
     ratios, errors = _resample(num_k, den_k, resamples, seed, studentized=method == "studentized")
     defined = ~np.isnan(ratios) if errors is None else ~np.isnan(ratios) & (errors > 0)
     undefined = resamples - int(defined.sum())
@@ -176,11 +181,13 @@ def _bootstrap(
         low, high = np.quantile(ratios[defined], _bca_levels(ratios[defined], estimate, num_k, den_k, tail))
     else:
         own_error = _linearised_error(num_k, den_k, estimate)
-        if own_error == 0:
-            return Interval(estimate, float("nan"), float("nan"), confidence, resamples, k, undefined, method)
         t = (ratios[defined] - estimate) / errors[defined]
         t_low, t_high = np.quantile(t, [tail, 1 - tail])
-        low, high = estimate - t_high * own_error, estimate - t_low * own_error
+        # A ratio of sums lies between its companies' smallest and largest ratio; so does every resample's.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            own = num_k[den_k > 0] / den_k[den_k > 0]
+        low = max(estimate - t_high * own_error, float(own.min()))
+        high = min(estimate - t_low * own_error, float(own.max()))
     return Interval(estimate, float(low), float(high), confidence, resamples, k, undefined, method)
 
 
