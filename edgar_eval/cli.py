@@ -33,6 +33,19 @@ def _configure(args: argparse.Namespace) -> None:
         os.environ[PROPOSALS_ENV] = os.pathsep.join(str(Path(p).resolve()) for p in args.proposals)
 
 
+def _check_corpus_folder(settings) -> None:
+    """A missing, non-folder or filing-less corpus folder is refused in one line (the demo corpus is generated)."""
+    if settings.is_demo:
+        return
+    folder = Path(settings.corpus_dir)
+    if not folder.exists():
+        raise ValueError(f"corpus folder {folder} does not exist")
+    if not folder.is_dir():
+        raise ValueError(f"corpus folder {folder} is not a folder")
+    if not any(folder.rglob("*.htm")):
+        raise ValueError(f"corpus folder {folder} holds no .htm filing")
+
+
 def run(args: argparse.Namespace) -> int:
     _configure(args)
     home = _ensure_dagster_home()
@@ -43,15 +56,26 @@ def run(args: argparse.Namespace) -> int:
     from edgar_eval.defs.runner import materialise_graph
     from edgar_eval.defs.settings import EvalSettings
 
-    settings = EvalSettings.from_env()
-    defs = build_definitions(settings)
+    try:
+        settings = EvalSettings.from_env()
+        _check_corpus_folder(settings)
+        settings.check()
+        defs = build_definitions(settings)
+    except ValueError as exc:  # a bad setting or corpus folder: one line, before any partition runs
+        print(f"edgar-eval: {exc}", file=sys.stderr)
+        return 2
     print(f"corpus {settings.corpus_name!r} in {settings.corpus_dir}")
     started = time.perf_counter()
 
     def show(key: str, error: str | None) -> None:
         print(f"  {'ok' if error is None else 'FAILED':6} {key}" + (f": {error}" if error else ""), flush=True)
 
-    graph = materialise_graph(defs, DagsterInstance.get(), on_partition=show)
+    try:
+        graph = materialise_graph(defs, DagsterInstance.get(), on_partition=show)
+    except KeyboardInterrupt:
+        print("edgar-eval: interrupted; no further partition ran and no report was written "
+              "(what was materialised before stays, each asset whole or not at all)", file=sys.stderr)
+        return 130
     done = len(graph.partitions) - len(graph.failed_partitions)
     print(f"{done}/{len(graph.partitions)} filing partitions materialised; whole graph in {time.perf_counter() - started:.1f} s")
     if not graph.evaluation_succeeded:
@@ -108,10 +132,10 @@ def readme(args: argparse.Namespace) -> int:
     """Rewrite the README's figures block from the committed reports."""
     from edgar_eval.adapters.files import replace_file
     from edgar_eval.defs.settings import project_home
-    from edgar_eval.report.readme import readme_figures, replace_block
+    from edgar_eval.report.readme import COMMITTED_CORPORA, readme_figures, replace_block
 
     home = project_home()
-    reports = {path.parent.name: path.read_text() for path in sorted((home / "reports").glob("*/report.md"))}
+    reports = {name: (home / "reports" / name / "report.md").read_text() for name in COMMITTED_CORPORA}
     target = home / "README.md"
     changed = replace_file(target, replace_block(target.read_text(), readme_figures(reports)).encode())
     print(f"README figures from {', '.join(sorted(reports))}: {'rewritten' if changed else 'unchanged'}")

@@ -1,8 +1,11 @@
 """A snapshot of the definitions: the asset graph users see in the UI."""
 
+import re
+
 import dagster as dg
 import pytest
 
+from edgar_eval.defs import gate_checks
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.settings import EvalSettings
 
@@ -78,3 +81,14 @@ def test_jobs_and_schedules_are_defined_and_schedules_start_stopped(defs):
 def test_demo_partitions_are_one_per_filing(defs):
     keys = defs.resolve_job_def("corpus_job").partitions_def.get_partition_keys()
     assert len(keys) == 15 and keys == sorted(keys)
+
+
+def test_descriptions_render_as_written(defs):
+    """The UI renders descriptions as Markdown, where a bare <corpus> is an HTML tag and vanishes: placeholders in
+    angle brackets stand inside backticks."""
+    texts = [spec.description or "" for spec in defs.resolve_all_asset_specs()]
+    texts += [spec.description or "" for check in gate_checks.CHECKS for spec in check.check_specs]
+    assert any("<corpus>" in text for text in texts)  # the placeholders are there, in backticks
+    for text in texts:
+        outside_code = re.sub(r"`[^`]*`", "", text)
+        assert not re.search(r"<[a-z_]+>", outside_code), text

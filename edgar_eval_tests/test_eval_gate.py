@@ -70,6 +70,15 @@ def test_the_gate_passes_on_the_committed_baseline(demo_store):
     assert _gate_passed(instance)
 
 
+def test_the_invariant_checks_run_beside_their_assets_and_pass_on_the_demo(demo_store):
+    _, _, instance, _ = demo_store
+    for asset, check in (("golden_questions", "golden_set_consistent"), ("search_index", "search_index_fingerprint"),
+                         ("report", "report_sources_present")):
+        key = dg.AssetCheckKey(dg.AssetKey(asset), check)
+        record = instance.event_log_storage.get_latest_asset_check_execution_by_key([key]).get(key)
+        assert record is not None and record.evaluation.passed, (check, record and record.evaluation.description)
+
+
 def test_a_planted_regression_passes_the_unit_tests_and_fails_the_gate(demo_store, tmp_path, monkeypatch):
     root, settings, _, _ = demo_store
     monkeypatch.setattr(test_answering, "period_guard", latest_fiscal_year_only)

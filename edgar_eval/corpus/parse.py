@@ -73,6 +73,8 @@ def _root(data: bytes) -> tuple[etree._Element, tuple[str, ...]]:
         raise FilingError("empty file (0 bytes)")
     if b"\x00" in data[:4096]:
         raise FilingError("binary content, not an XHTML document")
+    if b"<html" not in data.lower():
+        raise FilingError("not an HTML document: no <html> element")
     if b"</html>" not in data[-4096:].lower():
         raise FilingError("truncated document: no closing </html> at the end of the file")
     original, repairs, first_error = data, 0, None

@@ -8,7 +8,7 @@ from edgar_eval.evaluation.eval_gate import NET_WORSENING_LIMIT, compare_to_base
 
 
 @dg.asset_check(asset="arm_outcomes", blocking=True,
-                description=f"Replays the dev split and judges each case under each arm against baselines/<corpus>/<generator>.json; fails "
+                description=f"Replays the dev split and judges each case under each arm against `baselines/<corpus>/<generator>.json`; fails "
                             f"when any arm x route group (answerable, unanswerable) has {NET_WORSENING_LIMIT} or more net cases gone from right to "
                             "wrong. Blocking: the statistics and the report are not built on a regression.")
 def eval_gate(context: dg.AssetCheckExecutionContext, settings: EvalSettings) -> dg.AssetCheckResult:

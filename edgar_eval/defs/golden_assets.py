@@ -73,8 +73,8 @@ def golden_set(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.
 @dg.asset(deps=["golden_questions", "golden_set", "golden_patterns", "golden_proposals", "filing_text", "filings"], group_name="golden",
           code_version="1",
           description="The golden set audited by sample: a seeded sample of the frozen set (per template kind, and every "
-                      "hard-question case), written with its evidence to data/<corpus>/golden_audit.md; a person's verdicts read "
-                      "from reviews/<corpus>/audit-v1.jsonl, bound to each case's sha256. Unreviewed cases count as "
+                      "hard-question case), written with its evidence to `data/<corpus>/golden_audit.md`; a person's verdicts read "
+                      "from `reviews/<corpus>/audit-v1.jsonl`, bound to each case's sha256. Unreviewed cases count as "
                       "unreviewed, never as correct.")
 def golden_audit(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()

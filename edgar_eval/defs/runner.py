@@ -9,7 +9,8 @@ import dagster as dg
 
 from edgar_eval.defs.jobs import CORPUS_JOB, EVALUATION_JOB
 
-QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+# The CLI prints each failure in one line itself; the full record, tracebacks included, stays in the run history.
+QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
 @dataclass
@@ -37,6 +38,12 @@ def failure_message(result: dg.ExecuteInProcessResult) -> str:
     return "run failed"
 
 
+def _interrupted(result: dg.ExecuteInProcessResult) -> bool:
+    """Was the run stopped by Ctrl-C (Dagster turns the KeyboardInterrupt into a step failure and returns)?"""
+    return any(event.is_step_failure and event.step_failure_data and event.step_failure_data.error
+               and event.step_failure_data.error.cls_name == "DagsterExecutionInterruptedError" for event in result.all_events)
+
+
 def materialise_corpus(defs: dg.Definitions, instance: dg.DagsterInstance, keys: list[str] | None = None,
                        on_partition: Callable[[str, str | None], None] | None = None) -> dict[str, str]:
     """Run the corpus job once per partition, so a bad filing fails its own partition and no other."""
@@ -44,6 +51,8 @@ def materialise_corpus(defs: dg.Definitions, instance: dg.DagsterInstance, keys:
     failed: dict[str, str] = {}
     for key in keys if keys is not None else job.partitions_def.get_partition_keys():
         result = job.execute_in_process(partition_key=key, instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
+        if _interrupted(result):
+            raise KeyboardInterrupt  # no further partition, and no evaluation over a part of the corpus
         if not result.success:
             failed[key] = failure_message(result)
         if on_partition:
@@ -54,6 +63,8 @@ def materialise_corpus(defs: dg.Definitions, instance: dg.DagsterInstance, keys:
 def materialise_evaluation(defs: dg.Definitions, instance: dg.DagsterInstance) -> str | None:
     """Run the evaluation job; the failure message, or None on success."""
     result = defs.resolve_job_def(EVALUATION_JOB).execute_in_process(instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
+    if _interrupted(result):
+        raise KeyboardInterrupt
     return None if result.success else failure_message(result)
 
 
@@ -62,5 +73,8 @@ def materialise_graph(defs: dg.Definitions, instance: dg.DagsterInstance,
     keys = list(defs.resolve_job_def(CORPUS_JOB).partitions_def.get_partition_keys())
     run = GraphRun(partitions=keys)
     run.failed_partitions = materialise_corpus(defs, instance, keys, on_partition)
+    if keys and len(run.failed_partitions) == len(keys):  # nothing to evaluate: say so instead of failing deep inside
+        run.evaluation_error = f"none of the {len(keys)} filings could be materialised; the evaluation did not run"
+        return run
     run.evaluation_error = materialise_evaluation(defs, instance)
     return run

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import re
 
+# The corpora whose reports are committed and whose figures the README prints. A report of any other corpus
+# (reports/<name>/ of your own folder) is yours: it never edits the README nor breaks the test suite.
+COMMITTED_CORPORA = ("demo", "edgar")
+
 START, END = "<!-- figures:start (edgar-eval readme writes this block) -->", "<!-- figures:end -->"
 
 

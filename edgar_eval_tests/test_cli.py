@@ -1,0 +1,111 @@
+"""The command line as a user meets it, run as a subprocess: bad input gets one clear line and a non-zero exit, no
+traceback; Ctrl-C stops the run with exit 130, runs no further partition and writes no report."""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from edgar_eval.adapters.local_corpus import write_demo_corpus
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def home(tmp_path):
+    """A project home of its own (data/, reports/, run history), with the protocols a run reads."""
+    shutil.copytree(PROJECT / "protocol", tmp_path / "protocol")
+    return tmp_path
+
+
+def _cli(home: Path, *args: str, env: dict | None = None, timeout: int = 300) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "EDGAR_EVAL_HOME": str(home), "DAGSTER_HOME": str(home / ".dagster_home"), **(env or {})}
+    return subprocess.run([sys.executable, "-m", "edgar_eval", *args], capture_output=True, text=True, env=environment,
+                          timeout=timeout, cwd=home)
+
+
+def _one_line_no_traceback(result: subprocess.CompletedProcess) -> str:
+    assert "Traceback" not in result.stderr + result.stdout
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+def test_a_missing_folder_is_refused_in_one_line(home):
+    result = _cli(home, "run", "--corpus", str(home / "nowhere"), "--name", "x")
+    assert result.returncode == 2
+    assert _one_line_no_traceback(result) == f"edgar-eval: corpus folder {home / 'nowhere'} does not exist"
+
+
+def test_an_empty_folder_is_refused_in_one_line(home):
+    (home / "empty").mkdir()
+    (home / "empty" / "notes.txt").write_text("no filing here")
+    result = _cli(home, "run", "--corpus", str(home / "empty"), "--name", "x")
+    assert result.returncode == 2
+    assert _one_line_no_traceback(result) == f"edgar-eval: corpus folder {home / 'empty'} holds no .htm filing"
+
+
+def test_a_corpus_of_garbage_fails_each_filing_for_its_own_reason_and_evaluates_nothing(home):
+    garbage = home / "garbage"
+    garbage.mkdir()
+    (garbage / "binary.htm").write_bytes(b"\x00\x01\x02 not a document")
+    (garbage / "prose.htm").write_text("A letter to shareholders, in plain text, with no markup at all.\n")
+    (garbage / "cut.htm").write_text("<html><body><p>Revenue was $1.2 billion and")
+    result = _cli(home, "run", "--corpus", str(garbage), "--name", "garbage")
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr + result.stdout
+    assert "binary: FilingError: binary content" in result.stdout
+    assert "prose: FilingError: not an HTML document" in result.stdout  # plain text is not called truncated
+    assert "cut: FilingError: truncated document" in result.stdout
+    assert _one_line_no_traceback(result) == "evaluation FAILED: none of the 3 filings could be materialised; the evaluation did not run"
+    assert not (home / "reports" / "garbage").exists()
+
+
+@pytest.mark.parametrize("variable,value,expected", [
+    ("EDGAR_EVAL_GENERATOR", "tabel-reader", "edgar-eval: unknown generator 'tabel-reader'; choose one of extractive, table-reader, "
+                                             "openai-compatible-chat, external-rag"),
+    ("EDGAR_EVAL_EMBEDDER", "minlm", "edgar-eval: unknown embedder 'minlm'; choose one of minilm, openai-compatible"),
+    ("EDGAR_EVAL_TAPE", "replya", "edgar-eval: unknown tape_mode 'replya'; choose one of off, record, replay, fill"),
+])
+def test_a_misspelled_setting_is_refused_before_any_partition_runs(home, variable, value, expected):
+    result = _cli(home, "run", env={variable: value})
+    assert result.returncode == 2
+    assert _one_line_no_traceback(result) == expected
+    assert not (home / "data" / "demo" / "filings").exists()  # nothing ran
+
+
+def test_ctrl_c_stops_the_run_writes_no_report_and_exits_130(home):
+    corpus = home / "corpus"
+    write_demo_corpus(str(corpus))
+    environment = {**os.environ, "EDGAR_EVAL_HOME": str(home), "DAGSTER_HOME": str(home / ".dagster_home")}
+    process = subprocess.Popen([sys.executable, "-m", "edgar_eval", "run", "--corpus", str(corpus), "--name", "stopped"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment, cwd=home)
+    seen = []
+    for line in process.stdout:  # wait for the first partition, then press Ctrl-C
+        seen.append(line)
+        if line.strip().startswith("ok"):
+            process.send_signal(signal.SIGINT)
+            break
+    out, err = process.communicate(timeout=300)
+    seen.extend(out.splitlines(keepends=True))
+    assert process.returncode == 130, err
+    assert "edgar-eval: interrupted; no further partition ran and no report was written" in err
+    finished = [line for line in seen if line.strip().startswith(("ok", "FAILED"))]
+    assert len(finished) < 15, "the run carried on after Ctrl-C"
+    assert not (home / "reports" / "stopped").exists()
+    assert (home / "data" / "stopped" / "filings").is_dir()  # what was materialised before stays
+
+
+def test_a_report_of_your_own_corpus_leaves_the_readme_alone(home):
+    for name in ("demo", "edgar"):
+        shutil.copytree(PROJECT / "reports" / name, home / "reports" / name)
+    shutil.copy(PROJECT / "README.md", home / "README.md")
+    (home / "reports" / "mine").mkdir()
+    (home / "reports" / "mine" / "report.md").write_text("# edgar-eval report: mine\n\nnot one of the committed corpora\n")
+    result = _cli(home, "readme")
+    assert result.returncode == 0 and "from demo, edgar: unchanged" in result.stdout, result.stdout + result.stderr
+    assert (home / "README.md").read_bytes() == (PROJECT / "README.md").read_bytes()
