@@ -61,7 +61,7 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
 
         return materialize_partitions(context, settings.store(), "filing_text", work, corpus_code_fingerprint(), partial(recorded_sha256, settings.store()))
 
-    @dg.asset(deps=[filing_text], code_version="1", description="Every ix:nonFraction and ix:nonNumeric fact: value with scale and sign "
+    @dg.asset(deps=[filings, filing_text], code_version="1", description="Every ix:nonFraction and ix:nonNumeric fact: value with scale and sign "
               "applied, displayed text, unit, decimals, period, dimensions, fiscal year, and its offset in filing_text.", **common)
     def xbrl_facts(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         def work(key: str):
@@ -74,7 +74,7 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
 
         return materialize_partitions(context, settings.store(), "xbrl_facts", work, corpus_code_fingerprint(), partial(recorded_sha256, settings.store()))
 
-    @dg.asset(deps=[filing_text], code_version="1", description="Sections keyed by part and item, cross-reference stubs flagged "
+    @dg.asset(deps=[filings, filing_text], code_version="1", description="Sections keyed by part and item, cross-reference stubs flagged "
               "with their target, and the offset where the notes to the financial statements begin.", **common)
     def sections(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         def work(key: str):
@@ -86,7 +86,7 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
 
         return materialize_partitions(context, settings.store(), "sections", work, corpus_code_fingerprint(), partial(recorded_sha256, settings.store()))
 
-    @dg.asset(deps=[sections], code_version="2", description="Fixed-size character chunks with overlap, each with its section, "
+    @dg.asset(deps=[filings, sections], code_version="2", description="Fixed-size character chunks with overlap, each with its section, "
               "the printed pages it spans and its offsets in filing_text; a chunk that starts inside a table carries the "
               "table's scale line and header rows.", **common)
     def chunks(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
@@ -99,7 +99,7 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
         build_key = f"{corpus_code_fingerprint()}:chunks={settings.chunk_size}/{settings.chunk_overlap}/headers={int(settings.chunk_table_headers)}"
         return materialize_partitions(context, settings.store(), "chunks", work, build_key, partial(recorded_sha256, settings.store()))
 
-    @dg.asset(deps=[chunks], code_version="1", description="An embedding per chunk from the local all-MiniLM-L6-v2 (L2-normalised), "
+    @dg.asset(deps=[filings, chunks], code_version="1", description="An embedding per chunk from the local all-MiniLM-L6-v2 (L2-normalised), "
               "stamped with the index fingerprint: embedder id, normalisation, chunk parameters.", **common)
     def chunk_embeddings(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         embedder = settings.embedder_adapter()

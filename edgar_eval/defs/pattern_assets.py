@@ -207,7 +207,7 @@ def _correct(case, checked) -> bool:
     return states_any(checked.generation.text, case.reference_answer)
 
 
-@dg.asset(deps=["golden_patterns", "search_index"], group_name="runs", code_version="1",
+@dg.asset(deps=["golden_patterns", "search_index", "filings"], group_name="runs", code_version="1",
           description="A naive baseline on the frozen hard-question set through the same harness: dense top-k over the "
                       "company's filings, the extractive reader, the citation check; per case the share of evidence "
                       "documents retrieved (document recall) and of evidence quotes whose chunk was retrieved (quote recall), whether the stated figure matches a figure of the reference "

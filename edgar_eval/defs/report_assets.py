@@ -19,7 +19,8 @@ from edgar_eval.report.builder import ReportInputs, build_report
 REPORT_INPUTS = ["arm_statistics", "arm_comparisons", "gate_quality", "gate_quality_by_kind", "gate_comparisons", "determinism", "stage_latency", "arm_costs", "citation_mutations",
                  "retrieval_metrics", "retrieval_slices", "golden_questions", "golden_rejections", "golden_set", "search_index",
                  "gate_scores", "arm_outcomes", "generations",
-                 "pattern_funnel", "gate_agreement", "golden_patterns", "pattern_baseline", "golden_audit", "reader_accuracy", "interval_coverage"]
+                 "pattern_funnel", "gate_agreement", "golden_patterns", "pattern_baseline", "golden_audit", "reader_accuracy", "interval_coverage",
+                 *CORPUS_TABLES]
 
 
 @functools.cache

@@ -91,7 +91,7 @@ def retrieval_runs(context: dg.AssetExecutionContext, settings: EvalSettings) ->
 DETERMINISM_SAMPLE = 40  # questions asked twice to measure whether the same prompt gives the same text
 
 
-@dg.asset(deps=["retrievals"], group_name="runs", code_version="2",
+@dg.asset(deps=["retrievals", "golden_questions", "search_index"], group_name="runs", code_version="2",
           description="One generation per question from the configured generator (the extractive baseline by default; an "
                       "OpenAI-compatible chat model or an external RAG service through a record/replay tape), then the citation "
                       "check: answered, model_declined, no_valid_citation or unsupported_claim, with the stated figure and latency. "
@@ -155,7 +155,7 @@ def reader_accuracy(context: dg.AssetExecutionContext, settings: EvalSettings) -
         "head": table_head(frame, ["reader", "questions", "gold_chunk_retrieved", "right", "wrong", "declined"])})
 
 
-@dg.asset(deps=["retrievals", "xbrl_facts", "filings", "golden_set"], group_name="runs", code_version="3",
+@dg.asset(deps=["retrievals", "golden_questions", "search_index", "xbrl_facts", "filings", "golden_set"], group_name="runs", code_version="3",
           description="Per question: the period guard's verdict, the top cosine score and the relevance model's score, each "
                       "with its threshold admitting 90% of the fitting questions' answerable ones. The dev split fits: eval "
                       "questions are scored by a model and thresholds fitted on the whole dev split, dev questions two-fold by "
