@@ -8,12 +8,18 @@ EVALUATION_JOB = "evaluation_job"
 EVALUATION_GROUPS = ("index", "golden", "runs", "statistics", "report")
 
 
+@dg.success_hook(name="print_progress")
+def print_progress(context: dg.HookContext) -> None:
+    """Each finished step of the evaluation, one line, so the CLI shows progress past the corpus partitions."""
+    print(f"  done   {context.op.name}", flush=True)
+
+
 def build_jobs(partitions: dg.PartitionsDefinition):
     corpus_job = dg.define_asset_job(
         CORPUS_JOB, selection=dg.AssetSelection.groups("corpus"),
         description="Parse, chunk and embed one filing partition.")
     evaluation_job = dg.define_asset_job(
-        EVALUATION_JOB, selection=dg.AssetSelection.groups(*EVALUATION_GROUPS),
+        EVALUATION_JOB, selection=dg.AssetSelection.groups(*EVALUATION_GROUPS), hooks={print_progress},
         description="Index, golden questions, runs, statistics and the report, over every current filing partition.")
 
     @dg.schedule(job=corpus_job, cron_schedule="0 2 * * *", default_status=dg.DefaultScheduleStatus.STOPPED,
