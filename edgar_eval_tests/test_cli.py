@@ -109,3 +109,19 @@ def test_a_report_of_your_own_corpus_leaves_the_readme_alone(home):
     result = _cli(home, "readme")
     assert result.returncode == 0 and "from demo, edgar: unchanged" in result.stdout, result.stdout + result.stderr
     assert (home / "README.md").read_bytes() == (PROJECT / "README.md").read_bytes()
+
+
+def test_an_interrupt_that_a_handler_swallows_is_still_seen():
+    """Dagster's handler records a Ctrl-C that comes after a run's last step and then forgets it; the watch sees it."""
+    from edgar_eval.defs.runner import InterruptWatch
+
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: None)  # a handler that swallows it, as Dagster's does
+    watch = InterruptWatch()
+    try:
+        assert not watch.arrived()
+        os.kill(os.getpid(), signal.SIGINT)
+        assert watch.arrived()
+        assert not watch.arrived()  # read once
+    finally:
+        watch.close()
+        signal.signal(signal.SIGINT, previous)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -44,26 +47,62 @@ def _interrupted(result: dg.ExecuteInProcessResult) -> bool:
                and event.step_failure_data.error.cls_name == "DagsterExecutionInterruptedError" for event in result.all_events)
 
 
+class InterruptWatch:
+    """Did a Ctrl-C arrive while Dagster held the SIGINT handler? Dagster records an interrupt that comes between
+    steps and raises it at the next step, but forgets one that comes after a run's last step, so a loop of runs
+    would carry on. The signal wakeup fd sees every signal whatever handler is installed; outside the main thread
+    (where no signal can be handled) it watches nothing."""
+
+    def __init__(self) -> None:
+        self._read = self._previous = None
+        if threading.current_thread() is threading.main_thread():
+            self._read, write = os.pipe()
+            os.set_blocking(self._read, False)
+            os.set_blocking(write, False)
+            self._write = write
+            self._previous = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+
+    def arrived(self) -> bool:
+        if self._read is None:
+            return False
+        try:
+            received = os.read(self._read, 512)
+        except BlockingIOError:
+            return False
+        return signal.SIGINT in received
+
+    def close(self) -> None:
+        if self._read is not None:
+            signal.set_wakeup_fd(self._previous if self._previous is not None else -1)
+            os.close(self._read)
+            os.close(self._write)
+            self._read = None
+
+
 def materialise_corpus(defs: dg.Definitions, instance: dg.DagsterInstance, keys: list[str] | None = None,
                        on_partition: Callable[[str, str | None], None] | None = None) -> dict[str, str]:
     """Run the corpus job once per partition, so a bad filing fails its own partition and no other."""
     job = defs.resolve_job_def(CORPUS_JOB)
     failed: dict[str, str] = {}
-    for key in keys if keys is not None else job.partitions_def.get_partition_keys():
-        result = job.execute_in_process(partition_key=key, instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
-        if _interrupted(result):
-            raise KeyboardInterrupt  # no further partition, and no evaluation over a part of the corpus
-        if not result.success:
-            failed[key] = failure_message(result)
-        if on_partition:
-            on_partition(key, failed.get(key))
+    watch = InterruptWatch()
+    try:
+        for key in keys if keys is not None else job.partitions_def.get_partition_keys():
+            result = job.execute_in_process(partition_key=key, instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
+            if _interrupted(result) or watch.arrived():
+                raise KeyboardInterrupt  # no further partition, and no evaluation over a part of the corpus
+            if not result.success:
+                failed[key] = failure_message(result)
+            if on_partition:
+                on_partition(key, failed.get(key))
+    finally:
+        watch.close()
     return failed
 
 
 def materialise_evaluation(defs: dg.Definitions, instance: dg.DagsterInstance) -> str | None:
     """Run the evaluation job; the failure message, or None on success."""
     result = defs.resolve_job_def(EVALUATION_JOB).execute_in_process(instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
-    if _interrupted(result):
+    if _interrupted(result):  # an interrupt after the last step is forgotten, but then the report is whole
         raise KeyboardInterrupt
     return None if result.success else failure_message(result)
 
