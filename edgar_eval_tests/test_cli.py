@@ -82,8 +82,11 @@ def test_ctrl_c_stops_the_run_writes_no_report_and_exits_130(home):
     corpus = home / "corpus"
     write_demo_corpus(str(corpus))
     environment = {**os.environ, "EDGAR_EVAL_HOME": str(home), "DAGSTER_HOME": str(home / ".dagster_home")}
+    # As in a terminal's foreground: a shell running this suite in the background (CI) ignores SIGINT, and a child
+    # inherits that, so the child gets back the default disposition first.
     process = subprocess.Popen([sys.executable, "-m", "edgar_eval", "run", "--corpus", str(corpus), "--name", "stopped"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment, cwd=home)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment, cwd=home,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     seen = []
     for line in process.stdout:  # wait for the first partition, then press Ctrl-C
         seen.append(line)
