@@ -34,7 +34,8 @@ def _configure(args: argparse.Namespace) -> None:
 
 
 def _check_corpus_folder(settings) -> None:
-    """A missing, non-folder or filing-less corpus folder is refused in one line (the demo corpus is generated)."""
+    """A missing or non-folder corpus folder is refused in one line (the demo corpus is generated); one without a
+    filing is refused by the definitions themselves (`factory.filing_partitions`, by the corpus's own listing)."""
     if settings.is_demo:
         return
     folder = Path(settings.corpus_dir)
@@ -42,8 +43,6 @@ def _check_corpus_folder(settings) -> None:
         raise ValueError(f"corpus folder {folder} does not exist")
     if not folder.is_dir():
         raise ValueError(f"corpus folder {folder} is not a folder")
-    if not any(folder.rglob("*.htm")):
-        raise ValueError(f"corpus folder {folder} holds no .htm filing")
 
 
 def run(args: argparse.Namespace) -> int:

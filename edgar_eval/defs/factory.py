@@ -17,7 +17,7 @@ def filing_partitions(settings: EvalSettings) -> dg.StaticPartitionsDefinition:
         write_demo_corpus(settings.corpus_dir)  # generated, deterministic: same seed, same bytes
     keys = sorted(list_filings(settings.corpus_dir))
     if not keys:
-        raise ValueError(f"no .htm filings found in corpus folder {settings.corpus_dir}")
+        raise ValueError(f"corpus folder {settings.corpus_dir} holds no .htm filing")
     return dg.StaticPartitionsDefinition(keys)
 
 
