@@ -116,12 +116,13 @@ class EvalSettings(dg.ConfigurableResource):
     def check(self) -> None:
         """Refuse a bad setting before any partition runs, in one line naming the setting and its allowed values."""
         choices = {"generator": (self.generator, GENERATORS), "embedder": (self.embedder, EMBEDDERS),
-                   "tape_mode": (self.tape_mode, TAPE_MODES), "answer_retriever": (self.answer_retriever, RETRIEVERS)}
+                   "tape_mode": (self.tape_mode, TAPE_MODES)}
         for name, (value, allowed) in choices.items():
             if value not in allowed:
                 raise ValueError(f"unknown {name} {value!r}; choose one of {', '.join(allowed)}")
-        if self.top_k < 1 or any(depth < 1 for depth in self.retrieval_depths):
-            raise ValueError(f"top_k and retrieval_depths must be at least 1, got {self.top_k} and {self.retrieval_depths}")
+        self.answer_search()
+        if any(depth < 1 for depth in self.retrieval_depths):
+            raise ValueError(f"retrieval_depths must be at least 1, got {self.retrieval_depths}")
         if not 0 <= self.chunk_overlap < self.chunk_size:
             raise ValueError(f"chunk_size {self.chunk_size} and chunk_overlap {self.chunk_overlap}: need chunk_size > chunk_overlap >= 0")
         if not self.protocol_path().is_file():
