@@ -192,13 +192,20 @@ def checked_index(settings: EvalSettings) -> tuple[pd.DataFrame, DenseIndex, Emb
 Search = Callable[[np.ndarray, str, list[str], int], list[Hit]]  # (query vector, query text, scope, k) -> hits
 
 
-def searches(index_rows: pd.DataFrame, dense: DenseIndex, rrf_k: int) -> dict[str, Search]:
-    """The three retrievers over the same chunk rows: dense (exact cosine), BM25 (bm25s) and hybrid (their RRF)."""
-    lexical = BM25Index.build(index_rows.text.tolist(), index_rows.filing_id.tolist())
-    hybrid = HybridRetriever(dense, lexical, rrf_k=rrf_k)
-    return {"dense": lambda vector, text, scope, k: dense.search(vector, scope, k),
-            "bm25": lambda vector, text, scope, k: lexical.search(text, scope, k),
-            "hybrid": hybrid.search}
+def searches(index_rows: pd.DataFrame, dense: DenseIndex, rrf_k: int,
+             wanted: tuple[str, ...] = ("dense", "bm25", "hybrid")) -> dict[str, Search]:
+    """The wanted retrievers over the same chunk rows: dense (exact cosine), BM25 (bm25s) and hybrid (their RRF).
+    The BM25 index is built only when one of them needs it."""
+    found: dict[str, Search] = {}
+    if "dense" in wanted:
+        found["dense"] = lambda vector, text, scope, k: dense.search(vector, scope, k)
+    if {"bm25", "hybrid"} & set(wanted):
+        lexical = BM25Index.build(index_rows.text.tolist(), index_rows.filing_id.tolist())
+        if "bm25" in wanted:
+            found["bm25"] = lambda vector, text, scope, k: lexical.search(text, scope, k)
+        if "hybrid" in wanted:
+            found["hybrid"] = HybridRetriever(dense, lexical, rrf_k=rrf_k).search
+    return found
 
 
 def filing_keys(settings: EvalSettings) -> list[str]:

@@ -22,7 +22,6 @@ from edgar_eval.evaluation.readers import reader_accuracy as summarise_readers
 from edgar_eval.evaluation.readers import reader_outcomes
 from edgar_eval.evaluation.retrieval_hits import hit_record, run_record
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
-from edgar_eval.retrieval.dense import SCORE_DECIMALS
 
 
 @dg.asset(deps=["search_index", "golden_questions"], group_name="runs", code_version="2",
@@ -33,7 +32,8 @@ from edgar_eval.retrieval.dense import SCORE_DECIMALS
 def retrievals(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     index_rows, index, embedder = checked_index(settings)
-    search = searches(index_rows, index, settings.rrf_k)[settings.answer_search()]
+    retriever = settings.answer_search()
+    search = searches(index_rows, index, settings.rrf_k, (retriever,))[retriever]
     golden = store.read("golden_questions")
     started = time.perf_counter()
     queries = embedder.embed(golden.question.tolist())
@@ -44,7 +44,7 @@ def retrievals(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.
         hits = search(query, question.question, list(question.scope_filing_ids), settings.top_k)
         search_seconds = time.perf_counter() - started
         found = index_rows.iloc[[h.row for h in hits]]
-        cosines = np.round(index.vectors[[h.row for h in hits]] @ query.astype(np.float32), SCORE_DECIMALS) if hits else np.array([])
+        cosines = index.cosines(query, [h.row for h in hits])
         record = hit_record(found.chunk_id.tolist(), found.filing_id.tolist(), [list(p) for p in found.pages],
                             list(question.gold_chunk_ids), list(question.gold_filing_ids), list(question.gold_pages))
         rows.append({"question_id": question.question_id, "retriever": settings.answer_retriever, "k": settings.top_k,

@@ -24,11 +24,15 @@ class DenseIndex:
         self.vectors = vectors.astype(np.float32, copy=False)
         self.filing_ids = np.asarray(filing_ids, dtype=object)
 
+    def cosines(self, query: np.ndarray, rows) -> np.ndarray:
+        """The query's cosine with each of these chunk rows, at the precision searches compare them."""
+        return np.round(self.vectors[rows] @ query.astype(np.float32), SCORE_DECIMALS)
+
     def search(self, query: np.ndarray, scope: list[str], k: int) -> list[Hit]:
         """Top k chunks of the filings in `scope`; no other filing's chunk can come back."""
         allowed = np.flatnonzero(np.isin(self.filing_ids, np.asarray(scope, dtype=object)))
         if allowed.size == 0:
             return []
-        scores = np.round(self.vectors[allowed] @ query.astype(np.float32), SCORE_DECIMALS)
+        scores = self.cosines(query, allowed)
         order = np.lexsort((allowed, -scores))[:k]
         return [Hit(int(allowed[i]), float(scores[i]), rank + 1) for rank, i in enumerate(order)]
