@@ -4,18 +4,23 @@ It answers a template question ("What was Apple's total revenue for fiscal 2024?
 July 27, 2025?", "... as of June 29, 2025?") the way a person reads a financial table:
 
 1. The line item: the words between the company and the period, looked up in the shared table of line-item names
-   (`corpus.line_items.LABEL_SYNONYMS`: "total revenue" is also "total net sales", "net revenues", ...). A table
-   row whose label (first cell) is one of those names matches; an exact name beats a row that starts with it, which
-   beats a row that merely contains it.
+   (`corpus.line_items.LABEL_SYNONYMS`: "total revenue" is also "total net sales", "net revenues", ...). Labels and
+   names compare as word sets (`label_words`); a row scores by the share of its label's words the best name
+   accounts for, and rows below a third are about something else. A qualifier row is read with its group heading
+   ("Earnings per share:" / "Basic"); an opening balance never answers.
 2. The period: the table's header rows (the rows above its first row of figures) give each column its words; a
    header row with fewer cells spans the row below it evenly ("Three Months Ended | Six Months Ended" over four
-   dates). A fiscal year matches a column naming that year and no shorter duration; a quarter, six or nine months
-   match a column with the end date and that duration (a table with no duration words is read as the question's
-   own); an "as of" date matches a column with that date.
+   dates), a period stated once above or beside the years spans every column. A fiscal year matches a column naming
+   that year and no shorter duration; a quarter, six or nine months match a column with the end date and that
+   duration (a table with no duration words is read as the question's own); an "as of" date matches a column with
+   that date. Columns of a change, an adjustment or a figure as previously reported are not the period's; a
+   restated column beside others of the period is.
 3. The row's figures: "$" cells join the figure after them, "%" and ")" cells the figure before; when the row holds
-   more figures than the header has columns, percentage figures (change columns, "% of net sales") are set aside.
-4. The scale: the nearest "(in millions)", "in thousands", "dollars in millions" line above the table; a per-share
-   row is never scaled.
+   more or fewer figures than the header has columns, change and percent columns, or trailing columns that name no
+   year, are set aside.
+4. The scale: a scale row inside the body, the header rows, or the nearest scale line above the table; failing
+   those, the scale the passages state most often, whose passage is then cited too. Per-share figures and rates are
+   never scaled; share counts take the scale stated for shares.
 
 It answers with the printed figure in its scale and cites the passage, or declines: no row names the item, or no
 column matches the period, or the header cannot be aligned with the row.
@@ -195,9 +200,9 @@ _SHARES_UNSCALED = re.compile(r"\bexcept\b[^)|]*?\bshares?\b(?!\s*(?:data|amount
 
 def _scale(scale_text: str, unscaled: bool, share_count: bool) -> str:
     """The scale word for a row, from the words that state its table's scale (a scale row inside the body first, then
-    the header rows, then the line above): a per-share figure or a rate is never scaled; a share count takes the scale stated
-    for shares ("number of shares, which are reflected in thousands", "SHARES IN MILLIONS") and is unscaled where
-    the amounts' scale excepts shares ("Millions, Except Share and Per Share Amounts")."""
+    the header rows, then the line above): a per-share figure or a rate is never scaled; a share count takes the
+    scale stated for shares ("number of shares, which are reflected in thousands", "SHARES IN MILLIONS") and is
+    unscaled where the amounts' scale excepts shares ("Millions, Except Share and Per Share Amounts")."""
     if unscaled:
         return ""
     if share_count:
