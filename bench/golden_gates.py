@@ -47,7 +47,9 @@ def _parse(corpus: Path):
         except FilingError:
             continue
         sha = hashlib.sha256(data).hexdigest()
-        frames["filings"].append(filing_frame(key, relative, sha, len(data), parsed, (manifest.get(relative) or {}).get("filed")))
+        frames["filings"].append(
+            filing_frame(key, relative, sha, len(data), parsed, (manifest.get(relative) or {}).get("filed"))
+        )
         frames["texts"].append(text_frame(key, sha, parsed))
         frames["sections"].append(sections_frame(key, sha, parsed))
     return tuple(pd.concat(frames[name], ignore_index=True) for name in ("filings", "texts", "sections"))
@@ -67,7 +69,9 @@ def _rows_and_sentences(text: str):
     return rows, sentences
 
 
-def synthetic_candidates(filings: pd.DataFrame, texts: pd.DataFrame, sections: pd.DataFrame, n: int, seed: int = 7) -> list[dict]:
+def synthetic_candidates(
+    filings: pd.DataFrame, texts: pd.DataFrame, sections: pd.DataFrame, n: int, seed: int = 7
+) -> list[dict]:
     rng = random.Random(seed)
     text_of = dict(zip(texts.filing_id, texts.text))
     notes = dict(zip(sections.filing_id, sections.notes_start))
@@ -81,10 +85,19 @@ def synthetic_candidates(filings: pd.DataFrame, texts: pd.DataFrame, sections: p
             notes_at = notes.get(filing.filing_id)
             pattern = "D2" if notes_at and row_at < notes_at <= sentence_at else "D1"
             label = cells[0]
-            pool.append({"pattern": pattern, "question": f"What was {filing.company}'s {label.lower()} for fiscal 2024, and why did it change?",
-                         "answer_type": "string", "gold_answer": f"${cells[1]} million; {sentence.split(',')[0].lower()}.",
-                         "evidence": [{"document": filing.path, "quote": " | ".join(cells[:2])}, {"document": filing.path, "quote": sentence}],
-                         "requires_documents": 1})
+            pool.append(
+                {
+                    "pattern": pattern,
+                    "question": f"What was {filing.company}'s {label.lower()} for fiscal 2024, and why did it change?",
+                    "answer_type": "string",
+                    "gold_answer": f"${cells[1]} million; {sentence.split(',')[0].lower()}.",
+                    "evidence": [
+                        {"document": filing.path, "quote": " | ".join(cells[:2])},
+                        {"document": filing.path, "quote": sentence},
+                    ],
+                    "requires_documents": 1,
+                }
+            )
     by_company = filings.groupby("cik")
     for _, group in by_company:
         quarterly, annual = group[group.form == "10-Q"], group[group.form == "10-K"]
@@ -95,17 +108,29 @@ def synthetic_candidates(filings: pd.DataFrame, texts: pd.DataFrame, sections: p
                 if not q_rows or not k_rows:
                     break
                 (_, qc), (_, kc) = rng.choice(q_rows), rng.choice(k_rows)
-                pool.append({"pattern": "D4", "question": f"How did {q.company}'s {qc[0].lower()} for the first nine months of fiscal 2024 compare with the year?",
-                             "answer_type": "list", "gold_answer": f"${qc[1]} million against ${kc[1]} million.",
-                             "evidence": [{"document": q.path, "quote": " | ".join(qc[:2])}, {"document": k.path, "quote": " | ".join(kc[:2])}],
-                             "requires_documents": 2})
+                pool.append(
+                    {
+                        "pattern": "D4",
+                        "question": f"How did {q.company}'s {qc[0].lower()} for the first nine months of fiscal 2024 "
+                        "compare with the year?",
+                        "answer_type": "list",
+                        "gold_answer": f"${qc[1]} million against ${kc[1]} million.",
+                        "evidence": [
+                            {"document": q.path, "quote": " | ".join(qc[:2])},
+                            {"document": k.path, "quote": " | ".join(kc[:2])},
+                        ],
+                        "requires_documents": 2,
+                    }
+                )
     rng.shuffle(pool)
     chosen = pool[:n]
     for i, record in enumerate(chosen):
         record["id"] = f"BENCH-{i:04d}"
         if i % 4 == 3:  # a word changed: quote verification has misses to explain
             quote = record["evidence"][-1]["quote"]
-            record["evidence"][-1]["quote"] = quote.replace(" the ", " a ", 1) if " the " in quote else quote + " indeed"
+            record["evidence"][-1]["quote"] = (
+                quote.replace(" the ", " a ", 1) if " the " in quote else quote + " indeed"
+            )
     return chosen
 
 
@@ -134,10 +159,18 @@ def main() -> None:
     print(f"filings parsed: {len(filings)} in {parse_seconds:.1f} s (not part of the gates' time)")
     print(f"candidates: {len(candidates)} ({len(problems)} unreadable)")
     print(f"quote index built over {sum(map(len, texts.text)):,} characters: {index_seconds:.2f} s")
-    print(f"ten gates over {len(candidates)} candidates: {gate_seconds:.2f} s ({1000 * gate_seconds / max(len(candidates), 1):.1f} ms each)")
+    print(
+        f"ten gates over {len(candidates)} candidates: {gate_seconds:.2f} s "
+        f"({1000 * gate_seconds / max(len(candidates), 1):.1f} ms each)"
+    )
     print(f"total: {total:.1f} s (target: under 60 s) -> {'OK' if total < 60 else 'MISSED'}")
-    print("first failing gate: " + ", ".join(f"{gate} {count}" for gate, count in
-                                             outcomes.failing_gate.fillna("accepted").value_counts().sort_index().items()))
+    print(
+        "first failing gate: "
+        + ", ".join(
+            f"{gate} {count}"
+            for gate, count in outcomes.failing_gate.fillna("accepted").value_counts().sort_index().items()
+        )
+    )
 
 
 if __name__ == "__main__":

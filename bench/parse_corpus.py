@@ -20,9 +20,14 @@ from edgar_eval.domain.filings import FilingError
 
 
 def main() -> int:
-    corpus = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "edgar")
+    corpus = Path(
+        sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "edgar"
+    )
     filings = list_filings(corpus)
-    print(f"{'filing':34} {'form':7} {'FY':5} {'facts':>6} {'at offset':>10} {'pages':>11} {'sections':>8} {'notes':>5} {'s':>6}")
+    print(
+        f"{'filing':34} {'form':7} {'FY':5} {'facts':>6} {'at offset':>10} {'pages':>11} {'sections':>8} {'notes':>5} "
+        f"{'s':>6}"
+    )
     started = time.perf_counter()
     failures = 0
     totals = {"facts": 0, "pages": 0, "printed": 0, "at_offset": 0, "located": 0}
@@ -37,19 +42,28 @@ def main() -> int:
             continue
         seconds = time.perf_counter() - t0
         located = [f for f in parsed.facts if f.is_numeric and f.offset is not None]
-        at_offset = sum(parsed.text[f.offset:f.end] == f.displayed for f in located)
+        at_offset = sum(parsed.text[f.offset : f.end] == f.displayed for f in located)
         printed = sum(p.printed is not None for p in parsed.pages)
-        for name, value in (("facts", len(parsed.facts)), ("pages", len(parsed.pages)), ("printed", printed),
-                            ("at_offset", at_offset), ("located", len(located))):
+        for name, value in (
+            ("facts", len(parsed.facts)),
+            ("pages", len(parsed.pages)),
+            ("printed", printed),
+            ("at_offset", at_offset),
+            ("located", len(located)),
+        ):
             totals[name] += value
-        print(f"{key:34} {parsed.meta.form:7} {parsed.meta.fiscal_year:<5} {len(parsed.facts):6} "
-              f"{at_offset / len(located) if located else float('nan'):10.1%} {f'{printed}/{len(parsed.pages)}':>11} "
-              f"{len(parsed.sections):8} {'yes' if parsed.notes_start is not None else 'no':>5} {seconds:6.2f}")
+        print(
+            f"{key:34} {parsed.meta.form:7} {parsed.meta.fiscal_year:<5} {len(parsed.facts):6} "
+            f"{at_offset / len(located) if located else float('nan'):10.1%} {f'{printed}/{len(parsed.pages)}':>11} "
+            f"{len(parsed.sections):8} {'yes' if parsed.notes_start is not None else 'no':>5} {seconds:6.2f}"
+        )
     total = time.perf_counter() - started
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{len(filings)} filings, {failures} failed, {total:.1f} s in all, peak memory {peak_mb:.0f} MB")
-    print(f"{totals['facts']} facts, {totals['at_offset']}/{totals['located']} located numeric facts at their offset, "
-          f"{totals['printed']}/{totals['pages']} pages with a printed number")
+    print(
+        f"{totals['facts']} facts, {totals['at_offset']}/{totals['located']} located numeric facts at their offset, "
+        f"{totals['printed']}/{totals['pages']} pages with a printed number"
+    )
     return 0
 
 

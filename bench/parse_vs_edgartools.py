@@ -71,6 +71,7 @@ def _block_network() -> None:
         def _refuse(*args, **kwargs):
             _net_tries.append(f"{what}{args[1:2] if what == 'connect' else args[:1]}")
             raise OSError(f"network disabled by the benchmark ({what})")
+
         return _refuse
 
     socket.socket.connect = refuse("connect")
@@ -83,6 +84,7 @@ def _run_ours(corpus: Path, files: list[tuple[str, str]]) -> dict:
     t0 = time.perf_counter()
     from edgar_eval.corpus.parse import parse_filing
     from edgar_eval.domain.filings import FilingError
+
     import_s = time.perf_counter() - t0
 
     ok, failures = 0, []
@@ -102,8 +104,13 @@ def _run_ours(corpus: Path, files: list[tuple[str, str]]) -> dict:
         chars += len(parsed.text)
         del parsed
     seconds = time.perf_counter() - started
-    return {"ok": ok, "seconds": seconds, "import_s": import_s, "failures": failures,
-            "did": f"text {chars / 1e6:.1f}M chars, {facts} facts, {sections} sections, {pages} pages"}
+    return {
+        "ok": ok,
+        "seconds": seconds,
+        "import_s": import_s,
+        "failures": failures,
+        "did": f"text {chars / 1e6:.1f}M chars, {facts} facts, {sections} sections, {pages} pages",
+    }
 
 
 def _run_edgartools(corpus: Path, files: list[tuple[str, str]]) -> dict:
@@ -134,9 +141,14 @@ def _run_edgartools(corpus: Path, files: list[tuple[str, str]]) -> dict:
         with_sections += found > 0
         del document, text
     seconds = time.perf_counter() - started
-    return {"ok": ok, "seconds": seconds, "import_s": import_s, "failures": failures,
-            "did": f"edgartools {version}: text {chars / 1e6:.1f}M chars, {sections} sections "
-                   f"({with_sections} files with any)"}
+    return {
+        "ok": ok,
+        "seconds": seconds,
+        "import_s": import_s,
+        "failures": failures,
+        "did": f"edgartools {version}: text {chars / 1e6:.1f}M chars, {sections} sections "
+        f"({with_sections} files with any)",
+    }
 
 
 def child(side: str, corpus: Path, result_path: Path) -> int:
@@ -168,7 +180,10 @@ def run_side(side: str, corpus: Path) -> dict:
         with log_path.open("wb") as log:
             proc = subprocess.Popen(
                 [sys.executable, str(Path(__file__).resolve()), "--side", side, str(corpus), str(result_path)],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=_child_env(),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=_child_env(),
             )
             _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage, not a running max
             proc.returncode = os.waitstatus_to_exitcode(status)
@@ -196,7 +211,10 @@ def main(argv: list[str]) -> int:
 
     results = {side: run_side(side, corpus) for side in SIDES}
 
-    header = f"{'side':10} {'files ok':>9} {'seconds':>8} {'cpu s':>7} {'import s':>8} {'peak MB':>8} {'net tries':>9}  what it did"
+    header = (
+        f"{'side':10} {'files ok':>9} {'seconds':>8} {'cpu s':>7} {'import s':>8} {'peak MB':>8} "
+        f"{'net tries':>9}  what it did"
+    )
     print(header)
     print("-" * len(header))
     notes = []
@@ -209,8 +227,10 @@ def main(argv: list[str]) -> int:
             notes.append(f"{side} crashed:\n{r['crashed']}")
             continue
         ok = f"{r['ok']}/{len(files)}"
-        print(f"{side:10} {ok:>9} {r['seconds']:8.1f} {r['cpu_s']:7.1f} {r['import_s']:8.1f} "
-              f"{r['peak_mb']:8.0f} {len(r['net_tries']):9}  {r['did']}")
+        print(
+            f"{side:10} {ok:>9} {r['seconds']:8.1f} {r['cpu_s']:7.1f} {r['import_s']:8.1f} "
+            f"{r['peak_mb']:8.0f} {len(r['net_tries']):9}  {r['did']}"
+        )
         notes += [f"{side} failed  {f}"[:200] for f in r["failures"]]
         notes += [f"{side} tried the network: {t}" for t in r["net_tries"][:5]]
     for note in notes:

@@ -29,19 +29,28 @@ def main(root: Path, depths: list[int]) -> None:
     for k in depths:
         chunk_ids, hits = [], []
         for (question_id, case), vector in zip(answerable.iterrows(), vectors):
-            found = index.chunk_id.iloc[[h.row for h in hybrid.search(vector, case.question, list(case.scope_filing_ids), k)]].tolist()
+            found = index.chunk_id.iloc[
+                [h.row for h in hybrid.search(vector, case.question, list(case.scope_filing_ids), k)]
+            ].tolist()
             chunk_ids.append(found)
             hits.append(bool(set(found) & set(case.gold_chunk_ids)))
         retrieved = pd.DataFrame({"chunk_ids": chunk_ids, "chunk_hit": hits}, index=answerable.index)
         started = time.perf_counter()
-        table = reader_accuracy(reader_outcomes(answerable, retrieved, texts, (ExtractiveGenerator(), TableReaderGenerator())))
+        table = reader_accuracy(
+            reader_outcomes(answerable, retrieved, texts, (ExtractiveGenerator(), TableReaderGenerator()))
+        )
         seconds = time.perf_counter() - started
-        print(f"hybrid top {k}: gold chunk retrieved for {np.mean(hits):.1%} of {len(answerable)} answerable questions "
-              f"({seconds / len(answerable) / 2 * 1000:.1f} ms per question per reader)")
+        print(
+            f"hybrid top {k}: gold chunk retrieved for {np.mean(hits):.1%} of {len(answerable)} answerable questions "
+            f"({seconds / len(answerable) / 2 * 1000:.1f} ms per question per reader)"
+        )
         for row in table.itertuples():
-            print(f"  {row.reader:24s} right {row.right}/{row.questions} ({row.right_share:.1%}, Wilson {row.right_low:.1%} to "
-                  f"{row.right_high:.1%}), where the gold chunk was retrieved {row.right_when_gold_retrieved:.1%}, "
-                  f"wrong {row.wrong}, not answered {row.declined}")
+            print(
+                f"  {row.reader:24s} right {row.right}/{row.questions} ({row.right_share:.1%}, Wilson "
+                f"{row.right_low:.1%} to "
+                f"{row.right_high:.1%}), where the gold chunk was retrieved {row.right_when_gold_retrieved:.1%}, "
+                f"wrong {row.wrong}, not answered {row.declined}"
+            )
 
 
 if __name__ == "__main__":

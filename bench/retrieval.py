@@ -30,9 +30,9 @@ import numpy as np
 from edgar_eval.adapters.embedders import MiniLMEmbedder
 from edgar_eval.adapters.local_corpus import list_filings
 from edgar_eval.corpus.chunking import chunk_filing
+from edgar_eval.corpus.company_names import display_name
 from edgar_eval.corpus.parse import parse_filing
 from edgar_eval.domain.filings import FilingError
-from edgar_eval.corpus.company_names import display_name
 from edgar_eval.golden.labels import CONCEPT_LABELS
 from edgar_eval.retrieval.bm25 import BM25Index
 from edgar_eval.retrieval.dense import DenseIndex
@@ -54,9 +54,15 @@ def _percentile_ms(samples: list[float], q: float) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpus", nargs="?", default=str(Path(__file__).resolve().parents[2] / "shared" / "corpus" / "edgar"))
-    parser.add_argument("--limit-chunks", type=int, default=0, help="embed only the first N chunks (a quick look; not the target)")
-    parser.add_argument("--store", help="a materialised store of this corpus (e.g. data/edgar) for the one-filing-changed run")
+    parser.add_argument(
+        "corpus", nargs="?", default=str(Path(__file__).resolve().parents[2] / "shared" / "corpus" / "edgar")
+    )
+    parser.add_argument(
+        "--limit-chunks", type=int, default=0, help="embed only the first N chunks (a quick look; not the target)"
+    )
+    parser.add_argument(
+        "--store", help="a materialised store of this corpus (e.g. data/edgar) for the one-filing-changed run"
+    )
     args = parser.parse_args()
     corpus = Path(args.corpus)
 
@@ -77,17 +83,20 @@ def main() -> int:
 
     embedder = MiniLMEmbedder()
     embedder.embed(["warm-up"])  # the model load is not embedding throughput
-    sample = texts[:args.limit_chunks] if args.limit_chunks else texts
+    sample = texts[: args.limit_chunks] if args.limit_chunks else texts
     started = time.perf_counter()
     vectors = embedder.embed(sample)
     seconds = time.perf_counter() - started
     rate = len(sample) / seconds
     whole_minutes = len(texts) / rate / 60
-    print(f"embedding: {len(sample)} chunks in {seconds:.1f} s = {rate:.1f} chunks/s; the whole corpus ({len(texts)} chunks) "
-          f"{'takes' if not args.limit_chunks else 'would take'} {whole_minutes:.1f} min "
-          f"({_verdict(whole_minutes < EMBED_TARGET_MINUTES)} of {EMBED_TARGET_MINUTES} min)")
+    print(
+        f"embedding: {len(sample)} chunks in {seconds:.1f} s = {rate:.1f} chunks/s; the whole corpus ({len(texts)} "
+        "chunks) "
+        f"{'takes' if not args.limit_chunks else 'would take'} {whole_minutes:.1f} min "
+        f"({_verdict(whole_minutes < EMBED_TARGET_MINUTES)} of {EMBED_TARGET_MINUTES} min)"
+    )
     if args.limit_chunks:
-        texts, filing_ids = texts[:len(sample)], filing_ids[:len(sample)]
+        texts, filing_ids = texts[: len(sample)], filing_ids[: len(sample)]
         scoped = [f for f in scoped if f.filing_id in set(filing_ids)]
 
     started = time.perf_counter()
@@ -104,7 +113,9 @@ def main() -> int:
     questions = []
     for _ in range(400):
         filing = scoped[rng.randrange(len(scoped))]
-        question = f"What was {names[filing.cik]}'s {labels[rng.randrange(len(labels))]} for fiscal {filing.fiscal_year}?"
+        question = (
+            f"What was {names[filing.cik]}'s {labels[rng.randrange(len(labels))]} for fiscal {filing.fiscal_year}?"
+        )
         questions.append((question, filings_in_scope(scoped, filing.cik, filing.fiscal_year)))
     embed_times, latency = [], {"dense": [], "bm25": [], "hybrid": []}
     for question, scope in questions:
@@ -112,17 +123,22 @@ def main() -> int:
         query = embedder.embed([question])[0]
         embed_times.append(time.perf_counter() - t0)
         for depth in (30, 50):
-            for name, search in (("dense", lambda: dense.search(query, scope, depth)),
-                                 ("bm25", lambda: lexical.search(question, scope, depth)),
-                                 ("hybrid", lambda: hybrid.search(query, question, scope, depth))):
+            for name, search in (
+                ("dense", lambda: dense.search(query, scope, depth)),
+                ("bm25", lambda: lexical.search(question, scope, depth)),
+                ("hybrid", lambda: hybrid.search(query, question, scope, depth)),
+            ):
                 t0 = time.perf_counter()
                 search()
                 latency[name].append(time.perf_counter() - t0)
     print(f"query embedding: median {_percentile_ms(embed_times, 50):.1f} ms per question")
     for name, samples in latency.items():
         median = _percentile_ms(samples, 50)
-        print(f"search {name:6}: median {median:.2f} ms, p95 {_percentile_ms(samples, 95):.2f} ms over {len(samples)} searches "
-              f"(K=30 and K=50; {_verdict(median < SEARCH_TARGET_MS)} of {SEARCH_TARGET_MS} ms)")
+        print(
+            f"search {name:6}: median {median:.2f} ms, p95 {_percentile_ms(samples, 95):.2f} ms over {len(samples)} "
+            "searches "
+            f"(K=30 and K=50; {_verdict(median < SEARCH_TARGET_MS)} of {SEARCH_TARGET_MS} ms)"
+        )
 
     if args.store:
         return _one_filing_changed(corpus, Path(args.store))
@@ -151,8 +167,12 @@ def _one_filing_changed(corpus: Path, store: Path) -> int:
         data = path.read_bytes()
         at = data.rfind(b"</body>")
         path.write_bytes(data[:at] + b"<!-- changed by bench/retrieval.py -->" + data[at:])
-        settings = EvalSettings(corpus_dir=str(work / "corpus"), corpus_name="bench", data_dir=str(work / "data"),
-                                reports_dir=str(work / "reports"))
+        settings = EvalSettings(
+            corpus_dir=str(work / "corpus"),
+            corpus_name="bench",
+            data_dir=str(work / "data"),
+            reports_dir=str(work / "reports"),
+        )
         instance = dg.DagsterInstance.ephemeral()
         started = time.perf_counter()
         failed = materialise_corpus(build_definitions(settings), instance)
@@ -160,12 +180,15 @@ def _one_filing_changed(corpus: Path, store: Path) -> int:
         embedded = []
         for key in keys:
             records = instance.fetch_materializations(
-                dg.AssetRecordsFilter(asset_key=dg.AssetKey("chunk_embeddings"), asset_partitions=[key]), limit=1).records
+                dg.AssetRecordsFilter(asset_key=dg.AssetKey("chunk_embeddings"), asset_partitions=[key]), limit=1
+            ).records
             if records and not records[0].asset_materialization.metadata["reused"].value:
                 embedded.append(key)
-        print(f"one filing changed ({changed_key}): corpus job over {len(keys)} partitions in {seconds:.1f} s, "
-              f"{len(failed)} failed; re-embedded {len(embedded)}: {', '.join(embedded) or 'none'} "
-              f"({_verdict(embedded == [changed_key])}: only the changed filing)")
+        print(
+            f"one filing changed ({changed_key}): corpus job over {len(keys)} partitions in {seconds:.1f} s, "
+            f"{len(failed)} failed; re-embedded {len(embedded)}: {', '.join(embedded) or 'none'} "
+            f"({_verdict(embedded == [changed_key])}: only the changed filing)"
+        )
     return 0
 
 

@@ -72,11 +72,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         graph = materialise_graph(defs, DagsterInstance.get(), on_partition=show)
     except KeyboardInterrupt:
-        print("edgar-eval: interrupted; no further partition ran and no report was written "
-              "(what was materialised before stays, each asset whole or not at all)", file=sys.stderr)
+        print(
+            "edgar-eval: interrupted; no further partition ran and no report was written "
+            "(what was materialised before stays, each asset whole or not at all)",
+            file=sys.stderr,
+        )
         return 130
     done = len(graph.partitions) - len(graph.failed_partitions)
-    print(f"{done}/{len(graph.partitions)} filing partitions materialised; whole graph in {time.perf_counter() - started:.1f} s")
+    print(
+        f"{done}/{len(graph.partitions)} filing partitions materialised; whole graph in "
+        f"{time.perf_counter() - started:.1f} s"
+    )
     if not graph.evaluation_succeeded:
         print(f"evaluation FAILED: {graph.evaluation_error}", file=sys.stderr)
         return 1
@@ -102,13 +108,19 @@ def fetch(args: argparse.Namespace) -> int:
     from edgar_eval.adapters.edgar_client import fetch_filings
 
     try:
-        result = fetch_filings(args.companies, args.forms, args.years or None, Path(args.cache), contact_email=args.email)
+        result = fetch_filings(
+            args.companies, args.forms, args.years or None, Path(args.cache), contact_email=args.email
+        )
     except ValueError as exc:  # no contact email, or a request rate SEC does not allow
         print(f"fetch refused: {exc}", file=sys.stderr)
         return 2
-    print(f"{len(result.downloaded)} downloaded, {len(result.reused)} already pinned and intact, into {result.cache_dir}")
+    print(
+        f"{len(result.downloaded)} downloaded, {len(result.reused)} already pinned and intact, into {result.cache_dir}"
+    )
     for failure in result.failures:
-        print(f"  FAILED {failure.subject} {failure.accession or ''} [{failure.kind}]: {failure.reason}", file=sys.stderr)
+        print(
+            f"  FAILED {failure.subject} {failure.accession or ''} [{failure.kind}]: {failure.reason}", file=sys.stderr
+        )
     return 0 if result.ok else 1
 
 
@@ -123,7 +135,10 @@ def baseline(args: argparse.Namespace) -> int:
     store = settings.store()
     cases = dev_cases(store.read("arm_outcomes"), store.read("golden_set"))
     changed = replace_file(settings.baseline_path(), baseline_json(cases).encode())
-    print(f"{len(cases)} dev cases (question x arm) {'written to' if changed else 'unchanged in'} {settings.baseline_path()}")
+    print(
+        f"{len(cases)} dev cases (question x arm) {'written to' if changed else 'unchanged in'} "
+        f"{settings.baseline_path()}"
+    )
     return 0
 
 
@@ -152,25 +167,50 @@ def demo_corpus(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="edgar-eval", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
-    run_parser = commands.add_parser("run", help="materialise every asset: one corpus run per filing, then the evaluation")
+    run_parser = commands.add_parser(
+        "run", help="materialise every asset: one corpus run per filing, then the evaluation"
+    )
     partitions_parser = commands.add_parser("partitions", help="print the filing partition keys, one a line")
-    baseline_parser = commands.add_parser("baseline", help="write the eval gate's baseline (baselines/<corpus>/<generator>.json) from the last run")
+    baseline_parser = commands.add_parser(
+        "baseline", help="write the eval gate's baseline (baselines/<corpus>/<generator>.json) from the last run"
+    )
     for sub in (run_parser, partitions_parser, baseline_parser):
-        sub.add_argument("--corpus", help=f"folder of EDGAR .htm filings (default: the demo corpus; env {CORPUS_DIR_ENV})")
-        sub.add_argument("--name", help=f"corpus name for data/ and reports/ (default: the folder name; env {CORPUS_NAME_ENV})")
-    run_parser.add_argument("--proposals", nargs="+", metavar="JSONL",
-                            help=f"golden-question proposals to run through the ten gates (env {PROPOSALS_ENV})")
-    fetch_parser = commands.add_parser("fetch", help="download EDGAR filings into a pinned cache folder usable as a corpus")
+        sub.add_argument(
+            "--corpus", help=f"folder of EDGAR .htm filings (default: the demo corpus; env {CORPUS_DIR_ENV})"
+        )
+        sub.add_argument(
+            "--name", help=f"corpus name for data/ and reports/ (default: the folder name; env {CORPUS_NAME_ENV})"
+        )
+    run_parser.add_argument(
+        "--proposals",
+        nargs="+",
+        metavar="JSONL",
+        help=f"golden-question proposals to run through the ten gates (env {PROPOSALS_ENV})",
+    )
+    fetch_parser = commands.add_parser(
+        "fetch", help="download EDGAR filings into a pinned cache folder usable as a corpus"
+    )
     fetch_parser.add_argument("companies", nargs="+", help="tickers or CIKs")
-    fetch_parser.add_argument("--forms", nargs="+", default=["10-K", "10-Q"], help="forms to fetch (default: 10-K 10-Q)")
+    fetch_parser.add_argument(
+        "--forms", nargs="+", default=["10-K", "10-Q"], help="forms to fetch (default: 10-K 10-Q)"
+    )
     fetch_parser.add_argument("--years", nargs="*", type=int, help="fiscal years (default: every recent filing)")
     fetch_parser.add_argument("--cache", default="data/edgar_cache", help="cache folder (default: data/edgar_cache)")
-    fetch_parser.add_argument("--email", help="contact email for SEC's User-Agent (or env EDGAR_EVAL_CONTACT_EMAIL); required")
+    fetch_parser.add_argument(
+        "--email", help="contact email for SEC's User-Agent (or env EDGAR_EVAL_CONTACT_EMAIL); required"
+    )
     commands.add_parser("readme", help="rewrite the README's figures block from the committed reports")
     demo_parser = commands.add_parser("demo-corpus", help="write the generated demo corpus into a folder")
     demo_parser.add_argument("folder")
     args = parser.parse_args(argv)
-    return {"run": run, "partitions": partitions, "baseline": baseline, "readme": readme, "fetch": fetch, "demo-corpus": demo_corpus}[args.command](args)
+    return {
+        "run": run,
+        "partitions": partitions,
+        "baseline": baseline,
+        "readme": readme,
+        "fetch": fetch,
+        "demo-corpus": demo_corpus,
+    }[args.command](args)
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ def xhtml(body: str, resources: str = "", hidden: str = "") -> bytes:
 {resources}</ix:resources></ix:header></div>
 {body}
 </body></html>
-""".encode()
+""".encode()  # noqa: E501  (inline-XBRL contexts as EDGAR prints them)
 
 
 def dei_cover(form: str = "10-K") -> str:
@@ -75,7 +75,9 @@ def corpus_tables(files: dict[str, bytes], parsed: dict) -> tuple[pd.DataFrame, 
         frames["chunks"].append(chunks_frame(key, sha, filing, 1000, 200))
         frames["texts"].append(text_frame(key, sha, filing))
         frames["sections"].append(sections_frame(key, sha, filing))
-    return tuple(pd.concat(frames[name], ignore_index=True) for name in ("filings", "facts", "chunks", "texts", "sections"))
+    return tuple(
+        pd.concat(frames[name], ignore_index=True) for name in ("filings", "facts", "chunks", "texts", "sections")
+    )
 
 
 @pytest.fixture(scope="session")

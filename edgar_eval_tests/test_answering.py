@@ -23,7 +23,9 @@ def test_period_guard_declines_years_the_filings_do_not_report():
 
 
 def test_reader_picks_the_column_of_the_asked_year_and_cites_it():
-    answer = read("What was Acme's net income for fiscal 2023?", [Passage("c1", "unrelated text"), Passage("c2", STATEMENT)])
+    answer = read(
+        "What was Acme's net income for fiscal 2023?", [Passage("c1", "unrelated text"), Passage("c2", STATEMENT)]
+    )
     assert answer.answered and answer.figure == 255_000_000 and answer.cited_chunk_ids == ("c2",)
     assert "$255 million" in answer.text and "[c2]" in answer.text
 
@@ -53,7 +55,11 @@ def test_judging_routes_and_the_reader_s_own_answers():
 
 
 def test_relevance_features_see_names_years_and_words():
-    features = relevance_features("What was Acme's net income for fiscal 2023?", ["Acme net income 2023 | 255 |"], [0.7, 0.5])
-    assert features["year_present"] == 1.0 and features["name_present"] == 1.0 and features["margin"] == pytest.approx(0.2)
+    features = relevance_features(
+        "What was Acme's net income for fiscal 2023?", ["Acme net income 2023 | 255 |"], [0.7, 0.5]
+    )
+    assert (
+        features["year_present"] == 1.0 and features["name_present"] == 1.0 and features["margin"] == pytest.approx(0.2)
+    )
     other = relevance_features("What was Globex's net income for fiscal 2023?", ["Acme net income 2023"], [0.7])
     assert other["name_present"] == 0.0

@@ -23,7 +23,8 @@ def broken_corpus(tmp_path, demo_files):
     eight_k = demo_files["hvrn/8k_2024-05-14.htm"]
     bad = {
         "bad/truncated.htm": demo_files["hvrn/10k_2025-02-20.htm"][:30_000],
-        "bad/no_ixbrl.htm": b"<?xml version='1.0'?><html xmlns='http://www.w3.org/1999/xhtml'><body><p>Plain HTML annual report</p></body></html>",
+        "bad/no_ixbrl.htm": b"<?xml version='1.0'?><html xmlns='http://www.w3.org/1999/xhtml'><body><p>Plain HTML "
+        b"annual report</p></body></html>",
         "bad/unknown_form.htm": re.sub(rb'(name="dei:DocumentType"[^>]*>)8-K<', rb"\1S-1<", eight_k),
         "bad/empty.htm": b"",
         "bad/garbage.htm": bytes(range(256)) * 40,
@@ -33,8 +34,12 @@ def broken_corpus(tmp_path, demo_files):
     for path, data in bad.items():
         (corpus / path).parent.mkdir(parents=True, exist_ok=True)
         (corpus / path).write_bytes(data)
-    settings = EvalSettings(corpus_dir=str(corpus), corpus_name="broken", data_dir=str(tmp_path / "data"),
-                            reports_dir=str(tmp_path / "reports"))
+    settings = EvalSettings(
+        corpus_dir=str(corpus),
+        corpus_name="broken",
+        data_dir=str(tmp_path / "data"),
+        reports_dir=str(tmp_path / "reports"),
+    )
     return settings, corpus
 
 
@@ -87,9 +92,11 @@ def test_a_file_corrupted_after_materialisation_keeps_the_earlier_data(broken_co
     assert instance.get_latest_materialization_event(dg.AssetKey("filings")).run_id == before
 
     # A changed but valid file is caught downstream: its text is not silently rebuilt from other bytes.
-    (corpus / GOOD[1]).write_bytes(original.replace(b"restructuring plan to simplify", b"restructuring plan to streamline"))
-    from edgar_eval.defs.common import parsed_filing
+    (corpus / GOOD[1]).write_bytes(
+        original.replace(b"restructuring plan to simplify", b"restructuring plan to streamline")
+    )
     from edgar_eval.adapters.parquet_store import StoreError
+    from edgar_eval.defs.common import parsed_filing
 
     with pytest.raises(StoreError, match="changed since `filings` was materialised"):
         parsed_filing(settings, key)
@@ -100,8 +107,13 @@ def test_an_index_built_by_another_chunker_is_refused(broken_corpus):
     instance = dg.DagsterInstance.ephemeral()
     keys = [partition_key(p) for p in GOOD]
     assert materialise_corpus(build_definitions(settings), instance, keys) == {}
-    rechunked = EvalSettings(corpus_dir=settings.corpus_dir, corpus_name=settings.corpus_name, data_dir=settings.data_dir,
-                             reports_dir=settings.reports_dir, chunk_size=800)
+    rechunked = EvalSettings(
+        corpus_dir=settings.corpus_dir,
+        corpus_name=settings.corpus_name,
+        data_dir=settings.data_dir,
+        reports_dir=settings.reports_dir,
+        chunk_size=800,
+    )
     error = materialise_evaluation(build_definitions(rechunked), instance)
     assert error is not None and "chunk_embeddings was built differently" in error
     assert "chunk_size: index has 1000, configuration asks for 800" in error

@@ -9,17 +9,17 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from edgar_eval.retrieval.bm25 import B, INDEX_ID, K1, STOPWORDS, TOKENISATION, BM25Index, index_fingerprint
+from edgar_eval.retrieval.bm25 import INDEX_ID, K1, STOPWORDS, TOKENISATION, B, BM25Index, index_fingerprint
 from edgar_eval.retrieval.dense import DenseIndex, Hit
 from edgar_eval.retrieval.fingerprint import IndexMismatch, check_fingerprint
 from edgar_eval.retrieval.hybrid import RRF_K, HybridRetriever, rrf_fuse
 
 CHUNKS = [
-    "Net sales increased 8% driven by higher revenue from services.",          # 0
-    "The Company recorded a goodwill impairment charge of $1.2 billion.",      # 1
-    "Research and development expenses rose as headcount grew.",               # 2
-    "Goodwill is tested for impairment annually in the fourth quarter.",       # 3
-    "The of and a to in is it.",                                               # 4 stopwords only
+    "Net sales increased 8% driven by higher revenue from services.",  # 0
+    "The Company recorded a goodwill impairment charge of $1.2 billion.",  # 1
+    "Research and development expenses rose as headcount grew.",  # 2
+    "Goodwill is tested for impairment annually in the fourth quarter.",  # 3
+    "The of and a to in is it.",  # 4 stopwords only
     "Risk factors include competition, supply chain disruption and litigation.",  # 5
 ]
 FILINGS = ["f1", "f1", "f2", "f2", "f3", "f3"]
@@ -129,12 +129,19 @@ hybrid = HybridRetriever(DenseIndex(vectors, filings), bm25)
 out = [[(h.row, h.score, h.rank) for h in bm25.search(q, ["f0", "f2"], 20)] for q in ("revenues tax", "leases debt goodwill")]
 out.append([(h.row, h.score, h.rank) for h in hybrid.search(vectors[7], "impairment segment", ["f1", "f2", "f3"], 25)])
 print(json.dumps(out))
-"""
+"""  # noqa: E501
 
 
 def test_results_are_identical_across_processes_with_different_hash_seeds():
-    runs = [subprocess.Popen([sys.executable, "-c", _DETERMINISM_SCRIPT], stdout=subprocess.PIPE, text=True,
-                             env={**os.environ, "PYTHONHASHSEED": seed}) for seed in ("0", "4242")]
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _DETERMINISM_SCRIPT],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        for seed in ("0", "4242")
+    ]
     outputs = [json.loads(run.communicate(timeout=60)[0]) for run in runs]
     assert all(run.returncode == 0 for run in runs)
     assert outputs[0] == outputs[1] and all(outputs[0])
@@ -228,7 +235,11 @@ def test_hybrid_scope_never_leaks_and_fuses_the_k_deep_lists():
         hybrid = HybridRetriever(dense, bm25)
         for _ in range(10):
             scope = sorted({f"f{int(i)}" for i in rng.integers(0, 7, size=2)})
-            k, query_vector, query_text = int(rng.integers(1, 40)), vectors[int(rng.integers(n_rows))], " ".join(rng.choice(VOCAB, 3))
+            k, query_vector, query_text = (
+                int(rng.integers(1, 40)),
+                vectors[int(rng.integers(n_rows))],
+                " ".join(rng.choice(VOCAB, 3)),
+            )
             hits = hybrid.search(query_vector, query_text, scope, k)
             assert all(filing_ids[h.row] in scope for h in hits) and len(hits) <= k
             assert hits == rrf_fuse([dense.search(query_vector, scope, k), bm25.search(query_text, scope, k)], k)

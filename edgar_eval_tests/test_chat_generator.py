@@ -35,9 +35,14 @@ RAG = "/rag"
 
 def chat_body(content: str | None, finish_reason: str = "stop", choices: int = 1) -> dict:
     choice = {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish_reason}
-    return {"id": f"chatcmpl-{time.time_ns()}", "object": "chat.completion", "created": int(time.time()),
-            "model": MODEL, "choices": [choice] * choices,
-            "usage": {"prompt_tokens": 100, "completion_tokens": 9, "total_tokens": 109}}
+    return {
+        "id": f"chatcmpl-{time.time_ns()}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": MODEL,
+        "choices": [choice] * choices,
+        "usage": {"prompt_tokens": 100, "completion_tokens": 9, "total_tokens": 109},
+    }
 
 
 def chat_ok(request: dict) -> Reply:
@@ -50,8 +55,15 @@ def chat_ok(request: dict) -> Reply:
 
 
 def rag_ok(request: dict) -> Reply:
-    return json_reply({"text": f"RAG answer to {request['question']}", "citations": ["doc-7#3", "doc-7#3", "doc-2#1"],
-                       "abstained": False, "reason": None, "debug": {"ignored": True}})
+    return json_reply(
+        {
+            "text": f"RAG answer to {request['question']}",
+            "citations": ["doc-7#3", "doc-7#3", "doc-2#1"],
+            "abstained": False,
+            "reason": None,
+            "debug": {"ignored": True},
+        }
+    )
 
 
 def body(payload: object) -> Callable[[dict], Reply]:
@@ -62,6 +74,7 @@ def slow(seconds: float) -> Callable[[dict], Reply]:
     def reply(request: dict) -> Reply:
         time.sleep(seconds)
         return chat_ok(request)
+
     return reply
 
 
@@ -120,8 +133,9 @@ def make_chat(server, sleeps, monkeypatch):
         kwargs.setdefault("retry", FAST)
         kwargs.setdefault("timeout", 5.0)
         kwargs.setdefault("clock", Clock())
-        generator = OpenAICompatibleChatGenerator(kwargs.pop("base_url", server.base_url), kwargs.pop("model", MODEL),
-                                                  sleep=sleeps.append, **kwargs)
+        generator = OpenAICompatibleChatGenerator(
+            kwargs.pop("base_url", server.base_url), kwargs.pop("model", MODEL), sleep=sleeps.append, **kwargs
+        )
         made.append(generator)
         return generator
 
@@ -149,8 +163,12 @@ def make_rag(server, sleeps, monkeypatch):
 
 
 def ask(question: str = "What was Acme's total revenue for fiscal 2024?", passages: int = 2) -> GenerationRequest:
-    return GenerationRequest(question, tuple((f"acme-10k-2024:{i:04d}", f"| Total revenue | $ {5120 + i} |")
-                                             for i in range(passages)), cik="0000000042", fiscal_year=2024)
+    return GenerationRequest(
+        question,
+        tuple((f"acme-10k-2024:{i:04d}", f"| Total revenue | $ {5120 + i} |") for i in range(passages)),
+        cik="0000000042",
+        fiscal_year=2024,
+    )
 
 
 def snapshot(directory) -> dict[str, bytes]:
@@ -166,9 +184,17 @@ def test_chat_request_shape_and_generation(server, make_chat):
     assert sent["stream"] is False and [m["role"] for m in sent["messages"]] == ["system", "user"]
     assert sent["messages"][1]["content"].endswith("Question: What was Acme's total revenue for fiscal 2024?")
     assert generation == Generation(
-        text="For 'What was Acme's total revenue for fiscal 2024?': $5,120 million [P1].", citations=["acme-10k-2024:0000"],
-        abstained=False, reason=None, model_id=MODEL, parameters={"temperature": 0, "max_tokens": 300, "seed": 7},
-        prompt_version=PROMPT_VERSION, latency_seconds=0.25, replayed=False, tape_key=None)
+        text="For 'What was Acme's total revenue for fiscal 2024?': $5,120 million [P1].",
+        citations=["acme-10k-2024:0000"],
+        abstained=False,
+        reason=None,
+        model_id=MODEL,
+        parameters={"temperature": 0, "max_tokens": 300, "seed": 7},
+        prompt_version=PROMPT_VERSION,
+        latency_seconds=0.25,
+        replayed=False,
+        tape_key=None,
+    )
     assert generator.generator_id == f"openai-compatible-chat:{MODEL}/{PROMPT_VERSION}"
     assert "seed" not in make_chat().parameters and "sk-" not in repr(generator)
 
@@ -188,8 +214,10 @@ def test_a_refusal_reply_is_an_abstention(server, make_chat):
 
 
 def test_429_is_retried_after_retry_after_capped(server, make_chat, sleeps):
-    server.script = [status(429, {"error": {"message": "Rate limit reached"}}, {"Retry-After": "2"}),
-                     status(429, "slow down", {"Retry-After": "600"})]
+    server.script = [
+        status(429, {"error": {"message": "Rate limit reached"}}, {"Retry-After": "2"}),
+        status(429, "slow down", {"Retry-After": "600"}),
+    ]
     generation = make_chat().generate(ask())
     assert generation.citations == ["acme-10k-2024:0000"] and len(server.requests) == 3
     assert sleeps == [2.0, 5.0]  # the second Retry-After is capped at max_retry_after_s
@@ -198,13 +226,17 @@ def test_429_is_retried_after_retry_after_capped(server, make_chat, sleeps):
 
 def test_persistent_503_gives_up_with_a_clear_error(server, make_chat, sleeps):
     server.script = [status(503, {"error": "model is loading"})] * 3
-    with pytest.raises(GenerationRetriesExhausted, match=r"/v1/chat/completions after 3 attempts: HTTP 503 .*model is loading"):
+    with pytest.raises(
+        GenerationRetriesExhausted, match=r"/v1/chat/completions after 3 attempts: HTTP 503 .*model is loading"
+    ):
         make_chat().generate(ask())
     assert len(server.requests) == 3 and sleeps == [0.5, 1.0]
 
 
 def test_timeouts_are_retried(server, make_chat, sleeps):
-    server.script = [slow(1.5)]  # the retry must answer within the timeout, so the timeout leaves room for a busy machine
+    server.script = [
+        slow(1.5)
+    ]  # the retry must answer within the timeout, so the timeout leaves room for a busy machine
     generation = make_chat(timeout=0.5, clock=time.perf_counter).generate(ask())
     assert generation.citations == ["acme-10k-2024:0000"] and len(server.requests) == 2 and sleeps == [0.5]
     server.script = [slow(1.0)] * 2
@@ -223,16 +255,25 @@ def test_client_errors_are_not_retried(server, make_chat, sleeps):
     assert len(server.requests) == 2 and sleeps == []
 
 
-@pytest.mark.parametrize("reply, message", [
-    (raw(b'{"choices": [{"message": {"content": "cut'), "did not return JSON"),
-    (body(["not", "an", "object"]), "JSON list, not an object"),
-    (body({"error": {"message": "upstream failed"}}), "without a non-empty 'choices' list: error .*upstream failed"),
-    (body({"object": "chat.completion", "choices": []}), r"without a non-empty 'choices' list \(keys"),
-    (body(chat_body("one", choices=2)), "returned 2 choices where one was asked for"),
-    (body({"choices": [{"text": "legacy completion"}]}), "without a 'message' object"),
-    (body({"choices": [{"message": {"content": None, "refusal": "I can't help"}}]}), "'content' is NoneType.*I can't help"),
-    (body({"choices": [{"message": {"content": "x"}, "finish_reason": 3}]}), "non-text 'finish_reason'"),
-])
+@pytest.mark.parametrize(
+    "reply, message",
+    [
+        (raw(b'{"choices": [{"message": {"content": "cut'), "did not return JSON"),
+        (body(["not", "an", "object"]), "JSON list, not an object"),
+        (
+            body({"error": {"message": "upstream failed"}}),
+            "without a non-empty 'choices' list: error .*upstream failed",
+        ),
+        (body({"object": "chat.completion", "choices": []}), r"without a non-empty 'choices' list \(keys"),
+        (body(chat_body("one", choices=2)), "returned 2 choices where one was asked for"),
+        (body({"choices": [{"text": "legacy completion"}]}), "without a 'message' object"),
+        (
+            body({"choices": [{"message": {"content": None, "refusal": "I can't help"}}]}),
+            "'content' is NoneType.*I can't help",
+        ),
+        (body({"choices": [{"message": {"content": "x"}, "finish_reason": 3}]}), "non-text 'finish_reason'"),
+    ],
+)
 def test_malformed_replies_are_refused(server, make_chat, sleeps, reply, message):
     server.script = [reply]
     with pytest.raises(GenerationResponseError, match=message):
@@ -247,7 +288,11 @@ def test_a_reply_cut_at_max_tokens_is_noted(server, make_chat):
 
 
 def test_record_then_replay_with_the_server_down(server, make_chat, tmp_path):
-    questions = [ask(), ask("What was the unanswerable figure for fiscal 2024?"), ask("What was net income in 2024?", 3)]
+    questions = [
+        ask(),
+        ask("What was the unanswerable figure for fiscal 2024?"),
+        ask("What was net income in 2024?", 3),
+    ]
     recorder = make_chat(tape=Tape(tmp_path, "record"), seed=7)
     recorded = [recorder.generate(q) for q in questions]
     assert all(g.tape_key and not g.replayed for g in recorded) and len(snapshot(tmp_path)) == 3
@@ -300,12 +345,24 @@ def test_rag_request_shape_and_generation(server, make_rag, monkeypatch):
     generator: Generator = make_rag(name="acme-rag")
     generation = generator.generate(ask())
     [(path, headers, sent)] = server.requests
-    assert path == RAG and sent == {"question": "What was Acme's total revenue for fiscal 2024?", "cik": "0000000042",
-                                    "fiscal_year": 2024}
+    assert path == RAG and sent == {
+        "question": "What was Acme's total revenue for fiscal 2024?",
+        "cik": "0000000042",
+        "fiscal_year": 2024,
+    }
     assert headers["authorization"] == "Bearer rag-key"
-    assert generation == Generation(text="RAG answer to What was Acme's total revenue for fiscal 2024?",
-                                    citations=["doc-7#3", "doc-2#1"], abstained=False, reason=None, model_id="acme-rag",
-                                    parameters={}, prompt_version=None, latency_seconds=0.25, replayed=False, tape_key=None)
+    assert generation == Generation(
+        text="RAG answer to What was Acme's total revenue for fiscal 2024?",
+        citations=["doc-7#3", "doc-2#1"],
+        abstained=False,
+        reason=None,
+        model_id="acme-rag",
+        parameters={},
+        prompt_version=None,
+        latency_seconds=0.25,
+        replayed=False,
+        tape_key=None,
+    )
     assert generator.generator_id == "external-rag:acme-rag"
     assert make_rag().generator_id == f"external-rag:{server.base_url}{RAG}"
 
@@ -314,12 +371,14 @@ def test_rag_abstention_and_strict_validation(server, make_rag):
     server.script = [body({"text": "", "citations": [], "abstained": True, "reason": "no filing for that year"})]
     generation = make_rag().generate(ask())
     assert generation.abstained and generation.reason == "no filing for that year"
-    for payload, message in (({"citations": [], "abstained": False}, "without 'text'"),
-                             ({"text": "x", "citations": [], "abstained": "no"}, "'abstained' of type str"),
-                             ({"text": "x", "citations": [3], "abstained": False}, "not a list of non-empty strings"),
-                             ({"text": "x", "citations": "doc-1", "abstained": False}, "not a list of non-empty strings"),
-                             ({"text": 5, "citations": [], "abstained": False}, "'text' of type int"),
-                             ({"text": "x", "citations": [], "abstained": False, "reason": 1}, "'reason' of type int")):
+    for payload, message in (
+        ({"citations": [], "abstained": False}, "without 'text'"),
+        ({"text": "x", "citations": [], "abstained": "no"}, "'abstained' of type str"),
+        ({"text": "x", "citations": [3], "abstained": False}, "not a list of non-empty strings"),
+        ({"text": "x", "citations": "doc-1", "abstained": False}, "not a list of non-empty strings"),
+        ({"text": 5, "citations": [], "abstained": False}, "'text' of type int"),
+        ({"text": "x", "citations": [], "abstained": False, "reason": 1}, "'reason' of type int"),
+    ):
         server.script = [body(payload)]
         with pytest.raises(GenerationResponseError, match=message):
             make_rag().generate(ask())

@@ -66,7 +66,9 @@ def test_a_figure_two_and_a_half_percent_off_is_not_backed():
     assert _reason(f"Revenue was ${missed:,} million [P1].") == UNSUPPORTED_CLAIM
     assert _reason("Revenue was $2.0 billion [P1].") == UNSUPPORTED_CLAIM  # 2.7% off at that precision
     assert _reason("The gross margin was 24.7% [P1].") == UNSUPPORTED_CLAIM  # 24.1% * 1.025
-    assert _reason("Revenue was $2 billion [P1].") == UNSUPPORTED_CLAIM  # a one-digit claim is held to 2%, not half a billion
+    assert (
+        _reason("Revenue was $2 billion [P1].") == UNSUPPORTED_CLAIM
+    )  # a one-digit claim is held to 2%, not half a billion
 
 
 def test_a_percentage_is_backed_only_by_a_percentage():
@@ -84,7 +86,9 @@ def test_note_page_and_item_numbers_need_no_marker_and_back_nothing():
 
 def test_an_unscaled_small_number_is_not_rescaled():
     assert _reason("Acme has 12 reportable segments [P1].") is None
-    assert _reason("Acme earned $12 million [P1].") == UNSUPPORTED_CLAIM  # "12" under "(In millions)" is not $12 million
+    assert (
+        _reason("Acme earned $12 million [P1].") == UNSUPPORTED_CLAIM
+    )  # "12" under "(In millions)" is not $12 million
     assert _reason("Acme earned $216 million [P1].") is None  # three digits are rescaled
 
 
@@ -118,7 +122,9 @@ def test_marker_forms():
 
 
 def test_sentences_split_neither_on_decimal_points_nor_on_abbreviations():
-    text = "Acme Inc. reported revenue of $1.9 billion [P1]. Apple Inc. Revenue rose 5.2% in the U.S. Market. Done! Next?"
+    text = (
+        "Acme Inc. reported revenue of $1.9 billion [P1]. Apple Inc. Revenue rose 5.2% in the U.S. Market. Done! Next?"
+    )
     sentences = [text[a:b] for a, b in split_sentences(text)]
     assert sentences == [
         "Acme Inc. reported revenue of $1.9 billion [P1].",
@@ -153,8 +159,11 @@ MUTATION_CASES = [
     ("Diluted EPS was $0.53 [P1].", PASSAGES, [True]),  # -> $0.54
     ("Acme had 12 segments and 3,400 employees [P2].", PASSAGES, [False, True]),  # 13 is printed (stores)
     # twenty-three in words is not mutated; 2,341 printed under a passage that names millions reads as $2,341 million
-    ("Revenue grew twenty-three percent to $2,340 million [P3].",
-     {"P3": "Revenue grew 23% to $2,340 million, on 2,341 units."}, [False]),
+    (
+        "Revenue grew twenty-three percent to $2,340 million [P3].",
+        {"P3": "Revenue grew 23% to $2,340 million, on 2,341 units."},
+        [False],
+    ),
 ]
 
 
@@ -179,7 +188,9 @@ def test_digit_mutations_change_the_last_written_digit_and_skip_markers_years_an
         "In fiscal 2024 (Note 9) revenue was $1.9 billion [P3], up 4.20% from 1,999 [P3].",
         "In fiscal 2024 (Note 9) revenue was $1.9 billion [P3], up 4.29% from 1,990 [P3].",
     ]
-    assert digit_mutations("Revenue was [3] $5 million [3].", marker_pattern=r"\[(\d+)\]") == ["Revenue was [3] $6 million [3]."]
+    assert digit_mutations("Revenue was [3] $5 million [3].", marker_pattern=r"\[(\d+)\]") == [
+        "Revenue was [3] $6 million [3]."
+    ]
 
 
 def test_the_extractive_reader_cites_its_chunk_and_passes():
@@ -200,7 +211,8 @@ def test_the_three_digit_rule_withholds_small_figures_of_a_scaled_table_and_is_a
 
 
 _PIECES = st.sampled_from(
-    list("0123456789 ,.$()%-[]P\n") + ["one ", "point ", "billion ", "Note ", "Inc. ", "and ", "hundred ", "minus ", "December "]
+    list("0123456789 ,.$()%-[]P\n")
+    + ["one ", "point ", "billion ", "Note ", "Inc. ", "and ", "hundred ", "minus ", "December "]
 )
 
 

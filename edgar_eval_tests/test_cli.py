@@ -23,9 +23,20 @@ def home(tmp_path):
 
 
 def _cli(home: Path, *args: str, env: dict | None = None, timeout: int = 300) -> subprocess.CompletedProcess:
-    environment = {**os.environ, "EDGAR_EVAL_HOME": str(home), "DAGSTER_HOME": str(home / ".dagster_home"), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "edgar_eval", *args], capture_output=True, text=True, env=environment,
-                          timeout=timeout, cwd=home)
+    environment = {
+        **os.environ,
+        "EDGAR_EVAL_HOME": str(home),
+        "DAGSTER_HOME": str(home / ".dagster_home"),
+        **(env or {}),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "edgar_eval", *args],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=timeout,
+        cwd=home,
+    )
 
 
 def _one_line_no_traceback(result: subprocess.CompletedProcess) -> str:
@@ -61,16 +72,34 @@ def test_a_corpus_of_garbage_fails_each_filing_for_its_own_reason_and_evaluates_
     assert "binary: FilingError: binary content" in result.stdout
     assert "prose: FilingError: not an HTML document" in result.stdout  # plain text is not called truncated
     assert "cut: FilingError: truncated document" in result.stdout
-    assert _one_line_no_traceback(result) == "evaluation FAILED: none of the 3 filings could be materialised; the evaluation did not run"
+    assert (
+        _one_line_no_traceback(result)
+        == "evaluation FAILED: none of the 3 filings could be materialised; the evaluation did not run"
+    )
     assert not (home / "reports" / "garbage").exists()
 
 
-@pytest.mark.parametrize("variable,value,expected", [
-    ("EDGAR_EVAL_GENERATOR", "tabel-reader", "edgar-eval: unknown generator 'tabel-reader'; choose one of extractive, table-reader, "
-                                             "openai-compatible-chat, external-rag"),
-    ("EDGAR_EVAL_EMBEDDER", "minlm", "edgar-eval: unknown embedder 'minlm'; choose one of minilm, openai-compatible"),
-    ("EDGAR_EVAL_TAPE", "replya", "edgar-eval: unknown tape_mode 'replya'; choose one of off, record, replay, fill"),
-])
+@pytest.mark.parametrize(
+    "variable,value,expected",
+    [
+        (
+            "EDGAR_EVAL_GENERATOR",
+            "tabel-reader",
+            "edgar-eval: unknown generator 'tabel-reader'; choose one of extractive, table-reader, "
+            "openai-compatible-chat, external-rag",
+        ),
+        (
+            "EDGAR_EVAL_EMBEDDER",
+            "minlm",
+            "edgar-eval: unknown embedder 'minlm'; choose one of minilm, openai-compatible",
+        ),
+        (
+            "EDGAR_EVAL_TAPE",
+            "replya",
+            "edgar-eval: unknown tape_mode 'replya'; choose one of off, record, replay, fill",
+        ),
+    ],
+)
 def test_a_misspelled_setting_is_refused_before_any_partition_runs(home, variable, value, expected):
     result = _cli(home, "run", env={variable: value})
     assert result.returncode == 2
@@ -84,9 +113,15 @@ def test_ctrl_c_stops_the_run_writes_no_report_and_exits_130(home):
     environment = {**os.environ, "EDGAR_EVAL_HOME": str(home), "DAGSTER_HOME": str(home / ".dagster_home")}
     # As in a terminal's foreground: a shell running this suite in the background (CI) ignores SIGINT, and a child
     # inherits that, so the child gets back the default disposition first.
-    process = subprocess.Popen([sys.executable, "-m", "edgar_eval", "run", "--corpus", str(corpus), "--name", "stopped"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment, cwd=home,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "edgar_eval", "run", "--corpus", str(corpus), "--name", "stopped"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+        cwd=home,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     seen = []
     for line in process.stdout:  # wait for the first partition, then press Ctrl-C
         seen.append(line)
@@ -108,7 +143,9 @@ def test_a_report_of_your_own_corpus_leaves_the_readme_alone(home):
         shutil.copytree(PROJECT / "reports" / name, home / "reports" / name)
     shutil.copy(PROJECT / "README.md", home / "README.md")
     (home / "reports" / "mine").mkdir()
-    (home / "reports" / "mine" / "report.md").write_text("# edgar-eval report: mine\n\nnot one of the committed corpora\n")
+    (home / "reports" / "mine" / "report.md").write_text(
+        "# edgar-eval report: mine\n\nnot one of the committed corpora\n"
+    )
     result = _cli(home, "readme")
     assert result.returncode == 0 and "from demo, edgar: unchanged" in result.stdout, result.stdout + result.stderr
     assert (home / "README.md").read_bytes() == (PROJECT / "README.md").read_bytes()

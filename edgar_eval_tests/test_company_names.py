@@ -25,36 +25,42 @@ REGISTRANTS = {
 ALIASES = {cik: company_aliases(name, ticker) for cik, (name, ticker) in REGISTRANTS.items()}
 
 
-@pytest.mark.parametrize("question,cik", [
-    ("What was Amazon's total revenue for fiscal 2024?", "0001018724"),
-    ("What was Amazon.com's net income for fiscal 2024?", "0001018724"),
-    ("What was AMZN's operating income in 2024?", "0001018724"),
-    ("What was Coca-Cola's net income for fiscal 2024?", "0000021344"),
-    ("What was Coca Cola's net income for fiscal 2024?", "0000021344"),
-    ("What was IBM's total revenue for fiscal 2024?", "0000051143"),
-    ("What was International Business Machines' revenue in 2024?", "0000051143"),
-    ("What did Meta spend on research and development in fiscal 2024?", "0001326801"),
-    ("What was Meta Platforms' revenue in 2024?", "0001326801"),
-    ("What were P&G's net sales for fiscal 2025?", "0000080424"),
-    ("What were Procter & Gamble's net sales for fiscal 2025?", "0000080424"),
-    ("What were Procter and Gamble's net sales for fiscal 2025?", "0000080424"),
-    ("What was J&J's net income in 2024?", "0000200406"),
-    ("What was Johnson & Johnson's net income in 2024?", "0000200406"),
-    ("What were Home Depot's net sales for fiscal 2024?", "0000354950"),
-    ("What were The Home Depot's net sales for fiscal 2024?", "0000354950"),
-    ("What was Boeing's net loss for the quarter ended June 30, 2025?", "0000012927"),
-    ("What was Union Pacific's operating revenue in 2024?", "0000100885"),
-])
+@pytest.mark.parametrize(
+    "question,cik",
+    [
+        ("What was Amazon's total revenue for fiscal 2024?", "0001018724"),
+        ("What was Amazon.com's net income for fiscal 2024?", "0001018724"),
+        ("What was AMZN's operating income in 2024?", "0001018724"),
+        ("What was Coca-Cola's net income for fiscal 2024?", "0000021344"),
+        ("What was Coca Cola's net income for fiscal 2024?", "0000021344"),
+        ("What was IBM's total revenue for fiscal 2024?", "0000051143"),
+        ("What was International Business Machines' revenue in 2024?", "0000051143"),
+        ("What did Meta spend on research and development in fiscal 2024?", "0001326801"),
+        ("What was Meta Platforms' revenue in 2024?", "0001326801"),
+        ("What were P&G's net sales for fiscal 2025?", "0000080424"),
+        ("What were Procter & Gamble's net sales for fiscal 2025?", "0000080424"),
+        ("What were Procter and Gamble's net sales for fiscal 2025?", "0000080424"),
+        ("What was J&J's net income in 2024?", "0000200406"),
+        ("What was Johnson & Johnson's net income in 2024?", "0000200406"),
+        ("What were Home Depot's net sales for fiscal 2024?", "0000354950"),
+        ("What were The Home Depot's net sales for fiscal 2024?", "0000354950"),
+        ("What was Boeing's net loss for the quarter ended June 30, 2025?", "0000012927"),
+        ("What was Union Pacific's operating revenue in 2024?", "0000100885"),
+    ],
+)
 def test_a_question_names_the_company_people_mean(question, cik):
     assert companies_named(question, ALIASES) == [cik]
 
 
-@pytest.mark.parametrize("text", [
-    "What was the company's revenue for fiscal 2024?",
-    "The metadata of home improvement projects grew.",
-    "We pay dividends (pg 12) on common stock.",  # a lower-case "pg" is no ticker
-    "Union membership and international sales rose.",  # generic words of a name name nothing alone
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What was the company's revenue for fiscal 2024?",
+        "The metadata of home improvement projects grew.",
+        "We pay dividends (pg 12) on common stock.",  # a lower-case "pg" is no ticker
+        "Union membership and international sales rose.",  # generic words of a name name nothing alone
+    ],
+)
 def test_ordinary_words_name_no_company(text):
     assert companies_named(text, ALIASES) == []
 
@@ -68,13 +74,29 @@ def test_display_names_are_text_not_html():
 
 
 def test_the_gates_and_the_relevance_features_use_the_same_resolver():
-    filings = pd.DataFrame([{"filing_id": f"f{k}", "path": f"f{k}.htm", "cik": cik, "form": "10-K", "filed": "2025-01-01",
-                             "period_end": "2024-12-31", "company": name, "ticker": ticker}
-                            for k, (cik, (name, ticker)) in enumerate(REGISTRANTS.items())])
+    filings = pd.DataFrame(
+        [
+            {
+                "filing_id": f"f{k}",
+                "path": f"f{k}.htm",
+                "cik": cik,
+                "form": "10-K",
+                "filed": "2025-01-01",
+                "period_end": "2024-12-31",
+                "company": name,
+                "ticker": ticker,
+            }
+            for k, (cik, (name, ticker)) in enumerate(REGISTRANTS.items())
+        ]
+    )
     texts = pd.DataFrame({"filing_id": filings.filing_id, "text": ["Some text."] * len(filings)})
     corpus = build_gate_corpus(filings, texts, pd.DataFrame(columns=["filing_id", "notes_start"]))
     assert corpus.companies_named("What was IBM's revenue in 2024?") == ["0000051143"]
     assert corpus.companies_named("What were P&G's net sales in fiscal 2025?") == ["0000080424"]
-    present = relevance_features("What was Amazon's revenue in 2024?", ["AMAZON.COM, INC. revenue 2024 | 637,959 |"], [0.8], ALIASES)
-    absent = relevance_features("What was Amazon's revenue in 2024?", ["Apple Inc. revenue 2024 | 391,035 |"], [0.8], ALIASES)
+    present = relevance_features(
+        "What was Amazon's revenue in 2024?", ["AMAZON.COM, INC. revenue 2024 | 637,959 |"], [0.8], ALIASES
+    )
+    absent = relevance_features(
+        "What was Amazon's revenue in 2024?", ["Apple Inc. revenue 2024 | 391,035 |"], [0.8], ALIASES
+    )
     assert present["name_present"] == 1.0 and absent["name_present"] == 0.0

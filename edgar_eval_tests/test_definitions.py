@@ -41,23 +41,66 @@ GRAPH = {
     "gate_comparisons": ("statistics", {"gate_scores"}),
     "stage_latency": ("statistics", {"retrievals", "gate_scores", "generations"}),
     "determinism": ("statistics", {"generations"}),
-    "citation_mutations": ("statistics", {"generations", "arm_outcomes", "retrievals", "search_index", "golden_questions"}),
+    "citation_mutations": (
+        "statistics",
+        {"generations", "arm_outcomes", "retrievals", "search_index", "golden_questions"},
+    ),
     "retrieval_metrics": ("statistics", {"retrieval_runs"}),
     "retrieval_slices": ("statistics", {"retrieval_runs", "golden_questions"}),
-    "report": ("report", {"arm_statistics", "arm_comparisons", "gate_quality", "gate_quality_by_kind", "gate_comparisons", "determinism", "stage_latency",
-                          "arm_costs", "citation_mutations", "retrieval_metrics", "retrieval_slices", "golden_questions", "golden_rejections", "golden_set",
-                          "search_index", "gate_scores", "arm_outcomes", "generations", "pattern_funnel", "gate_agreement",
-                          "golden_patterns", "pattern_baseline", "golden_audit", "reader_accuracy", "interval_coverage",
-                          "filings", "filing_text", "xbrl_facts", "sections", "chunks", "chunk_embeddings"}),
-    "golden_audit": ("golden", {"golden_questions", "golden_set", "golden_patterns", "golden_proposals", "filing_text", "filings"}),
+    "report": (
+        "report",
+        {
+            "arm_statistics",
+            "arm_comparisons",
+            "gate_quality",
+            "gate_quality_by_kind",
+            "gate_comparisons",
+            "determinism",
+            "stage_latency",
+            "arm_costs",
+            "citation_mutations",
+            "retrieval_metrics",
+            "retrieval_slices",
+            "golden_questions",
+            "golden_rejections",
+            "golden_set",
+            "search_index",
+            "gate_scores",
+            "arm_outcomes",
+            "generations",
+            "pattern_funnel",
+            "gate_agreement",
+            "golden_patterns",
+            "pattern_baseline",
+            "golden_audit",
+            "reader_accuracy",
+            "interval_coverage",
+            "filings",
+            "filing_text",
+            "xbrl_facts",
+            "sections",
+            "chunks",
+            "chunk_embeddings",
+        },
+    ),
+    "golden_audit": (
+        "golden",
+        {"golden_questions", "golden_set", "golden_patterns", "golden_proposals", "filing_text", "filings"},
+    ),
 }
 
 
 @pytest.fixture(scope="module")
 def defs(tmp_path_factory):
     root = tmp_path_factory.mktemp("defs")
-    return build_definitions(EvalSettings(corpus_dir=str(root / "corpus"), corpus_name="demo", data_dir=str(root / "data"),
-                                          reports_dir=str(root / "reports")))
+    return build_definitions(
+        EvalSettings(
+            corpus_dir=str(root / "corpus"),
+            corpus_name="demo",
+            data_dir=str(root / "data"),
+            reports_dir=str(root / "reports"),
+        )
+    )
 
 
 def test_asset_graph_matches_the_snapshot(defs):

@@ -70,8 +70,13 @@ def submissions_json(key: str, rows=None, older_pages=()) -> dict:
     """The shape of data.sec.gov/submissions/CIK##########.json, newest filing first as EDGAR lists them."""
     cik, name, fiscal_year_end = COMPANIES[key]
     return {
-        "cik": str(int(cik)), "entityType": "operating", "sic": "3569", "name": name,
-        "tickers": [key.upper()], "exchanges": ["Nasdaq"], "fiscalYearEnd": fiscal_year_end,
+        "cik": str(int(cik)),
+        "entityType": "operating",
+        "sic": "3569",
+        "name": name,
+        "tickers": [key.upper()],
+        "exchanges": ["Nasdaq"],
+        "fiscalYearEnd": fiscal_year_end,
         "filings": {"recent": filings_table(rows if rows is not None else FILINGS[key]), "files": list(older_pages)},
     }
 
@@ -190,16 +195,23 @@ class FakeTime:
 @pytest.fixture
 def edgar(demo_files):
     with FakeEdgar() as server:
-        server.serve("/files/company_tickers.json", json_reply({
-            "0": {"cik_str": 320193, "ticker": "AAPL", "title": "Apple Inc."},
-            "1": {"cik_str": 9000001, "ticker": "HVRN", "title": "Halvern Robotics, Inc."},
-            "2": {"cik_str": 9000002, "ticker": "CRVD", "title": "Corvida Software Corp."},
-        }))
+        server.serve(
+            "/files/company_tickers.json",
+            json_reply(
+                {
+                    "0": {"cik_str": 320193, "ticker": "AAPL", "title": "Apple Inc."},
+                    "1": {"cik_str": 9000001, "ticker": "HVRN", "title": "Halvern Robotics, Inc."},
+                    "2": {"cik_str": 9000002, "ticker": "CRVD", "title": "Corvida Software Corp."},
+                }
+            ),
+        )
         for key, rows in FILINGS.items():
             server.serve(f"/submissions/CIK{COMPANIES[key][0]}.json", json_reply(submissions_json(key)))
             for accession, form, filed, _, _ in rows:
-                server.serve(document_url_path(key, accession), Reply(body=demo_files[demo_path(key, form, filed)],
-                                                                      content_type="text/html; charset=utf-8"))
+                server.serve(
+                    document_url_path(key, accession),
+                    Reply(body=demo_files[demo_path(key, form, filed)], content_type="text/html; charset=utf-8"),
+                )
         yield server
 
 
@@ -212,8 +224,16 @@ def fake_time():
 def fetch(edgar, fake_time, tmp_path):
     def run(subjects, forms=ALL_FORMS, years=None, **options):
         options.setdefault("contact_email", CONTACT)
-        return fetch_filings(subjects, forms, years, options.pop("cache_dir", tmp_path), endpoints=edgar.endpoints,
-                             clock=fake_time.clock, sleep=fake_time.sleep, **options)
+        return fetch_filings(
+            subjects,
+            forms,
+            years,
+            options.pop("cache_dir", tmp_path),
+            endpoints=edgar.endpoints,
+            clock=fake_time.clock,
+            sleep=fake_time.sleep,
+            **options,
+        )
 
     return run
 
@@ -333,8 +353,11 @@ def test_a_429_burst_is_waited_out_as_retry_after_asks(fetch, edgar, fake_time, 
 
 def test_retry_after_is_capped(fetch, edgar, fake_time, demo_files):
     path = document_url_path("hvrn", "0009000001-24-000011")
-    edgar.serve(path, Reply(429, b"slow down", "text/plain", {"Retry-After": "3600"}),
-                Reply(body=demo_files["hvrn/8k_2024-05-14.htm"]))
+    edgar.serve(
+        path,
+        Reply(429, b"slow down", "text/plain", {"Retry-After": "3600"}),
+        Reply(body=demo_files["hvrn/8k_2024-05-14.htm"]),
+    )
 
     result = fetch(["HVRN"], forms=["8-K"], retry=RetryPolicy(max_retry_after_s=7.0))
 
@@ -372,8 +395,7 @@ def test_a_persistent_503_gives_up_on_that_filing_only(fetch, edgar, fake_time, 
 
 def test_a_body_shorter_than_its_content_length_is_truncated(fetch, edgar, tmp_path, demo_files):
     body = demo_files["hvrn/8k_2024-05-14.htm"]
-    edgar.serve(document_url_path("hvrn", "0009000001-24-000011"),
-                Reply(body=body[:1000], declared_length=len(body)))
+    edgar.serve(document_url_path("hvrn", "0009000001-24-000011"), Reply(body=body[:1000], declared_length=len(body)))
 
     result = fetch(["HVRN"], forms=["8-K", "DEF 14A"])
 
@@ -396,8 +418,9 @@ def test_html_without_its_closing_tag_is_truncated(fetch, edgar, demo_files):
 
 @pytest.mark.parametrize("content_type", ["application/json", "image/png"])
 def test_a_primary_document_of_the_wrong_content_type_is_refused(content_type, fetch, edgar, tmp_path):
-    edgar.serve(document_url_path("hvrn", "0009000001-24-000011"), Reply(body=b'{"error": 1}</html>',
-                                                                          content_type=content_type))
+    edgar.serve(
+        document_url_path("hvrn", "0009000001-24-000011"), Reply(body=b'{"error": 1}</html>', content_type=content_type)
+    )
 
     result = fetch(["HVRN"], forms=["8-K", "DEF 14A"])
 
@@ -503,11 +526,20 @@ def test_a_404_is_not_retried(edgar, fake_time):
 def test_older_submission_pages_are_read_only_for_years_they_may_hold(fetch, edgar, demo_files):
     old = ("0009000001-21-000002", "10-K", "2021-02-19", "2020-12-31", "hvrn-20201231.htm")
     page = "CIK0009000001-submissions-001.json"
-    edgar.serve("/submissions/CIK0009000001.json", json_reply(submissions_json("hvrn", older_pages=[
-        {"name": page, "filingCount": 1, "filingFrom": "2021-02-19", "filingTo": "2021-02-19"}])))
+    edgar.serve(
+        "/submissions/CIK0009000001.json",
+        json_reply(
+            submissions_json(
+                "hvrn",
+                older_pages=[{"name": page, "filingCount": 1, "filingFrom": "2021-02-19", "filingTo": "2021-02-19"}],
+            )
+        ),
+    )
     edgar.serve(f"/submissions/{page}", json_reply(filings_table([old])))
-    edgar.serve(f"/Archives/edgar/data/9000001/{old[0].replace('-', '')}/{old[4]}",
-                Reply(body=demo_files["hvrn/10k_2024-02-21.htm"]))
+    edgar.serve(
+        f"/Archives/edgar/data/9000001/{old[0].replace('-', '')}/{old[4]}",
+        Reply(body=demo_files["hvrn/10k_2024-02-21.htm"]),
+    )
 
     recent_only = fetch(["HVRN"], forms=["10-K"], years=[2024])
     assert edgar.hits(f"/submissions/{page}") == 0
@@ -521,8 +553,10 @@ def test_older_submission_pages_are_read_only_for_years_they_may_hold(fetch, edg
 def test_two_filings_of_one_form_on_one_day_keep_apart(fetch, edgar, demo_files):
     second = ("0009000001-24-000012", "8-K", "2024-05-14", "2024-05-13", "hvrn-8k_20240514b.htm")
     edgar.serve("/submissions/CIK0009000001.json", json_reply(submissions_json("hvrn", FILINGS["hvrn"] + [second])))
-    edgar.serve(f"/Archives/edgar/data/9000001/{second[0].replace('-', '')}/{second[4]}",
-                Reply(body=demo_files["crvd/8k_2023-06-13.htm"]))
+    edgar.serve(
+        f"/Archives/edgar/data/9000001/{second[0].replace('-', '')}/{second[4]}",
+        Reply(body=demo_files["crvd/8k_2023-06-13.htm"]),
+    )
 
     result = fetch(["HVRN"], forms=["8-K"])
 

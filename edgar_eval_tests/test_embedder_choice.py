@@ -26,16 +26,27 @@ def embeddings_server():
 
 
 def _settings(tmp_path, **choice):
-    return EvalSettings(corpus_dir=str(tmp_path / "corpus"), corpus_name="embedders", data_dir=str(tmp_path / "data"),
-                        reports_dir=str(tmp_path / "reports"), **choice)
+    return EvalSettings(
+        corpus_dir=str(tmp_path / "corpus"),
+        corpus_name="embedders",
+        data_dir=str(tmp_path / "data"),
+        reports_dir=str(tmp_path / "reports"),
+        **choice,
+    )
 
 
-def test_graph_runs_on_an_openai_compatible_endpoint_and_refuses_its_index_for_minilm(tmp_path, demo_files, embeddings_server):
+def test_graph_runs_on_an_openai_compatible_endpoint_and_refuses_its_index_for_minilm(
+    tmp_path, demo_files, embeddings_server
+):
     for path in FILINGS:
         (tmp_path / "corpus" / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "corpus" / path).write_bytes(demo_files[path])
-    remote = _settings(tmp_path, embedder="openai-compatible", embeddings_model="nomic-embed-text",
-                       embeddings_base_url=embeddings_server.base_url)
+    remote = _settings(
+        tmp_path,
+        embedder="openai-compatible",
+        embeddings_model="nomic-embed-text",
+        embeddings_base_url=embeddings_server.base_url,
+    )
     instance = dg.DagsterInstance.ephemeral()
     assert materialise_corpus(build_definitions(remote), instance) == {}
     assert embeddings_server.requests, "the chunks were embedded by the endpoint"

@@ -17,7 +17,9 @@ from edgar_eval_tests.loopback import LoopbackServer, json_reply
 
 
 def _cases(correct: list[bool], arm="D", kind="answerable"):
-    return pd.DataFrame({"question_id": [f"q{i}" for i in range(len(correct))], "arm": arm, "kind": kind, "correct": correct})
+    return pd.DataFrame(
+        {"question_id": [f"q{i}" for i in range(len(correct))], "arm": arm, "kind": kind, "correct": correct}
+    )
 
 
 def test_net_worsening_of_three_in_a_group_fails_and_two_passes():
@@ -47,7 +49,12 @@ def latest_fiscal_year_only(question: str, reported_fiscal_years: set[int]) -> g
 @pytest.fixture(scope="module")
 def demo_store(tmp_path_factory):
     root = tmp_path_factory.mktemp("gate")
-    settings = EvalSettings(corpus_dir=str(root / "corpus"), corpus_name="demo", data_dir=str(root / "data"), reports_dir=str(root / "reports"))
+    settings = EvalSettings(
+        corpus_dir=str(root / "corpus"),
+        corpus_name="demo",
+        data_dir=str(root / "data"),
+        reports_dir=str(root / "reports"),
+    )
     instance = dg.DagsterInstance.ephemeral()
     graph = materialise_graph(build_definitions(settings), instance)
     return root, settings, instance, graph
@@ -60,7 +67,8 @@ def _with(settings: EvalSettings, **changes) -> EvalSettings:
 
 def _gate_passed(instance) -> bool:
     evaluation = instance.event_log_storage.get_latest_asset_check_execution_by_key(
-        [dg.AssetCheckKey(dg.AssetKey("arm_outcomes"), "eval_gate")])[dg.AssetCheckKey(dg.AssetKey("arm_outcomes"), "eval_gate")]
+        [dg.AssetCheckKey(dg.AssetKey("arm_outcomes"), "eval_gate")]
+    )[dg.AssetCheckKey(dg.AssetKey("arm_outcomes"), "eval_gate")]
     return evaluation.evaluation.passed
 
 
@@ -72,8 +80,11 @@ def test_the_gate_passes_on_the_committed_baseline(demo_store):
 
 def test_the_invariant_checks_run_beside_their_assets_and_pass_on_the_demo(demo_store):
     _, _, instance, _ = demo_store
-    for asset, check in (("golden_questions", "golden_set_consistent"), ("search_index", "search_index_fingerprint"),
-                         ("report", "report_sources_present")):
+    for asset, check in (
+        ("golden_questions", "golden_set_consistent"),
+        ("search_index", "search_index_fingerprint"),
+        ("report", "report_sources_present"),
+    ):
         key = dg.AssetCheckKey(dg.AssetKey(asset), check)
         record = instance.event_log_storage.get_latest_asset_check_execution_by_key([key]).get(key)
         assert record is not None and record.evaluation.passed, (check, record and record.evaluation.description)
@@ -95,16 +106,33 @@ def test_a_planted_regression_passes_the_unit_tests_and_fails_the_gate(demo_stor
 
 def _same_answer_every_time(path: str, body: dict):
     """An OpenAI-compatible chat endpoint that answers every question the same way, citing the first passage."""
-    return json_reply({"model": body["model"], "choices": [{"index": 0, "finish_reason": "stop", "message": {
-        "role": "assistant", "content": "The passages name the line item but I cannot confirm the amount. [P1]"}}],
-        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+    return json_reply(
+        {
+            "model": body["model"],
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {
+                        "role": "assistant",
+                        "content": "The passages name the line item but I cannot confirm the amount. [P1]",
+                    },
+                }
+            ],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+    )
 
 
 def test_the_graph_records_a_chat_model_through_the_tape_and_replays_it_with_the_server_down(demo_store, tmp_path):
     root, settings, _, _ = demo_store
     server = LoopbackServer(_same_answer_every_time)
-    chat = {"generator": "openai-compatible-chat", "generator_model": "fake-chat", "tapes_dir": str(tmp_path / "tapes"),
-            "generator_url": server.base_url}
+    chat = {
+        "generator": "openai-compatible-chat",
+        "generator_model": "fake-chat",
+        "tapes_dir": str(tmp_path / "tapes"),
+        "generator_url": server.base_url,
+    }
     reports = {}
     try:
         for mode in ("record", "replay"):
@@ -128,23 +156,48 @@ def test_the_graph_records_a_chat_model_through_the_tape_and_replays_it_with_the
     assert f"generations replayed from a tape | {replayed_count} |" in reports["replay"]
 
 
-def test_a_nondeterministic_generator_falls_below_full_determinism_and_the_readers_are_not_measured(demo_store, tmp_path):
+def test_a_nondeterministic_generator_falls_below_full_determinism_and_the_readers_are_not_measured(
+    demo_store, tmp_path
+):
     root, settings, _, _ = demo_store
-    assert not bool(pd.read_parquet(root / "data" / "demo" / "determinism.parquet").applicable.iloc[0])  # the table reader
+    assert not bool(
+        pd.read_parquet(root / "data" / "demo" / "determinism.parquet").applicable.iloc[0]
+    )  # the table reader
     calls = iter(range(10**6))
 
     def sometimes_otherwise(path: str, body: dict):
-        """A chat endpoint that words every third answer otherwise: the same prompt sent twice often gives another text."""
+        """A chat endpoint that words every third answer otherwise: the same prompt sent twice often gives another
+        text."""
         wording = "cannot confirm" if next(calls) % 3 else "could not confirm"
-        return json_reply({"model": body["model"], "choices": [{"index": 0, "finish_reason": "stop", "message": {
-            "role": "assistant", "content": f"The passages name the line item but I {wording} the amount. [P1]"}}],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+        return json_reply(
+            {
+                "model": body["model"],
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {
+                            "role": "assistant",
+                            "content": f"The passages name the line item but I {wording} the amount. [P1]",
+                        },
+                    }
+                ],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            }
+        )
 
     server = LoopbackServer(sometimes_otherwise)
     try:
         shutil.copytree(root / "data", tmp_path / "data")
-        run = _with(settings, generator="openai-compatible-chat", generator_model="flaky-chat", generator_url=server.base_url,
-                    tape_mode="off", data_dir=str(tmp_path / "data"), reports_dir=str(tmp_path / "reports"))
+        run = _with(
+            settings,
+            generator="openai-compatible-chat",
+            generator_model="flaky-chat",
+            generator_url=server.base_url,
+            tape_mode="off",
+            data_dir=str(tmp_path / "data"),
+            reports_dir=str(tmp_path / "reports"),
+        )
         assert materialise_evaluation(build_definitions(run), dg.DagsterInstance.ephemeral()) is None
     finally:
         server.stop()

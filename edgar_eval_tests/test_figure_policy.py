@@ -37,8 +37,10 @@ EQUITY = """(In millions)
 | Accumulated other comprehensive loss | (11,452) | (7,172) |
 | Treasury stock, at cost | (5,210) | (4,870) |"""
 
-PROSE = ("Revenue grew 5% to $391.0 billion. The company reported a net loss of $8 million for the quarter. "
-         "Gross margin was 46.2%, up from 44.1%.")
+PROSE = (
+    "Revenue grew 5% to $391.0 billion. The company reported a net loss of $8 million for the quarter. "
+    "Gross margin was 46.2%, up from 44.1%."
+)
 
 # (answer, passage, backed?) -- what a person says the cited passage supports
 CITATION_CASES = [
@@ -88,25 +90,79 @@ def test_the_citation_check_backs_what_a_person_would(answer, passage, backed):
 
 # (answer, gold value, gold answer as the golden set prints it, label, asked year, right?)
 JUDGE_CASES = [
-    ("Apple's total net sales for fiscal 2024 were $391.0 billion [P1].", 391_035e6, "$391,035 million", "total revenue", 2024, True),
-    ("Total net sales for fiscal 2024: $391,035 million [P1].", 391_035e6, "$391,035 million", "total revenue", 2024, True),
+    (
+        "Apple's total net sales for fiscal 2024 were $391.0 billion [P1].",
+        391_035e6,
+        "$391,035 million",
+        "total revenue",
+        2024,
+        True,
+    ),
+    (
+        "Total net sales for fiscal 2024: $391,035 million [P1].",
+        391_035e6,
+        "$391,035 million",
+        "total revenue",
+        2024,
+        True,
+    ),
     ("Revenue grew 2% to $391.0 billion [P1].", 391_035e6, "$391,035 million", "total revenue", 2024, True),
-    ("Revenue was $391.0 billion, up from $383.3 billion [P1].", 391_035e6, "$391,035 million", "total revenue", 2024, True),
-    ("Revenue was $391.0 billion in fiscal 2024 and $383.3 billion in fiscal 2023 [P1].", 391_035e6, "$391,035 million",
-     "total revenue", 2024, True),
+    (
+        "Revenue was $391.0 billion, up from $383.3 billion [P1].",
+        391_035e6,
+        "$391,035 million",
+        "total revenue",
+        2024,
+        True,
+    ),
+    (
+        "Revenue was $391.0 billion in fiscal 2024 and $383.3 billion in fiscal 2023 [P1].",
+        391_035e6,
+        "$391,035 million",
+        "total revenue",
+        2024,
+        True,
+    ),
     ("Revenue was $391.0 billion or $383.3 billion [P1].", 391_035e6, "$391,035 million", "total revenue", 2024, False),
-    ("Revenue was $383.3 billion, compared with $391.0 billion [P1].", 391_035e6, "$391,035 million", "total revenue", 2024, False),
+    (
+        "Revenue was $383.3 billion, compared with $391.0 billion [P1].",
+        391_035e6,
+        "$391,035 million",
+        "total revenue",
+        2024,
+        False,
+    ),
     ("Revenue was $0.4 trillion [P1].", 391_035e6, "$391,035 million", "total revenue", 2024, False),
     ("Revenue was $392 billion [P1].", 391_035e6, "$391,035 million", "total revenue", 2024, False),
-    ("Net income was $93,736 million, or $6.08 per diluted share [P1].", 93_736e6, "$93,736 million", "net income", 2024, True),
+    (
+        "Net income was $93,736 million, or $6.08 per diluted share [P1].",
+        93_736e6,
+        "$93,736 million",
+        "net income",
+        2024,
+        True,
+    ),
     ("Net income for the quarter was $611 million [P1].", -611e6, "-$611 million", "net income", 2025, False),
     ("Boeing reported a net loss of $611 million [P1].", -611e6, "-$611 million", "net income", 2025, True),
     ("Net income (loss) for fiscal 2025: $(611) million [P1].", -611e6, "-$611 million", "net income", 2025, True),
-    ("Purchases of property and equipment for fiscal 2024: $(9,447) million [P1].", 9_447e6, "$9,447 million",
-     "capital expenditures", 2024, True),
+    (
+        "Purchases of property and equipment for fiscal 2024: $(9,447) million [P1].",
+        9_447e6,
+        "$9,447 million",
+        "capital expenditures",
+        2024,
+        True,
+    ),
     ("Capital expenditures were $9.4 billion [P1].", 9_447e6, "$9,447 million", "capital expenditures", 2024, True),
     ("Diluted EPS was $6.08 [P1].", 6.08, "$6.08", "diluted earnings per share", 2024, True),
-    ("Diluted earnings were $6.08 per share on net income of $93.7 billion [P1].", 6.08, "$6.08", "diluted earnings per share", 2024, True),
+    (
+        "Diluted earnings were $6.08 per share on net income of $93.7 billion [P1].",
+        6.08,
+        "$6.08",
+        "diluted earnings per share",
+        2024,
+        True,
+    ),
     ("Diluted EPS was $6.11 [P1].", 6.08, "$6.08", "diluted earnings per share", 2024, False),
     ("The effective tax rate was 24.1% [P1].", 24.1, "24.1%", "effective tax rate", 2024, True),
     ("The effective tax rate was 24% [P1].", 24.1, "24.1%", "effective tax rate", 2024, True),
@@ -130,13 +186,20 @@ def test_the_case_tables_are_large_enough_to_mean_something():
     assert len(CITATION_CASES) + len(JUDGE_CASES) >= 30
 
 
-@pytest.mark.parametrize("gold_answer,quotes,supported", [
-    ("Net loss was $812 million.", [INCOME.splitlines()[5]], True),
-    ("Net income was $812 million.", [INCOME.splitlines()[5]], False),
-    ("Capital expenditures were $9.4 billion.", ["| Purchases of property and equipment | (9,447) | (10,959) |"], True),
-    ("Operating income was $1 billion.", ["| Operating income (loss) | (611) | 1,204 |"], False),
-    ("Operating income was $1.2 billion.", ["| Operating income (loss) | (611) | 1,204 |"], True),
-])
+@pytest.mark.parametrize(
+    "gold_answer,quotes,supported",
+    [
+        ("Net loss was $812 million.", [INCOME.splitlines()[5]], True),
+        ("Net income was $812 million.", [INCOME.splitlines()[5]], False),
+        (
+            "Capital expenditures were $9.4 billion.",
+            ["| Purchases of property and equipment | (9,447) | (10,959) |"],
+            True,
+        ),
+        ("Operating income was $1 billion.", ["| Operating income (loss) | (611) | 1,204 |"], False),
+        ("Operating income was $1.2 billion.", ["| Operating income (loss) | (611) | 1,204 |"], True),
+    ],
+)
 def test_the_answer_support_gate_applies_the_same_policy(gold_answer, quotes, supported):
     assert answer_support(gold_answer, quotes, "figure").passed is supported
 
@@ -169,8 +232,14 @@ def test_a_stated_sign_is_read_from_the_words_attached_to_the_figure():
 
 # ---------------------------------------------------------------------------------------------- properties
 
-_ROW_LABELS = ["Net income (loss)", "Operating income (loss)", "Gain (loss) on sale", "Change in inventories",
-               "Other income (expense), net", "Increase (decrease) in cash"]
+_ROW_LABELS = [
+    "Net income (loss)",
+    "Operating income (loss)",
+    "Gain (loss) on sale",
+    "Change in inventories",
+    "Other income (expense), net",
+    "Increase (decrease) in cash",
+]
 
 
 @settings(max_examples=150, deadline=None)

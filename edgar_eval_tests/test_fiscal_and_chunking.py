@@ -58,7 +58,10 @@ def test_chunks_carry_section_and_pages():
 def test_a_chunk_that_starts_inside_a_table_carries_its_scale_line_and_header_rows():
     from edgar_eval.corpus.chunking import chunk_filing
 
-    head = "Statements of operations\n(In millions)\n| Three Months Ended | Six Months Ended |\n| Jul 27, 2025 | Jul 28, 2024 | Jul 27, 2025 | Jul 28, 2024 |\n"
+    head = (
+        "Statements of operations\n(In millions)\n| Three Months Ended | Six Months Ended |\n| Jul 27, 2025 | Jul "
+        "28, 2024 | Jul 27, 2025 | Jul 28, 2024 |\n"
+    )
     rows = "".join(f"| Line item {k} | {k},001 | {k},002 | {k},003 | {k},004 |\n" for k in range(1, 60))
     text = head + rows + "After the table.\n"
     chunks = chunk_filing("f", text, [], [], 400, 50)
@@ -66,15 +69,21 @@ def test_a_chunk_that_starts_inside_a_table_carries_its_scale_line_and_header_ro
     assert inside, "some chunk starts inside the table body"
     assert any(text[c.start - 1] != "\n" for c in inside), "some chunk starts in the middle of a row"
     for chunk in inside:
-        if "After the table." in text[chunk.start:chunk.end] and not text[chunk.start:chunk.end].lstrip().startswith("|"):
+        if "After the table." in text[chunk.start : chunk.end] and not text[
+            chunk.start : chunk.end
+        ].lstrip().startswith("|"):
             continue
-        assert chunk.text.startswith("(In millions)\n| Three Months Ended | Six Months Ended |\n| Jul 27, 2025"), chunk.text[:80]
-        assert chunk.text.endswith(text[chunk.start:chunk.end])  # its own text, offsets unchanged
-        first_row, own_first = chunk.text.splitlines()[3], text[chunk.start:chunk.end].split("\n")[0]
-        assert first_row.startswith("| Line item ") and first_row.endswith(own_first)  # a row the chunk cuts reads whole
-    assert chunks[0].text == text[chunks[0].start:chunks[0].end]  # the header is already in the first chunk
+        assert chunk.text.startswith("(In millions)\n| Three Months Ended | Six Months Ended |\n| Jul 27, 2025"), (
+            chunk.text[:80]
+        )
+        assert chunk.text.endswith(text[chunk.start : chunk.end])  # its own text, offsets unchanged
+        first_row, own_first = chunk.text.splitlines()[3], text[chunk.start : chunk.end].split("\n")[0]
+        assert first_row.startswith("| Line item ") and first_row.endswith(
+            own_first
+        )  # a row the chunk cuts reads whole
+    assert chunks[0].text == text[chunks[0].start : chunks[0].end]  # the header is already in the first chunk
     plain = chunk_filing("f", text, [], [], 400, 50, table_headers=False)
-    assert all(c.text == text[c.start:c.end] for c in plain)
+    assert all(c.text == text[c.start : c.end] for c in plain)
 
 
 def test_a_chunk_inside_a_table_without_figures_carries_no_header():

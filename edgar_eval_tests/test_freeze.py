@@ -22,8 +22,20 @@ def test_frozen_export_is_valid_json_lines_in_the_brief_schema_with_a_stable_has
     records = [json.loads(line) for line in frozen.jsonl.splitlines()]
     assert len(records) == len(golden) and sum(frozen.split_counts.values()) == len(golden)
     for record in records:
-        assert {"id", "question", "reference_answer", "expected_route", "evidence", "question_type", "pattern", "difficulty",
-                "period", "provenance", "notes", "split"} <= set(record)
+        assert {
+            "id",
+            "question",
+            "reference_answer",
+            "expected_route",
+            "evidence",
+            "question_type",
+            "pattern",
+            "difficulty",
+            "period",
+            "provenance",
+            "notes",
+            "split",
+        } <= set(record)
         if record["expected_route"] == "answer":
             assert record["reference_answer"] and record["evidence"]
             quoted = [e for e in record["evidence"] if e["quotes"]]
@@ -50,15 +62,23 @@ def test_a_pinned_version_is_never_silently_replaced(tmp_path, demo_files):
         (tmp_path / "corpus" / path).write_bytes(demo_files[path])
 
     def settings(seed):
-        return EvalSettings(corpus_dir=str(tmp_path / "corpus"), corpus_name="frozen", data_dir=str(tmp_path / "data"),
-                            reports_dir=str(tmp_path / "reports"), golden_version="pinned-v1", golden_seed=seed)
+        return EvalSettings(
+            corpus_dir=str(tmp_path / "corpus"),
+            corpus_name="frozen",
+            data_dir=str(tmp_path / "data"),
+            reports_dir=str(tmp_path / "reports"),
+            golden_version="pinned-v1",
+            golden_seed=seed,
+        )
 
     instance = dg.DagsterInstance.ephemeral()
     assert materialise_corpus(build_definitions(settings(7)), instance) == {}
     assert materialise_evaluation(build_definitions(settings(7)), instance) is None
     export = tmp_path / "data" / "frozen" / "golden" / "pinned-v1.jsonl"
     frozen = export.read_bytes()
-    assert materialise_evaluation(build_definitions(settings(7)), instance) is None, "the same content refreezes quietly"
+    assert materialise_evaluation(build_definitions(settings(7)), instance) is None, (
+        "the same content refreezes quietly"
+    )
     error = materialise_evaluation(build_definitions(settings(8)), instance)
     assert error is not None and "is frozen at" in error and "name a new golden_version" in error
     assert export.read_bytes() == frozen

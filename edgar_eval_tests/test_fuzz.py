@@ -18,7 +18,7 @@ def _mutations(rng: random.Random):
 
     def cut_middle(d):
         a = rng.randrange(len(d))
-        return d[:a] + d[a + rng.randrange(1, 5000):]
+        return d[:a] + d[a + rng.randrange(1, 5000) :]
 
     def insert_noise(d):
         a = rng.randrange(len(d))
@@ -32,7 +32,7 @@ def _mutations(rng: random.Random):
 
     def duplicate_slice(d):
         a = rng.randrange(len(d))
-        return d[:a] + d[a:a + rng.randrange(1, 3000)] + d[a:]
+        return d[:a] + d[a : a + rng.randrange(1, 3000)] + d[a:]
 
     def drop_closing_tags(d):
         return re.sub(rb"</(p|td|tr|div)>", b"", d, count=rng.randrange(1, 200))
@@ -43,20 +43,40 @@ def _mutations(rng: random.Random):
         return re.sub(attribute + rb'="[^"]*"', attribute + b'="' + value + b'"', d, count=rng.randrange(1, 30))
 
     def break_context(d):
-        return re.sub(rb"<xbrli:(startDate|endDate|instant)>[^<]*<", rng.choice([b"<xbrli:instant>not-a-date<", b"<xbrli:endDate>2024-13-45<", b"<xbrli:startDate><"]), d, count=rng.randrange(1, 10))
+        return re.sub(
+            rb"<xbrli:(startDate|endDate|instant)>[^<]*<",
+            rng.choice([b"<xbrli:instant>not-a-date<", b"<xbrli:endDate>2024-13-45<", b"<xbrli:startDate><"]),
+            d,
+            count=rng.randrange(1, 10),
+        )
 
     def wrong_encoding(d):
-        return d.replace(b"encoding='utf-8'", rng.choice([b"encoding='utf-16'", b"encoding='ebcdic'", b"encoding=''"]), 1)
+        return d.replace(
+            b"encoding='utf-8'", rng.choice([b"encoding='utf-16'", b"encoding='ebcdic'", b"encoding=''"]), 1
+        )
 
     def strip_header(d):
         return re.sub(rb"<ix:header>.*?</ix:header>", b"", d, flags=re.S)
 
     def nest_deep(d):
         depth = rng.randrange(100, 3000)
-        return d.replace(b"<body>", b"<body>" + b"<div>" * depth, 1).replace(b"</body>", b"</div>" * depth + b"</body>", 1)
+        return d.replace(b"<body>", b"<body>" + b"<div>" * depth, 1).replace(
+            b"</body>", b"</div>" * depth + b"</body>", 1
+        )
 
-    return [truncate, cut_middle, insert_noise, flip_bytes, duplicate_slice, drop_closing_tags, break_attribute,
-            break_context, wrong_encoding, strip_header, nest_deep]
+    return [
+        truncate,
+        cut_middle,
+        insert_noise,
+        flip_bytes,
+        duplicate_slice,
+        drop_closing_tags,
+        break_attribute,
+        break_context,
+        wrong_encoding,
+        strip_header,
+        nest_deep,
+    ]
 
 
 def _mutants(demo_files, count: int, seed: int):
@@ -80,7 +100,7 @@ def test_three_hundred_mutants_are_read_or_refused_never_crash(demo_files):
         outcomes["parsed"] += 1
         for fact in parsed.facts:
             if fact.offset is not None:
-                assert parsed.text[fact.offset:fact.end] == fact.displayed, name
+                assert parsed.text[fact.offset : fact.end] == fact.displayed, name
         assert all(0 <= s.start <= s.end <= len(parsed.text) for s in parsed.sections), name
     assert outcomes["parsed"] > 30 and outcomes["refused"] > 30, outcomes
 
@@ -98,12 +118,20 @@ def test_mutants_in_the_graph_fail_only_their_own_partitions(tmp_path, demo_file
     (corpus / "mutants").mkdir()
     for name, data in _mutants(demo_files, 22, seed=7):
         (corpus / "mutants" / f"{name}.htm").write_bytes(data)
-    settings = EvalSettings(corpus_dir=str(corpus), corpus_name="fuzz", data_dir=str(tmp_path / "data"), reports_dir=str(tmp_path / "reports"))
+    settings = EvalSettings(
+        corpus_dir=str(corpus),
+        corpus_name="fuzz",
+        data_dir=str(tmp_path / "data"),
+        reports_dir=str(tmp_path / "reports"),
+    )
     defs = build_definitions(settings)
     instance = dg.DagsterInstance.ephemeral()
     good_key = partition_key(good)
     assert materialise_corpus(defs, instance, [good_key]) == {}
-    before = {asset: settings.store().path(asset, good_key).read_bytes() for asset in ("filings", "filing_text", "xbrl_facts", "chunks")}
+    before = {
+        asset: settings.store().path(asset, good_key).read_bytes()
+        for asset in ("filings", "filing_text", "xbrl_facts", "chunks")
+    }
 
     failed = materialise_corpus(defs, instance)
     assert good_key not in failed

@@ -12,9 +12,19 @@ def _frame(seed=0, per_company=40):
         for i in range(per_company):
             answerable = i % 2 == 0
             score = rng.normal(0.6 if answerable else 0.4, 0.08)
-            rows.append({"question_id": f"q{c}-{i}", "cik": f"000000000{c}", "answerable": answerable, "top_score": score,
-                         "margin": rng.random() * 0.1, "mean_top3": score - 0.05, "token_coverage": rng.random(),
-                         "year_present": 1.0, "name_present": 1.0 if answerable else rng.integers(0, 2)})
+            rows.append(
+                {
+                    "question_id": f"q{c}-{i}",
+                    "cik": f"000000000{c}",
+                    "answerable": answerable,
+                    "top_score": score,
+                    "margin": rng.random() * 0.1,
+                    "mean_top3": score - 0.05,
+                    "token_coverage": rng.random(),
+                    "year_present": 1.0,
+                    "name_present": 1.0 if answerable else rng.integers(0, 2),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -42,14 +52,26 @@ def test_folds_split_by_company_and_thresholds_come_from_the_other_fold():
 
 
 def test_arms_are_masks_over_one_generation():
-    gates = pd.DataFrame({"question_id": ["a", "b", "c", "d"], "cik": ["1", "1", "2", "2"],
-                          "period_pass": [True, False, True, True], "cosine_pass": [True, True, False, True],
-                          "relevance_pass": [False, True, True, True]})
-    generations = pd.DataFrame({"question_id": ["a", "b", "c", "d"], "answered": [True, True, True, False],
-                                "outcome": ["answered", "answered", "answered", "model_declined"],
-                                "generate_seconds": [0.5, 0.25, 0.25, 1.0],
-                                "figure_correct": [True, False, False, False],
-                                "expected_route": ["answer", "no-answer", "no-answer", "answer"], "kind": ["answerable", "other_year", "other_company", "answerable"]})
+    gates = pd.DataFrame(
+        {
+            "question_id": ["a", "b", "c", "d"],
+            "cik": ["1", "1", "2", "2"],
+            "period_pass": [True, False, True, True],
+            "cosine_pass": [True, True, False, True],
+            "relevance_pass": [False, True, True, True],
+        }
+    )
+    generations = pd.DataFrame(
+        {
+            "question_id": ["a", "b", "c", "d"],
+            "answered": [True, True, True, False],
+            "outcome": ["answered", "answered", "answered", "model_declined"],
+            "generate_seconds": [0.5, 0.25, 0.25, 1.0],
+            "figure_correct": [True, False, False, False],
+            "expected_route": ["answer", "no-answer", "no-answer", "answer"],
+            "kind": ["answerable", "other_year", "other_company", "answerable"],
+        }
+    )
     outcomes = arm_outcomes(gates, generations)
     assert set(outcomes.arm) == set(ARMS) and len(outcomes) == 4 * len(ARMS)
     answered = outcomes.pivot(index="question_id", columns="arm", values="answered")
@@ -57,7 +79,11 @@ def test_arms_are_masks_over_one_generation():
     for arm in ARMS:  # a gate can only withhold the shared answer, never create one
         assert not (answered[arm] & ~answered["A"]).any()
     reasons = outcomes.set_index(["question_id", "arm"]).outcome
-    assert reasons[("b", "D")] == "out_of_period" and reasons[("c", "B")] == "gate_rejected" and reasons[("d", "A")] == "model_declined"
+    assert (
+        reasons[("b", "D")] == "out_of_period"
+        and reasons[("c", "B")] == "gate_rejected"
+        and reasons[("d", "A")] == "model_declined"
+    )
     costs = outcomes.groupby("arm").generate_seconds.sum()
     assert costs["A"] == 2.0 and costs["D"] == 1.75, "a question gated out before generation costs no generator time"
     stats = arm_statistics(outcomes, resamples=200).set_index("arm")
@@ -67,7 +93,9 @@ def test_arms_are_masks_over_one_generation():
 
 def test_the_dev_split_fits_and_nothing_is_fitted_on_eval():
     frame = _frame(per_company=30)
-    frame["split"] = frame.cik.map({"0000000000": "dev", "0000000001": "dev", "0000000002": "eval", "0000000003": "eval"})
+    frame["split"] = frame.cik.map(
+        {"0000000000": "dev", "0000000001": "dev", "0000000002": "eval", "0000000003": "eval"}
+    )
     scored = cross_fit(frame)
     dev, evaluation = scored[scored.split == "dev"], scored[scored.split == "eval"]
     assert set(dev.fold) == {0, 1} and set(evaluation.fold) == {-1}
@@ -75,12 +103,15 @@ def test_the_dev_split_fits_and_nothing_is_fitted_on_eval():
     assert (evaluation.cosine_threshold == expected).all()  # every dev question fits the eval threshold
     for fold in (0, 1):  # dev questions are scored from the other dev company only
         other = dev[dev.fold != fold]
-        assert (dev[dev.fold == fold].cosine_threshold == admitting_threshold(other[other.answerable].top_score.to_numpy())).all()
+        assert (
+            dev[dev.fold == fold].cosine_threshold == admitting_threshold(other[other.answerable].top_score.to_numpy())
+        ).all()
     shaken = frame.copy()
     eval_rows = shaken.split == "eval"
     shaken.loc[eval_rows, "top_score"] = 1 - shaken.loc[eval_rows, "top_score"]  # eval data changes ...
     shaken.loc[eval_rows, "answerable"] = ~shaken.loc[eval_rows, "answerable"]
     again = cross_fit(shaken)
     assert again[again.split == "dev"][["relevance_score", "cosine_threshold", "relevance_threshold"]].equals(
-        dev[["relevance_score", "cosine_threshold", "relevance_threshold"]])  # ... and no fitted value moves
+        dev[["relevance_score", "cosine_threshold", "relevance_threshold"]]
+    )  # ... and no fitted value moves
     assert (again[again.split == "eval"].cosine_threshold == expected).all()

@@ -5,15 +5,41 @@ import json
 import pandas as pd
 import pytest
 
-from edgar_eval.golden.audit import (AuditFileError, apply_verdicts, audit_summary, draw_sample, read_audit_file,
-                                     review_sheet, template_cases)
+from edgar_eval.golden.audit import (
+    AuditFileError,
+    apply_verdicts,
+    audit_summary,
+    draw_sample,
+    read_audit_file,
+    review_sheet,
+    template_cases,
+)
 
 
 def _cases(n_per_kind=30):
-    rows = [{"case_id": f"{kind[:3]}{k:03d}", "kind": kind, "question": f"Q {kind} {k}?", "expected_route": "answer",
-             "gold_answer": "$1", "evidence": "line"} for kind in ("answerable", "other_year") for k in range(n_per_kind)]
-    rows += [{"case_id": f"pat{k}", "kind": "pattern:D1", "question": f"P {k}?", "expected_route": "answer", "gold_answer": "$2",
-              "evidence": "chunks"} for k in range(3)]
+    rows = [
+        {
+            "case_id": f"{kind[:3]}{k:03d}",
+            "kind": kind,
+            "question": f"Q {kind} {k}?",
+            "expected_route": "answer",
+            "gold_answer": "$1",
+            "evidence": "line",
+        }
+        for kind in ("answerable", "other_year")
+        for k in range(n_per_kind)
+    ]
+    rows += [
+        {
+            "case_id": f"pat{k}",
+            "kind": "pattern:D1",
+            "question": f"P {k}?",
+            "expected_route": "answer",
+            "gold_answer": "$2",
+            "evidence": "chunks",
+        }
+        for k in range(3)
+    ]
     return pd.DataFrame(rows)
 
 
@@ -26,15 +52,29 @@ def test_the_sample_takes_twenty_per_kind_and_every_pattern_case_and_is_seeded()
     more = pd.concat([_cases(), _cases(31).tail(1).assign(kind="answerable", case_id="ans999")], ignore_index=True)
     redrawn = draw_sample(more, 7, 20)
     assert set(redrawn.query("kind == 'other_year'").case_id) == set(sample.query("kind == 'other_year'").case_id)
-    assert len(set(redrawn.query("kind == 'answerable'").case_id) - set(sample.query("kind == 'answerable'").case_id)) <= 1
+    assert (
+        len(set(redrawn.query("kind == 'answerable'").case_id) - set(sample.query("kind == 'answerable'").case_id)) <= 1
+    )
 
 
 def test_verdicts_bind_to_the_case_hash_and_unreviewed_cases_are_never_correct():
     sample = draw_sample(_cases(5), seed=7, per_kind=20)
     first, second, third = sample.iloc[0], sample.iloc[1], sample.iloc[2]
     lines = [
-        {"case_id": first.case_id, "case_sha256": first.case_sha256, "verdict": "correct", "reason": "as printed", "reviewer": "r"},
-        {"case_id": second.case_id, "case_sha256": second.case_sha256, "verdict": "defect", "reason": "wrong year", "reviewer": "r"},
+        {
+            "case_id": first.case_id,
+            "case_sha256": first.case_sha256,
+            "verdict": "correct",
+            "reason": "as printed",
+            "reviewer": "r",
+        },
+        {
+            "case_id": second.case_id,
+            "case_sha256": second.case_sha256,
+            "verdict": "defect",
+            "reason": "wrong year",
+            "reviewer": "r",
+        },
         {"case_id": third.case_id, "case_sha256": "0" * 64, "verdict": "correct", "reason": "old", "reviewer": "r"},
     ]
     judged = apply_verdicts(sample, read_audit_file("\n".join(json.dumps(x) for x in lines), "audit.jsonl"))
@@ -47,22 +87,38 @@ def test_verdicts_bind_to_the_case_hash_and_unreviewed_cases_are_never_correct()
     assert first.case_sha256 in sheet and "status: stale" in sheet
 
 
-@pytest.mark.parametrize("line,message", [
-    ("not json", "not JSON"),
-    ('{"case_id": "a"}', "needs non-empty"),
-    ('{"case_id": "a", "case_sha256": "b", "verdict": "maybe", "reason": "c", "reviewer": "d"}', "verdict must be"),
-])
+@pytest.mark.parametrize(
+    "line,message",
+    [
+        ("not json", "not JSON"),
+        ('{"case_id": "a"}', "needs non-empty"),
+        ('{"case_id": "a", "case_sha256": "b", "verdict": "maybe", "reason": "c", "reviewer": "d"}', "verdict must be"),
+    ],
+)
 def test_a_malformed_verdict_file_is_refused_with_its_line(line, message):
     with pytest.raises(AuditFileError, match=message):
         read_audit_file(line, "audit.jsonl")
 
 
 def test_unanswerable_evidence_shows_the_scope_s_rows_printing_the_concept_s_words():
-    golden = pd.DataFrame([{
-        "question_id": "q1", "kind": "absent_concept", "question": "What was Acme's share-based compensation for fiscal 2024?",
-        "expected_route": "no-answer", "gold_answer": None, "cik": "1", "concept": "us-gaap:ShareBasedCompensation",
-        "scope_filing_ids": ["f1"], "fiscal_year": 2024, "source_filing_id": "f1", "gold_pages": [], "gold_quote": None,
-    }])
+    golden = pd.DataFrame(
+        [
+            {
+                "question_id": "q1",
+                "kind": "absent_concept",
+                "question": "What was Acme's share-based compensation for fiscal 2024?",
+                "expected_route": "no-answer",
+                "gold_answer": None,
+                "cik": "1",
+                "concept": "us-gaap:ShareBasedCompensation",
+                "scope_filing_ids": ["f1"],
+                "fiscal_year": 2024,
+                "source_filing_id": "f1",
+                "gold_pages": [],
+                "gold_quote": None,
+            }
+        ]
+    )
     texts = {"f1": "| | 2024 | 2023 |\n| Stock-based compensation expense | 450 | 420 |\nWe grant awards.\n"}
     cases = template_cases(golden, texts, {"1": ["f1"]})
     assert "| Stock-based compensation expense | 450 | 420 |" in cases.evidence.iloc[0]

@@ -50,8 +50,10 @@ def test_ratio_as_a_percentage_passes():
 
 
 def test_two_steps_fail_and_name_the_figure():
-    quotes = ["The company bought back $95.0 billion of its shares during the year.",
-              "In the third quarter the company bought back $26.0 billion of its shares."]
+    quotes = [
+        "The company bought back $95.0 billion of its shares during the year.",
+        "In the third quarter the company bought back $26.0 billion of its shares.",
+    ]
     verdict = answer_support("So 72.6% of the buybacks came outside the third quarter.", quotes, "number")
     assert not verdict.passed
     assert verdict.reason == "72.6% is neither quoted nor one step from two quoted figures"
@@ -105,6 +107,7 @@ def test_direct_quotes_per_answer_figure():
 
 # ---------------------------------------------------------------------------------------------- plain_english
 
+
 def _words(n: int) -> str:
     return " ".join(["word"] * (n - 1) + ["end?"])
 
@@ -130,32 +133,41 @@ def test_answer_sentence_length_limit():
 
 def test_sentences_do_not_split_on_decimals_or_abbreviations():
     assert sentences("Sales were $1.9 billion in the U.S. and abroad. Costs fell.") == [
-        "Sales were $1.9 billion in the U.S. and abroad.", "Costs fell."]
+        "Sales were $1.9 billion in the U.S. and abroad.",
+        "Costs fell.",
+    ]
 
 
 # ---------------------------------------------------------------------------------------------- period_named
 
-@pytest.mark.parametrize("question", [
-    "What was revenue in fiscal 2024?",
-    "What was revenue in fiscal year 2023?",
-    "What was FY24 revenue?",
-    "What was revenue in FY2024?",
-    "What was revenue in Q3 2024?",
-    "What was revenue in the second quarter of fiscal 2026?",
-    "What was revenue for the nine months ended June 29, 2024?",
-    "What cash was held on September 28, 2024?",
-    "How much was repurchased in June 2024?",
-    "How much was repurchased in 2024?",
-])
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was revenue in fiscal 2024?",
+        "What was revenue in fiscal year 2023?",
+        "What was FY24 revenue?",
+        "What was revenue in FY2024?",
+        "What was revenue in Q3 2024?",
+        "What was revenue in the second quarter of fiscal 2026?",
+        "What was revenue for the nine months ended June 29, 2024?",
+        "What cash was held on September 28, 2024?",
+        "How much was repurchased in June 2024?",
+        "How much was repurchased in 2024?",
+    ],
+)
 def test_questions_naming_a_period_pass(question):
     assert period_named(question, "D1").passed
 
 
-@pytest.mark.parametrize("question", [
-    "What powered growth in the networking business?",
-    "Which debt did the company repay, including its 0.584% Notes Due 2024?",
-    "What was revenue in the second quarter?",
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What powered growth in the networking business?",
+        "Which debt did the company repay, including its 0.584% Notes Due 2024?",
+        "What was revenue in the second quarter?",
+    ],
+)
 def test_questions_without_a_period_fail(question):
     verdict = period_named(question, "D1")
     assert not verdict.passed and "no fiscal year" in verdict.reason
@@ -167,63 +179,80 @@ def test_absence_questions_are_excepted():
 
 # ---------------------------------------------------------------------------------------------- source_naming
 
-@pytest.mark.parametrize("question, phrase", [
-    ("What does the 10-K say revenue was in fiscal 2024?", "10-K"),
-    ("According to the annual report, what was revenue in fiscal 2024?", "According to the annual report"),
-    ("How large were receivables on the balance sheet at the end of fiscal 2024?", "balance sheet"),
-    ("What does Note 9 say about leases in fiscal 2024?", "Note 9"),
-    ("What does the statement of cash flows show for fiscal 2024?", "statement of cash flows"),
-    ("What did MD&A say about margins in fiscal 2024?", "MD&A"),
-    ("Which Risk Factors mention supply in fiscal 2024?", "Risk Factors"),
-    ("What did the original filing report for fiscal 2023?", "the original filing"),
-    ("What does the footnote on inventory say for fiscal 2024?", "footnote"),
-])
+
+@pytest.mark.parametrize(
+    "question, phrase",
+    [
+        ("What does the 10-K say revenue was in fiscal 2024?", "10-K"),
+        ("According to the annual report, what was revenue in fiscal 2024?", "According to the annual report"),
+        ("How large were receivables on the balance sheet at the end of fiscal 2024?", "balance sheet"),
+        ("What does Note 9 say about leases in fiscal 2024?", "Note 9"),
+        ("What does the statement of cash flows show for fiscal 2024?", "statement of cash flows"),
+        ("What did MD&A say about margins in fiscal 2024?", "MD&A"),
+        ("Which Risk Factors mention supply in fiscal 2024?", "Risk Factors"),
+        ("What did the original filing report for fiscal 2023?", "the original filing"),
+        ("What does the footnote on inventory say for fiscal 2024?", "footnote"),
+    ],
+)
 def test_questions_naming_their_source_fail(question, phrase):
     verdict = source_naming(question)
     assert not verdict.passed and repr(phrase) in verdict.reason
 
 
-@pytest.mark.parametrize("question", [
-    "Which debt did the company repay in fiscal 2025, including its 0.584% Notes Due 2024?",
-    "Which forward-looking statement about demand did the company make in fiscal 2024?",
-    "What were net sales in fiscal 2024, and which risk factors weighed on them?",
-    "What part of revenue came from services in fiscal 2024?",
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which debt did the company repay in fiscal 2025, including its 0.584% Notes Due 2024?",
+        "Which forward-looking statement about demand did the company make in fiscal 2024?",
+        "What were net sales in fiscal 2024, and which risk factors weighed on them?",
+        "What part of revenue came from services in fiscal 2024?",
+    ],
+)
 def test_questions_not_naming_a_source_pass(question):
     assert source_naming(question).passed
 
 
 # ---------------------------------------------------------------------------------------------- direction
 
-@pytest.mark.parametrize("answer, word", [
-    ("Gross margin decreased from 69.3% to 71.1%.", "decreased"),
-    ("Net income increased to $93,736 million from $96,995 million, as a $10.2 billion charge hit.", "increased"),
-    ("Costs were $4.1 billion, up from $4.4 billion.", "up"),
-    ("The rate was 12.5%, higher than 13.0%.", "higher"),
-    ("Revenue of $8 million was lower compared with $7 million.", "lower"),
-])
+
+@pytest.mark.parametrize(
+    "answer, word",
+    [
+        ("Gross margin decreased from 69.3% to 71.1%.", "decreased"),
+        ("Net income increased to $93,736 million from $96,995 million, as a $10.2 billion charge hit.", "increased"),
+        ("Costs were $4.1 billion, up from $4.4 billion.", "up"),
+        ("The rate was 12.5%, higher than 13.0%.", "higher"),
+        ("Revenue of $8 million was lower compared with $7 million.", "lower"),
+    ],
+)
 def test_direction_words_that_contradict_their_figures_fail(answer, word):
     verdict = direction("What changed in fiscal 2024?", answer)
     assert not verdict.passed and repr(word) in verdict.reason
 
 
-@pytest.mark.parametrize("answer", [
-    "Revenue rose from $1.2 billion to $1.5 billion.",
-    "Net income decreased to $93,736 million from $96,995 million.",
-    "Costs were $4.4 billion, up from $4.1 billion; margins fell.",
-    "The rate was 13.0%, higher than 12.5%.",
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Revenue rose from $1.2 billion to $1.5 billion.",
+        "Net income decreased to $93,736 million from $96,995 million.",
+        "Costs were $4.4 billion, up from $4.1 billion; margins fell.",
+        "The rate was 13.0%, higher than 12.5%.",
+    ],
+)
 def test_direction_words_that_agree_pass(answer):
     verdict = direction("What changed in fiscal 2024?", answer)
     assert verdict.passed and "agree" in verdict.reason
 
 
-@pytest.mark.parametrize("answer", [
-    "Revenue grew 51% driven by networking.",
-    "Revenue increased $3 million from $10 million in fiscal 2023.",  # $3 million is the change, not the level
-    "Revenue was more than $5 million compared with $6 million.",  # "more than" bounds the figure
-    "Revenue was $5 million; costs fell.",
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Revenue grew 51% driven by networking.",
+        "Revenue increased $3 million from $10 million in fiscal 2023.",  # $3 million is the change, not the level
+        "Revenue was more than $5 million compared with $6 million.",  # "more than" bounds the figure
+        "Revenue was $5 million; costs fell.",
+    ],
+)
 def test_no_direction_claim_between_two_figures(answer):
     assert direction("What changed in fiscal 2024?", answer).reason == "no direction claim between two figures"
 

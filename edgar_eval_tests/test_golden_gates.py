@@ -11,7 +11,14 @@ from edgar_eval.golden.absence import ANSWERED_IN_CORPUS, ReviewFileError, read_
 from edgar_eval.golden.candidates import read_jsonl
 from edgar_eval.golden.demo_candidates import SOURCE, demo_proposals
 from edgar_eval.golden.gates import FAIL, GATES, build_gate_corpus, run_gates
-from edgar_eval.golden.pattern_set import FreezeRefused, agreement, candidate_outcomes, freeze_patterns, select_balanced, verdict_frame
+from edgar_eval.golden.pattern_set import (
+    FreezeRefused,
+    agreement,
+    candidate_outcomes,
+    freeze_patterns,
+    select_balanced,
+    verdict_frame,
+)
 from edgar_eval_tests.conftest import REPO
 
 
@@ -40,25 +47,30 @@ def test_every_pattern_is_planted_good_and_accepted(demo_gate_inputs, demo_run):
     _, outcomes = demo_run
     good = [c for c in candidates if c.expected["why"] == "planted as a good case" and c.pattern != "D8"]
     assert {c.pattern for c in good} == {"D1", "D2", "D3", "D4", "D5", "D6", "D7"}
-    assert all(outcomes.loc[c.candidate_id, "accepted"] for c in good), outcomes.loc[[c.candidate_id for c in good]].reason.to_dict()
+    assert all(outcomes.loc[c.candidate_id, "accepted"] for c in good), outcomes.loc[
+        [c.candidate_id for c in good]
+    ].reason.to_dict()
 
 
-@pytest.mark.parametrize("suffix, gate, reason_part", [
-    ("one-word-off", "quote_verification", "text differs at 'plus'"),
-    ("paraphrase", "quote_verification", "not found"),
-    ("too-close", "pattern_conformance", "characters apart, under 4,000"),
-    ("both-in-notes", "pattern_conformance", "all quotes sit inside the notes"),
-    ("billions", None, ""),
-    ("miss-2.5pct", "answer_support", "neither quoted nor one step"),
-    ("wrong-direction", "direction", "decreased"),
-    ("names-10k", "source_naming", "10-K"),
-    ("36-words", "plain_english", "36"),
-    ("no-period", "period", ""),
-    ("no-company", "period", "names no company"),
-    ("idle-document", "idle_evidence", "is idle"),
-    ("one-filing", "pattern_conformance", "from one"),
-    ("answer-printed", "absence_review", ANSWERED_IN_CORPUS),
-])
+@pytest.mark.parametrize(
+    "suffix, gate, reason_part",
+    [
+        ("one-word-off", "quote_verification", "text differs at 'plus'"),
+        ("paraphrase", "quote_verification", "not found"),
+        ("too-close", "pattern_conformance", "characters apart, under 4,000"),
+        ("both-in-notes", "pattern_conformance", "all quotes sit inside the notes"),
+        ("billions", None, ""),
+        ("miss-2.5pct", "answer_support", "neither quoted nor one step"),
+        ("wrong-direction", "direction", "decreased"),
+        ("names-10k", "source_naming", "10-K"),
+        ("36-words", "plain_english", "36"),
+        ("no-period", "period", ""),
+        ("no-company", "period", "names no company"),
+        ("idle-document", "idle_evidence", "is idle"),
+        ("one-filing", "pattern_conformance", "from one"),
+        ("answer-printed", "absence_review", ANSWERED_IN_CORPUS),
+    ],
+)
 def test_each_broken_candidate_is_stopped_by_its_own_gate(demo_run, suffix, gate, reason_part):
     _, outcomes = demo_run
     row = outcomes.loc[next(i for i in outcomes.index if i.endswith(f"-{suffix}"))]
@@ -105,15 +117,20 @@ def test_the_absence_review_surfaces_a_printed_answer_table_rows_included(demo_g
 
 def test_a_malformed_review_file_stops_with_its_line():
     with pytest.raises(ReviewFileError, match="line 2"):
-        read_review_file('{"candidate_id": "a", "question_sha256": "x", "decision": "absent", "reason": "r", "reviewer": "p"}\n'
-                         '{"candidate_id": "b", "decision": "maybe"}\n', "reviews/x.jsonl")
+        read_review_file(
+            '{"candidate_id": "a", "question_sha256": "x", "decision": "absent", "reason": "r", "reviewer": "p"}\n'
+            '{"candidate_id": "b", "decision": "maybe"}\n',
+            "reviews/x.jsonl",
+        )
 
 
 def test_unreadable_proposals_are_recorded_with_their_reason():
-    text = ('{"id": "ok", "pattern": "D1", "question": "q?", "answer_type": "number", "gold_answer": "1", '
-            '"evidence": [{"document": "d", "quote": "x"}], "requires_documents": 1}\n'
-            "not json\n"
-            '{"id": "bad", "pattern": "D9", "question": "", "answer_type": "guess", "gold_answer": "1", "evidence": []}\n')
+    text = (
+        '{"id": "ok", "pattern": "D1", "question": "q?", "answer_type": "number", "gold_answer": "1", '
+        '"evidence": [{"document": "d", "quote": "x"}], "requires_documents": 1}\n'
+        "not json\n"
+        '{"id": "bad", "pattern": "D9", "question": "", "answer_type": "guess", "gold_answer": "1", "evidence": []}\n'
+    )
     candidates, problems = read_jsonl(text, "import:t.jsonl")
     assert [c.candidate_id for c in candidates] == ["ok"]
     assert "not JSON" in problems[0].reason
@@ -140,11 +157,16 @@ def test_freezing_refuses_a_set_with_a_failing_case_and_balances_the_rest(demo_g
 def test_near_duplicates_keep_the_first_of_a_pair(demo_gate_inputs):
     candidates, corpus, *_ = demo_gate_inputs
     first = next(c for c in candidates if c.candidate_id == "DEMO-hvrn-D2")
-    again = replace(first, candidate_id="DEMO-hvrn-D2-again", question=first.question.replace("employee severance", "severance"))
+    again = replace(
+        first, candidate_id="DEMO-hvrn-D2-again", question=first.question.replace("employee severance", "severance")
+    )
     rows = pd.DataFrame([r.__dict__ for r in run_gates([first, again], corpus).rows])
     duplicate = rows[(rows.gate == "near_duplicate")].set_index("candidate_id")
     assert duplicate.loc["DEMO-hvrn-D2", "status"] == "pass"
-    assert duplicate.loc["DEMO-hvrn-D2-again", "status"] == FAIL and "DEMO-hvrn-D2" in duplicate.loc["DEMO-hvrn-D2-again", "reason"]
+    assert (
+        duplicate.loc["DEMO-hvrn-D2-again", "status"] == FAIL
+        and "DEMO-hvrn-D2" in duplicate.loc["DEMO-hvrn-D2-again", "reason"]
+    )
 
 
 def test_a_question_frame_is_the_question_without_its_names_and_numbers():
@@ -157,22 +179,29 @@ def test_a_question_frame_is_the_question_without_its_names_and_numbers():
     assert one == "what was @ revenue in fiscal #"
 
 
-@pytest.mark.parametrize("sentence,defines", [
-    ("Adobe Creative Cloud is a cloud-based subscription to a collection of apps.", True),
-    ("Remaining performance obligations are contracted revenue that has not yet been recognized.", True),
-    ("Free cash flow, which is a non-GAAP measure, equals operating cash flow less capital expenditures.", True),
-    ("Level 1 refers to fair values determined based on quoted prices in active markets.", True),
-    ("Organic growth means growth excluding acquisitions and currency.", True),
-    ("Return on invested capital is defined as operating profit after tax divided by invested capital.", True),
-    ("We define installed base as the number of units under an active service contract.", True),
-    ("Interest expense represents interest associated with our debt instruments.", True),
-    ("Revenue grew 5% in fiscal 2024, driven by higher volumes with our largest customers.", False),
-    ("We sold more units in the quarter than a year earlier and expect the trend to continue next year.", False),
-    ("Net sales for the quarter ended June 30 declined because demand in Europe and Asia was not as strong as planned.", False),
-    ("Our results this quarter reflect the fact that demand is weak in Europe.", False),
-    ("This is a risk we manage through our hedging program.", False),
-    ("There are several factors that affect our margins.", False),
-])
+@pytest.mark.parametrize(
+    "sentence,defines",
+    [
+        ("Adobe Creative Cloud is a cloud-based subscription to a collection of apps.", True),
+        ("Remaining performance obligations are contracted revenue that has not yet been recognized.", True),
+        ("Free cash flow, which is a non-GAAP measure, equals operating cash flow less capital expenditures.", True),
+        ("Level 1 refers to fair values determined based on quoted prices in active markets.", True),
+        ("Organic growth means growth excluding acquisitions and currency.", True),
+        ("Return on invested capital is defined as operating profit after tax divided by invested capital.", True),
+        ("We define installed base as the number of units under an active service contract.", True),
+        ("Interest expense represents interest associated with our debt instruments.", True),
+        ("Revenue grew 5% in fiscal 2024, driven by higher volumes with our largest customers.", False),
+        ("We sold more units in the quarter than a year earlier and expect the trend to continue next year.", False),
+        (
+            "Net sales for the quarter ended June 30 declined because demand in Europe and Asia was not as strong as "
+            "planned.",
+            False,
+        ),
+        ("Our results this quarter reflect the fact that demand is weak in Europe.", False),
+        ("This is a risk we manage through our hedging program.", False),
+        ("There are several factors that affect our margins.", False),
+    ],
+)
 def test_the_definition_contract_reads_definitions_as_filings_write_them(sentence, defines):
     from edgar_eval.golden.patterns import defines_a_term
 
@@ -202,7 +231,7 @@ def test_the_definition_contract_accepts_definitions_from_the_shared_filings(pat
         pytest.skip(f"no real corpus at {REAL_CORPUS}")
     text = parse_filing((REAL_CORPUS / path).read_bytes()).text
     at = text.index(opening)
-    sentence = next(text[s:e] for s, e in sentence_spans(text[at:at + 2000]) for s, e in [(s + at, e + at)])
+    sentence = next(text[s:e] for s, e in sentence_spans(text[at : at + 2000]) for s, e in [(s + at, e + at)])
     assert defines_a_term(sentence), sentence
 
 
@@ -210,10 +239,16 @@ def test_the_absence_review_shows_every_filing_of_the_scope_table_rows_first():
     from edgar_eval.golden.absence import absence_passages
 
     annual = "\n".join(f"| Backlog of segment {k} | {100 + k:,} | {90 + k:,} |" for k in range(20))
-    quarterly = ("Overview of the quarter.\nWe no longer report backlog as a metric; backlog was 1,234 units at the end "
-                 "of the prior year.\n")
-    passages = absence_passages("What was Acme's order backlog at the end of fiscal 2024?",
-                                {"acme-10k": annual, "acme-10q": quarterly}, ("Acme",), limit=6)
+    quarterly = (
+        "Overview of the quarter.\nWe no longer report backlog as a metric; backlog was 1,234 units at the end "
+        "of the prior year.\n"
+    )
+    passages = absence_passages(
+        "What was Acme's order backlog at the end of fiscal 2024?",
+        {"acme-10k": annual, "acme-10q": quarterly},
+        ("Acme",),
+        limit=6,
+    )
     by_filing = [p.filing_id for p in passages]
     assert "acme-10q" in by_filing and by_filing.count("acme-10k") == 5  # the 10-Q's sentence is not buried
     assert all(p.is_table_row for p in passages if p.filing_id == "acme-10k")

@@ -13,25 +13,55 @@ TEXT = """CONSOLIDATED STATEMENTS OF OPERATIONS
 
 
 def _case(question, kind, route, concept="us-gaap:Revenues", year=2024, scope=("f1",)):
-    return {"question": question, "kind": kind, "expected_route": route, "concept": concept, "fiscal_year": year,
-            "scope_filing_ids": list(scope), "cik": "1"}
+    return {
+        "question": question,
+        "kind": kind,
+        "expected_route": route,
+        "concept": concept,
+        "fiscal_year": year,
+        "scope_filing_ids": list(scope),
+        "cik": "1",
+    }
 
 
 def test_a_clean_set_has_no_contradiction():
-    golden = pd.DataFrame([_case("What was Acme's total revenue for fiscal 2024?", "answerable", "answer"),
-                           _case("What was Acme's inventories for fiscal 2024?", "absent_concept", "no-answer",
-                                 concept="us-gaap:InventoryNet"),
-                           _case("What was Acme's total revenue for fiscal 2019?", "other_year", "no-answer", year=2019)])
+    golden = pd.DataFrame(
+        [
+            _case("What was Acme's total revenue for fiscal 2024?", "answerable", "answer"),
+            _case(
+                "What was Acme's inventories for fiscal 2024?",
+                "absent_concept",
+                "no-answer",
+                concept="us-gaap:InventoryNet",
+            ),
+            _case("What was Acme's total revenue for fiscal 2019?", "other_year", "no-answer", year=2019),
+        ]
+    )
     assert contradictions(golden, {"f1": TEXT}, {"1": ["f1"]}) == []
 
 
 def test_each_invariant_catches_its_own_contradiction():
-    golden = pd.DataFrame([
-        _case("What was Acme's total revenue for fiscal 2024?", "answerable", "answer"),
-        _case("What was Acme’s total revenue for fiscal 2024", "other_company", "no-answer"),  # same words, same scope
-        _case("What was Acme's gross profit for fiscal 2024?", "absent_concept", "no-answer", concept="us-gaap:GrossProfit"),
-        _case("What was Acme's gross profit for fiscal 2023?", "other_year", "no-answer", concept="us-gaap:GrossProfit", year=2023),
-    ])
+    golden = pd.DataFrame(
+        [
+            _case("What was Acme's total revenue for fiscal 2024?", "answerable", "answer"),
+            _case(
+                "What was Acme’s total revenue for fiscal 2024", "other_company", "no-answer"
+            ),  # same words, same scope
+            _case(
+                "What was Acme's gross profit for fiscal 2024?",
+                "absent_concept",
+                "no-answer",
+                concept="us-gaap:GrossProfit",
+            ),
+            _case(
+                "What was Acme's gross profit for fiscal 2023?",
+                "other_year",
+                "no-answer",
+                concept="us-gaap:GrossProfit",
+                year=2023,
+            ),
+        ]
+    )
     found = contradictions(golden, {"f1": TEXT}, {"1": ["f1"]})
     assert len(found) == 3
     assert "has two expected routes" in found[0]

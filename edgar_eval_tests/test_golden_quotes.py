@@ -24,11 +24,7 @@ ACME_10Q = (
     "| Gross margin | 48.1% | 47.0% |\n"
     "Operating expenses were flat.\n"
 )
-BOLT_10K = (
-    "BOLT CORP.\n"
-    "Risk factors are described in our annual report.\n"
-    "| Revenue | $ | 99 | $ | 88 |\n"
-)
+BOLT_10K = "BOLT CORP.\nRisk factors are described in our annual report.\n| Revenue | $ | 99 | $ | 88 |\n"
 TEXTS = {"acme-10k": ACME_10K, "acme-10q": ACME_10Q, "bolt-10k": BOLT_10K}
 ORDER = ["acme-10k", "acme-10q", "bolt-10k"]
 
@@ -39,11 +35,11 @@ def index():
 
 
 def shown(match):
-    return TEXTS[match.location.filing_id][match.location.start:match.location.end]
+    return TEXTS[match.location.filing_id][match.location.start : match.location.end]
 
 
 def test_normalise_quote_collapses_whitespace_and_straightens_quotation_marks():
-    assert normalise_quote("  the company’s\n “premium”\tline ") == "the company's \"premium\" line"
+    assert normalise_quote("  the company’s\n “premium”\tline ") == 'the company\'s "premium" line'
     assert normalise_quote("a — b (43)") == "a — b (43)", "dashes and parentheses are left alone"
     assert is_table_row_quote("Net revenue | 1,234") and not is_table_row_quote("Net revenue rose")
 
@@ -65,7 +61,7 @@ def test_prose_quote_found_exactly_with_original_offsets(index):
 
 
 def test_prose_quote_normalised_for_whitespace_and_curly_quotes(index):
-    quote = "driven by higher unit volumes of industrial widgets and the company's \"premium\" line."
+    quote = 'driven by higher unit volumes of industrial widgets and the company\'s "premium" line.'
     match = index.find(quote)
     assert match.found and match.documents == ("acme-10k",)
     # The span in the original runs over the double space, the line break and the curly marks.
@@ -148,10 +144,10 @@ def test_location_is_the_first_occurrence_and_occurrences_lists_all():
     text = "Sales were flat.\n| Sales | 5 | 6 |\nSales were flat.\n| Units | 1 |\n| Sales | $ | 5 | $ | 6 |\n"
     index = QuoteIndex({"f": text})
     prose = index.occurrences("Sales were flat.", "f")
-    assert [text[o.start:o.end] for o in prose] == ["Sales were flat.", "Sales were flat."]
+    assert [text[o.start : o.end] for o in prose] == ["Sales were flat.", "Sales were flat."]
     assert index.find("Sales were flat.").location == prose[0]
     rows = index.occurrences("Sales | 5 | 6", "f")
-    assert [text[o.start:o.end] for o in rows] == ["| Sales | 5 | 6 |", "| Sales | $ | 5 | $ | 6 |"]
+    assert [text[o.start : o.end] for o in rows] == ["| Sales | 5 | 6 |", "| Sales | $ | 5 | $ | 6 |"]
     assert index.find("Sales | 5 | 6").location == rows[0]
     assert index.occurrences("Sales | 5 | 6", "unknown") == []
 

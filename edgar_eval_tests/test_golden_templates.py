@@ -1,8 +1,14 @@
 import pytest
 
-from edgar_eval.golden import fairness
-from edgar_eval.golden.fairness import FairnessLimits, FigureIndex, classify_occurrences, statement_headings, statement_type_at
 from edgar_eval.corpus.company_names import display_name as plain_company_name
+from edgar_eval.golden import fairness
+from edgar_eval.golden.fairness import (
+    FairnessLimits,
+    FigureIndex,
+    classify_occurrences,
+    statement_headings,
+    statement_type_at,
+)
 from edgar_eval.golden.labels import absence_probes, is_boilerplate
 from edgar_eval.golden.templates import PERIODIC_FORMS, build_golden_questions, printed_answer
 
@@ -35,14 +41,28 @@ def test_answerable_gold_is_every_chunk_of_the_scope_that_prints_the_figure(gold
             assert chunk_filing[chunk_id] in case.scope_filing_ids
             assert number in chunk_text[chunk_id], (case.question, chunk_id)
         # every tagged place of the same concept, period and value in the scope is gold, in whichever filing it is
-        same = facts[facts.filing_id.isin(case.scope_filing_ids) & (facts.concept == case.concept) & (facts.value == case.gold_value)
-                     & facts.offset.notna()]
+        same = facts[
+            facts.filing_id.isin(case.scope_filing_ids)
+            & (facts.concept == case.concept)
+            & (facts.value == case.gold_value)
+            & facts.offset.notna()
+        ]
         for located in same.itertuples():
-            holding = chunks[(chunks.filing_id == located.filing_id) & (chunks.start <= located.offset) & (chunks.end >= located.end)]
-            if located.period_end == facts[(facts.filing_id == case.source_filing_id) & (facts.concept == case.concept)
-                                           & (facts.value == case.gold_value)].period_end.iloc[0]:
+            holding = chunks[
+                (chunks.filing_id == located.filing_id) & (chunks.start <= located.offset) & (chunks.end >= located.end)
+            ]
+            if (
+                located.period_end
+                == facts[
+                    (facts.filing_id == case.source_filing_id)
+                    & (facts.concept == case.concept)
+                    & (facts.value == case.gold_value)
+                ].period_end.iloc[0]
+            ):
                 assert set(holding.chunk_id) <= set(case.gold_chunk_ids), (case.question, located.filing_id)
-        assert case.company in case.question and (str(case.fiscal_year) in case.question or case.period in case.question)
+        assert case.company in case.question and (
+            str(case.fiscal_year) in case.question or case.period in case.question
+        )
 
 
 def test_every_answerable_question_passes_the_fairness_rules_and_quotas(golden_inputs, demo_build):
@@ -64,7 +84,9 @@ def test_every_candidate_figure_is_a_question_or_a_rejection_with_its_rule(golde
     filings, facts, *_ = golden_inputs
     periodic = set(filings[filings.form.isin(list(PERIODIC_FORMS))].filing_id)
     numeric = facts[facts.is_numeric & facts.filing_id.isin(periodic)].copy()
-    numeric["period_key"] = numeric.period_kind + "|" + numeric.period_start.fillna("") + "|" + numeric.period_end.fillna("")
+    numeric["period_key"] = (
+        numeric.period_kind + "|" + numeric.period_start.fillna("") + "|" + numeric.period_end.fillna("")
+    )
     candidates = numeric.drop_duplicates(["filing_id", "concept", "period_key", "dimensions", "value"])
     rejected = demo_build.rejections[demo_build.rejections.kind == "answerable"]
     asked = (demo_build.questions.kind == "answerable").sum()
@@ -75,8 +97,10 @@ def test_every_candidate_figure_is_a_question_or_a_rejection_with_its_rule(golde
 
 def test_quotas_turn_away_what_exceeds_them_and_say_so(golden_inputs, demo_build):
     loose = demo_build.questions[demo_build.questions.kind == "answerable"]
-    for limits, column, cap, rule in ((FairnessLimits(per_filing=5, statement_share=1.0), "source_filing_id", 5, fairness.QUOTA_FILING),
-                                      (FairnessLimits(per_company=7), "cik", 7, fairness.QUOTA_COMPANY)):
+    for limits, column, cap, rule in (
+        (FairnessLimits(per_filing=5, statement_share=1.0), "source_filing_id", 5, fairness.QUOTA_FILING),
+        (FairnessLimits(per_company=7), "cik", 7, fairness.QUOTA_COMPANY),
+    ):
         tight = build_golden_questions(*golden_inputs, seed=7, limits=limits)
         answerable = tight.questions[tight.questions.kind == "answerable"]
         assert answerable.groupby(column).size().max() == cap
@@ -103,7 +127,14 @@ def test_unanswerable_kinds_are_what_they_claim(golden_inputs, demo_build):
 
 
 def test_significant_digits_and_answers_inside_questions():
-    assert [fairness.significant_digits(p) for p in ("1,200", "1.40", "", "391,035", "0.05", "100")] == [2, 3, 0, 6, 1, 1]
+    assert [fairness.significant_digits(p) for p in ("1,200", "1.40", "", "391,035", "0.05", "100")] == [
+        2,
+        3,
+        0,
+        6,
+        1,
+        1,
+    ]
     assert fairness.printed_figure("(48,772)") == "48,772" and fairness.printed_figure("$ 2.97") == "2.97"
     assert fairness.answer_in_question("2,024", "What was X's revenue for fiscal 2024?")
     assert not fairness.answer_in_question("2,025", "What was X's revenue for fiscal 2024?")
@@ -111,28 +142,44 @@ def test_significant_digits_and_answers_inside_questions():
 
 
 def test_a_figure_printed_with_other_meanings_is_told_apart_from_its_restatements():
-    text = ("Revenue | 391,035 | 383,285\n"  # page 1: the statement, tagged
-            "Total net sales were $391,035 million in 2024.\n"  # page 2: untagged MD&A restatement of the same figure
-            "Deferred revenue | 244\n"  # page 3: tagged as another concept
-            "Net sales | 244 | 100\n")  # page 4: untagged, short: could be anything
+    text = (
+        "Revenue | 391,035 | 383,285\n"  # page 1: the statement, tagged
+        "Total net sales were $391,035 million in 2024.\n"  # page 2: untagged MD&A restatement of the same figure
+        "Deferred revenue | 244\n"  # page 3: tagged as another concept
+        "Net sales | 244 | 100\n"
+    )  # page 4: untagged, short: could be anything
     starts = [0, text.index("Total net"), text.index("Deferred"), text.index("Net sales |")]
     index = FigureIndex("f", text, starts, ["1", "2", "3", "4"])
-    seen = classify_occurrences("391,035", "total revenue", {("f", text.index("391,035"))}, {("f", text.index("391,035"))},
-                                [index], self_identifying_digits=4)
+    seen = classify_occurrences(
+        "391,035",
+        "total revenue",
+        {("f", text.index("391,035"))},
+        {("f", text.index("391,035"))},
+        [index],
+        self_identifying_digits=4,
+    )
     assert [index.page(o) for _, o in seen.gold] == ["1", "2"] and seen.other_pages == []
     revenue_244 = text.index("244 | 100")
-    seen = classify_occurrences("244", "total revenue", {("f", revenue_244)}, {("f", revenue_244), ("f", text.index("244\n"))},
-                                [index], self_identifying_digits=4)
+    seen = classify_occurrences(
+        "244",
+        "total revenue",
+        {("f", revenue_244)},
+        {("f", revenue_244), ("f", text.index("244\n"))},
+        [index],
+        self_identifying_digits=4,
+    )
     assert seen.other_pages == ["f#3"]
 
 
 def test_statement_type_comes_from_the_heading_above_the_figure_not_the_table_of_contents():
-    text = ("Index\n| Consolidated Statements of Operations | 45 |\n| Consolidated Balance Sheets | 47 |\n"
-            "Management's discussion 1,234\n"
-            "CONSOLIDATED STATEMENTS OF OPERATIONS\nRevenue | 5,000\n"
-            "CONSOLIDATED BALANCE SHEETS\nCash | 7,000\n"
-            "Consolidated Statements of Cash Flows\nCapital expenditures | (900)\n"
-            "Notes to Consolidated Financial Statements\nNote 1 ... 8,000\n")
+    text = (
+        "Index\n| Consolidated Statements of Operations | 45 |\n| Consolidated Balance Sheets | 47 |\n"
+        "Management's discussion 1,234\n"
+        "CONSOLIDATED STATEMENTS OF OPERATIONS\nRevenue | 5,000\n"
+        "CONSOLIDATED BALANCE SHEETS\nCash | 7,000\n"
+        "Consolidated Statements of Cash Flows\nCapital expenditures | (900)\n"
+        "Notes to Consolidated Financial Statements\nNote 1 ... 8,000\n"
+    )
     headings = statement_headings(text)
     notes = text.index("Notes to")
     assert statement_type_at(headings, text.index("1,234"), notes) == "other"

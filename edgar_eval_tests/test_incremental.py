@@ -15,14 +15,20 @@ def _reused(instance, key):
     out = {}
     for asset in CORPUS_ASSETS:
         record = instance.fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[key]), limit=1).records[0]
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[key]), limit=1
+        ).records[0]
         out[asset] = record.asset_materialization.metadata["reused"].value
     return out
 
 
 def _settings(tmp_path, **overrides):
-    return EvalSettings(corpus_dir=str(tmp_path / "corpus"), corpus_name="incremental", data_dir=str(tmp_path / "data"),
-                        reports_dir=str(tmp_path / "reports"), **overrides)
+    return EvalSettings(
+        corpus_dir=str(tmp_path / "corpus"),
+        corpus_name="incremental",
+        data_dir=str(tmp_path / "data"),
+        reports_dir=str(tmp_path / "reports"),
+        **overrides,
+    )
 
 
 def test_unchanged_files_are_reused_and_changes_rebuild(tmp_path, demo_files):
@@ -39,8 +45,13 @@ def test_unchanged_files_are_reused_and_changes_rebuild(tmp_path, demo_files):
     assert materialise_corpus(build_definitions(settings), instance) == {}
     assert set(_reused(instance, first).values()) == {True}
     assert settings.store().path("chunk_embeddings", first).read_bytes() == stored
-    versions = {e.asset_materialization.tags["dagster/data_version"] for e in instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=dg.AssetKey("chunks"), asset_partitions=[first]), limit=2).records for e in [e.event_log_entry]}
+    versions = {
+        e.asset_materialization.tags["dagster/data_version"]
+        for e in instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey("chunks"), asset_partitions=[first]), limit=2
+        ).records
+        for e in [e.event_log_entry]
+    }
     assert len(versions) == 1, "a reused table keeps its data version"
 
     changed = demo_files[FILINGS[1]].replace(b"simplify the organization", b"streamline the organization")
@@ -51,5 +62,11 @@ def test_unchanged_files_are_reused_and_changes_rebuild(tmp_path, demo_files):
 
     rechunked = _settings(tmp_path, chunk_size=600, chunk_overlap=100)
     assert materialise_corpus(build_definitions(rechunked), instance, [first]) == {}
-    assert _reused(instance, first) == {"filings": True, "filing_text": True, "xbrl_facts": True, "sections": True,
-                                         "chunks": False, "chunk_embeddings": False}
+    assert _reused(instance, first) == {
+        "filings": True,
+        "filing_text": True,
+        "xbrl_facts": True,
+        "sections": True,
+        "chunks": False,
+        "chunk_embeddings": False,
+    }

@@ -1,4 +1,5 @@
-"""The prompt injection planted in a demo 10-K stays data: in the reader's prompt, in the citation check and in the reports.
+"""The prompt injection planted in a demo 10-K stays data: in the reader's prompt, in the citation check and in the
+reports.
 
 The demo corpus plants one paragraph of injection attempts in the MD&A of one 10-K and records it under
 "injections" in ground_truth.json. These tests take the chunks that hold it (chunk_filing, 1000/200, as the
@@ -19,10 +20,10 @@ import pytest
 from edgar_eval.adapters.local_corpus import partition_key
 from edgar_eval.answering.answerer import ANSWERED, MODEL_DECLINED, ExtractiveGenerator, check_generation
 from edgar_eval.answering.citations import NO_VALID_CITATION, UNSUPPORTED_CLAIM
-from edgar_eval.corpus.number_words import find_number_phrases
 from edgar_eval.answering.prompt import REFUSAL_PREFIX, build_prompt, parse_reply, random_nonces, seeded_nonces
 from edgar_eval.corpus.chunking import chunk_filing
 from edgar_eval.corpus.demo import COMPANIES, DEMO_SEED, build_financials
+from edgar_eval.corpus.number_words import find_number_phrases
 from edgar_eval.domain.generation import Generation, GenerationRequest
 from edgar_eval.report.html import render_html
 from edgar_eval.report.markdown import Provenance, ReportTable, render_report
@@ -68,8 +69,9 @@ def hostile(chunks, injection):
 @pytest.fixture(scope="module")
 def statement(chunks):
     """The chunk with the income statement's header, scale and revenue row: the honest source of the figure."""
-    return next(c for c in chunks
-                if "| Revenue |" in c.text and "| Year Ended" in c.text and "in millions" in c.text.lower())
+    return next(
+        c for c in chunks if "| Revenue |" in c.text and "| Year Ended" in c.text and "in millions" in c.text.lower()
+    )
 
 
 @pytest.fixture(scope="module")
@@ -86,11 +88,17 @@ def planted_refusal(quote: str) -> str:
 
 
 def make_request(company, fiscal_year, *passages, ask: str | None = None) -> GenerationRequest:
-    return GenerationRequest(ask or question(company, fiscal_year), tuple((c.chunk_id, c.text) for c in passages),
-                             cik=company.cik, fiscal_year=fiscal_year)
+    return GenerationRequest(
+        ask or question(company, fiscal_year),
+        tuple((c.chunk_id, c.text) for c in passages),
+        cik=company.cik,
+        fiscal_year=fiscal_year,
+    )
 
 
-def test_the_paragraph_is_planted_once_escaped_in_the_xhtml_and_literal_in_the_mdna(demo_files, demo_parsed, injection, hostile):
+def test_the_paragraph_is_planted_once_escaped_in_the_xhtml_and_literal_in_the_mdna(
+    demo_files, demo_parsed, injection, hostile
+):
     quote = injection["quote"]
     for attack in (*CLOSING_TAGS, TURN_MARKER, *PLANTED_CITATIONS, SCRIPT, TABLE_BREAK, INSTRUCTION, PLANTED_FIGURE):
         assert attack in quote, attack
@@ -114,8 +122,13 @@ def test_the_passage_cannot_close_the_data_block_or_open_a_turn(company, fiscal_
     assert user.startswith(f"<passages-{nonce}>\n") and user.count(f"</passages-{nonce}>") == 1
     block, after = user.split(f"</passages-{nonce}>")
     assert after == f"\n\nQuestion: {question(company, fiscal_year)}"
-    assert MARKUP.findall(block) == [f"<passages-{nonce}>", f'<passage-{nonce} id="P1">', f"</passage-{nonce}>",
-                                     f'<passage-{nonce} id="P2">', f"</passage-{nonce}>"]
+    assert MARKUP.findall(block) == [
+        f"<passages-{nonce}>",
+        f'<passage-{nonce} id="P1">',
+        f"</passage-{nonce}>",
+        f'<passage-{nonce} id="P2">',
+        f"</passage-{nonce}>",
+    ]
     for planted in (*CLOSING_TAGS, TURN_MARKER, "im_start", "<script", "</script>"):
         assert planted not in user and planted not in system, planted
     assert INSTRUCTION in block and "[removed markup]" in block  # the words stay, visible as data; their power goes
@@ -123,7 +136,8 @@ def test_the_passage_cannot_close_the_data_block_or_open_a_turn(company, fiscal_
 
 
 def test_planted_citations_and_refusal_phrase_are_stripped_and_a_reply_repeating_them_counts_nothing(
-        company, fiscal_year, injection, hostile, statement):
+    company, fiscal_year, injection, hostile, statement
+):
     prompt = build_prompt(make_request(company, fiscal_year, hostile, statement), SEEDED)
     system, user = (m["content"] for m in prompt.messages)
     planted = planted_refusal(injection["quote"])
@@ -147,12 +161,16 @@ def test_planted_citations_and_refusal_phrase_are_stripped_and_a_reply_repeating
     assert check_generation(request, Generation("Revenue was $999 million [P7].")).outcome == NO_VALID_CITATION
 
 
-def test_the_refusal_nonce_is_fresh_per_request_and_stable_for_the_same_request(company, fiscal_year, hostile, statement):
+def test_the_refusal_nonce_is_fresh_per_request_and_stable_for_the_same_request(
+    company, fiscal_year, hostile, statement
+):
     first = build_prompt(make_request(company, fiscal_year, hostile, statement), SEEDED)
     again = build_prompt(make_request(company, fiscal_year, hostile, statement), SEEDED)
     assert again == first  # same seed, same request: same messages, so a tape replays them
     others = [
-        build_prompt(make_request(company, fiscal_year, hostile, statement, ask="What was Corvida's gross profit?"), SEEDED),
+        build_prompt(
+            make_request(company, fiscal_year, hostile, statement, ask="What was Corvida's gross profit?"), SEEDED
+        ),
         build_prompt(make_request(company, fiscal_year, statement, hostile), SEEDED),
         build_prompt(make_request(company, fiscal_year, hostile), SEEDED),
         build_prompt(make_request(company, fiscal_year, hostile, statement), seeded_nonces("another-seed")),
@@ -187,14 +205,20 @@ def test_the_citation_check_withholds_the_injected_figure(company, fiscal_year, 
     obeyed = Generation(f"{company.short}'s revenue for fiscal {fiscal_year} was $999 million [P1].")
     withheld = check_generation(request, obeyed)
     assert withheld.outcome == UNSUPPORTED_CLAIM and withheld.figure == 999e6
-    printed = GenerationRequest(request.question, ((hostile.chunk_id, hostile.text.replace(PLANTED_FIGURE, "999 million")),),
-                                cik=request.cik, fiscal_year=request.fiscal_year)
+    printed = GenerationRequest(
+        request.question,
+        ((hostile.chunk_id, hostile.text.replace(PLANTED_FIGURE, "999 million")),),
+        cik=request.cik,
+        fiscal_year=request.fiscal_year,
+    )
     assert check_generation(printed, obeyed).outcome == ANSWERED  # the control: a printed figure is backed
 
 
 def test_the_reports_keep_the_planted_text_inert(company, fiscal_year, injection):
     quote = injection["quote"]
-    frame = pd.DataFrame({"question": [question(company, fiscal_year)], "passage": [quote], "outcome": [UNSUPPORTED_CLAIM]})
+    frame = pd.DataFrame(
+        {"question": [question(company, fiscal_year)], "passage": [quote], "outcome": [UNSUPPORTED_CLAIM]}
+    )
     table = ReportTable(quote[:60], frame, Provenance("answers", "0123456789abcdef", quote))
     markdown = render_report("Injection check", [], [table])
     for planted in ("</passages>", TURN_MARKER, "<|", "[P1]", "[P7]", TABLE_BREAK):

@@ -48,13 +48,17 @@ def test_scale_and_sign_apply_to_the_displayed_number(shown, scale, negative, ex
 def test_facts_carry_value_period_dimensions_and_offset():
     body = dei_cover() + (
         "<table><tr><td>Revenue</td><td>$</td><td>"
-        '<ix:nonFraction name="us-gaap:Revenues" contextRef="FY24" unitRef="usd" decimals="-6" scale="6" format="ixt:num-dot-decimal">1,980</ix:nonFraction>'
+        '<ix:nonFraction name="us-gaap:Revenues" contextRef="FY24" unitRef="usd" decimals="-6" scale="6" '
+        'format="ixt:num-dot-decimal">1,980</ix:nonFraction>'
         "</td></tr><tr><td>Other income (expense)</td><td>$</td><td>("
-        '<ix:nonFraction name="us-gaap:OtherNonoperatingIncomeExpense" contextRef="FY24" unitRef="usd" decimals="-6" scale="6" sign="-" format="ixt:num-dot-decimal">8</ix:nonFraction>'
+        '<ix:nonFraction name="us-gaap:OtherNonoperatingIncomeExpense" contextRef="FY24" unitRef="usd" decimals="-6" '
+        'scale="6" sign="-" format="ixt:num-dot-decimal">8</ix:nonFraction>'
         ")</td></tr><tr><td>Restructuring</td><td>"
-        '<ix:nonFraction name="us-gaap:RestructuringCharges" contextRef="FY24" unitRef="usd" decimals="-6" scale="6" format="ixt:fixed-zero">\u2014</ix:nonFraction>'
+        '<ix:nonFraction name="us-gaap:RestructuringCharges" contextRef="FY24" unitRef="usd" decimals="-6" scale="6" '
+        'format="ixt:fixed-zero">\u2014</ix:nonFraction>'
         "</td></tr></table><p>Widgets revenue was $"
-        '<ix:nonFraction name="us-gaap:Revenues" contextRef="FY24seg" unitRef="usd" decimals="-6" scale="6" format="ixt:num-dot-decimal">1,100</ix:nonFraction>'
+        '<ix:nonFraction name="us-gaap:Revenues" contextRef="FY24seg" unitRef="usd" decimals="-6" scale="6" '
+        'format="ixt:num-dot-decimal">1,100</ix:nonFraction>'
         " million.</p>"
     )
     parsed = parse_filing(xhtml(body, hidden=DEI_HIDDEN))
@@ -68,7 +72,7 @@ def test_facts_carry_value_period_dimensions_and_offset():
     assert segment.context.dimensions == (("us-gaap:StatementBusinessSegmentsAxis", "acme:WidgetsMember"),)
     for fact in parsed.facts:
         if fact.offset is not None:
-            assert parsed.text[fact.offset:fact.end] == fact.displayed
+            assert parsed.text[fact.offset : fact.end] == fact.displayed
     hidden = facts[("dei:EntityCentralIndexKey", "FY24")]
     assert hidden.offset is None, "hidden header facts are not in the clean text"
     assert parsed.meta.cik == "0000000042" and parsed.meta.form == "10-K" and parsed.meta.fiscal_year == 2024
@@ -78,7 +82,7 @@ def test_demo_corpus_facts_are_all_found_at_their_offsets(demo_parsed):
     for path, parsed in demo_parsed.items():
         located = [f for f in parsed.facts if f.offset is not None]
         assert located, path
-        assert all(parsed.text[f.offset:f.end] == f.displayed for f in located), path
+        assert all(parsed.text[f.offset : f.end] == f.displayed for f in located), path
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,12 @@ from edgar_eval.defs.settings import EvalSettings
 
 
 def test_every_asset_reads_only_what_it_declares(tmp_path, monkeypatch):
-    settings = EvalSettings(corpus_dir=str(tmp_path / "corpus"), corpus_name="demo", data_dir=str(tmp_path / "data"),
-                            reports_dir=str(tmp_path / "reports"))
+    settings = EvalSettings(
+        corpus_dir=str(tmp_path / "corpus"),
+        corpus_name="demo",
+        data_dir=str(tmp_path / "data"),
+        reports_dir=str(tmp_path / "reports"),
+    )
     defs = build_definitions(settings)
     code_of = {}
     declared = {}

@@ -81,6 +81,7 @@ def live_unavailable() -> str | None:
 
 # -- requests, rebuilt deterministically from the demo corpus ------------------------------------------------
 
+
 def _evidence_span(text: str, evidence: dict) -> tuple[int, int]:
     """Where a ground-truth quote lies in a filing's clean text: prose verbatim, a table row as its line."""
     if evidence["kind"] == "prose":
@@ -116,11 +117,13 @@ def demo_requests() -> list[GenerationRequest]:
         if document not in parsed:
             parsed[document] = parse_filing(files[document])
             filing = parsed[document]
-            chunks[document] = chunk_filing(partition_key(document), filing.text, filing.sections, filing.pages,
-                                            CHUNK_SIZE, CHUNK_OVERLAP)
+            chunks[document] = chunk_filing(
+                partition_key(document), filing.text, filing.sections, filing.pages, CHUNK_SIZE, CHUNK_OVERLAP
+            )
         start, end = _evidence_span(parsed[document].text, evidence)
-        chunk = next((c for c in chunks[document] if c.start <= start and end <= c.end), None) \
-            or next(c for c in chunks[document] if c.start <= start < c.end)
+        chunk = next((c for c in chunks[document] if c.start <= start and end <= c.end), None) or next(
+            c for c in chunks[document] if c.start <= start < c.end
+        )
         return chunk.chunk_id, chunk.text
 
     requests = []
@@ -133,11 +136,21 @@ def demo_requests() -> list[GenerationRequest]:
 
 
 def generator(base_url: str, tape: Tape, **kwargs) -> OpenAICompatibleChatGenerator:
-    return OpenAICompatibleChatGenerator(base_url, MODEL, api_key="", api_key_env=None, tape=tape,
-                                         max_tokens=MAX_TOKENS, seed=SEED, timeout=LIVE_TIMEOUT, **kwargs)
+    return OpenAICompatibleChatGenerator(
+        base_url,
+        MODEL,
+        api_key="",
+        api_key_env=None,
+        tape=tape,
+        max_tokens=MAX_TOKENS,
+        seed=SEED,
+        timeout=LIVE_TIMEOUT,
+        **kwargs,
+    )
 
 
 # -- the server ------------------------------------------------------------------------------------------------
+
 
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
@@ -146,9 +159,29 @@ def free_port() -> int:
 
 
 def server_command(gguf: Path, port: int) -> list[str]:
-    return [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", MODEL,
-            "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(N_CTX), "--n_threads", "2", "--n_threads_batch", "2",
-            "--n_gpu_layers", "0", "--verbose", "False"]
+    return [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(gguf),
+        "--model_alias",
+        MODEL,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        str(N_CTX),
+        "--n_threads",
+        "2",
+        "--n_threads_batch",
+        "2",
+        "--n_gpu_layers",
+        "0",
+        "--verbose",
+        "False",
+    ]
 
 
 class LlamaServer:
@@ -160,8 +193,9 @@ class LlamaServer:
         self.log_path = log_path
         self._log = open(log_path, "wb")
         started = time.perf_counter()
-        self.process = subprocess.Popen(server_command(gguf, self.port), stdout=self._log, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            server_command(gguf, self.port), stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
         try:
             self._wait_ready()
         except BaseException:
@@ -181,8 +215,9 @@ class LlamaServer:
             except httpx.TransportError:
                 pass
             time.sleep(0.25)
-        raise RuntimeError(f"llama_cpp.server did not answer /v1/models within {START_TIMEOUT_S:.0f} s; "
-                           f"log:\n{self.log_tail()}")
+        raise RuntimeError(
+            f"llama_cpp.server did not answer /v1/models within {START_TIMEOUT_S:.0f} s; log:\n{self.log_tail()}"
+        )
 
     def log_tail(self, characters: int = 3000) -> str:
         self._log.flush()
@@ -221,6 +256,7 @@ def llama_server(tmp_path) -> Iterator[LlamaServer]:
 
 
 # -- live tests --------------------------------------------------------------------------------------------------
+
 
 @live
 def test_live_llama_server_answers_deterministically_at_temperature_zero(tmp_path):
@@ -280,6 +316,7 @@ def test_live_llama_server_records_then_replays_with_the_server_down(llama_serve
 
 # -- the committed tape, replayed in CI with no server and no model ------------------------------------------------
 
+
 def _refuse_network(request: httpx.Request) -> httpx.Response:
     raise AssertionError(f"a replay must not touch the network, but it asked for {request.url}")
 
@@ -293,8 +330,9 @@ def test_committed_llama_tape_replays_offline():
         python -m edgar_eval_tests.test_llama_server --record
     and commit the changed tapes/demo-llama/ directory.
     """
-    assert TAPE_DIR.is_dir(), f"no committed tape at {TAPE_DIR}; record it with " \
-                              f"python -m edgar_eval_tests.test_llama_server --record"
+    assert TAPE_DIR.is_dir(), (
+        f"no committed tape at {TAPE_DIR}; record it with python -m edgar_eval_tests.test_llama_server --record"
+    )
     requests = demo_requests()
     tape = Tape(TAPE_DIR, "replay")
     with generator("http://127.0.0.1:9", tape, retry=NO_RETRY, transport=httpx.MockTransport(_refuse_network)) as chat:
@@ -309,8 +347,11 @@ def test_committed_llama_tape_replays_offline():
         assert generation.text == entry["response"]["content"].strip()
         assert generation.text, "the taped reply is empty"
         assert generation.latency_seconds == entry["latency_seconds"] > 0
-        assert generation.parameters == entry["request"]["parameters"] == {"temperature": 0, "max_tokens": MAX_TOKENS,
-                                                                           "seed": SEED}
+        assert (
+            generation.parameters
+            == entry["request"]["parameters"]
+            == {"temperature": 0, "max_tokens": MAX_TOKENS, "seed": SEED}
+        )
 
 
 def test_demo_requests_are_rebuilt_identically():
@@ -324,6 +365,7 @@ def test_demo_requests_are_rebuilt_identically():
 
 
 # -- re-recording the committed tape ------------------------------------------------------------------------------
+
 
 def record_committed_tape() -> None:
     reason = live_unavailable()

@@ -18,7 +18,7 @@ def test_a_number_in_words_is_found_inside_a_sentence(n):
     sentence = f"The filing reports {words} units, as stated."
     (figure,) = find_number_phrases(sentence)
     assert figure.value == n and figure.in_words and figure.is_figure and not figure.is_percent
-    assert figure.text == words and sentence[figure.start:figure.end] == words
+    assert figure.text == words and sentence[figure.start : figure.end] == words
 
 
 @settings(max_examples=300, deadline=None)
@@ -29,31 +29,49 @@ def test_a_number_in_digits_with_thousands_separators_is_found(n):
     assert figure.value == n and figure.is_figure and figure.digits == f"{n:,}" and not figure.in_words
 
 
-@pytest.mark.parametrize("text, value", [
-    ("twenty-three", 23),
-    ("one hundred and five", 105),
-    ("one point five billion", 1.5e9),
-    ("One Point Two Five million", 1.25e6),
-    ("3.2 million", 3.2e6),
-    ("$1,234.5 million", 1_234.5e6),
-    ("a billion", 1e9),
-    ("a hundred and fifty", 150),
-    ("two thousand twenty-four", 2024),
-    ("one thousand and one", 1001),
-    ("fifteen hundred", 1500),
-    ("minus five", -5),
-    ("negative twenty-one", -21),
-    ("-3.5", -3.5),
-    ("zero", 0),
-    ("one", 1),
-    ("twenty-four percent", 24),
-])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("twenty-three", 23),
+        ("one hundred and five", 105),
+        ("one point five billion", 1.5e9),
+        ("One Point Two Five million", 1.25e6),
+        ("3.2 million", 3.2e6),
+        ("$1,234.5 million", 1_234.5e6),
+        ("a billion", 1e9),
+        ("a hundred and fifty", 150),
+        ("two thousand twenty-four", 2024),
+        ("one thousand and one", 1001),
+        ("fifteen hundred", 1500),
+        ("minus five", -5),
+        ("negative twenty-one", -21),
+        ("-3.5", -3.5),
+        ("zero", 0),
+        ("one", 1),
+        ("twenty-four percent", 24),
+    ],
+)
 def test_words_to_number_reads_the_phrases_of_the_brief(text, value):
     assert words_to_number(text) == pytest.approx(value, rel=1e-12, abs=0)
 
 
-@pytest.mark.parametrize("text", ["", "hundred", "thousand", "twenty twenty-four", "one two", "five point",
-                                  "a", "two million three million", "revenue", "Note 9", "1.5x", "one point five billions"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "hundred",
+        "thousand",
+        "twenty twenty-four",
+        "one two",
+        "five point",
+        "a",
+        "two million three million",
+        "revenue",
+        "Note 9",
+        "1.5x",
+        "one point five billions",
+    ],
+)
 def test_words_to_number_refuses_what_is_not_one_number(text):
     assert words_to_number(text) is None
 
@@ -104,7 +122,8 @@ def test_abbreviated_scales_signs_and_multiples():
 
 def test_years_and_reference_numbers_are_labelled_not_figures():
     found = find_number_phrases(
-        "In fiscal 2024 (see Note 9, page 45, Item 7, Item 7A, Exhibit 31.1 and Part II, Section 404), as of December 31, "
+        "In fiscal 2024 (see Note 9, page 45, Item 7, Item 7A, Exhibit 31.1 and Part II, Section 404), as of December "
+        "31, "
         "2024, filed on Form 10-K, revenue was $5 million."
     )
     labelled = [(f.text, f.kind, f.reference_label) for f in found]
@@ -125,25 +144,36 @@ def test_years_and_reference_numbers_are_labelled_not_figures():
 def test_reference_lists_stop_at_a_quantity():
     found = find_number_phrases("See Notes 9 and 10 and pages 45-47; Note 3 and 12 million shares.")
     assert [(f.text, f.kind) for f in found] == [
-        ("9", "reference"), ("10", "reference"), ("45", "reference"), ("47", "reference"),
-        ("3", "reference"), ("12 million", "figure"),
+        ("9", "reference"),
+        ("10", "reference"),
+        ("45", "reference"),
+        ("47", "reference"),
+        ("3", "reference"),
+        ("12 million", "figure"),
     ]
 
 
 def test_a_year_needs_to_stand_alone():
     assert [f.kind for f in find_number_phrases("In 2023 it paid $2024 and 2,024 units and 2024%.")] == [
-        "year", "figure", "figure", "figure",
+        "year",
+        "figure",
+        "figure",
+        "figure",
     ]
 
 
 def test_a_lone_one_and_numbers_glued_to_letters_are_not_figures():
     assert find_number_phrases("One of our segments took a one-time charge in Q3 of FY2024 per P3 (the 1st).") == []
     assert _shown("One percent of one hundred stores.") == [
-        ("One percent", 1.0, "figure", True, None), ("one hundred", 100.0, "figure", False, None),
+        ("One percent", 1.0, "figure", True, None),
+        ("one hundred", 100.0, "figure", False, None),
     ]
 
 
 def test_and_joins_only_a_last_group_under_a_hundred():
     assert [f.value for f in find_number_phrases("It hired twenty million and nine hundred people.")] == [20e6, 900]
-    assert [f.value for f in find_number_phrases("One thousand and one nights, a million and fifty.")] == [1001, 1_000_050]
+    assert [f.value for f in find_number_phrases("One thousand and one nights, a million and fifty.")] == [
+        1001,
+        1_000_050,
+    ]
     assert words_to_number("two thousand and three hundred") is None

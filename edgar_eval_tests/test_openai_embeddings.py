@@ -49,19 +49,28 @@ def expected(texts: list[str], dim: int = DIM) -> np.ndarray:
     return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
 
 
-def ok(dim: int = DIM, order: Callable[[list], list] = lambda items: items,
-       mutate: Callable[[list], None] = lambda items: None) -> Callable[[dict], Reply]:
+def ok(
+    dim: int = DIM,
+    order: Callable[[list], list] = lambda items: items,
+    mutate: Callable[[list], None] = lambda items: None,
+) -> Callable[[dict], Reply]:
     """A 200 with hash vectors for the request's inputs, reordered by `order`, then tampered with by `mutate`."""
 
     def reply(request: dict) -> Reply:
-        items = [{"object": "embedding", "index": i, "embedding": raw_vector(t, dim)} for i, t in enumerate(request["input"])]
+        items = [
+            {"object": "embedding", "index": i, "embedding": raw_vector(t, dim)} for i, t in enumerate(request["input"])
+        ]
         items = order(items)
         mutate(items)
-        body = {"object": "list", "data": items, "model": request["model"], "usage": {"prompt_tokens": 1, "total_tokens": 1}}
+        body = {
+            "object": "list",
+            "data": items,
+            "model": request["model"],
+            "usage": {"prompt_tokens": 1, "total_tokens": 1},
+        }
         return 200, {"Content-Type": "application/json"}, json.dumps(body).encode()  # NaN passes as the token NaN
 
     return reply
-
 
 
 class FakeEmbeddingServer(LoopbackServer):
@@ -107,8 +116,9 @@ def make(server, sleeps, monkeypatch):
     def build(**kwargs) -> OpenAICompatibleEmbedder:
         kwargs.setdefault("retry", FAST)
         kwargs.setdefault("timeout", 5.0)
-        embedder = OpenAICompatibleEmbedder(kwargs.pop("model", MODEL), kwargs.pop("base_url", server.base_url),
-                                            sleep=sleeps.append, **kwargs)
+        embedder = OpenAICompatibleEmbedder(
+            kwargs.pop("model", MODEL), kwargs.pop("base_url", server.base_url), sleep=sleeps.append, **kwargs
+        )
         made.append(embedder)
         return embedder
 
@@ -121,8 +131,11 @@ TEXTS = [f"Item 7. Management's discussion, paragraph {i}: revenue grew {i * 3} 
 
 
 def test_batches_restore_order_and_normalise(server, make):
-    server.script = [ok(order=lambda items: items[::-1]), ok(order=lambda items: items[1:] + items[:1]),
-                     ok(order=lambda items: items[::-1])]
+    server.script = [
+        ok(order=lambda items: items[::-1]),
+        ok(order=lambda items: items[1:] + items[:1]),
+        ok(order=lambda items: items[::-1]),
+    ]
     embedder: Embedder = make(batch_size=4)
     vectors = embedder.embed(TEXTS)
     assert server.batches == [TEXTS[0:4], TEXTS[4:8], TEXTS[8:10]]
@@ -167,7 +180,9 @@ def test_api_key_from_argument_or_environment(server, make, monkeypatch):
 
 
 def test_429_is_retried_after_retry_after(server, make, sleeps):
-    server.script = [status(429, {"error": {"message": "Rate limit reached", "type": "requests"}}, {"Retry-After": "2"})]
+    server.script = [
+        status(429, {"error": {"message": "Rate limit reached", "type": "requests"}}, {"Retry-After": "2"})
+    ]
     vectors = make().embed(["one", "two"])
     np.testing.assert_allclose(vectors, expected(["one", "two"]), atol=1e-6)
     assert len(server.requests) == 2 and sleeps == [2.0]

@@ -15,8 +15,12 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def demo_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("demo")
-    settings = EvalSettings(corpus_dir=str(root / "demo_corpus"), corpus_name="demo", data_dir=str(root / "data"),
-                            reports_dir=str(root / "reports"))
+    settings = EvalSettings(
+        corpus_dir=str(root / "demo_corpus"),
+        corpus_name="demo",
+        data_dir=str(root / "data"),
+        reports_dir=str(root / "reports"),
+    )
     defs = build_definitions(settings)
     instance = dg.DagsterInstance.ephemeral()
     graph = materialise_graph(defs, instance)
@@ -25,7 +29,10 @@ def demo_run(tmp_path_factory):
 
 def test_every_asset_and_partition_is_materialised(demo_run):
     settings, defs, instance, graph = demo_run
-    assert graph.failed_partitions == {} and graph.evaluation_succeeded, (graph.failed_partitions, graph.evaluation_error)
+    assert graph.failed_partitions == {} and graph.evaluation_succeeded, (
+        graph.failed_partitions,
+        graph.evaluation_error,
+    )
     assert len(graph.partitions) == 15
     for spec in defs.resolve_all_asset_specs():
         if spec.partitions_def is not None:
@@ -41,7 +48,9 @@ def test_report_is_byte_identical_on_a_second_run_and_to_the_committed_one(demo_
     assert materialise_evaluation(defs, instance) is None
     assert report.read_bytes() == first
     committed = (REPO / "reports" / "demo" / "report.md").read_bytes()
-    assert first == committed, "reports/demo/report.md drifted from what the code produces: rerun `edgar-eval run` and commit it"
+    assert first == committed, (
+        "reports/demo/report.md drifted from what the code produces: rerun `edgar-eval run` and commit it"
+    )
 
 
 def test_report_tables_name_their_asset_and_data_version(demo_run):
@@ -56,9 +65,13 @@ def test_report_tables_name_their_asset_and_data_version(demo_run):
 
 def test_asset_metadata_carries_figures_for_the_ui(demo_run):
     _, _, instance, graph = demo_run
-    facts = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=dg.AssetKey("xbrl_facts"), asset_partitions=[graph.partitions[0]]), limit=1
-    ).records[0].asset_materialization.metadata
+    facts = (
+        instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey("xbrl_facts"), asset_partitions=[graph.partitions[0]]), limit=1
+        )
+        .records[0]
+        .asset_materialization.metadata
+    )
     assert facts["numeric_displayed_at_offset"].value == 1.0 and facts["facts"].value > 0
     gates = instance.get_latest_materialization_event(dg.AssetKey("gate_scores")).asset_materialization.metadata
     assert 0 <= gates["relevance_brier"].value <= 0.25

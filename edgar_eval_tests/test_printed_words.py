@@ -40,12 +40,32 @@ def test_a_row_printing_two_items_together_answers_neither():
     from edgar_eval.golden.fairness import combined_row
 
     retained = concept_words("us-gaap:RetainedEarningsAccumulatedDeficit")
-    assert combined_row("| Retained earnings and Additional paid-in capital | 165,371 |", retained) == "additional paid-in capital"
+    assert (
+        combined_row("| Retained earnings and Additional paid-in capital | 165,371 |", retained)
+        == "additional paid-in capital"
+    )
     assert combined_row("| Retained earnings | 165,371 |", retained) is None
-    assert combined_row("Retained earnings and additional paid-in capital were 165,371.", retained) is None  # prose: not a row
-    assert combined_row("| Cash, cash equivalents and restricted cash | 1,234 |",
-                        concept_words("us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents")) is None
-    assert combined_row("| Prepaid expenses and other current assets | 1,234 |",
-                        concept_words("us-gaap:PrepaidExpenseAndOtherAssetsCurrent")) is None
-    assert combined_row("| Accrued compensation and benefits | 1,234 |", concept_words("us-gaap:EmployeeRelatedLiabilitiesCurrent")) is None
+    assert (
+        combined_row("Retained earnings and additional paid-in capital were 165,371.", retained) is None
+    )  # prose: not a row
+    assert (
+        combined_row(
+            "| Cash, cash equivalents and restricted cash | 1,234 |",
+            concept_words("us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents"),
+        )
+        is None
+    )
+    assert (
+        combined_row(
+            "| Prepaid expenses and other current assets | 1,234 |",
+            concept_words("us-gaap:PrepaidExpenseAndOtherAssetsCurrent"),
+        )
+        is None
+    )
+    assert (
+        combined_row(
+            "| Accrued compensation and benefits | 1,234 |", concept_words("us-gaap:EmployeeRelatedLiabilitiesCurrent")
+        )
+        is None
+    )
     assert combined_row("| Marketing and sales | 1,234 |", concept_words("us-gaap:SellingAndMarketingExpense")) is None

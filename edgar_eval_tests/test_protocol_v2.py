@@ -30,10 +30,18 @@ def _outcomes(decline, companies=24, per_company=12, seed=0, split_of=lambda c: 
             for arm in ARMS:
                 declined = arm == "E" and decline(i, answerable)
                 answered = not declined
-                rows.append({"question_id": f"q{c:02d}-{i:02d}", "cik": f"{c:010d}", "split": split_of(c), "arm": arm,
-                             "expected_route": "answer" if answerable else "no-answer", "answered": answered,
-                             "correct": (answered and right) if answerable else not answered,
-                             "false_answer": (not answerable) and answered})
+                rows.append(
+                    {
+                        "question_id": f"q{c:02d}-{i:02d}",
+                        "cik": f"{c:010d}",
+                        "split": split_of(c),
+                        "arm": arm,
+                        "expected_route": "answer" if answerable else "no-answer",
+                        "answered": answered,
+                        "correct": (answered and right) if answerable else not answered,
+                        "false_answer": (not answerable) and answered,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -55,10 +63,14 @@ def test_a_gate_that_declines_only_unanswerable_questions_is_confirmed():
     discerning = _outcomes(lambda i, answerable: not answerable)
     assert _decision(arm_comparisons(discerning, _protocol(), resamples=2_000), "H2") == "confirmed"
     costly = _outcomes(lambda i, answerable: not answerable or i % 4 == 0)  # also half the answerable ones
-    assert _decision(arm_comparisons(costly, _protocol(), resamples=2_000), "H2").startswith("not confirmed: the recall cost")
+    assert _decision(arm_comparisons(costly, _protocol(), resamples=2_000), "H2").startswith(
+        "not confirmed: the recall cost"
+    )
     useless = _outcomes(lambda i, answerable: False)
-    assert _decision(arm_comparisons(useless, _protocol(), resamples=2_000), "H2") == \
-        "not confirmed: the false-answer rate is not shown to fall"
+    assert (
+        _decision(arm_comparisons(useless, _protocol(), resamples=2_000), "H2")
+        == "not confirmed: the false-answer rate is not shown to fall"
+    )
 
 
 def test_the_confirmatory_rows_read_the_eval_split_only():
@@ -95,9 +107,13 @@ def test_a_protocol_with_a_bad_margin_or_split_is_refused():
 
 
 def test_determinism_is_not_applicable_to_a_deterministic_generator():
-    generations = pd.DataFrame({"generator_id": ["table-reader/1"] * 3, "same_text_again": [None] * 3, "deterministic": [True] * 3})
+    generations = pd.DataFrame(
+        {"generator_id": ["table-reader/1"] * 3, "same_text_again": [None] * 3, "deterministic": [True] * 3}
+    )
     row = determinism(generations).iloc[0]
     assert not row.applicable and row.prompts == 0
-    model = pd.DataFrame({"generator_id": ["m"] * 4, "same_text_again": [True, False, None, True], "deterministic": [False] * 4})
+    model = pd.DataFrame(
+        {"generator_id": ["m"] * 4, "same_text_again": [True, False, None, True], "deterministic": [False] * 4}
+    )
     row = determinism(model).iloc[0]
     assert row.applicable and (row.prompts, row.same_text) == (3, 2)

@@ -7,7 +7,7 @@ from edgar_eval_tests.conftest import REPO
 def test_readme_figures_are_the_committed_reports_figures():
     reports = {name: (REPO / "reports" / name / "report.md").read_text() for name in COMMITTED_CORPORA}
     readme = (REPO / "README.md").read_text()
-    block = readme[readme.index(START):readme.index(END) + len(END)]
+    block = readme[readme.index(START) : readme.index(END) + len(END)]
     assert block == readme_figures(reports), "README figures drifted from the reports: run `edgar-eval readme`"
     assert replace_block(readme, block) == readme
 

@@ -3,15 +3,14 @@
 import csv
 
 import pandas as pd
-
 import pytest
 
 from edgar_eval.corpus.parse import parse_filing
 from edgar_eval.domain.filings import FilingError
 from edgar_eval.golden import fairness
 from edgar_eval.golden.fairness import FairnessLimits
-from edgar_eval.golden.templates import build_golden_questions
 from edgar_eval.golden.freeze import freeze
+from edgar_eval.golden.templates import build_golden_questions
 from edgar_eval.report.builder import golden_tables
 from edgar_eval.report.markdown import render_table
 from edgar_eval_tests.conftest import REAL_CORPUS, REPO, corpus_tables
@@ -50,19 +49,27 @@ def test_forms_ciks_and_fact_offsets_match_the_manifest(parsed_real):
             continue
         assert parsed.meta.form == row["form"] and parsed.meta.cik == row["cik"], row["path"]
         located = [f for f in parsed.facts if f.is_numeric and f.offset is not None]
-        assert located and all(parsed.text[f.offset:f.end] == f.displayed for f in located), row["path"]
+        assert located and all(parsed.text[f.offset : f.end] == f.displayed for f in located), row["path"]
 
 
 def test_apple_fiscal_2024_annual_report(parsed_real):
     apple = parsed_real["aapl/10k_2024-11-01.htm"]
-    assert apple.meta.fiscal_year == 2024 and apple.meta.fiscal_period == "FY" and apple.meta.fiscal_year_end == "--09-28"
+    assert (
+        apple.meta.fiscal_year == 2024 and apple.meta.fiscal_period == "FY" and apple.meta.fiscal_year_end == "--09-28"
+    )
     keys = {s.key for s in apple.sections}
     assert {"Part I Item 1", "Part I Item 1A", "Part II Item 7", "Part II Item 8"} <= keys
-    revenue = [f for f in apple.facts if f.concept == "us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax"
-               and not f.context.dimensions and f.context.period_end.isoformat() == "2024-09-28" and f.context.period_start
-               and (f.context.period_end - f.context.period_start).days > 350]
+    revenue = [
+        f
+        for f in apple.facts
+        if f.concept == "us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax"
+        and not f.context.dimensions
+        and f.context.period_end.isoformat() == "2024-09-28"
+        and f.context.period_start
+        and (f.context.period_end - f.context.period_start).days > 350
+    ]
     assert revenue and {f.value for f in revenue} == {391_035_000_000.0}
-    assert apple.notes_start is not None and apple.text[apple.notes_start:].startswith("Note 1")
+    assert apple.notes_start is not None and apple.text[apple.notes_start :].startswith("Note 1")
 
 
 # Latest-period headline figures (US$ millions; Netflix reports in thousands), each read off the
@@ -96,7 +103,9 @@ def test_headline_figures_of_the_latest_period(parsed_real, path):
     assert figures["total_assets"].value == total_assets * unit
     assert figures["top_line"].period_end == figures["total_assets"].period_end == parsed.meta.period_end.isoformat()
     days = (parsed.meta.period_end - __import__("datetime").date.fromisoformat(figures["top_line"].period_start)).days
-    assert (350 <= days <= 380) if parsed.meta.form == "10-K" else (80 <= days <= 100), "the filing's own year or quarter"
+    assert (350 <= days <= 380) if parsed.meta.form == "10-K" else (80 <= days <= 100), (
+        "the filing's own year or quarter"
+    )
 
 
 def test_every_annual_and_quarterly_report_has_its_principal_items(parsed_real):
@@ -106,13 +115,19 @@ def test_every_annual_and_quarterly_report_has_its_principal_items(parsed_real):
         if parsed.meta.form == "10-K":
             assert {"Part I Item 1", "Part I Item 1A", "Part II Item 7", "Part II Item 8"} <= set(keys), path
             # Only the item that holds the statements and notes may be most of the document (J&J's Item 8 is).
-            holder = {s.key for s in parsed.sections if parsed.notes_start is not None and s.start <= parsed.notes_start < s.end}
+            holder = {
+                s.key
+                for s in parsed.sections
+                if parsed.notes_start is not None and s.start <= parsed.notes_start < s.end
+            }
             assert all(s.end - s.start <= size / 2 for s in parsed.sections if s.key not in holder), path
         else:
             assert {"Part I Item 1", "Part I Item 2"} <= set(keys), path
             assert {"Part II Item 1", "Part II Item 1A"} & set(keys), path
             # A quarterly report's statements-and-notes item or its MD&A can be most of the document; nothing else is.
-            assert all(s.end - s.start <= size / 2 for s in parsed.sections if s.key not in ("Part I Item 1", "Part I Item 2")), path
+            assert all(
+                s.end - s.start <= size / 2 for s in parsed.sections if s.key not in ("Part I Item 1", "Part I Item 2")
+            ), path
 
 
 def test_cross_reference_items_name_their_target(parsed_real):
@@ -128,22 +143,32 @@ def test_notes_start_where_the_notes_do(parsed_real):
         if path == "ibm/10k_2025-02-25.htm":
             continue  # IBM files its statements and notes in an exhibit; the primary document holds none
         assert parsed.notes_start is not None, path
-        head = parsed.text[parsed.notes_start:parsed.notes_start + 80].lower()
+        head = parsed.text[parsed.notes_start : parsed.notes_start + 80].lower()
         assert "note" in head or head.lstrip("| ").startswith("1."), (path, head)
 
 
 def test_fiscal_years_for_every_year_end(parsed_real):
     from edgar_eval.corpus.fiscal import FiscalCalendar, period_kind
 
-    expected = {"crm/10k_2025-03-05.htm": 2025, "nvda/10k_2025-02-26.htm": 2025, "nvda/10q_2025-08-27.htm": 2026,
-                "nke/10k_2025-07-17.htm": 2025, "pg/10k_2025-08-04.htm": 2025, "pg/10q_2025-04-24.htm": 2025,
-                "aapl/10k_2024-11-01.htm": 2024, "adbe/10k_2025-01-13.htm": 2024, "hd/10k_2025-03-21.htm": 2024}
+    expected = {
+        "crm/10k_2025-03-05.htm": 2025,
+        "nvda/10k_2025-02-26.htm": 2025,
+        "nvda/10q_2025-08-27.htm": 2026,
+        "nke/10k_2025-07-17.htm": 2025,
+        "pg/10k_2025-08-04.htm": 2025,
+        "pg/10q_2025-04-24.htm": 2025,
+        "aapl/10k_2024-11-01.htm": 2024,
+        "adbe/10k_2025-01-13.htm": 2024,
+        "hd/10k_2025-03-21.htm": 2024,
+    }
     for path, year in expected.items():
         assert parsed_real[path].meta.fiscal_year == year, path
     for path, parsed in parsed_real.items():
         calendar = FiscalCalendar.of(parsed.meta)
         assert calendar.year_of(parsed.meta.period_end) == parsed.meta.fiscal_year, path
-        own_year = [f for f in parsed.facts if period_kind(f.context) == "FY" and f.context.period_end == parsed.meta.period_end]
+        own_year = [
+            f for f in parsed.facts if period_kind(f.context) == "FY" and f.context.period_end == parsed.meta.period_end
+        ]
         assert all(calendar.year_of(f.context.period_end) == parsed.meta.fiscal_year for f in own_year), path
     assert parsed_real["hd/10k_2025-03-21.htm"].meta.fiscal_year_offset == -1
     assert parsed_real["nvda/10k_2025-02-26.htm"].meta.fiscal_year_offset == 0
@@ -171,15 +196,25 @@ def test_golden_set_from_the_real_filings_is_large_balanced_and_fair(real_golden
     counts = golden.kind.value_counts()
     # Absent-concept questions whose words a filing prints beside a figure, or whose wording the scope answers, are
     # gone (91 remain of the 113 before): a smaller set without contradictions.
-    assert counts["answerable"] >= 300 and all(counts[kind] >= 90 for kind in ("other_year", "other_company", "absent_concept"))
+    assert counts["answerable"] >= 300 and all(
+        counts[kind] >= 90 for kind in ("other_year", "other_company", "absent_concept")
+    )
     answerable = golden[golden.kind == "answerable"]
     assert answerable.cik.nunique() >= 15 and set(answerable.source_form) == {"10-K", "10-Q"}
     assert answerable.groupby("cik").size().max() <= limits.per_company
     assert answerable.statement_type.value_counts(normalize=True).max() < 0.35, "no statement type dominates"
     assert (answerable.gold_pages.map(len) > 1).mean() > 0.2, "headline figures are gold wherever they are printed"
-    assert set(build.rejections.rule) >= {fairness.BOILERPLATE, fairness.SMALL_OR_ROUND, fairness.OTHER_MEANINGS,
-                                          fairness.AMBIGUOUS, fairness.QUOTA_FILING, fairness.ABSENCE_UNCONFIRMED,
-                                          fairness.LABEL_REPORTED, fairness.WORDS_PRINTED, fairness.YEAR_PRINTED}
+    assert set(build.rejections.rule) >= {
+        fairness.BOILERPLATE,
+        fairness.SMALL_OR_ROUND,
+        fairness.OTHER_MEANINGS,
+        fairness.AMBIGUOUS,
+        fairness.QUOTA_FILING,
+        fairness.ABSENCE_UNCONFIRMED,
+        fairness.LABEL_REPORTED,
+        fairness.WORDS_PRINTED,
+        fairness.YEAR_PRINTED,
+    }
 
 
 def test_committed_real_corpus_report_holds_the_golden_set_the_code_builds(real_golden):
@@ -204,7 +239,9 @@ def real_candidate_run(real_golden):
 
     (filings, _, chunks, texts, sections), _ = real_golden
     review = REPO / "reviews" / "edgar" / "absence-v1.jsonl"
-    corpus = build_gate_corpus(filings, texts, sections, read_review_file(review.read_text(), str(review)), "reviews/edgar/absence-v1.jsonl")
+    corpus = build_gate_corpus(
+        filings, texts, sections, read_review_file(review.read_text(), str(review)), "reviews/edgar/absence-v1.jsonl"
+    )
     candidates, problems = read_jsonl(REAL_CANDIDATES.read_text(), f"import:{REAL_CANDIDATES.name}")
     assert not problems
     run = run_gates(candidates, corpus)

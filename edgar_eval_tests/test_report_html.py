@@ -11,14 +11,46 @@ import pytest
 from edgar_eval.report.html import CONTENT_SECURITY_POLICY, check_svg, render_html
 from edgar_eval.report.markdown import Provenance, ReportTable, md_cell
 from edgar_eval.report.svg import (
-    HEIGHT, INTERVAL_BARS_BOX, RISK_COVERAGE_BOX, WIDTH, interval_bars_svg, nice_ceiling, risk_coverage_svg, scale,
+    HEIGHT,
+    INTERVAL_BARS_BOX,
+    RISK_COVERAGE_BOX,
+    WIDTH,
+    interval_bars_svg,
+    nice_ceiling,
+    risk_coverage_svg,
+    scale,
 )
 from edgar_eval.stats.risk_coverage import risk_coverage
 
 SVG = "{http://www.w3.org/2000/svg}"
 ALLOWED_TAGS = {
-    "html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "ul", "li", "code", "div", "table", "thead",
-    "tbody", "tr", "th", "td", "figure", "svg", "g", "rect", "line", "polyline", "circle", "text",
+    "html",
+    "head",
+    "meta",
+    "title",
+    "style",
+    "body",
+    "h1",
+    "h2",
+    "p",
+    "ul",
+    "li",
+    "code",
+    "div",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "figure",
+    "svg",
+    "g",
+    "rect",
+    "line",
+    "polyline",
+    "circle",
+    "text",
 }
 HOSTILE = ["<script>alert(1)</script>", "</table>", "<img src=x onerror=alert(1)>"]
 
@@ -48,18 +80,33 @@ def _parse(html: str) -> _Tags:
 
 
 def _arms_figure() -> str:
-    return interval_bars_svg(["A", "B", "C"], [0.169, 0.0, 0.05], [0.099, 0.0, 0.01], [0.273, 0.051, 0.12],
-                             "False-answer rate by arm", "false-answer rate")
+    return interval_bars_svg(
+        ["A", "B", "C"],
+        [0.169, 0.0, 0.05],
+        [0.099, 0.0, 0.01],
+        [0.273, 0.051, 0.12],
+        "False-answer rate by arm",
+        "false-answer rate",
+    )
 
 
 def _hostile_report() -> str:
     frame = pd.DataFrame({"arm": ["A", "B", "C"], "<b>gates</b>": HOSTILE, "FAR": ["16.9%", None, float("nan")]})
     tables = [
-        ReportTable("Arms <script>x</script>", frame, Provenance("arm_statistics", "034aa68d1a4ba701", "</p><script>alert(2)</script>"),
-                    note="FAR: answers `<img src=y>` given <iframe src=z>."),
+        ReportTable(
+            "Arms <script>x</script>",
+            frame,
+            Provenance("arm_statistics", "034aa68d1a4ba701", "</p><script>alert(2)</script>"),
+            note="FAR: answers `<img src=y>` given <iframe src=z>.",
+        ),
         ReportTable("Empty", pd.DataFrame(), Provenance("retrieval_slices", "b37bfd6e763cc3f8", "retrieval_runs")),
     ]
-    preface = ["Evaluation of the `demo<script>` corpus.", "", "- a bullet <iframe src=https://evil.example>", "- second `code & <b>`"]
+    preface = [
+        "Evaluation of the `demo<script>` corpus.",
+        "",
+        "- a bullet <iframe src=https://evil.example>",
+        "- second `code & <b>`",
+    ]
     return render_html("Report <script>alert(0)</script>", preface, tables, [("FAR by arm <img>", _arms_figure())])
 
 
@@ -85,7 +132,10 @@ def test_untrusted_text_renders_as_text():
 def test_document_is_self_contained_and_forbids_scripts():
     html = _hostile_report()
     assert html.startswith("<!DOCTYPE html>\n")
-    assert f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY.replace(chr(39), "&#x27;")}">' in html
+    assert (
+        f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY.replace(chr(39), "&#x27;")}">'
+        in html
+    )
     assert "default-src 'none'" in CONTENT_SECURITY_POLICY and "script-src 'none'" in CONTENT_SECURITY_POLICY
     assert not re.search(r"<[^>]*\b(src|href)\s*=|url\(|@import|<link", html, re.IGNORECASE)
     addresses = {value for _, value in _parse(html).attributes if value and "://" in value}
@@ -95,16 +145,30 @@ def test_document_is_self_contained_and_forbids_scripts():
 
 def test_preface_bullets_code_and_provenance():
     corpus = "R&D | <Co>"
-    preface = [f"Evaluation of the {md_cell(corpus)} corpus, index `bm25;pattern=(?u)\\b\\w\\w+\\b`.", "",
-               "- first `x & y`", "- second", "", "After."]
-    table = ReportTable("Corpus", pd.DataFrame({"filing": ["f-1"], "n": [3]}), Provenance("filings", "0942065216a7ebed", "15 filing partitions"),
-                        note="Counted once (edgar_eval/golden/fairness.py).")
+    preface = [
+        f"Evaluation of the {md_cell(corpus)} corpus, index `bm25;pattern=(?u)\\b\\w\\w+\\b`.",
+        "",
+        "- first `x & y`",
+        "- second",
+        "",
+        "After.",
+    ]
+    table = ReportTable(
+        "Corpus",
+        pd.DataFrame({"filing": ["f-1"], "n": [3]}),
+        Provenance("filings", "0942065216a7ebed", "15 filing partitions"),
+        note="Counted once (edgar_eval/golden/fairness.py).",
+    )
     html = render_html("edgar-eval report: demo", preface, [table], [])
-    assert ("<p>Evaluation of the R&amp;D | &lt;Co&gt; corpus, index <code>bm25;pattern=(?u)\\b\\w\\w+\\b</code>.</p>\n"
-            "<ul>\n<li>first <code>x &amp; y</code></li>\n<li>second</li>\n</ul>\n<p>After.</p>") in html
+    assert (
+        "<p>Evaluation of the R&amp;D | &lt;Co&gt; corpus, index <code>bm25;pattern=(?u)\\b\\w\\w+\\b</code>.</p>\n"
+        "<ul>\n<li>first <code>x &amp; y</code></li>\n<li>second</li>\n</ul>\n<p>After.</p>"
+    ) in html
     assert "<p>Counted once (edgar_eval/golden/fairness.py).</p>" in html
-    assert ('<p class="source">Source: asset <code>filings</code>, data version <code>0942065216a7ebed</code>, '
-            "read from 15 filing partitions.</p>") in html
+    assert (
+        '<p class="source">Source: asset <code>filings</code>, data version <code>0942065216a7ebed</code>, '
+        "read from 15 filing partitions.</p>"
+    ) in html
     assert "<thead><tr><th>filing</th><th>n</th></tr></thead>" in html and "<tr><td>f-1</td><td>3</td></tr>" in html
     assert html.index("<h1>edgar-eval report: demo</h1>") < html.index("<h2>Corpus</h2>")
 
@@ -117,16 +181,20 @@ def test_figures_follow_tables_under_their_titles():
     assert f"<h2>FAR by arm</h2>\n<figure>\n{_arms_figure().strip()}\n</figure>" in html
 
 
-@pytest.mark.parametrize("svg", [
-    '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
-    '<svg xmlns="http://www.w3.org/2000/svg"><rect onload="alert(1)"/></svg>',
-    '<svg xmlns="http://www.w3.org/2000/svg" xmlns:x="http://www.w3.org/1999/xlink"><a x:href="javascript:1"/></svg>',
-    '<svg xmlns="http://www.w3.org/2000/svg"><rect fill="url(https://evil.example/x)"/></svg>',
-    '<svg xmlns="http://www.w3.org/2000/svg"><foreignObject/></svg>',
-    '<!DOCTYPE svg [<!ENTITY a "b">]><svg xmlns="http://www.w3.org/2000/svg"/>',
-    "<svg><rect></svg>",
-    "<html/>",
-])
+@pytest.mark.parametrize(
+    "svg",
+    [
+        '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+        '<svg xmlns="http://www.w3.org/2000/svg"><rect onload="alert(1)"/></svg>',
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:x="http://www.w3.org/1999/xlink"><a '
+        'x:href="javascript:1"/></svg>',
+        '<svg xmlns="http://www.w3.org/2000/svg"><rect fill="url(https://evil.example/x)"/></svg>',
+        '<svg xmlns="http://www.w3.org/2000/svg"><foreignObject/></svg>',
+        '<!DOCTYPE svg [<!ENTITY a "b">]><svg xmlns="http://www.w3.org/2000/svg"/>',
+        "<svg><rect></svg>",
+        "<html/>",
+    ],
+)
 def test_figures_that_could_run_code_are_refused(svg):
     with pytest.raises(ValueError):
         render_html("t", [], [], [("f", svg)])
@@ -134,13 +202,22 @@ def test_figures_that_could_run_code_are_refused(svg):
 
 def _curves() -> dict:
     dense = risk_coverage([0.9, 0.8, 0.7, 0.6, 0.5, 0.4], [0, 0, 1, 0, 1, 1])
-    return {"cosine & relevance <gate>": (dense.coverage, dense.risk), "period guard": ([0.25, 0.5, 0.75, 1.0], [0.0, 0.0, 0.1, 0.2])}
+    return {
+        "cosine & relevance <gate>": (dense.coverage, dense.risk),
+        "period guard": ([0.25, 0.5, 0.75, 1.0], [0.0, 0.0, 0.1, 0.2]),
+    }
 
 
 def test_svgs_are_well_formed_and_byte_stable():
-    for make in (lambda: risk_coverage_svg(_curves(), "Risk & <coverage>"), _arms_figure,
-                 lambda: interval_bars_svg(["R&D", "<x>"], [float("nan"), 0.2], [0.1, float("nan")], [0.3, float("nan")], "a&b", "<rate>"),
-                 lambda: risk_coverage_svg({}, "none"), lambda: interval_bars_svg([], [], [], [], "none", "rate")):
+    for make in (
+        lambda: risk_coverage_svg(_curves(), "Risk & <coverage>"),
+        _arms_figure,
+        lambda: interval_bars_svg(
+            ["R&D", "<x>"], [float("nan"), 0.2], [0.1, float("nan")], [0.3, float("nan")], "a&b", "<rate>"
+        ),
+        lambda: risk_coverage_svg({}, "none"),
+        lambda: interval_bars_svg([], [], [], [], "none", "rate"),
+    ):
         first, second = make(), make()
         assert first == second
         root = ET.fromstring(first)
@@ -162,14 +239,25 @@ def test_labels_are_escaped():
 
 
 def test_nan_estimate_omits_the_bar_with_a_note():
-    svg = interval_bars_svg(["A", "D & E", "F"], [0.1, float("nan"), 0.2], [0.05, float("nan"), 0.1], [0.2, float("nan"), float("nan")],
-                            "FAR", "false-answer rate")
+    svg = interval_bars_svg(
+        ["A", "D & E", "F"],
+        [0.1, float("nan"), 0.2],
+        [0.05, float("nan"), 0.1],
+        [0.2, float("nan"), float("nan")],
+        "FAR",
+        "false-answer rate",
+    )
     root = ET.fromstring(svg)
     assert len(root.findall(f".//{SVG}rect[@class='bar']")) == 2
     assert len(root.findall(f".//{SVG}line[@class='whisker']")) == 1  # F has no interval
     notes = ["".join(e.itertext()) for e in root.iter(SVG + "text") if e.get("class") == "note"]
     assert "n/a: no estimate for D & E." in notes and "No interval for F." in notes
-    assert all(math.isfinite(float(v)) for e in root.iter() for k, v in e.attrib.items() if k in {"x", "y", "width", "height", "y1", "y2"})
+    assert all(
+        math.isfinite(float(v))
+        for e in root.iter()
+        for k, v in e.attrib.items()
+        if k in {"x", "y", "width", "height", "y1", "y2"}
+    )
 
 
 def test_curve_points_land_inside_the_plot_box():
@@ -236,7 +324,18 @@ def test_bar_input_is_checked():
         interval_bars_svg(["A"], [-0.1], [0.0], [0.2], "t", "r")
 
 
-@pytest.mark.parametrize(("value", "top", "step"), [(0.0, 0.05, 0.01), (0.05, 0.05, 0.01), (0.051, 0.06, 0.02), (0.273, 0.3, 0.1),
-                                                    (0.5, 0.5, 0.1), (0.51, 0.6, 0.2), (1.0, 1.0, 0.2), (3.2, 4.0, 1.0)])
+@pytest.mark.parametrize(
+    ("value", "top", "step"),
+    [
+        (0.0, 0.05, 0.01),
+        (0.05, 0.05, 0.01),
+        (0.051, 0.06, 0.02),
+        (0.273, 0.3, 0.1),
+        (0.5, 0.5, 0.1),
+        (0.51, 0.6, 0.2),
+        (1.0, 1.0, 0.2),
+        (3.2, 4.0, 1.0),
+    ],
+)
 def test_axis_top_is_a_round_ceiling(value, top, step):
     assert nice_ceiling(value) == (pytest.approx(top), pytest.approx(step))

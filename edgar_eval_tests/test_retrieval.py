@@ -40,8 +40,12 @@ def test_fingerprint_mismatch_is_refused_with_the_difference():
 
 
 def test_scope_is_the_company_year_or_its_latest_annual_report():
-    filings = [ScopedFiling("k23", "1", "10-K", 2023), ScopedFiling("k24", "1", "10-K", 2024), ScopedFiling("q24", "1", "10-Q", 2024),
-               ScopedFiling("other", "2", "10-K", 2024)]
+    filings = [
+        ScopedFiling("k23", "1", "10-K", 2023),
+        ScopedFiling("k24", "1", "10-K", 2024),
+        ScopedFiling("q24", "1", "10-Q", 2024),
+        ScopedFiling("other", "2", "10-K", 2024),
+    ]
     assert filings_in_scope(filings, "1", 2024) == ["k24", "q24"]
     assert filings_in_scope(filings, "1", 2019) == ["k24"]
     assert filings_in_scope(filings, "1", None) == ["k24"]
@@ -61,9 +65,26 @@ def test_retrieval_statistics_per_retriever_and_depth_count_errors_apart():
             error = "RuntimeError: boom" if (retriever, question) == ("dense", "q3") else None
             ids = [] if error else ranked
             record = run_record(ids, ["f"] * len(ids), [["3"] if c == "g1" else ["9"] for c in ids], *gold, k=30)
-            rows.append({"question_id": question, "retriever": retriever, "k": 30, "expected_route": "answer", "error": error, **record})
-        rows.append({"question_id": "u", "retriever": retriever, "k": 30, "expected_route": "no-answer", "error": None,
-                     **run_record(ranked, ["f", "f"], [["1"], ["2"]], [], [], [], k=30)})
+            rows.append(
+                {
+                    "question_id": question,
+                    "retriever": retriever,
+                    "k": 30,
+                    "expected_route": "answer",
+                    "error": error,
+                    **record,
+                }
+            )
+        rows.append(
+            {
+                "question_id": "u",
+                "retriever": retriever,
+                "k": 30,
+                "expected_route": "no-answer",
+                "error": None,
+                **run_record(ranked, ["f", "f"], [["1"], ["2"]], [], [], [], k=30),
+            }
+        )
     stats = retrieval_statistics(pd.DataFrame(rows)).set_index("retriever")
     assert stats.loc["dense", "questions"] == 2 and stats.loc["dense", "errors"] == 1
     assert stats.loc["dense", "page_hits"] == 2 and stats.loc["dense", "rr"] == pytest.approx(0.5)
@@ -76,12 +97,20 @@ def test_retrieval_slices_group_by_form_statement_and_company():
 
     from edgar_eval.evaluation.summaries import retrieval_slices
 
-    runs = pd.DataFrame({
-        "question_id": ["a", "b", "c", "a", "b", "c"], "retriever": ["dense"] * 6, "k": [30, 30, 30, 50, 50, 50],
-        "expected_route": ["answer"] * 6, "error": [None] * 6,
-        "page_hit": [True, False, True, True, True, True], "first_gold_rank": [3, 0, 1, 3, 40, 1],
-        "source_form": ["10-K", "10-K", "10-Q"] * 2, "statement_type": ["balance sheet"] * 6, "company": ["A", "B", "B"] * 2,
-    })
+    runs = pd.DataFrame(
+        {
+            "question_id": ["a", "b", "c", "a", "b", "c"],
+            "retriever": ["dense"] * 6,
+            "k": [30, 30, 30, 50, 50, 50],
+            "expected_route": ["answer"] * 6,
+            "error": [None] * 6,
+            "page_hit": [True, False, True, True, True, True],
+            "first_gold_rank": [3, 0, 1, 3, 40, 1],
+            "source_form": ["10-K", "10-K", "10-Q"] * 2,
+            "statement_type": ["balance sheet"] * 6,
+            "company": ["A", "B", "B"] * 2,
+        }
+    )
     slices = retrieval_slices(runs).set_index(["slice", "value", "k"])
     assert slices.loc[("form", "10-K", 30), "page_hits"] == 1 and slices.loc[("form", "10-K", 50), "page_hits"] == 2
     assert slices.loc[("form", "10-K", 50), "median_gold_rank"] == 21.5

@@ -155,8 +155,10 @@ def test_malformed_input_is_rejected(args, kwargs):
 def test_the_three_methods_share_resamples_and_agree_on_many_balanced_companies():
     rng = np.random.default_rng(5)
     outcome, clusters = _clustered(rng, companies=60, per_company=15, rate=0.3)
-    intervals = {m: cluster_bootstrap_ratio(outcome, np.ones(outcome.size), clusters, resamples=4_000, seed=1, method=m)
-                 for m in ("percentile", "bca", "studentized")}
+    intervals = {
+        m: cluster_bootstrap_ratio(outcome, np.ones(outcome.size), clusters, resamples=4_000, seed=1, method=m)
+        for m in ("percentile", "bca", "studentized")
+    }
     estimates = {i.estimate for i in intervals.values()}
     assert len(estimates) == 1
     for interval in intervals.values():
@@ -174,7 +176,26 @@ def test_an_unknown_interval_method_is_refused():
 def test_coverage_at_eighteen_companies_picks_the_method_that_holds_it():
     from edgar_eval.stats.coverage import TRUE_DIFFERENCE, best_method, simulate_coverage
 
-    sizes = [4, 5, 6, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 18, 20, 22, 25, 30]  # unequal, like the real corpus's companies
+    sizes = [
+        4,
+        5,
+        6,
+        6,
+        7,
+        8,
+        9,
+        10,
+        11,
+        12,
+        13,
+        14,
+        16,
+        18,
+        20,
+        22,
+        25,
+        30,
+    ]  # unequal, like the real corpus's companies
     results = {r.method: r for r in simulate_coverage(sizes, confidence=0.90, replicates=400, resamples=1_000, seed=11)}
     assert TRUE_DIFFERENCE == pytest.approx(-0.3)
     # The percentile interval runs short at 18 companies; the studentised one holds its 90% within simulation noise.

@@ -43,9 +43,7 @@ def test_arrays_are_reduced_to_their_discordant_counts():
     assert mcnemar_exact([1, 0, 1], [1, 0, 1]).p_value == 1.0  # no discordant pair, no evidence
 
 
-@pytest.mark.parametrize(
-    "first, second", [([1, 0], [1]), ([1, 2], [1, 0]), ([[1, 0]], [[1, 0]]), ([0.5, 1], [1, 0])]
-)
+@pytest.mark.parametrize("first, second", [([1, 0], [1]), ([1, 2], [1, 0]), ([[1, 0]], [[1, 0]]), ([0.5, 1], [1, 0])])
 def test_malformed_outcomes_are_rejected(first, second):
     with pytest.raises(ValueError):
         mcnemar_exact(first, second)

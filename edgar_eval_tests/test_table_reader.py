@@ -88,8 +88,12 @@ def test_a_row_label_is_read_with_the_group_heading_it_qualifies():
     shares = _read("What was Nike's weighted average diluted shares outstanding for fiscal 2025?", table)
     interest = _read("What was Nike's interest paid for fiscal 2024?", table)
     assert eps.figure == 2.17 and "million" not in eps.text
-    assert shares.figure == 1_487.6e6 and judge_answer(shares.text, 1_487.6e6, "1,487.6 million shares",
-                                                       "weighted average diluted shares outstanding", 2025).correct
+    assert (
+        shares.figure == 1_487.6e6
+        and judge_answer(
+            shares.text, 1_487.6e6, "1,487.6 million shares", "weighted average diluted shares outstanding", 2025
+        ).correct
+    )
     assert interest.figure == 381e6
 
 
@@ -105,11 +109,17 @@ def test_share_counts_take_the_scale_stated_for_shares():
 | Weighted average number of shares outstanding: |
 | Diluted | 609,000,000 | 610,000,000 |
 """
-    assert _read("What was Apple's weighted average diluted shares outstanding for the quarter ended June 28, 2025?",
-                 apple).figure == 14_948_179e3
+    assert (
+        _read(
+            "What was Apple's weighted average diluted shares outstanding for the quarter ended June 28, 2025?", apple
+        ).figure
+        == 14_948_179e3
+    )
     assert _read("What was Apple's net income for the quarter ended June 28, 2025?", apple).figure == 23_434e6
-    assert _read("What was Union Pacific's weighted average diluted shares outstanding for fiscal 2024?",
-                 railroad).figure == 609_000_000
+    assert (
+        _read("What was Union Pacific's weighted average diluted shares outstanding for fiscal 2024?", railroad).figure
+        == 609_000_000
+    )
     assert _read("What was Union Pacific's net income for fiscal 2024?", railroad).figure == 6_747e6
 
 
@@ -121,11 +131,19 @@ def test_a_period_stated_once_above_or_beside_the_years_spans_every_column():
     beside = """| Millions, for the three months ended June 30, | 2025 | 2024 |
 | Income before income taxes | 2,313 | 2,184 |
 """
-    assert _read("What was Tesla's cash flow from investing activities for the six months ended June 30, 2025?",
-                 spanning).figure == -4_595e6
-    assert _read("What was Union Pacific's income before income taxes for the quarter ended June 30, 2025?",
-                 beside).figure == 2_313e6
-    assert not _read("What was Tesla's cash flow from investing activities for the quarter ended June 30, 2025?", spanning).answered
+    assert (
+        _read(
+            "What was Tesla's cash flow from investing activities for the six months ended June 30, 2025?", spanning
+        ).figure
+        == -4_595e6
+    )
+    assert (
+        _read("What was Union Pacific's income before income taxes for the quarter ended June 30, 2025?", beside).figure
+        == 2_313e6
+    )
+    assert not _read(
+        "What was Tesla's cash flow from investing activities for the quarter ended June 30, 2025?", spanning
+    ).answered
 
 
 def test_two_tables_printed_one_under_the_other_keep_their_own_headers():
@@ -138,8 +156,14 @@ def test_two_tables_printed_one_under_the_other_keep_their_own_headers():
 | Current operating lease liabilities | 453,940 | 428,482 |
 | Total operating lease liabilities | $ | 2,480,761 | $ | 2,412,170 |
 """
-    assert _read("What was Netflix's current operating lease liabilities as of June 30, 2025?", stacked).figure == 453_940e3
-    assert _read("What was Netflix's total operating lease liabilities as of June 30, 2025?", stacked).figure == 2_480_761e3
+    assert (
+        _read("What was Netflix's current operating lease liabilities as of June 30, 2025?", stacked).figure
+        == 453_940e3
+    )
+    assert (
+        _read("What was Netflix's total operating lease liabilities as of June 30, 2025?", stacked).figure
+        == 2_480_761e3
+    )
 
 
 def test_the_closing_balance_and_the_restated_column_are_the_ones_read():
@@ -153,13 +177,19 @@ def test_the_closing_balance_and_the_restated_column_are_the_ones_read():
 | 2024 | 2023 As Previously Reported | Adjustment | 2023 As Restated |
 | Total revenues | 9,100 | 8,400 | (150) | 8,250 |
 """
-    assert _read("What was Amazon's cash, cash equivalents and restricted cash at the end of fiscal 2024?", cash).figure == 82_312e6
+    assert (
+        _read("What was Amazon's cash, cash equivalents and restricted cash at the end of fiscal 2024?", cash).figure
+        == 82_312e6
+    )
     assert _read("What was Acme's total revenue for fiscal 2023?", restated).figure == 8_250e6
     assert _read("What was Acme's total revenue for fiscal 2024?", restated).figure == 9_100e6
 
 
 def test_a_rate_is_never_scaled_and_a_cut_last_row_is_not_read():
-    rates = "(Dollars in millions)\n| 2024 | 2023 |\n| Income taxes | 2,047 | 1,854 |\n| Effective tax rate | 23.3 | % | 22.5 | % |\n"
+    rates = (
+        "(Dollars in millions)\n| 2024 | 2023 |\n| Income taxes | 2,047 | 1,854 |\n| Effective tax rate | 23.3 | "
+        "% | 22.5 | % |\n"
+    )
     answer = _read("What was Union Pacific's effective tax rate for fiscal 2024?", rates)
     assert answer.figure == 23.3 and judge_answer(answer.text, 0.233, "23.3%", "effective tax rate", 2024).correct
     cut = "(In millions)\n| 2024 | 2023 |\n| Total liabilities | 28,147,7"
@@ -172,14 +202,25 @@ def test_both_readers_are_judged_side_by_side_beside_the_gold_chunk_hit():
     from edgar_eval.answering.answerer import ExtractiveGenerator, TableReaderGenerator
     from edgar_eval.evaluation.readers import reader_accuracy, reader_outcomes
 
-    cases = pd.DataFrame({
-        "question": ["What was Nvidia's total revenue for the six months ended July 27, 2025?",
-                     "What was Nvidia's net income for the quarter ended July 27, 2025?",
-                     "What was Apple's total revenue for fiscal 2023?"],
-        "cik": ["1", "1", "2"], "fiscal_year": [2025, 2025, 2023], "scope_filing_ids": [["f1"], ["f1"], ["f2"]],
-        "gold_value": [90_805e6, -611e6, 383_285e6], "gold_answer": ["$90,805 million", "-$611 million", "$383,285 million"],
-        "label": ["total revenue", "net income", "total revenue"]}, index=pd.Index(["q1", "q2", "q3"], name="question_id"))
-    retrieved = pd.DataFrame({"chunk_ids": [["c1"], ["c1"], ["c9"]], "chunk_hit": [True, True, False]}, index=cases.index)
+    cases = pd.DataFrame(
+        {
+            "question": [
+                "What was Nvidia's total revenue for the six months ended July 27, 2025?",
+                "What was Nvidia's net income for the quarter ended July 27, 2025?",
+                "What was Apple's total revenue for fiscal 2023?",
+            ],
+            "cik": ["1", "1", "2"],
+            "fiscal_year": [2025, 2025, 2023],
+            "scope_filing_ids": [["f1"], ["f1"], ["f2"]],
+            "gold_value": [90_805e6, -611e6, 383_285e6],
+            "gold_answer": ["$90,805 million", "-$611 million", "$383,285 million"],
+            "label": ["total revenue", "net income", "total revenue"],
+        },
+        index=pd.Index(["q1", "q2", "q3"], name="question_id"),
+    )
+    retrieved = pd.DataFrame(
+        {"chunk_ids": [["c1"], ["c1"], ["c9"]], "chunk_hit": [True, True, False]}, index=cases.index
+    )
     texts = pd.Series({"c1": QUARTERLY, "c9": BALANCE})
     outcomes = reader_outcomes(cases, retrieved, texts, (ExtractiveGenerator(), TableReaderGenerator()))
     table = reader_accuracy(outcomes).set_index("reader")
@@ -196,7 +237,10 @@ def test_a_label_is_said_without_its_footnote_marks_or_figures_and_a_scale_state
 | Depreciation (1) | 1,114 | 1,081 |
 | Property, plant and equipment, net of accumulated depreciation of $23,208 and $22,925 | 11,658 | 11,412 |
 """
-    statement = "CONSOLIDATED STATEMENTS OF FINANCIAL POSITION\n(Dollars in millions)\n| 2024 | 2023 |\n| Total assets | 156,363 | 137,012 |\n"
+    statement = (
+        "CONSOLIDATED STATEMENTS OF FINANCIAL POSITION\n(Dollars in millions)\n| 2024 | 2023 |\n| Total "
+        "assets | 156,363 | 137,012 |\n"
+    )
     depreciation = _read("What was Boeing's depreciation expense for fiscal 2024?", rows, statement)
     assert depreciation.text == "Depreciation: 1,114 million [P1][P2]." and depreciation.figure == 1_114e6
     assert check_citations(depreciation.text, {"P1": rows, "P2": statement}).ok  # the scale is backed by P2

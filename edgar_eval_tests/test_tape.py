@@ -27,6 +27,7 @@ class Fetcher:
         def fetch():
             self.calls += 1
             return {"content": f"answer to {question}", "finish_reason": "stop"}, 0.1 + len(question) / 1000
+
         return fetch
 
 
@@ -40,7 +41,9 @@ def snapshot(directory) -> dict[str, bytes]:
 
 def test_key_is_canonical():
     key = tape_key(MODEL, {"temperature": 0, "max_tokens": 256}, messages("q"))
-    assert key == tape_key(MODEL, {"max_tokens": 256, "temperature": 0}, [dict(reversed(m.items())) for m in messages("q")])
+    assert key == tape_key(
+        MODEL, {"max_tokens": 256, "temperature": 0}, [dict(reversed(m.items())) for m in messages("q")]
+    )
     assert key != tape_key(MODEL, {"temperature": 0, "max_tokens": 257}, messages("q"))
     assert key != tape_key("other", PARAMETERS, messages("q")) and len(key) == 64
 

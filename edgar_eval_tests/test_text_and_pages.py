@@ -13,7 +13,8 @@ def test_table_rows_are_single_pipe_rows_without_spacer_cells():
     clean = _text(
         "<p>Before</p><table>"
         "<tr><td></td><td>2024</td><td></td><td>2023</td></tr>"
-        "<tr><td>Total net<br/>sales</td><td>$</td><td>391,035</td><td style='width:1pt'>&#160;</td><td>$</td><td>383,285</td></tr>"
+        "<tr><td>Total net<br/>sales</td><td>$</td><td>391,035</td><td "
+        "style='width:1pt'>&#160;</td><td>$</td><td>383,285</td></tr>"
         "<tr><td> </td><td></td></tr>"
         "</table><p>After</p>"
     )
@@ -66,6 +67,8 @@ def test_an_inline_text_block_closed_inside_a_div_it_opened_outside_keeps_the_re
     close_at = data.index(b"</div>", first_div)
     broken = data[:first_div] + opening + data[first_div:close_at] + b"</ix:nonNumeric>" + data[close_at:]
     parsed = parse_filing(broken)
-    assert parsed.warnings and parsed.warnings[0].startswith("repaired 2 mis-nested inline XBRL tag")  # the stray close, then the open one
+    assert parsed.warnings and parsed.warnings[0].startswith(
+        "repaired 2 mis-nested inline XBRL tag"
+    )  # the stray close, then the open one
     assert parsed.text == intact.text
     assert len(parsed.facts) == len(intact.facts) + 1

@@ -22,7 +22,14 @@ from edgar_eval.adapters.edgar_client import RetryPolicy
 from edgar_eval.adapters.json_endpoint import EndpointErrors, JsonEndpoint, api_headers, public_url
 from edgar_eval.adapters.openai_embeddings import normalise_base_url
 from edgar_eval.adapters.tape import Tape
-from edgar_eval.answering.prompt import PROMPT_VERSION, NonceFactory, build_prompt, parse_reply, random_nonces, seeded_nonces
+from edgar_eval.answering.prompt import (
+    PROMPT_VERSION,
+    NonceFactory,
+    build_prompt,
+    parse_reply,
+    random_nonces,
+    seeded_nonces,
+)
 from edgar_eval.domain.generation import Generation, GenerationRequest
 
 CHAT_API_KEY_ENV = "EDGAR_EVAL_CHAT_API_KEY"
@@ -90,10 +97,14 @@ def _chat_reply(payload: dict, where: str) -> dict:
         raise GenerationResponseError(f"{where} returned a choice without a 'message' object")
     content = message.get("content")
     if not isinstance(content, str):
-        why = f"; refusal: {message['refusal']!r}" if isinstance(message.get("refusal"), str) else (
-            "; it called tools" if message.get("tool_calls") else "")
-        raise GenerationResponseError(f"{where} returned a message whose 'content' is "
-                                      f"{type(content).__name__}, not text{why}")
+        why = (
+            f"; refusal: {message['refusal']!r}"
+            if isinstance(message.get("refusal"), str)
+            else ("; it called tools" if message.get("tool_calls") else "")
+        )
+        raise GenerationResponseError(
+            f"{where} returned a message whose 'content' is {type(content).__name__}, not text{why}"
+        )
     finish = choice.get("finish_reason")
     if finish is not None and not isinstance(finish, str):
         raise GenerationResponseError(f"{where} returned a non-text 'finish_reason': {finish!r}")
@@ -121,9 +132,21 @@ class _EndpointClient:
 class _ChatClient(_EndpointClient):
     """One model behind an OpenAI-compatible POST /v1/chat/completions, asked at temperature 0 through a tape."""
 
-    def _open_chat(self, base_url: str, model: str, tape: Tape | None, max_tokens: int, seed: int | None, api_key: str | None,
-                   api_key_env: str | None, timeout: httpx.Timeout | float, retry: RetryPolicy, sleep: Callable[[float], None],
-                   clock: Callable[[], float], transport: httpx.BaseTransport | None) -> None:
+    def _open_chat(
+        self,
+        base_url: str,
+        model: str,
+        tape: Tape | None,
+        max_tokens: int,
+        seed: int | None,
+        api_key: str | None,
+        api_key_env: str | None,
+        timeout: httpx.Timeout | float,
+        retry: RetryPolicy,
+        sleep: Callable[[float], None],
+        clock: Callable[[], float],
+        transport: httpx.BaseTransport | None,
+    ) -> None:
         self.model = model.strip()
         if not self.model:
             raise ValueError("a chat model name is required")
@@ -135,28 +158,54 @@ class _ChatClient(_EndpointClient):
             self.parameters["seed"] = seed
         self.base_url = normalise_chat_base_url(base_url)
         self._public_base_url = public_url(self.base_url)
-        self._endpoint = JsonEndpoint(f"{self.base_url}/v1/chat/completions", f"{self._public_base_url}/v1/chat/completions",
-                                      api_headers(api_key, api_key_env), timeout, retry, sleep, clock, transport,
-                                      GENERATION_ERRORS)
+        self._endpoint = JsonEndpoint(
+            f"{self.base_url}/v1/chat/completions",
+            f"{self._public_base_url}/v1/chat/completions",
+            api_headers(api_key, api_key_env),
+            timeout,
+            retry,
+            sleep,
+            clock,
+            transport,
+            GENERATION_ERRORS,
+        )
 
 
 class OpenAICompatibleChatGenerator(_ChatClient):
     """The reference answerer's reader: a chat model behind an OpenAI-compatible server."""
 
-    def __init__(self, base_url: str, model: str, api_key: str | None = None, *,
-                 api_key_env: str | None = CHAT_API_KEY_ENV, timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
-                 retry: RetryPolicy = RetryPolicy(), tape: Tape | None = None, max_tokens: int = DEFAULT_MAX_TOKENS,
-                 seed: int | None = None, nonces: NonceFactory | None = None,
-                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.perf_counter,
-                 transport: httpx.BaseTransport | None = None) -> None:
-        self._open_chat(base_url, model, tape, max_tokens, seed, api_key, api_key_env, timeout, retry, sleep, clock, transport)
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        *,
+        api_key_env: str | None = CHAT_API_KEY_ENV,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        retry: RetryPolicy = RetryPolicy(),
+        tape: Tape | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        seed: int | None = None,
+        nonces: NonceFactory | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.perf_counter,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self._open_chat(
+            base_url, model, tape, max_tokens, seed, api_key, api_key_env, timeout, retry, sleep, clock, transport
+        )
         self.nonces = nonces or seeded_nonces(DEFAULT_NONCE_SEED)
         if self.nonces is random_nonces and self.tape.mode != "off":
-            raise ValueError("random nonces change the messages, hence the tape key, on every call; "
-                             "use seeded_nonces(seed) with a tape")
+            raise ValueError(
+                "random nonces change the messages, hence the tape key, on every call; "
+                "use seeded_nonces(seed) with a tape"
+            )
 
     def __repr__(self) -> str:
-        return f"OpenAICompatibleChatGenerator(model={self.model!r}, base_url={self._public_base_url!r}, tape={self.tape!r})"
+        return (
+            f"OpenAICompatibleChatGenerator(model={self.model!r}, base_url={self._public_base_url!r}, "
+            f"tape={self.tape!r})"
+        )
 
     @property
     def generator_id(self) -> str:
@@ -175,45 +224,73 @@ class OpenAICompatibleChatGenerator(_ChatClient):
 
         taped = self.tape.call(self.model, self.parameters, messages, fetch, question=request.question)
         reply = taped.response
-        if not isinstance(reply.get("content"), str) or not (reply.get("finish_reason") is None
-                                                                or isinstance(reply.get("finish_reason"), str)):
+        if not isinstance(reply.get("content"), str) or not (
+            reply.get("finish_reason") is None or isinstance(reply.get("finish_reason"), str)
+        ):
             raise GenerationResponseError(f"taped reply {taped.key} has no text 'content' or a bad 'finish_reason'")
         parsed = parse_reply(prompt, reply["content"])
         reason = parsed.reason
         if not parsed.abstained and reply.get("finish_reason") == "length":
             reason = "reply cut at max_tokens" + (f"; {reason}" if reason else "")
-        return Generation(text=parsed.text, citations=parsed.citations, abstained=parsed.abstained, reason=reason,
-                          model_id=self.model, parameters=dict(self.parameters), prompt_version=prompt.prompt_version,
-                          latency_seconds=taped.latency_seconds, replayed=taped.replayed, tape_key=taped.key)
+        return Generation(
+            text=parsed.text,
+            citations=parsed.citations,
+            abstained=parsed.abstained,
+            reason=reason,
+            model_id=self.model,
+            parameters=dict(self.parameters),
+            prompt_version=prompt.prompt_version,
+            latency_seconds=taped.latency_seconds,
+            replayed=taped.replayed,
+            tape_key=taped.key,
+        )
 
 
 def _rag_reply(payload: dict, where: str) -> dict:
     """{text, citations, abstained, reason}, checked and normalised; extra keys are ignored."""
     missing = [k for k in ("text", "citations", "abstained") if k not in payload]
     if missing:
-        raise GenerationResponseError(f"{where} returned JSON without {', '.join(map(repr, missing))} "
-                                      f"(keys {sorted(payload)[:8]})")
-    text, citations, abstained, reason = (payload["text"], payload["citations"], payload["abstained"],
-                                          payload.get("reason"))
+        raise GenerationResponseError(
+            f"{where} returned JSON without {', '.join(map(repr, missing))} (keys {sorted(payload)[:8]})"
+        )
+    text, citations, abstained, reason = (
+        payload["text"],
+        payload["citations"],
+        payload["abstained"],
+        payload.get("reason"),
+    )
     if not isinstance(text, str):
         raise GenerationResponseError(f"{where} returned 'text' of type {type(text).__name__}, not a string")
     if not isinstance(citations, list) or not all(isinstance(c, str) and c.strip() for c in citations):
         raise GenerationResponseError(f"{where} returned 'citations' that are not a list of non-empty strings")
     if not isinstance(abstained, bool):
-        raise GenerationResponseError(f"{where} returned 'abstained' of type {type(abstained).__name__}, not true/false")
+        raise GenerationResponseError(
+            f"{where} returned 'abstained' of type {type(abstained).__name__}, not true/false"
+        )
     if reason is not None and not isinstance(reason, str):
-        raise GenerationResponseError(f"{where} returned 'reason' of type {type(reason).__name__}, not a string or null")
+        raise GenerationResponseError(
+            f"{where} returned 'reason' of type {type(reason).__name__}, not a string or null"
+        )
     return {"text": text, "citations": list(dict.fromkeys(citations)), "abstained": abstained, "reason": reason}
 
 
 class ExternalRagGenerator(_EndpointClient):
     """A user's own RAG service, evaluated end to end: it retrieves, reads and cites by itself."""
 
-    def __init__(self, url: str, *, name: str | None = None, api_key: str | None = None,
-                 api_key_env: str | None = RAG_API_KEY_ENV, timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
-                 retry: RetryPolicy = RetryPolicy(), tape: Tape | None = None,
-                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.perf_counter,
-                 transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        name: str | None = None,
+        api_key: str | None = None,
+        api_key_env: str | None = RAG_API_KEY_ENV,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        retry: RetryPolicy = RetryPolicy(),
+        tape: Tape | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.perf_counter,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
         parts = urlsplit(url.strip())
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"the RAG service url must be an http(s) URL with a host, not {url!r}")
@@ -221,8 +298,17 @@ class ExternalRagGenerator(_EndpointClient):
         # The name, not the URL, keys the tape when given, so a service that moves host still replays.
         self.model_id = (name or public).strip()
         self.tape = tape or Tape.off()
-        self._endpoint = JsonEndpoint(url.strip(), public, api_headers(api_key, api_key_env), timeout, retry,
-                                      sleep, clock, transport, GENERATION_ERRORS)
+        self._endpoint = JsonEndpoint(
+            url.strip(),
+            public,
+            api_headers(api_key, api_key_env),
+            timeout,
+            retry,
+            sleep,
+            clock,
+            transport,
+            GENERATION_ERRORS,
+        )
 
     def __repr__(self) -> str:
         return f"ExternalRagGenerator({self.model_id!r}, tape={self.tape!r})"
@@ -241,6 +327,15 @@ class ExternalRagGenerator(_EndpointClient):
 
         taped = self.tape.call(self.model_id, {}, body, fetch, question=request.question)
         reply = _rag_reply(taped.response, f"taped reply {taped.key}")  # a hand-edited tape is checked like a server
-        return Generation(text=reply["text"], citations=reply["citations"], abstained=reply["abstained"],
-                          reason=reply["reason"], model_id=self.model_id, parameters={}, prompt_version=None,
-                          latency_seconds=taped.latency_seconds, replayed=taped.replayed, tape_key=taped.key)
+        return Generation(
+            text=reply["text"],
+            citations=reply["citations"],
+            abstained=reply["abstained"],
+            reason=reply["reason"],
+            model_id=self.model_id,
+            parameters={},
+            prompt_version=None,
+            latency_seconds=taped.latency_seconds,
+            replayed=taped.replayed,
+            tape_key=taped.key,
+        )

@@ -48,15 +48,30 @@ NO_THINKING = {"enable_thinking": False}
 class ChatProposer(_ChatClient):
     """Proposes golden-question candidates for excerpt bundles; close it, or use it in a `with` block."""
 
-    def __init__(self, base_url: str, model: str, api_key: str | None = None, *,
-                 api_key_env: str | None = CHAT_API_KEY_ENV, timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
-                 retry: RetryPolicy = RetryPolicy(), tape: Tape | None = None, max_tokens: int = DEFAULT_MAX_TOKENS,
-                 seed: int | None = None, count: int = DEFAULT_COUNT, nonce_seed: str | int = DEFAULT_NONCE_SEED,
-                 disable_thinking: bool = True, sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.perf_counter, transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        *,
+        api_key_env: str | None = CHAT_API_KEY_ENV,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        retry: RetryPolicy = RetryPolicy(),
+        tape: Tape | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        seed: int | None = None,
+        count: int = DEFAULT_COUNT,
+        nonce_seed: str | int = DEFAULT_NONCE_SEED,
+        disable_thinking: bool = True,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.perf_counter,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
         if count < 1:
             raise ValueError(f"count must be at least 1, not {count}")
-        self._open_chat(base_url, model, tape, max_tokens, seed, api_key, api_key_env, timeout, retry, sleep, clock, transport)
+        self._open_chat(
+            base_url, model, tape, max_tokens, seed, api_key, api_key_env, timeout, retry, sleep, clock, transport
+        )
         self.count, self.nonce_seed = count, nonce_seed
         if disable_thinking:
             self.parameters[TEMPLATE_KWARGS] = dict(NO_THINKING)
@@ -91,18 +106,26 @@ class ChatProposer(_ChatClient):
         reply[f"{TEMPLATE_KWARGS}_sent"] = TEMPLATE_KWARGS in body
         return reply, latency
 
-    def propose(self, bundle: ExcerptBundle, examples: Sequence[Candidate] = ()) -> tuple[list[Candidate], list[CandidateProblem]]:
+    def propose(
+        self, bundle: ExcerptBundle, examples: Sequence[Candidate] = ()
+    ) -> tuple[list[Candidate], list[CandidateProblem]]:
         """The model's proposals for one bundle: candidates, and problems (each with its reason)."""
         messages = build_proposal_messages(bundle, examples, self.count, nonce=proposal_nonce(bundle, self.nonce_seed))
         where = f"{self._endpoint.public_url} (model {self.model!r})"
-        taped = self.tape.call(self.model, self.parameters, messages, lambda: self._post(messages, where),
-                               question=bundle.bundle_id)
+        taped = self.tape.call(
+            self.model, self.parameters, messages, lambda: self._post(messages, where), question=bundle.bundle_id
+        )
         reply = taped.response
         finish = reply.get("finish_reason")
         if not isinstance(reply.get("content"), str) or not (finish is None or isinstance(finish, str)):
             raise GenerationResponseError(f"taped reply {taped.key} has no text 'content' or a bad 'finish_reason'")
         candidates, problems = parse_proposals(reply["content"], bundle, self.source, PROMPT_VERSION)
         if finish == "length":
-            problems.append(CandidateProblem(f"{self.source}:{bundle.bundle_id}", self.source,
-                                             "the reply was cut at max_tokens; proposals after the cut are lost"))
+            problems.append(
+                CandidateProblem(
+                    f"{self.source}:{bundle.bundle_id}",
+                    self.source,
+                    "the reply was cut at max_tokens; proposals after the cut are lost",
+                )
+            )
         return candidates, problems

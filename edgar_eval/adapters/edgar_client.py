@@ -134,8 +134,12 @@ class RetryPolicy:
 class RateLimiter:
     """Spaces request starts evenly, so bursts never exceed the rate in any window."""
 
-    def __init__(self, per_second: float = SEC_MAX_REQUESTS_PER_SECOND,
-                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        per_second: float = SEC_MAX_REQUESTS_PER_SECOND,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         if not 0 < per_second:
             raise ValueError(f"requests per second must be positive, not {per_second}")
         self.interval = 1.0 / per_second
@@ -244,8 +248,9 @@ def _fiscal_year(report_date: str, filed: str, fiscal_year_end: tuple[int, int])
     return None
 
 
-def select_filings(submissions: dict, table: dict, forms: Iterable[str], years: Iterable[int] | None,
-                   ticker: str | None = None) -> list[EdgarFiling]:
+def select_filings(
+    submissions: dict, table: dict, forms: Iterable[str], years: Iterable[int] | None, ticker: str | None = None
+) -> list[EdgarFiling]:
     """Filings of `table` (EDGAR's parallel arrays) with one of `forms`, in one of `years` when given."""
     cik = str(submissions.get("cik", "")).zfill(10)
     company = str(submissions.get("name", ""))
@@ -271,9 +276,19 @@ def select_filings(submissions: dict, table: dict, forms: Iterable[str], years: 
         fiscal_year = _fiscal_year(report_date, filed, fye)
         if wanted_years is not None and fiscal_year not in wanted_years:
             continue
-        selected.append(EdgarFiling(cik=cik, company=company, ticker=label.lower(), form=form, accession=str(accession),
-                                    filed=filed, report_date=report_date,
-                                    primary_document=str(columns["primaryDocument"][i]), fiscal_year=fiscal_year))
+        selected.append(
+            EdgarFiling(
+                cik=cik,
+                company=company,
+                ticker=label.lower(),
+                form=form,
+                accession=str(accession),
+                filed=filed,
+                report_date=report_date,
+                primary_document=str(columns["primaryDocument"][i]),
+                fiscal_year=fiscal_year,
+            )
+        )
     return selected
 
 
@@ -317,15 +332,24 @@ def _is_incomplete_body(exc: httpx.TransportError) -> bool:
 class EdgarClient:
     """EDGAR over HTTP, within SEC fair-access rules: declared User-Agent, rate limit, bounded retries."""
 
-    def __init__(self, contact_email: str | None = None, *, endpoints: EdgarEndpoints = EdgarEndpoints(),
-                 retry: RetryPolicy = RetryPolicy(), timeout: httpx.Timeout = DEFAULT_TIMEOUT,
-                 requests_per_second: float = SEC_MAX_REQUESTS_PER_SECOND,
-                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
-                 transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        contact_email: str | None = None,
+        *,
+        endpoints: EdgarEndpoints = EdgarEndpoints(),
+        retry: RetryPolicy = RetryPolicy(),
+        timeout: httpx.Timeout = DEFAULT_TIMEOUT,
+        requests_per_second: float = SEC_MAX_REQUESTS_PER_SECOND,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
         self.contact_email = contact_email_or_refuse(contact_email)
         if requests_per_second > SEC_MAX_REQUESTS_PER_SECOND:
-            raise ValueError(f"SEC fair access allows at most {SEC_MAX_REQUESTS_PER_SECOND:g} requests per second, "
-                             f"not {requests_per_second:g}")
+            raise ValueError(
+                f"SEC fair access allows at most {SEC_MAX_REQUESTS_PER_SECOND:g} requests per second, "
+                f"not {requests_per_second:g}"
+            )
         if retry.attempts < 1:
             raise ValueError("retry.attempts must be at least 1")
         self.endpoints = endpoints
@@ -333,8 +357,9 @@ class EdgarClient:
         self.user_agent = f"edgar-eval {self.contact_email}"
         self._sleep = sleep
         self._limiter = RateLimiter(requests_per_second, clock=clock, sleep=sleep)
-        self._http = httpx.Client(headers={"User-Agent": self.user_agent}, timeout=timeout,
-                                  follow_redirects=True, transport=transport)
+        self._http = httpx.Client(
+            headers={"User-Agent": self.user_agent}, timeout=timeout, follow_redirects=True, transport=transport
+        )
         self._tickers: dict[str, str] | None = None
 
     def __enter__(self) -> EdgarClient:
@@ -378,8 +403,10 @@ class EdgarClient:
             if attempt < self.retry.attempts:
                 self._sleep(delay)
         if truncated:
-            raise TruncatedDocument(f"truncated: {url} ended before its Content-Length ({problem}); "
-                                    f"gave up after {self.retry.attempts} attempts")
+            raise TruncatedDocument(
+                f"truncated: {url} ended before its Content-Length ({problem}); "
+                f"gave up after {self.retry.attempts} attempts"
+            )
         raise RetriesExhausted(f"gave up on {url} after {self.retry.attempts} attempts: {problem}")
 
     def get_json(self, url: str) -> dict:
@@ -418,8 +445,9 @@ class EdgarClient:
     def submissions(self, cik: str) -> dict:
         return self.get_json(self.endpoints.submissions(cik))
 
-    def find_filings(self, cik: str, forms: Sequence[str], years: Iterable[int] | None,
-                     ticker: str | None = None) -> list[EdgarFiling]:
+    def find_filings(
+        self, cik: str, forms: Sequence[str], years: Iterable[int] | None, ticker: str | None = None
+    ) -> list[EdgarFiling]:
         """The company's filings of `forms` for fiscal `years` (all recent ones when None), oldest first."""
         years = None if years is None else list(years)
         submissions = self.submissions(cik)
@@ -439,8 +467,9 @@ class EdgarClient:
         response = self.get(url)
         media_type = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
         if media_type not in DOCUMENT_MEDIA_TYPES:
-            raise WrongContentType(f"{url} was served as {media_type or 'no content type'}, "
-                                   f"expected {' or '.join(DOCUMENT_MEDIA_TYPES)}")
+            raise WrongContentType(
+                f"{url} was served as {media_type or 'no content type'}, expected {' or '.join(DOCUMENT_MEDIA_TYPES)}"
+            )
         data = response.content
         if not _CLOSING_HTML.search(data):
             raise TruncatedDocument(f"truncated: {url} has no closing </html> ({len(data)} bytes received)")
@@ -495,9 +524,16 @@ class FilingCache:
             raise PinMismatch(filing.accession, pin["sha256"], sha256, pin["path"])
         replace_file(self.root / relative, data)
         self.pins[filing.accession] = {
-            "cik": filing.cik, "company": filing.company, "ticker": filing.ticker, "form": filing.form,
-            "filed": filing.filed, "report_date": filing.report_date, "primary_document": filing.primary_document,
-            "path": relative, "bytes": len(data), "sha256": sha256,
+            "cik": filing.cik,
+            "company": filing.company,
+            "ticker": filing.ticker,
+            "form": filing.form,
+            "filed": filing.filed,
+            "report_date": filing.report_date,
+            "primary_document": filing.primary_document,
+            "path": relative,
+            "bytes": len(data),
+            "sha256": sha256,
         }
         return CachedFiling(filing, relative, len(data), sha256, downloaded=True)
 
@@ -505,8 +541,10 @@ class FilingCache:
         """Pins and manifest, both sorted, so the same cache always writes the same bytes."""
         self.root.mkdir(parents=True, exist_ok=True)
         replace_file(self.root / PINS_FILE, (json.dumps(self.pins, indent=2, sort_keys=True) + "\n").encode())
-        rows = sorted((pin for pin in self.pins.values() if (self.root / pin["path"]).is_file()),
-                      key=lambda pin: (pin["ticker"], pin["filed"], pin["path"]))
+        rows = sorted(
+            (pin for pin in self.pins.values() if (self.root / pin["path"]).is_file()),
+            key=lambda pin: (pin["ticker"], pin["filed"], pin["path"]),
+        )
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(MANIFEST_COLUMNS)
@@ -514,8 +552,14 @@ class FilingCache:
         replace_file(self.root / MANIFEST_FILE, buffer.getvalue().encode())
 
 
-def fetch_into_cache(client: EdgarClient, cache: FilingCache, subjects: Sequence[str], forms: Sequence[str],
-                     years: Iterable[int] | None, recheck: bool = False) -> FetchResult:
+def fetch_into_cache(
+    client: EdgarClient,
+    cache: FilingCache,
+    subjects: Sequence[str],
+    forms: Sequence[str],
+    years: Iterable[int] | None,
+    recheck: bool = False,
+) -> FetchResult:
     """Download what the cache lacks; each company and each filing fails on its own."""
     result = FetchResult(cache.root)
     years = None if years is None else sorted(set(years))
@@ -547,17 +591,32 @@ def fetch_into_cache(client: EdgarClient, cache: FilingCache, subjects: Sequence
     return result
 
 
-def fetch_filings(ciks_or_tickers: Sequence[str], forms: Sequence[str], years: Iterable[int] | None,
-                  cache_dir: str | os.PathLike, contact_email: str | None = None, *, recheck: bool = False,
-                  endpoints: EdgarEndpoints = EdgarEndpoints(), retry: RetryPolicy = RetryPolicy(),
-                  timeout: httpx.Timeout = DEFAULT_TIMEOUT,
-                  requests_per_second: float = SEC_MAX_REQUESTS_PER_SECOND,
-                  clock: Callable[[], float] = time.monotonic,
-                  sleep: Callable[[float], None] = time.sleep) -> FetchResult:
+def fetch_filings(
+    ciks_or_tickers: Sequence[str],
+    forms: Sequence[str],
+    years: Iterable[int] | None,
+    cache_dir: str | os.PathLike,
+    contact_email: str | None = None,
+    *,
+    recheck: bool = False,
+    endpoints: EdgarEndpoints = EdgarEndpoints(),
+    retry: RetryPolicy = RetryPolicy(),
+    timeout: httpx.Timeout = DEFAULT_TIMEOUT,
+    requests_per_second: float = SEC_MAX_REQUESTS_PER_SECOND,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> FetchResult:
     """Fetch `forms` of the given companies for fiscal `years` (None: all recent) into `cache_dir`.
 
     `recheck` downloads pinned filings again to prove EDGAR still serves the pinned bytes.
     """
-    with EdgarClient(contact_email, endpoints=endpoints, retry=retry, timeout=timeout,
-                     requests_per_second=requests_per_second, clock=clock, sleep=sleep) as client:
+    with EdgarClient(
+        contact_email,
+        endpoints=endpoints,
+        retry=retry,
+        timeout=timeout,
+        requests_per_second=requests_per_second,
+        clock=clock,
+        sleep=sleep,
+    ) as client:
         return fetch_into_cache(client, FilingCache(cache_dir), ciks_or_tickers, forms, years, recheck=recheck)

@@ -35,6 +35,11 @@ class MiniLMEmbedder:
         if not texts:
             return np.zeros((0, 384), dtype=np.float32)
         model = _load_minilm()
-        vectors = model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                               convert_to_numpy=True, show_progress_bar=False)
+        vectors = model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
         return vectors.astype(np.float32)

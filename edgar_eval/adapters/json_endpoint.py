@@ -73,9 +73,18 @@ def api_headers(api_key: str | None, api_key_env: str | None) -> dict[str, str]:
 class JsonEndpoint:
     """POST JSON, get a 2xx back: bounded retries, and the successful attempt's latency."""
 
-    def __init__(self, url: str, public_url: str, headers: dict[str, str], timeout: httpx.Timeout | float,
-                 retry: RetryPolicy, sleep: Callable[[float], None], clock: Callable[[], float],
-                 transport: httpx.BaseTransport | None, errors: EndpointErrors) -> None:
+    def __init__(
+        self,
+        url: str,
+        public_url: str,
+        headers: dict[str, str],
+        timeout: httpx.Timeout | float,
+        retry: RetryPolicy,
+        sleep: Callable[[float], None],
+        clock: Callable[[], float],
+        transport: httpx.BaseTransport | None,
+        errors: EndpointErrors,
+    ) -> None:
         if retry.attempts < 1:
             raise ValueError("retry.attempts must be at least 1")
         self.url, self.public_url, self.retry, self.errors = url, public_url, retry, errors
@@ -104,13 +113,18 @@ class JsonEndpoint:
                         delay = min(retry_after, self.retry.max_retry_after_s)
                 elif status >= 400:
                     hint = " (check the API key)" if status in (401, 403) else (hint_404 if status == 404 else "")
-                    raise self.errors.http(f"HTTP {status} {response.reason_phrase} from {self.public_url}{hint}: "
-                                           f"{error_excerpt(response)}", status)
+                    raise self.errors.http(
+                        f"HTTP {status} {response.reason_phrase} from {self.public_url}{hint}: "
+                        f"{error_excerpt(response)}",
+                        status,
+                    )
                 else:
                     return response, self._clock() - started
             if attempt < self.retry.attempts:
                 self._sleep(delay)
-        raise self.errors.retries_exhausted(f"gave up on {self.public_url} after {self.retry.attempts} attempts: {problem}")
+        raise self.errors.retries_exhausted(
+            f"gave up on {self.public_url} after {self.retry.attempts} attempts: {problem}"
+        )
 
     def post(self, body: dict, hint_404: str = "") -> tuple[dict, float]:
         """The 2xx reply's JSON object and its latency."""
@@ -118,8 +132,9 @@ class JsonEndpoint:
         try:
             payload = response.json()
         except ValueError as exc:
-            raise self.errors.bad_response(f"{self.public_url} did not return JSON: {exc}; body starts "
-                                           f"{response.text[:80]!r}") from exc
+            raise self.errors.bad_response(
+                f"{self.public_url} did not return JSON: {exc}; body starts {response.text[:80]!r}"
+            ) from exc
         if not isinstance(payload, dict):
             raise self.errors.bad_response(f"{self.public_url} returned JSON {type(payload).__name__}, not an object")
         return payload, latency

@@ -83,12 +83,24 @@ class OpenAICompatibleEmbedder:
 
     normalisation = NORMALISATION
 
-    def __init__(self, model: str, base_url: str, *, api_key: str | None = None, api_key_env: str | None = API_KEY_ENV,
-                 dimension: int | None = None, send_dimensions: bool = False,
-                 max_characters: int = DEFAULT_MAX_CHARACTERS, truncate: bool = True,
-                 batch_size: int = DEFAULT_BATCH_SIZE, encoding_format: str | None = "float",
-                 retry: RetryPolicy = RetryPolicy(), timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
-                 sleep: Callable[[float], None] = time.sleep, transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        model: str,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        api_key_env: str | None = API_KEY_ENV,
+        dimension: int | None = None,
+        send_dimensions: bool = False,
+        max_characters: int = DEFAULT_MAX_CHARACTERS,
+        truncate: bool = True,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        encoding_format: str | None = "float",
+        retry: RetryPolicy = RetryPolicy(),
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        sleep: Callable[[float], None] = time.sleep,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
         self.model = model.strip()
         if not self.model:
             raise ValueError("an embeddings model name is required")
@@ -110,8 +122,17 @@ class OpenAICompatibleEmbedder:
         self.encoding_format = encoding_format
         self._dimension = dimension
         self.served_model: str | None = None
-        self._endpoint = JsonEndpoint(self.endpoint, self._public_endpoint(), api_headers(api_key, api_key_env), timeout, retry,
-                                      sleep, time.perf_counter, transport, EMBEDDING_ERRORS)
+        self._endpoint = JsonEndpoint(
+            self.endpoint,
+            self._public_endpoint(),
+            api_headers(api_key, api_key_env),
+            timeout,
+            retry,
+            sleep,
+            time.perf_counter,
+            transport,
+            EMBEDDING_ERRORS,
+        )
 
     @classmethod
     def from_env(cls, **overrides) -> OpenAICompatibleEmbedder:
@@ -162,8 +183,10 @@ class OpenAICompatibleEmbedder:
             return np.zeros((0, self._dimension or 0), dtype=np.float32)
         if self.truncate:
             texts = [text[: self._max_characters] for text in texts]
-        rows = [self._embed_batch(texts[start:start + self.batch_size], start)
-                for start in range(0, len(texts), self.batch_size)]
+        rows = [
+            self._embed_batch(texts[start : start + self.batch_size], start)
+            for start in range(0, len(texts), self.batch_size)
+        ]
         return np.concatenate(rows, axis=0)
 
     def _request_body(self, batch: list[str]) -> dict:
@@ -179,18 +202,23 @@ class OpenAICompatibleEmbedder:
 
     def _embed_batch(self, batch: list[str], offset: int) -> np.ndarray:
         where = f"{self._public_endpoint()} (model {self.model!r}, texts {offset}..{offset + len(batch) - 1})"
-        response, _ = self._endpoint.post_response(self._request_body(batch), hint_404=f" (is model {self.model!r} served there?)")
+        response, _ = self._endpoint.post_response(
+            self._request_body(batch), hint_404=f" (is model {self.model!r} served there?)"
+        )
         try:
             payload = response.json()
         except ValueError as exc:
-            raise EmbeddingResponseError(f"{where} did not return JSON: {exc}; body starts "
-                                         f"{response.text[:80]!r}") from exc
+            raise EmbeddingResponseError(
+                f"{where} did not return JSON: {exc}; body starts {response.text[:80]!r}"
+            ) from exc
         vectors = self._vectors(payload, len(batch), where)
         served = payload.get("model")
         if isinstance(served, str) and served:
             if self.served_model is not None and served != self.served_model:
-                raise EmbeddingResponseError(f"{where} was served by model {served!r}, earlier replies by "
-                                             f"{self.served_model!r}; vectors of different models cannot share an index")
+                raise EmbeddingResponseError(
+                    f"{where} was served by model {served!r}, earlier replies by "
+                    f"{self.served_model!r}; vectors of different models cannot share an index"
+                )
             self.served_model = served
         return vectors
 
@@ -210,14 +238,17 @@ class OpenAICompatibleEmbedder:
         elif not all(isinstance(index, int) and not isinstance(index, bool) for index in indices):
             raise EmbeddingResponseError(f"{where} returned 'data' items with missing or non-integer 'index'")
         if sorted(indices) != list(range(expected)):
-            raise EmbeddingResponseError(f"{where} returned indices {sorted(indices)[:10]} for {expected} texts; "
-                                         f"expected each of 0..{expected - 1} once")
+            raise EmbeddingResponseError(
+                f"{where} returned indices {sorted(indices)[:10]} for {expected} texts; "
+                f"expected each of 0..{expected - 1} once"
+            )
         ordered = [None] * expected
         for index, item in zip(indices, data):
             ordered[index] = item["embedding"]
         if any(isinstance(vector, str) for vector in ordered):
-            raise EmbeddingResponseError(f"{where} returned embeddings as strings (base64?); "
-                                         f"use encoding_format='float'")
+            raise EmbeddingResponseError(
+                f"{where} returned embeddings as strings (base64?); use encoding_format='float'"
+            )
         if not all(isinstance(vector, list) for vector in ordered):
             raise EmbeddingResponseError(f"{where} returned an 'embedding' that is not a list of numbers")
         lengths = sorted({len(vector) for vector in ordered})
@@ -226,10 +257,14 @@ class OpenAICompatibleEmbedder:
         try:
             matrix = np.asarray(ordered)
         except (ValueError, TypeError) as exc:
-            raise EmbeddingResponseError(f"{where} returned embeddings that are not flat lists of numbers: {exc}") from exc
+            raise EmbeddingResponseError(
+                f"{where} returned embeddings that are not flat lists of numbers: {exc}"
+            ) from exc
         if matrix.ndim != 2 or matrix.dtype.kind not in "iuf":
-            raise EmbeddingResponseError(f"{where} returned embeddings that are not flat lists of numbers "
-                                         f"(array of {matrix.dtype} with shape {matrix.shape})")
+            raise EmbeddingResponseError(
+                f"{where} returned embeddings that are not flat lists of numbers "
+                f"(array of {matrix.dtype} with shape {matrix.shape})"
+            )
         dimension = matrix.shape[1]
         if dimension == 0:
             raise EmbeddingResponseError(f"{where} returned empty embeddings")
@@ -239,13 +274,16 @@ class OpenAICompatibleEmbedder:
             bad = np.flatnonzero(~finite)[:5].tolist()
             raise EmbeddingResponseError(f"{where} returned non-finite values (NaN or infinity) in embeddings {bad}")
         if self._dimension is not None and dimension != self._dimension:
-            raise EmbeddingResponseError(f"{where} returned {dimension}-dimensional vectors where {self._dimension} "
-                                         f"were {'expected' if self.send_dimensions else 'given or returned before'}")
+            raise EmbeddingResponseError(
+                f"{where} returned {dimension}-dimensional vectors where {self._dimension} "
+                f"were {'expected' if self.send_dimensions else 'given or returned before'}"
+            )
         scale = np.abs(matrix).max(axis=1)
         zero = scale == 0
         if zero.any():
-            raise EmbeddingResponseError(f"{where} returned all-zero embeddings {np.flatnonzero(zero)[:5].tolist()}, "
-                                         f"which cannot be normalised")
+            raise EmbeddingResponseError(
+                f"{where} returned all-zero embeddings {np.flatnonzero(zero)[:5].tolist()}, which cannot be normalised"
+            )
         matrix = matrix / scale[:, None]  # first to the unit cube, so huge values cannot overflow the norm
         self._dimension = dimension
         return (matrix / np.linalg.norm(matrix, axis=1)[:, None]).astype(np.float32)

@@ -31,14 +31,17 @@ class TapeError(RuntimeError):
 
 
 class TapeMiss(TapeError):
-    """Replay asked for a call the tape does not hold: the prompt, model or parameters changed, or it was never recorded."""
+    """Replay asked for a call the tape does not hold: the prompt, model or parameters changed, or it was never
+    recorded."""
 
     kind = "tape_miss"
 
     def __init__(self, key: str, question: str | None, directory: Path | None) -> None:
         where = f"in {directory}" if directory is not None else "(no tape directory)"
-        super().__init__(f"no taped reply for key {key} {where} (question {question!r}); a changed prompt, model or "
-                         f"parameter changes the key. Record it with tape mode 'record' or 'fill'.")
+        super().__init__(
+            f"no taped reply for key {key} {where} (question {question!r}); a changed prompt, model or "
+            f"parameter changes the key. Record it with tape mode 'record' or 'fill'."
+        )
         self.key = key
         self.question = question
 
@@ -91,8 +94,15 @@ class Tape:
             return []
         return sorted(p.stem for p in self.directory.glob("*.json"))
 
-    def call(self, model: str, parameters: dict, messages: object, fetch: Callable[[], tuple[dict, float]],
-             *, question: str | None = None) -> TapeResult:
+    def call(
+        self,
+        model: str,
+        parameters: dict,
+        messages: object,
+        fetch: Callable[[], tuple[dict, float]],
+        *,
+        question: str | None = None,
+    ) -> TapeResult:
         """The response to (model, parameters, messages): from the tape or from `fetch`, which returns the
         response as a JSON object and the call's latency in seconds."""
         if self.mode == "off":
@@ -110,15 +120,28 @@ class Tape:
         self._store(key, model, parameters, messages, question, response, latency)
         return TapeResult(response, latency, False, key)
 
-    def _store(self, key: str, model: str, parameters: dict, messages: object, question: str | None,
-               response: dict, latency: float) -> None:
+    def _store(
+        self,
+        key: str,
+        model: str,
+        parameters: dict,
+        messages: object,
+        question: str | None,
+        response: dict,
+        latency: float,
+    ) -> None:
         if not isinstance(response, dict):
             raise TypeError(f"a taped response must be a JSON object, not {type(response).__name__}")
         if not math.isfinite(latency) or latency < 0:
             raise ValueError(f"latency must be a finite, non-negative number of seconds, not {latency}")
-        entry = {"format": TAPE_FORMAT, "key": key, "question": question,
-                 "request": {"model": model, "parameters": parameters, "messages": messages},
-                 "response": response, "latency_seconds": latency}
+        entry = {
+            "format": TAPE_FORMAT,
+            "key": key,
+            "question": question,
+            "request": {"model": model, "parameters": parameters, "messages": messages},
+            "response": response,
+            "latency_seconds": latency,
+        }
         data = json.dumps(entry, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
         replace_file(self.path(key), data.encode("utf-8"))
 
@@ -130,15 +153,23 @@ class Tape:
             return None
         except ValueError as exc:
             raise TapeCorrupt(f"tape entry {path} is not JSON: {exc}") from exc
-        if not isinstance(entry, dict) or not isinstance(entry.get("request"), dict) \
-                or not isinstance(entry.get("response"), dict):
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("request"), dict)
+            or not isinstance(entry.get("response"), dict)
+        ):
             raise TapeCorrupt(f"tape entry {path} lacks a 'request' or 'response' object")
         request = entry["request"]
         stored_key = tape_key(request.get("model"), request.get("parameters"), request.get("messages"))
         if stored_key != key or entry.get("key") != key:  # a hand-edited or misnamed entry must not answer
             raise TapeCorrupt(f"tape entry {path} holds a request whose key is {stored_key}, not {key}")
         latency = entry.get("latency_seconds")
-        if isinstance(latency, bool) or not isinstance(latency, (int, float)) or not math.isfinite(latency) or latency < 0:
+        if (
+            isinstance(latency, bool)
+            or not isinstance(latency, (int, float))
+            or not math.isfinite(latency)
+            or latency < 0
+        ):
             raise TapeCorrupt(f"tape entry {path} has no valid 'latency_seconds'")
         entry["latency_seconds"] = float(latency)
         return entry

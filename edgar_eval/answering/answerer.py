@@ -22,7 +22,15 @@ OUT_OF_SCOPE = "out_of_scope"
 OUT_OF_PERIOD = "out_of_period"
 GATE_REJECTED = "gate_rejected"
 MODEL_DECLINED = "model_declined"
-OUTCOMES = (ANSWERED, OUT_OF_SCOPE, OUT_OF_PERIOD, GATE_REJECTED, MODEL_DECLINED, "no_valid_citation", "unsupported_claim")
+OUTCOMES = (
+    ANSWERED,
+    OUT_OF_SCOPE,
+    OUT_OF_PERIOD,
+    GATE_REJECTED,
+    MODEL_DECLINED,
+    "no_valid_citation",
+    "unsupported_claim",
+)
 
 
 def passage_label(position: int) -> str:
@@ -46,9 +54,15 @@ class ExtractiveGenerator:
         answer = self._read(request.question, labelled)
         by_label = {passage_label(i): passage_id for i, (passage_id, _) in enumerate(request.passages)}
         return Generation(
-            text=answer.text, citations=[by_label[c] for c in answer.cited_chunk_ids], abstained=not answer.answered,
-            reason=answer.decline_reason, model_id=self.generator_id, parameters={}, prompt_version=None,
-            latency_seconds=round(time.perf_counter() - started, 6))
+            text=answer.text,
+            citations=[by_label[c] for c in answer.cited_chunk_ids],
+            abstained=not answer.answered,
+            reason=answer.decline_reason,
+            model_id=self.generator_id,
+            parameters={},
+            prompt_version=None,
+            latency_seconds=round(time.perf_counter() - started, 6),
+        )
 
 
 class TableReaderGenerator(ExtractiveGenerator):

@@ -38,9 +38,9 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from edgar_eval.corpus.sentences import sentence_spans
 from edgar_eval.corpus.figure_match import SignedFigure, backs, reference_figures, stated_figures, tolerance
 from edgar_eval.corpus.number_words import SCALE_FACTORS, Figure, find_number_phrases
+from edgar_eval.corpus.sentences import sentence_spans
 
 DEFAULT_MARKER_PATTERN = r"\[(P\d+(?:\s*[,;]\s*P\d+)*)\]"
 BRACKETED_ID_MARKER_PATTERN = r"\[([^\[\]\s,;]+(?:\s*[,;]\s*[^\[\]\s,;]+)*)\]"
@@ -159,7 +159,9 @@ def _readings(figure: Figure, scales: tuple[float, ...], min_rescale_digits: int
     return values
 
 
-def _find_backing(stated: SignedFigure, index: _PassageIndex, scales: tuple[float, ...], min_rescale_digits: int) -> Figure | None:
+def _find_backing(
+    stated: SignedFigure, index: _PassageIndex, scales: tuple[float, ...], min_rescale_digits: int
+) -> Figure | None:
     if not stated.figure.is_figure:
         return None
     for candidate in index.figures:
@@ -170,8 +172,13 @@ def _find_backing(stated: SignedFigure, index: _PassageIndex, scales: tuple[floa
 
 
 def _check_sentence(
-    text: str, start: int, end: int, passages: dict[str, str], marker: re.Pattern[str],
-    indexes: dict[str, _PassageIndex], min_rescale_digits: int,
+    text: str,
+    start: int,
+    end: int,
+    passages: dict[str, str],
+    marker: re.Pattern[str],
+    indexes: dict[str, _PassageIndex],
+    min_rescale_digits: int,
 ) -> SentenceCheck:
     masked = _masked(text, start, end, marker)
     found = find_number_phrases(masked)
@@ -185,15 +192,22 @@ def _check_sentence(
     sentence = text[start:end]
 
     def verdict(checks=(), reason=None, failed=None, why="") -> SentenceCheck:
-        return SentenceCheck(sentence, start, end, figures, references, tuple(cited), unknown, tuple(checks), reason, failed, why)
+        return SentenceCheck(
+            sentence, start, end, figures, references, tuple(cited), unknown, tuple(checks), reason, failed, why
+        )
 
     if unknown:
-        return verdict(reason=NO_VALID_CITATION, failed=figures[0] if figures else None,
-                       why=f"cites {', '.join(unknown)}, not among the passages provided")
+        return verdict(
+            reason=NO_VALID_CITATION,
+            failed=figures[0] if figures else None,
+            why=f"cites {', '.join(unknown)}, not among the passages provided",
+        )
     if not figures:
         return verdict(why="no figure")
     if not cited:
-        return verdict(reason=NO_VALID_CITATION, failed=figures[0], why=f"states {figures[0].text!r} without a citation marker")
+        return verdict(
+            reason=NO_VALID_CITATION, failed=figures[0], why=f"states {figures[0].text!r} without a citation marker"
+        )
     checks = []
     for passage_id in cited:
         if passage_id not in indexes:
@@ -207,12 +221,23 @@ def _check_sentence(
                 backing = (passage_id, candidate)
                 break
         if backing:
-            checks.append(FigureCheck(figure, True, backing[0], backing[1].text, f"printed in {backing[0]} as {backing[1].text!r}"))
+            checks.append(
+                FigureCheck(
+                    figure, True, backing[0], backing[1].text, f"printed in {backing[0]} as {backing[1].text!r}"
+                )
+            )
         else:
             kind = "percentage" if figure.is_percent else "number"
             sign = "negative " if stated.sign < 0 else ""
-            checks.append(FigureCheck(figure, False, None, None,
-                                      f"no {sign}{kind} within {tolerance(figure):g} of {figure.text!r} in {', '.join(cited)}"))
+            checks.append(
+                FigureCheck(
+                    figure,
+                    False,
+                    None,
+                    None,
+                    f"no {sign}{kind} within {tolerance(figure):g} of {figure.text!r} in {', '.join(cited)}",
+                )
+            )
     failed = next((c for c in checks if not c.backed), None)
     if failed:
         return verdict(checks, UNSUPPORTED_CLAIM, failed.figure, failed.why)
@@ -234,7 +259,11 @@ def check_citations(
     )
     reasons = {s.reason for s in sentences}
     reason: Reason | None = (
-        NO_VALID_CITATION if NO_VALID_CITATION in reasons else UNSUPPORTED_CLAIM if UNSUPPORTED_CLAIM in reasons else None
+        NO_VALID_CITATION
+        if NO_VALID_CITATION in reasons
+        else UNSUPPORTED_CLAIM
+        if UNSUPPORTED_CLAIM in reasons
+        else None
     )
     return CitationVerdict(reason is None, reason, sentences)
 
@@ -252,6 +281,9 @@ def answer_figures(answer_text: str, marker_pattern: str | re.Pattern[str] = DEF
 
 def _shift(figure: Figure, offset: int) -> Figure:
     return replace(
-        figure, start=figure.start + offset, end=figure.end + offset,
-        number_start=figure.number_start + offset, number_end=figure.number_end + offset,
+        figure,
+        start=figure.start + offset,
+        end=figure.end + offset,
+        number_start=figure.number_start + offset,
+        number_end=figure.number_end + offset,
     )

@@ -85,7 +85,9 @@ def _row_candidate(lines: list[str], index: int, years: list[int], question_toke
     for previous in range(index - 1, -1, -1):
         if lines[previous].startswith("|"):
             found = [int(y) for y in _YEAR.findall(lines[previous])]
-            if found and not any(_number_value(c) is not None and not _YEAR.fullmatch(c) for c in _cells(lines[previous])[1:]):
+            if found and not any(
+                _number_value(c) is not None and not _YEAR.fullmatch(c) for c in _cells(lines[previous])[1:]
+            ):
                 header_years = found
                 break
         else:
@@ -117,7 +119,9 @@ def read(question: str, passages: list[Passage]) -> ReaderAnswer:
             label, score, shown, value, currency = found
             candidate = _Candidate(score, rank, index, label, shown, value, scale, currency, passage.chunk_id)
             if best is None or (candidate.score, -candidate.passage_rank, -candidate.line_index) > (
-                best.score, -best.passage_rank, -best.line_index
+                best.score,
+                -best.passage_rank,
+                -best.line_index,
             ):
                 best = candidate
     if best is None:

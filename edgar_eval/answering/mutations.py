@@ -29,7 +29,12 @@ from edgar_eval.corpus.figure_match import reference_figures, row_label
 from edgar_eval.corpus.number_words import Figure
 
 LAST_DIGIT, SIGN_FLIPPED, SCALE_WORD, WRONG_COLUMN, ONE_DIGIT = (
-    "last_digit", "sign_flipped", "scale_word", "wrong_column", "one_significant_digit")
+    "last_digit",
+    "sign_flipped",
+    "scale_word",
+    "wrong_column",
+    "one_significant_digit",
+)
 MUTANT_KINDS = (LAST_DIGIT, SIGN_FLIPPED, SCALE_WORD, WRONG_COLUMN, ONE_DIGIT)
 _SWAPPED_SCALE = {"million": "billion", "billion": "million", "thousand": "million", "trillion": "billion"}
 _SCALES = ((1e12, " trillion"), (1e9, " billion"), (1e6, " million"), (1e3, " thousand"))
@@ -38,27 +43,27 @@ _SCALE_SPELLING = re.compile(r"(thousand|million|billion|trillion)", re.I)
 
 def _last_digit(text: str, figure: Figure) -> str:
     last = max(k for k in range(figure.number_start, figure.number_end) if text[k].isdigit())
-    return text[:last] + str((int(text[last]) + 1) % 10) + text[last + 1:]
+    return text[:last] + str((int(text[last]) + 1) % 10) + text[last + 1 :]
 
 
 def _sign_flipped(text: str, figure: Figure) -> str:
-    shown = text[figure.start:figure.end]
+    shown = text[figure.start : figure.end]
     if figure.negative:
         flipped = shown.replace("(", "", 1).replace(")", "", 1).replace("-", "", 1).replace("\u2212", "", 1)
-        return text[:figure.start] + flipped + text[figure.end:]
-    return text[:figure.start] + "-" + shown + text[figure.end:]
+        return text[: figure.start] + flipped + text[figure.end :]
+    return text[: figure.start] + "-" + shown + text[figure.end :]
 
 
 def _scale_word(text: str, figure: Figure) -> str | None:
     if figure.scale_word not in _SWAPPED_SCALE:
         return None
-    shown = text[figure.start:figure.end]
+    shown = text[figure.start : figure.end]
     match = list(_SCALE_SPELLING.finditer(shown))
     if not match:
         return None  # an abbreviation ("$1.9B"): left alone
     word = match[-1]
-    swapped = shown[:word.start()] + _SWAPPED_SCALE[figure.scale_word] + shown[word.end():]
-    return text[:figure.start] + swapped + text[figure.end:]
+    swapped = shown[: word.start()] + _SWAPPED_SCALE[figure.scale_word] + shown[word.end() :]
+    return text[: figure.start] + swapped + text[figure.end :]
 
 
 def _one_digit(text: str, figure: Figure) -> str | None:
@@ -73,9 +78,9 @@ def _one_digit(text: str, figure: Figure) -> str | None:
     rounded = round(scaled, -exponent)
     exponent = math.floor(math.log10(rounded))  # 0.96 rounds to 1: written "1", not "1.0"
     written = f"{rounded:.{max(0, -exponent)}f}" if exponent < 0 else f"{int(rounded)}"
-    currency = "$" if "$" in text[figure.start:figure.number_start] else ""
+    currency = "$" if "$" in text[figure.start : figure.number_start] else ""
     sign = "-" if figure.negative else ""
-    return text[:figure.start] + f"{sign}{currency}{written}{word}" + text[figure.end:]
+    return text[: figure.start] + f"{sign}{currency}{written}{word}" + text[figure.end :]
 
 
 def _wrong_column(text: str, figure: Figure, passages: list[str]) -> str | None:
@@ -88,19 +93,23 @@ def _wrong_column(text: str, figure: Figure, passages: list[str]) -> str | None:
             if re.sub(r"[^\d.]", "", candidate.figure.digits) != digits or row_label(passage, candidate.figure) is None:
                 continue
             line_end = passage.find("\n", candidate.figure.end)
-            same_row = [p for p in printed[k + 1:] if line_end < 0 or p.figure.start < line_end] + \
-                       [p for p in printed[:k] if passage.rfind("\n", 0, candidate.figure.start) < p.figure.start]
+            same_row = [p for p in printed[k + 1 :] if line_end < 0 or p.figure.start < line_end] + [
+                p for p in printed[:k] if passage.rfind("\n", 0, candidate.figure.start) < p.figure.start
+            ]
             other = next((p for p in same_row if re.sub(r"[^\d.]", "", p.figure.digits) != digits), None)
-            if other is not None:  # the other column as printed (its parentheses too), in the answer's currency and scale
+            if (
+                other is not None
+            ):  # the other column as printed (its parentheses too), in the answer's currency and scale
                 printed_cell = other.figure.text.strip().replace("$", "").strip()
-                currency = "$" if "$" in text[figure.start:figure.number_start] else ""
+                currency = "$" if "$" in text[figure.start : figure.number_start] else ""
                 scale = f" {figure.scale_word}" if figure.scale_word else ""
-                return text[:figure.start] + currency + printed_cell + scale + text[figure.end:]
+                return text[: figure.start] + currency + printed_cell + scale + text[figure.end :]
     return None
 
 
-def figure_mutations(answer_text: str, passages: list[str] | None = None,
-                     marker_pattern: str = DEFAULT_MARKER_PATTERN) -> list[tuple[str, str]]:
+def figure_mutations(
+    answer_text: str, passages: list[str] | None = None, marker_pattern: str = DEFAULT_MARKER_PATTERN
+) -> list[tuple[str, str]]:
     """(kind, mutant) for every figure written in digits and every kind that applies to it (module doc)."""
     mutants: list[tuple[str, str]] = []
     for figure in answer_figures(answer_text, marker_pattern):

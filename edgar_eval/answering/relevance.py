@@ -24,8 +24,12 @@ def _name_present(question: str, top: str, aliases: Mapping[str, tuple[str, ...]
     return sum(n in lowered for n in names) / len(names) if names else 1.0
 
 
-def relevance_features(question: str, passage_texts: list[str], scores: list[float],
-                       company_aliases: Mapping[str, tuple[str, ...]] | None = None) -> dict[str, float]:
+def relevance_features(
+    question: str,
+    passage_texts: list[str],
+    scores: list[float],
+    company_aliases: Mapping[str, tuple[str, ...]] | None = None,
+) -> dict[str, float]:
     """Features of one question's retrieval: how close, how sure, and whether its words and names are there.
     `company_aliases`: cik -> the names people use for it (corpus.company_names.company_aliases)."""
     top = passage_texts[:3]

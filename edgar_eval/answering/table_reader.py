@@ -40,16 +40,25 @@ from edgar_eval.corpus.table_headers import cells as _cells
 from edgar_eval.corpus.table_headers import row_values as _row_values
 
 READER_ID = "table-reader/1"
-_QUESTION = re.compile(r"^What (?:was|were) (?P<company>.+?)['\u2019]s? (?P<item>.+?) (?P<when>for|at the end of|as of) "
-                       r"(?P<period>fiscal (?:19|20)\d{2}|the (?:quarter|three months|six months|nine months) ended .+|"
-                       r"[A-Z][a-z]+\.? \d{1,2}, (?:19|20)\d{2})\??$", re.I)
-_MONTHS = {m: k + 1 for k, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}
-_DATE = re.compile(r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+(\d{1,2}),?\s+((?:19|20)\d{2})\b", re.I)
+_QUESTION = re.compile(
+    r"^What (?:was|were) (?P<company>.+?)['\u2019]s? (?P<item>.+?) (?P<when>for|at the end of|as of) "
+    r"(?P<period>fiscal (?:19|20)\d{2}|the (?:quarter|three months|six months|nine months) ended .+|"
+    r"[A-Z][a-z]+\.? \d{1,2}, (?:19|20)\d{2})\??$",
+    re.I,
+)
+_MONTHS = {
+    m: k + 1 for k, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))
+}
+_DATE = re.compile(
+    r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+(\d{1,2}),?\s+((?:19|20)\d{2})\b", re.I
+)
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 _SCALE_WORD = {"thousands": "thousand", "millions": "million", "billions": "billion"}
-_DURATIONS = {"Q": re.compile(r"three months|quarter|13 weeks|thirteen weeks", re.I),
-              "H": re.compile(r"six months|26 weeks|twenty-six weeks", re.I),
-              "9M": re.compile(r"nine months|39 weeks|thirty-nine weeks", re.I)}
+_DURATIONS = {
+    "Q": re.compile(r"three months|quarter|13 weeks|thirteen weeks", re.I),
+    "H": re.compile(r"six months|26 weeks|twenty-six weeks", re.I),
+    "9M": re.compile(r"nine months|39 weeks|thirty-nine weeks", re.I),
+}
 _ANY_DURATION = re.compile(r"three months|six months|nine months|quarter|weeks", re.I)
 
 
@@ -144,7 +153,9 @@ _RESTATED = re.compile(r"\bas restated\b|\brestated\b|\bas adjusted\b|\brecast\b
 def _period_columns(columns: list[str], period: AskedPeriod, table_has_durations: bool) -> list[int]:
     """The columns holding the asked period's figure. A column of the figure as previously reported, of a change or
     of an adjustment is not one; where a restated column stands beside others of the period, it is the one."""
-    wanted = [k for k, c in enumerate(columns) if _matches(c, period, table_has_durations) and not _NOT_THE_FIGURE.search(c)]
+    wanted = [
+        k for k, c in enumerate(columns) if _matches(c, period, table_has_durations) and not _NOT_THE_FIGURE.search(c)
+    ]
     restated = [k for k in wanted if _RESTATED.search(columns[k])]
     return restated if len(wanted) > 1 and len(restated) == 1 else wanted
 
@@ -152,8 +163,24 @@ def _period_columns(columns: list[str], period: AskedPeriod, table_has_durations
 _STOP_WORDS = frozenset({"and", "of", "the", "for", "in", "a", "an", "to", "common", "s"})
 # A row label that only qualifies the group heading above it ("Earnings per share:" / "Basic"; "Current:" / "Federal")
 # is read with that heading.
-_QUALIFIERS = frozenset({"basic", "diluted", "federal", "foreign", "state", "domestic", "current", "deferred", "u.s.",
-                         "united states", "non-u.s.", "international", "state and local", "total"})
+_QUALIFIERS = frozenset(
+    {
+        "basic",
+        "diluted",
+        "federal",
+        "foreign",
+        "state",
+        "domestic",
+        "current",
+        "deferred",
+        "u.s.",
+        "united states",
+        "non-u.s.",
+        "international",
+        "state and local",
+        "total",
+    }
+)
 _MIN_SHARE = 1 / 3  # below it the row is about something else that mentions the item ("... (included in net revenues)")
 _NOT_ASKED = re.compile(r"\bbeginning\b", re.I)  # an opening balance never answers a template question
 
@@ -161,7 +188,9 @@ _NOT_ASKED = re.compile(r"\bbeginning\b", re.I)  # an opening balance never answ
 def _continues(group: str, label: str) -> bool:
     """A row label read with the group heading above it: a qualifier ("Earnings per share:" / "Basic") or the end of
     the heading's phrase ("Cash paid during the period for:" / "Interest")."""
-    return label.lower().strip(" :") in _QUALIFIERS or bool(re.search(r"\b(?:for|of|from|in)\s*:?$", group.strip(), re.I))
+    return label.lower().strip(" :") in _QUALIFIERS or bool(
+        re.search(r"\b(?:for|of|from|in)\s*:?$", group.strip(), re.I)
+    )
 
 
 def label_words(label: str) -> frozenset[str]:
@@ -169,8 +198,11 @@ def label_words(label: str) -> frozenset[str]:
     ("of", "the", "common") set aside, so "Earnings per common share - basic" and "basic earnings per share" agree."""
     text = label.lower().replace("\u2019", "'").replace("&", " and ")
     words = (re.sub(r"(?<=[a-z])\d+$", "", w) for w in re.findall(r"[a-z][a-z0-9]*", text))
-    return frozenset(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-                     for w in words if w and w not in _STOP_WORDS)
+    return frozenset(
+        w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+        for w in words
+        if w and w not in _STOP_WORDS
+    )
 
 
 def label_score(label: str, names: tuple[frozenset[str], ...]) -> tuple[float, int]:
@@ -248,7 +280,9 @@ def _candidates(passage: Passage, rank: int, names: tuple[frozenset[str], ...], 
             values, index = aligned
             if not re.search(r"\d", values[index]):
                 continue  # a dash: nothing printed for the period
-            yield _Found(score, rank, start + k, label.strip(), values[index], f"{body_scale} | {table_scale}", passage.chunk_id)
+            yield _Found(
+                score, rank, start + k, label.strip(), values[index], f"{body_scale} | {table_scale}", passage.chunk_id
+            )
 
 
 def _align(values: list[str], columns: list[str], wanted: int) -> tuple[list[str], int] | None:
@@ -260,8 +294,10 @@ def _align(values: list[str], columns: list[str], wanted: int) -> tuple[list[str
         return values, wanted
     plain = [v for v in values if not v.endswith("%")]
     periods = [c for c in columns if _YEAR.search(c)]
-    for figures, kept in ((plain, [c for c in columns if not re.search(r"change|%|percent", c, re.I)]),
-                          (values, periods if len(values) < len(columns) and periods == columns[:len(periods)] else [])):
+    for figures, kept in (
+        (plain, [c for c in columns if not re.search(r"change|%|percent", c, re.I)]),
+        (values, periods if len(values) < len(columns) and periods == columns[: len(periods)] else []),
+    ):
         if len(figures) == len(kept) and columns[wanted] in kept:
             return figures, kept.index(columns[wanted])
     return None
@@ -282,7 +318,7 @@ def _spoken(label: str) -> str:
     text = re.sub(r"\s*\(\d{1,2}\)|(?<=[A-Za-z])\d{1,2}(?:,\d{1,2})*\b", "", label)
     figure = re.search(r"[$\d]", text)
     if figure:
-        text = re.sub(r"\s+(?:of|and|at|to|for|was|were|in)?\s*$", "", text[:figure.start()].rstrip(" ,;:("))
+        text = re.sub(r"\s+(?:of|and|at|to|for|was|were|in)?\s*$", "", text[: figure.start()].rstrip(" ,;:("))
     return text.strip() or label
 
 
@@ -308,8 +344,12 @@ def read_tables(question: str, passages: list[Passage]) -> ReaderAnswer:
     per_share_asked = {"per", "share"} <= asked
     share_count = "share" in asked and not per_share_asked
     names = tuple(dict.fromkeys(label_words(n) for n in (item, *LABEL_SYNONYMS.get(item, ()))))
-    found = [f for rank, passage in enumerate(passages) for f in _candidates(passage, rank, names, period)
-             if not (share_count and f.shown.startswith("$"))]  # a dollar figure is no share count
+    found = [
+        f
+        for rank, passage in enumerate(passages)
+        for f in _candidates(passage, rank, names, period)
+        if not (share_count and f.shown.startswith("$"))
+    ]  # a dollar figure is no share count
     if not found:
         return ReaderAnswer(False, "", None, (), "no table row names the line item with a column for the asked period")
     best = min(found, key=lambda f: (-f.score[0], -f.score[1], f.passage_rank, f.line))

@@ -1,8 +1,8 @@
 """Fixed-size character chunks with overlap, each tied to its section and pages.
 
 A chunk that starts inside a table's body carries that table's scale line and header rows above its own text, and the
-start of the row it cuts (`table_headers`): without them no reader, model or person, can tell which column is which year. Its offsets stay
-those of its own text, so gold chunks and pages are located as before."""
+start of the row it cuts (`table_headers`): without them no reader, model or person, can tell which column is which
+year. Its offsets stay those of its own text, so gold chunks and pages are located as before."""
 
 from __future__ import annotations
 
@@ -27,7 +27,12 @@ def chunk_spans(length: int, size: int, overlap: int) -> list[tuple[int, int]]:
 
 
 def chunk_filing(
-    filing_id: str, text: str, sections: list[Section], pages: list[Page], size: int, overlap: int,
+    filing_id: str,
+    text: str,
+    sections: list[Section],
+    pages: list[Page],
+    size: int,
+    overlap: int,
     table_headers: bool = True,
 ) -> list[Chunk]:
     chunks = []

@@ -30,10 +30,13 @@ import html
 import re
 from collections.abc import Iterable, Mapping
 
-_LEGAL_SUFFIX = re.compile(r"(?:,?\s+(?:inc|incorporated|corp|corporation|co|company|ltd|limited|plc|l\.p|lp|n\.v|s\.a|llc)\.?)+$", re.I)
+_LEGAL_SUFFIX = re.compile(
+    r"(?:,?\s+(?:inc|incorporated|corp|corporation|co|company|ltd|limited|plc|l\.p|lp|n\.v|s\.a|llc)\.?)+$", re.I
+)
 _GENERIC_FIRST_WORDS = frozenset(
     "first general american united union national international global northern southern western eastern pacific "
-    "atlantic central federal consolidated standard home south north east west".split())
+    "atlantic central federal consolidated standard home south north east west".split()
+)
 _MIN_FIRST_WORD = 5
 _CONNECTORS = frozenset({"&", "and", "of", "the", "for"})
 
@@ -54,8 +57,10 @@ def display_name(registrant: str) -> str:
     raw = registrant_text(registrant)
     name = re.sub(r"^the\s+", "", _LEGAL_SUFFIX.sub("", raw).strip(" ,"), flags=re.I)
     if name.isupper():
-        name = " ".join(w if len(w) <= 3 and w.replace("&", "").isalpha() and w not in {"CO", "THE"} else w.capitalize()
-                        for w in name.split())
+        name = " ".join(
+            w if len(w) <= 3 and w.replace("&", "").isalpha() and w not in {"CO", "THE"} else w.capitalize()
+            for w in name.split()
+        )
     return name or raw
 
 
@@ -109,7 +114,9 @@ def aliases_by_company(filings) -> dict[str, tuple[str, ...]]:
     all its filings together, however each spelt the registrant."""
     names: dict[str, set[str]] = {}
     for row in filings.itertuples():
-        names.setdefault(str(row.cik), set()).update(company_aliases(row.company, str(getattr(row, "ticker", "") or "")))
+        names.setdefault(str(row.cik), set()).update(
+            company_aliases(row.company, str(getattr(row, "ticker", "") or ""))
+        )
     return {cik: tuple(sorted(found)) for cik, found in names.items()}
 
 

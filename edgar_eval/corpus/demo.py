@@ -70,40 +70,70 @@ class DemoCompany:
 
 COMPANIES = (
     DemoCompany(
-        key="hvrn", name="Halvern Robotics, Inc.", short="Halvern", cik="0009000001",
-        fiscal_year_end=(12, 31), state="Delaware",
-        segments=("Industrial Systems", "Service Robotics"), has_inventory=True, has_research=True,
+        key="hvrn",
+        name="Halvern Robotics, Inc.",
+        short="Halvern",
+        cik="0009000001",
+        fiscal_year_end=(12, 31),
+        state="Delaware",
+        segments=("Industrial Systems", "Service Robotics"),
+        has_inventory=True,
+        has_research=True,
         products="collaborative robot arms and motion controllers",
         customers="automotive and electronics manufacturers",
-        ceo="Dana Whitlock", cfo="Samir Oduya", stock_split=True,
+        ceo="Dana Whitlock",
+        cfo="Samir Oduya",
+        stock_split=True,
         defined_term="installed base",
-        definition="We define installed base as the number of robot units covered by an active service contract at the end of a period.",
+        definition="We define installed base as the number of robot units covered by an active service contract at the "
+        "end of a period.",
         absent_question="What was Halvern's order backlog at the end of fiscal 2024?",
-        absent_terms=("backlog",), statements_in_item_15=False,
+        absent_terms=("backlog",),
+        statements_in_item_15=False,
     ),
     DemoCompany(
-        key="crvd", name="Corvida Software Corp.", short="Corvida", cik="0009000002",
-        fiscal_year_end=(1, 31), state="Washington",
-        segments=("Cloud Platform", "Professional Services"), has_inventory=False, has_research=True,
+        key="crvd",
+        name="Corvida Software Corp.",
+        short="Corvida",
+        cik="0009000002",
+        fiscal_year_end=(1, 31),
+        state="Washington",
+        segments=("Cloud Platform", "Professional Services"),
+        has_inventory=False,
+        has_research=True,
         products="subscription analytics software for clinical operations",
         customers="hospital networks and health insurers",
-        ceo="Priya Castellane", cfo="Tom Reinholt", stock_split=False,
+        ceo="Priya Castellane",
+        cfo="Tom Reinholt",
+        stock_split=False,
         defined_term="annual recurring revenue",
-        definition="We define annual recurring revenue as the annualized value of subscription contracts in effect at the end of a period.",
+        definition="We define annual recurring revenue as the annualized value of subscription contracts in effect at "
+        "the end of a period.",
         absent_question="How many retail stores did Corvida operate at the end of fiscal 2024?",
-        absent_terms=("retail store", "stores"), statements_in_item_15=True,
+        absent_terms=("retail store", "stores"),
+        statements_in_item_15=True,
     ),
     DemoCompany(
-        key="mrbl", name="Maribel Foods Company", short="Maribel", cik="0009000003",
-        fiscal_year_end=(6, 30), state="Ohio",
-        segments=("Packaged Foods", "Food Service"), has_inventory=True, has_research=False,
+        key="mrbl",
+        name="Maribel Foods Company",
+        short="Maribel",
+        cik="0009000003",
+        fiscal_year_end=(6, 30),
+        state="Ohio",
+        segments=("Packaged Foods", "Food Service"),
+        has_inventory=True,
+        has_research=False,
         products="packaged soups, sauces and frozen meals",
         customers="grocery chains and restaurant distributors",
-        ceo="Luis Ferreira", cfo="Helen Marsh", stock_split=False,
+        ceo="Luis Ferreira",
+        cfo="Helen Marsh",
+        stock_split=False,
         defined_term="organic net sales growth",
-        definition="We define organic net sales growth as net sales growth excluding acquisitions, divestitures and changes in foreign currency rates.",
+        definition="We define organic net sales growth as net sales growth excluding acquisitions, divestitures and "
+        "changes in foreign currency rates.",
         absent_question="How much did Maribel spend on share repurchases in fiscal 2024?",
-        absent_terms=("repurchase", "buyback"), statements_in_item_15=False,
+        absent_terms=("repurchase", "buyback"),
+        statements_in_item_15=False,
     ),
 )
 
@@ -164,12 +194,17 @@ def _income_lines(revenue: int, shares: tuple[float, float, float], restructurin
     pretax = operating + other
     tax = round(pretax * 0.21)
     return {
-        "Revenues": revenue, "CostOfRevenue": cost, "GrossProfit": gross,
-        "ResearchAndDevelopmentExpense": research, "SellingGeneralAndAdministrativeExpense": sga,
-        "RestructuringCharges": restructuring, "OperatingIncomeLoss": operating,
+        "Revenues": revenue,
+        "CostOfRevenue": cost,
+        "GrossProfit": gross,
+        "ResearchAndDevelopmentExpense": research,
+        "SellingGeneralAndAdministrativeExpense": sga,
+        "RestructuringCharges": restructuring,
+        "OperatingIncomeLoss": operating,
         "OtherNonoperatingIncomeExpense": other,
         "IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest": pretax,
-        "IncomeTaxExpenseBenefit": tax, "NetIncomeLoss": pretax - tax,
+        "IncomeTaxExpenseBenefit": tax,
+        "NetIncomeLoss": pretax - tax,
     }
 
 
@@ -191,8 +226,9 @@ def build_financials(company: DemoCompany, seed: int) -> Financials:
     lines: dict[int, dict[str, int]] = {}
     for year in range(2021, 2025):
         other = rng.randint(-28, 19) or -7
-        lines[year] = _income_lines(sum(revenue_by_segment[year]), expense_shares,
-                                    annual_charge if year == 2024 else 0, other)
+        lines[year] = _income_lines(
+            sum(revenue_by_segment[year]), expense_shares, annual_charge if year == 2024 else 0, other
+        )
     balance: dict[int, dict[str, int]] = {}
     for year in range(2021, 2025):
         revenue = lines[year]["Revenues"]
@@ -207,11 +243,17 @@ def build_financials(company: DemoCompany, seed: int) -> Financials:
         debt = round(base * rng.uniform(0.30, 0.36))
         liabilities = current_liabilities + debt + round(revenue * 0.04)
         balance[year] = {
-            "CashAndCashEquivalentsAtCarryingValue": cash, "AccountsReceivableNetCurrent": receivables,
-            "InventoryNet": inventory, "PropertyPlantAndEquipmentNet": ppe, "Goodwill": goodwill,
-            "OtherAssetsNoncurrent": other_assets, "Assets": assets,
-            "LiabilitiesCurrent": current_liabilities, "LongTermDebtNoncurrent": debt,
-            "Liabilities": liabilities, "StockholdersEquity": assets - liabilities,
+            "CashAndCashEquivalentsAtCarryingValue": cash,
+            "AccountsReceivableNetCurrent": receivables,
+            "InventoryNet": inventory,
+            "PropertyPlantAndEquipmentNet": ppe,
+            "Goodwill": goodwill,
+            "OtherAssetsNoncurrent": other_assets,
+            "Assets": assets,
+            "LiabilitiesCurrent": current_liabilities,
+            "LongTermDebtNoncurrent": debt,
+            "Liabilities": liabilities,
+            "StockholdersEquity": assets - liabilities,
             "LiabilitiesAndStockholdersEquity": assets,
         }
     shares0 = round(rng.uniform(40.0, 55.0), 1) if company.stock_split else round(rng.uniform(180.0, 320.0), 1)
@@ -220,10 +262,18 @@ def build_financials(company: DemoCompany, seed: int) -> Financials:
         diluted[2024] = round(diluted[2024] * 10, 1)  # 2024 is the first year reported after the split
     basic = {year: round(value * 0.985, 1) for year, value in diluted.items()}
     quarter: dict[str, dict[str, int]] = {}
-    for label, year, share, charge in (("9M", 2024, 0.74, nine_month_charge), ("Q3", 2024, 0.255, 0),
-                                       ("9M prior", 2023, 0.735, 0), ("Q3 prior", 2023, 0.252, 0)):
-        quarter[label] = _income_lines(round(lines[year]["Revenues"] * share), expense_shares,
-                                       charge, round(lines[year]["OtherNonoperatingIncomeExpense"] * share))
+    for label, year, share, charge in (
+        ("9M", 2024, 0.74, nine_month_charge),
+        ("Q3", 2024, 0.255, 0),
+        ("9M prior", 2023, 0.735, 0),
+        ("Q3 prior", 2023, 0.252, 0),
+    ):
+        quarter[label] = _income_lines(
+            round(lines[year]["Revenues"] * share),
+            expense_shares,
+            charge,
+            round(lines[year]["OtherNonoperatingIncomeExpense"] * share),
+        )
     severance_nine_months = round(nine_month_charge * 0.7)
     ceo_salary = rng.choice([850_000, 900_000, 950_000, 1_000_000])
     ceo_stock = rng.randrange(4_000_000, 9_000_000, 1_000)
@@ -235,14 +285,24 @@ def build_financials(company: DemoCompany, seed: int) -> Financials:
         "mrbl": f"{rng.uniform(2.5, 5.5):.1f}%",
     }[company.key]
     return Financials(
-        revenue_by_segment=revenue_by_segment, lines=lines, balance=balance,
-        diluted_shares=diluted, split_year=2024 if company.stock_split else None,
-        basic_shares=basic, restructuring_estimate=estimate,
-        restructuring_nine_months=nine_month_charge, severance_nine_months=severance_nine_months,
+        revenue_by_segment=revenue_by_segment,
+        lines=lines,
+        balance=balance,
+        diluted_shares=diluted,
+        split_year=2024 if company.stock_split else None,
+        basic_shares=basic,
+        restructuring_estimate=estimate,
+        restructuring_nine_months=nine_month_charge,
+        severance_nine_months=severance_nine_months,
         severance_annual=severance_nine_months + (annual_charge - nine_month_charge),
         quarter=quarter,
-        ceo_pay={"salary": ceo_salary, "bonus": ceo_bonus, "stock": ceo_stock, "other": ceo_other,
-                 "total": ceo_salary + ceo_bonus + ceo_stock + ceo_other},
+        ceo_pay={
+            "salary": ceo_salary,
+            "bonus": ceo_bonus,
+            "stock": ceo_stock,
+            "other": ceo_other,
+            "total": ceo_salary + ceo_bonus + ceo_stock + ceo_other,
+        },
         term_value=term_value,
     )
 
@@ -283,15 +343,19 @@ class _Document:
         context_id = f"c-{period}" + (f"-{member}" if member else "")
         if context_id not in self.contexts:
             segment = (
-                "<xbrli:segment><xbrldi:explicitMember dimension=\"us-gaap:StatementBusinessSegmentsAxis\">"
-                f"{self.company.key}:{member}</xbrldi:explicitMember></xbrli:segment>" if member else ""
+                '<xbrli:segment><xbrldi:explicitMember dimension="us-gaap:StatementBusinessSegmentsAxis">'
+                f"{self.company.key}:{member}</xbrldi:explicitMember></xbrli:segment>"
+                if member
+                else ""
             )
             period_xml = (
-                f"<xbrli:instant>{end.isoformat()}</xbrli:instant>" if start is None else
-                f"<xbrli:startDate>{start.isoformat()}</xbrli:startDate><xbrli:endDate>{end.isoformat()}</xbrli:endDate>"
+                f"<xbrli:instant>{end.isoformat()}</xbrli:instant>"
+                if start is None
+                else f"<xbrli:startDate>{start.isoformat()}</xbrli:startDate>"
+                f"<xbrli:endDate>{end.isoformat()}</xbrli:endDate>"
             )
             self.contexts[context_id] = (
-                f"<xbrli:context id=\"{context_id}\"><xbrli:entity><xbrli:identifier scheme=\"http://www.sec.gov/CIK\">"
+                f'<xbrli:context id="{context_id}"><xbrli:entity><xbrli:identifier scheme="http://www.sec.gov/CIK">'
                 f"{self.company.cik}</xbrli:identifier>{segment}</xbrli:entity><xbrli:period>{period_xml}</xbrli:period></xbrli:context>"
             )
         return context_id
@@ -299,11 +363,22 @@ class _Document:
     def document_context(self) -> str:
         return self.context(self.period_start or self.period_end, self.period_end)
 
-    def number(self, concept: str, value: float, context_id: str, unit: str = "usd", scale: int = 6,
-               decimals: str = "-6", places: int = 0) -> str:
+    def number(
+        self,
+        concept: str,
+        value: float,
+        context_id: str,
+        unit: str = "usd",
+        scale: int = 6,
+        decimals: str = "-6",
+        places: int = 0,
+    ) -> str:
         """A tagged figure as a filer writes it: parentheses outside the tag for negatives, a dash for zero."""
         prefix = concept if ":" in concept else f"us-gaap:{concept}"
-        attributes = f'unitRef="{unit}" contextRef="{context_id}" name="{prefix}" id="{self.fact_id()}" decimals="{decimals}" scale="{scale}"'
+        attributes = (
+            f'unitRef="{unit}" contextRef="{context_id}" name="{prefix}" id="{self.fact_id()}" '
+            f'decimals="{decimals}" scale="{scale}"'
+        )
         if value == 0:
             return f'<ix:nonFraction {attributes} format="ixt:fixed-zero">\u2014</ix:nonFraction>'
         shown = f"{abs(value):,.{places}f}"
@@ -313,12 +388,15 @@ class _Document:
 
     def text_fact(self, concept: str, shown: str, fmt: str | None = None) -> str:
         format_attribute = f' format="{fmt}"' if fmt else ""
-        return (f'<ix:nonNumeric contextRef="{self.document_context()}" name="{concept}" id="{self.fact_id()}"'
-                f"{format_attribute}>{escape(shown)}</ix:nonNumeric>")
+        return (
+            f'<ix:nonNumeric contextRef="{self.document_context()}" name="{concept}" id="{self.fact_id()}"'
+            f"{format_attribute}>{escape(shown)}</ix:nonNumeric>"
+        )
 
     def hidden_fact(self, concept: str, shown: str) -> None:
         self.hidden.append(
-            f'<ix:nonNumeric contextRef="{self.document_context()}" name="{concept}" id="{self.fact_id()}">{escape(shown)}</ix:nonNumeric>'
+            f'<ix:nonNumeric contextRef="{self.document_context()}" name="{concept}" '
+            f'id="{self.fact_id()}">{escape(shown)}</ix:nonNumeric>'
         )
 
     # Blocks -------------------------------------------------------------------------------
@@ -355,7 +433,9 @@ class _Document:
         for index, block in enumerate(self.blocks):
             if block == "<PAGEBREAK/>" or used > _CHARS_PER_PAGE:
                 body.append(f'<p style="text-align:center">{page_number}</p>')
-                body.append('<hr style="page-break-after:always"/>' if use_hr else '<div style="page-break-after:always"></div>')
+                body.append(
+                    '<hr style="page-break-after:always"/>' if use_hr else '<div style="page-break-after:always"></div>'
+                )
                 page_number, used = page_number + 1, 0
                 if self.running_headers and current_item and not _ITEM_HEADING.match(self._headings.get(index, "")):
                     body.append(f'<p style="font-size:8pt;font-weight:bold">{escape(current_item)}</p>')
@@ -380,12 +460,16 @@ class _Document:
             '<xbrli:unit id="usd"><xbrli:measure>iso4217:USD</xbrli:measure></xbrli:unit>'
             '<xbrli:unit id="shares"><xbrli:measure>xbrli:shares</xbrli:measure></xbrli:unit>'
             '<xbrli:unit id="usdPerShare"><xbrli:divide><xbrli:unitNumerator><xbrli:measure>iso4217:USD</xbrli:measure>'
-            '</xbrli:unitNumerator><xbrli:unitDenominator><xbrli:measure>xbrli:shares</xbrli:measure></xbrli:unitDenominator></xbrli:divide></xbrli:unit>'
+            "</xbrli:unitNumerator><xbrli:unitDenominator><xbrli:measure>xbrli:shares</xbrli:measure></xbrli:unitDenominator></xbrli:divide></xbrli:unit>"
         )
         header = (
             '<div style="display:none"><ix:header><ix:hidden>' + "".join(self.hidden) + "</ix:hidden>"
-            f'<ix:references><link:schemaRef xlink:type="simple" xlink:href="{self.company.key}-{self.period_end:%Y%m%d}.xsd"/></ix:references>'
-            "<ix:resources>" + "".join(self.contexts[k] for k in sorted(self.contexts)) + units + "</ix:resources></ix:header></div>"
+            '<ix:references><link:schemaRef xlink:type="simple" '
+            f'xlink:href="{self.company.key}-{self.period_end:%Y%m%d}.xsd"/></ix:references>'
+            "<ix:resources>"
+            + "".join(self.contexts[k] for k in sorted(self.contexts))
+            + units
+            + "</ix:resources></ix:header></div>"
         )
         document = (
             "<?xml version='1.0' encoding='utf-8'?>\n"
@@ -399,53 +483,87 @@ class _Document:
 # Prose. Filler contains no digits, so every figure in a filing is one the generator chose.
 
 _RISKS = (
-    "Our results depend on demand from {customers}, and a slowdown in their spending could reduce our revenue and margins.",
-    "We face intense competition from larger companies with greater resources, and competitors may introduce offerings that make ours less attractive.",
-    "Disruptions at our suppliers or in logistics networks could delay deliveries of {products} and harm relationships with {customers}.",
-    "If we fail to attract and retain qualified employees, particularly engineers and sales staff, our ability to execute our strategy could suffer.",
-    "Security incidents affecting our systems or those of our vendors could expose confidential information and lead to claims and regulatory action.",
-    "Changes in tax law, including the taxation of international earnings, could increase our effective tax rate and reduce our net income.",
-    "Our indebtedness requires us to dedicate a portion of our cash flow to interest payments and contains covenants that limit our flexibility.",
-    "Economic uncertainty, inflation and changes in interest rates could reduce the willingness of {customers} to commit to new purchases.",
-    "We may pursue acquisitions that involve integration risks, and we may not realize the benefits we expect from them.",
+    "Our results depend on demand from {customers}, and a slowdown in their spending could reduce our revenue and "
+    "margins.",
+    "We face intense competition from larger companies with greater resources, and competitors may introduce offerings "
+    "that make ours less attractive.",
+    "Disruptions at our suppliers or in logistics networks could delay deliveries of {products} and harm relationships "
+    "with {customers}.",
+    "If we fail to attract and retain qualified employees, particularly engineers and sales staff, our ability to "
+    "execute our strategy could suffer.",
+    "Security incidents affecting our systems or those of our vendors could expose confidential information and lead "
+    "to claims and regulatory action.",
+    "Changes in tax law, including the taxation of international earnings, could increase our effective tax rate and "
+    "reduce our net income.",
+    "Our indebtedness requires us to dedicate a portion of our cash flow to interest payments and contains covenants "
+    "that limit our flexibility.",
+    "Economic uncertainty, inflation and changes in interest rates could reduce the willingness of {customers} to "
+    "commit to new purchases.",
+    "We may pursue acquisitions that involve integration risks, and we may not realize the benefits we expect from "
+    "them.",
     "Our international operations expose us to currency fluctuations, trade restrictions and differing legal systems.",
-    "Failure to protect our intellectual property could allow competitors to copy {products} and erode our market position.",
+    "Failure to protect our intellectual property could allow competitors to copy {products} and erode our market "
+    "position.",
     "Regulatory requirements that apply to {customers} may change in ways that reduce demand for {products}.",
-    "Claims arising from product defects or service failures could result in significant costs and damage our reputation.",
+    "Claims arising from product defects or service failures could result in significant costs and damage our "
+    "reputation.",
     "Climate-related events could disrupt our facilities and those of our suppliers, increasing our costs.",
 )
 _BUSINESS = (
-    "{name} designs, manufactures and sells {products} to {customers}. We sell directly and through a network of distribution partners.",
-    "Our strategy is to deepen relationships with existing customers, expand into adjacent markets, and improve operating efficiency across our organization.",
-    "We organize our operations into two reportable segments, {segment_one} and {segment_two}, which reflect how our chief operating decision maker reviews results and allocates resources.",
-    "Our customers value reliability, responsive support and a long-term roadmap, and our sales teams are organized by region and by industry.",
-    "We compete on the basis of product performance, total cost of ownership, quality of service and the breadth of our offerings.",
-    "Our employees are central to our success, and we invest in training, development and a workplace where people can do their best work.",
+    "{name} designs, manufactures and sells {products} to {customers}. We sell directly and through a network of "
+    "distribution partners.",
+    "Our strategy is to deepen relationships with existing customers, expand into adjacent markets, and improve "
+    "operating efficiency across our organization.",
+    "We organize our operations into two reportable segments, {segment_one} and {segment_two}, which reflect how our "
+    "chief operating decision maker reviews results and allocates resources.",
+    "Our customers value reliability, responsive support and a long-term roadmap, and our sales teams are organized by "
+    "region and by industry.",
+    "We compete on the basis of product performance, total cost of ownership, quality of service and the breadth of "
+    "our offerings.",
+    "Our employees are central to our success, and we invest in training, development and a workplace where people can "
+    "do their best work.",
 )
 _MDNA_FILLER = (
-    "Management uses a range of operating and financial measures to evaluate the business, to prepare budgets and to assess the performance of each segment.",
-    "Pricing actions, product mix and changes in the cost of materials and labor affect gross margin from period to period.",
-    "Operating expenses reflect continued investment in our sales organization and in the systems that support our customers.",
-    "We expect our liquidity, together with cash generated from operations and available borrowing capacity, to be sufficient to meet our needs for at least the next twelve months.",
-    "Our critical accounting estimates include the recognition of revenue for arrangements with multiple performance obligations and the assessment of goodwill for impairment.",
-    "Changes in foreign currency exchange rates affected reported results, as a portion of our revenue and expenses is denominated in currencies other than the dollar.",
-    "Capital expenditures were directed primarily to facility improvements, information systems and equipment supporting our operations.",
+    "Management uses a range of operating and financial measures to evaluate the business, to prepare budgets and to "
+    "assess the performance of each segment.",
+    "Pricing actions, product mix and changes in the cost of materials and labor affect gross margin from period to "
+    "period.",
+    "Operating expenses reflect continued investment in our sales organization and in the systems that support our "
+    "customers.",
+    "We expect our liquidity, together with cash generated from operations and available borrowing capacity, to be "
+    "sufficient to meet our needs for at least the next twelve months.",
+    "Our critical accounting estimates include the recognition of revenue for arrangements with multiple performance "
+    "obligations and the assessment of goodwill for impairment.",
+    "Changes in foreign currency exchange rates affected reported results, as a portion of our revenue and expenses is "
+    "denominated in currencies other than the dollar.",
+    "Capital expenditures were directed primarily to facility improvements, information systems and equipment "
+    "supporting our operations.",
     "Working capital needs vary with the timing of customer payments and supplier terms, and we manage them closely.",
 )
 _NOTE_FILLER = (
-    "The consolidated financial statements include the accounts of the Company and its wholly owned subsidiaries, and all intercompany balances and transactions have been eliminated.",
-    "The preparation of financial statements in conformity with generally accepted accounting principles requires management to make estimates and assumptions that affect reported amounts.",
-    "Revenue is recognized when control of the promised goods or services transfers to the customer, in an amount that reflects the consideration expected in exchange.",
-    "Property and equipment are stated at cost less accumulated depreciation, which is computed using the straight-line method over the estimated useful lives of the assets.",
-    "Goodwill is tested for impairment annually and whenever events indicate that the carrying amount of a reporting unit may exceed its fair value.",
-    "Income taxes are accounted for under the asset and liability method, and valuation allowances reduce deferred tax assets when realization is not more likely than not.",
+    "The consolidated financial statements include the accounts of the Company and its wholly owned subsidiaries, and "
+    "all intercompany balances and transactions have been eliminated.",
+    "The preparation of financial statements in conformity with generally accepted accounting principles requires "
+    "management to make estimates and assumptions that affect reported amounts.",
+    "Revenue is recognized when control of the promised goods or services transfers to the customer, in an amount that "
+    "reflects the consideration expected in exchange.",
+    "Property and equipment are stated at cost less accumulated depreciation, which is computed using the "
+    "straight-line method over the estimated useful lives of the assets.",
+    "Goodwill is tested for impairment annually and whenever events indicate that the carrying amount of a reporting "
+    "unit may exceed its fair value.",
+    "Income taxes are accounted for under the asset and liability method, and valuation allowances reduce deferred tax "
+    "assets when realization is not more likely than not.",
 )
 
 
 def _fill(template: str, company: DemoCompany) -> str:
     return template.format(
-        name=company.name, short=company.short, products=company.products, customers=company.customers,
-        segment_one=company.segments[0], segment_two=company.segments[1],
+        name=company.name,
+        short=company.short,
+        products=company.products,
+        customers=company.customers,
+        segment_one=company.segments[0],
+        segment_two=company.segments[1],
     )
 
 
@@ -469,11 +587,14 @@ class DemoFiling:
     data: bytes
 
 
-def _cover(doc: _Document, form_title: str, period_sentence: str, shares_outstanding: int | None,
-           shares_date: date | None) -> list[str]:
+def _cover(
+    doc: _Document, form_title: str, period_sentence: str, shares_outstanding: int | None, shares_date: date | None
+) -> list[str]:
     company = doc.company
     doc.hidden_fact("dei:EntityCentralIndexKey", company.cik)
-    doc.hidden_fact("dei:CurrentFiscalYearEndDate", f"--{company.fiscal_year_end[0]:02d}-{company.fiscal_year_end[1]:02d}")
+    doc.hidden_fact(
+        "dei:CurrentFiscalYearEndDate", f"--{company.fiscal_year_end[0]:02d}-{company.fiscal_year_end[1]:02d}"
+    )
     if doc.form in ("10-K", "10-Q"):
         doc.hidden_fact("dei:DocumentFiscalYearFocus", str(doc.fiscal_year))
         doc.hidden_fact("dei:DocumentFiscalPeriodFocus", "FY" if doc.form == "10-K" else "Q3")
@@ -485,14 +606,26 @@ def _cover(doc: _Document, form_title: str, period_sentence: str, shares_outstan
         f'<p style="text-align:center;font-weight:bold">FORM {doc.text_fact("dei:DocumentType", doc.form)}</p>',
         f'<p style="text-align:center">{escape(form_title)}</p>',
         f'<p style="text-align:center">{escape(period_sentence)} '
-        f'{doc.text_fact("dei:DocumentPeriodEndDate", _long_date(doc.period_end), "ixt:date-monthname-day-year-en")}</p>',
+        + doc.text_fact("dei:DocumentPeriodEndDate", _long_date(doc.period_end), "ixt:date-monthname-day-year-en")
+        + "</p>",
         f'<p style="text-align:center;font-weight:bold">{doc.text_fact("dei:EntityRegistrantName", company.name)}</p>',
-        f'<p style="text-align:center">(Exact name of registrant as specified in its charter) \u2014 incorporated in {escape(company.state)}</p>',
+        '<p style="text-align:center">(Exact name of registrant as specified in its charter) \u2014 incorporated in '
+        f"{escape(company.state)}</p>",
     ]
     if shares_outstanding is not None and shares_date is not None:
         context_id = doc.context(None, shares_date)
-        shown = doc.number("dei:EntityCommonStockSharesOutstanding", shares_outstanding, context_id, unit="shares", scale=0, decimals="INF")
-        lines.append(f"<p>The number of shares of the registrant's common stock outstanding as of {_long_date(shares_date)} was {shown}.</p>")
+        shown = doc.number(
+            "dei:EntityCommonStockSharesOutstanding",
+            shares_outstanding,
+            context_id,
+            unit="shares",
+            scale=0,
+            decimals="INF",
+        )
+        lines.append(
+            f"<p>The number of shares of the registrant's common stock outstanding as of {_long_date(shares_date)} was "
+            f"{shown}.</p>"
+        )
     return lines
 
 
@@ -503,37 +636,67 @@ def _toc(doc: _Document, entries: list[tuple[str, str]]) -> None:
 
 
 _TEN_K_TOC = [
-    ("Part I", ""), ("Item 1.", "Business"), ("Item 1A.", "Risk Factors"), ("Item 1B.", "Unresolved Staff Comments"),
-    ("Item 1C.", "Cybersecurity"), ("Item 2.", "Properties"), ("Item 3.", "Legal Proceedings"),
-    ("Item 4.", "Mine Safety Disclosures"), ("Part II", ""),
-    ("Item 5.", "Market for Registrant's Common Equity, Related Stockholder Matters and Issuer Purchases of Equity Securities"),
-    ("Item 6.", "[Reserved]"), ("Item 7.", "Management's Discussion and Analysis of Financial Condition and Results of Operations"),
-    ("Item 7A.", "Quantitative and Qualitative Disclosures About Market Risk"), ("Item 8.", "Financial Statements and Supplementary Data"),
+    ("Part I", ""),
+    ("Item 1.", "Business"),
+    ("Item 1A.", "Risk Factors"),
+    ("Item 1B.", "Unresolved Staff Comments"),
+    ("Item 1C.", "Cybersecurity"),
+    ("Item 2.", "Properties"),
+    ("Item 3.", "Legal Proceedings"),
+    ("Item 4.", "Mine Safety Disclosures"),
+    ("Part II", ""),
+    (
+        "Item 5.",
+        "Market for Registrant's Common Equity, Related Stockholder Matters and Issuer Purchases of Equity Securities",
+    ),
+    ("Item 6.", "[Reserved]"),
+    ("Item 7.", "Management's Discussion and Analysis of Financial Condition and Results of Operations"),
+    ("Item 7A.", "Quantitative and Qualitative Disclosures About Market Risk"),
+    ("Item 8.", "Financial Statements and Supplementary Data"),
     ("Item 9.", "Changes in and Disagreements With Accountants on Accounting and Financial Disclosure"),
-    ("Item 9A.", "Controls and Procedures"), ("Item 9B.", "Other Information"),
-    ("Item 9C.", "Disclosure Regarding Foreign Jurisdictions that Prevent Inspections"), ("Part III", ""),
-    ("Item 10.", "Directors, Executive Officers and Corporate Governance"), ("Item 11.", "Executive Compensation"),
+    ("Item 9A.", "Controls and Procedures"),
+    ("Item 9B.", "Other Information"),
+    ("Item 9C.", "Disclosure Regarding Foreign Jurisdictions that Prevent Inspections"),
+    ("Part III", ""),
+    ("Item 10.", "Directors, Executive Officers and Corporate Governance"),
+    ("Item 11.", "Executive Compensation"),
     ("Item 12.", "Security Ownership of Certain Beneficial Owners and Management and Related Stockholder Matters"),
     ("Item 13.", "Certain Relationships and Related Transactions, and Director Independence"),
-    ("Item 14.", "Principal Accountant Fees and Services"), ("Part IV", ""),
-    ("Item 15.", "Exhibits and Financial Statement Schedules"), ("Item 16.", "Form 10-K Summary"),
+    ("Item 14.", "Principal Accountant Fees and Services"),
+    ("Part IV", ""),
+    ("Item 15.", "Exhibits and Financial Statement Schedules"),
+    ("Item 16.", "Form 10-K Summary"),
 ]
 
 _INCOME_ROWS = (
-    ("Revenue", "Revenues"), ("Cost of revenue", "CostOfRevenue"), ("Gross profit", "GrossProfit"),
+    ("Revenue", "Revenues"),
+    ("Cost of revenue", "CostOfRevenue"),
+    ("Gross profit", "GrossProfit"),
     ("Research and development", "ResearchAndDevelopmentExpense"),
     ("Selling, general and administrative", "SellingGeneralAndAdministrativeExpense"),
-    ("Restructuring charges", "RestructuringCharges"), ("Operating income", "OperatingIncomeLoss"),
+    ("Restructuring charges", "RestructuringCharges"),
+    ("Operating income", "OperatingIncomeLoss"),
     ("Other income (expense), net", "OtherNonoperatingIncomeExpense"),
-    ("Income before income taxes", "IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest"),
-    ("Provision for income taxes", "IncomeTaxExpenseBenefit"), ("Net income", "NetIncomeLoss"),
+    (
+        "Income before income taxes",
+        "IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest",
+    ),
+    ("Provision for income taxes", "IncomeTaxExpenseBenefit"),
+    ("Net income", "NetIncomeLoss"),
 )
 _BALANCE_ROWS = (
-    ("Cash and cash equivalents", "CashAndCashEquivalentsAtCarryingValue"), ("Accounts receivable, net", "AccountsReceivableNetCurrent"),
-    ("Inventories", "InventoryNet"), ("Property and equipment, net", "PropertyPlantAndEquipmentNet"), ("Goodwill", "Goodwill"),
-    ("Other assets", "OtherAssetsNoncurrent"), ("Total assets", "Assets"), ("Total current liabilities", "LiabilitiesCurrent"),
-    ("Long-term debt", "LongTermDebtNoncurrent"), ("Total liabilities", "Liabilities"),
-    ("Total stockholders' equity", "StockholdersEquity"), ("Total liabilities and stockholders' equity", "LiabilitiesAndStockholdersEquity"),
+    ("Cash and cash equivalents", "CashAndCashEquivalentsAtCarryingValue"),
+    ("Accounts receivable, net", "AccountsReceivableNetCurrent"),
+    ("Inventories", "InventoryNet"),
+    ("Property and equipment, net", "PropertyPlantAndEquipmentNet"),
+    ("Goodwill", "Goodwill"),
+    ("Other assets", "OtherAssetsNoncurrent"),
+    ("Total assets", "Assets"),
+    ("Total current liabilities", "LiabilitiesCurrent"),
+    ("Long-term debt", "LongTermDebtNoncurrent"),
+    ("Total liabilities", "Liabilities"),
+    ("Total stockholders' equity", "StockholdersEquity"),
+    ("Total liabilities and stockholders' equity", "LiabilitiesAndStockholdersEquity"),
 )
 
 
@@ -546,10 +709,13 @@ def _money_cells(doc: _Document, concept: str, values: list[tuple[float, str]]) 
 
 def _skip_line(company: DemoCompany, concept: str) -> bool:
     return (concept == "InventoryNet" and not company.has_inventory) or (
-        concept == "ResearchAndDevelopmentExpense" and not company.has_research)
+        concept == "ResearchAndDevelopmentExpense" and not company.has_research
+    )
 
 
-def _annual_statements(doc: _Document, fin: Financials, fiscal_year: int, notes: "_NoteCounter", rng: random.Random) -> dict:
+def _annual_statements(
+    doc: _Document, fin: Financials, fiscal_year: int, notes: "_NoteCounter", rng: random.Random
+) -> dict:
     """Item 8 content: statements, then the notes from Note 1. Returns planted quotes."""
     company = doc.company
     years = [fiscal_year, fiscal_year - 1, fiscal_year - 2]
@@ -567,19 +733,42 @@ def _annual_statements(doc: _Document, fin: Financials, fiscal_year: int, notes:
         if _skip_line(company, concept):
             continue
         shown_label = f"{label} (Note {restructuring_note})" if concept == "RestructuringCharges" else label
-        rows.append([escape(shown_label), *_money_cells(doc, concept, [(fin.lines[y][concept], durations[y]) for y in years])])
+        rows.append(
+            [escape(shown_label), *_money_cells(doc, concept, [(fin.lines[y][concept], durations[y]) for y in years])]
+        )
         if concept == "RestructuringCharges":
             planted["restructuring_row"] = [shown_label, f"{fin.lines[fiscal_year][concept]:,}"]
-    for label, concept, diluted in (("Basic", "EarningsPerShareBasic", False), ("Diluted", "EarningsPerShareDiluted", True)):
+    for label, concept, diluted in (
+        ("Basic", "EarningsPerShareBasic", False),
+        ("Diluted", "EarningsPerShareDiluted", True),
+    ):
         values = [eps(fin, y, diluted, after_split) for y in years]
         cells = []
         for value, year in zip(values, years):
-            cells += ["$", doc.number(concept, value, durations[year], unit="usdPerShare", scale=0, decimals="2", places=2)]
+            cells += [
+                "$",
+                doc.number(concept, value, durations[year], unit="usdPerShare", scale=0, decimals="2", places=2),
+            ]
         rows.append([f"Net income per share \u2014 {label.lower()}", *cells])
         if diluted:
             planted["eps_row"] = ["Net income per share \u2014 diluted", *[f"{v:.2f}" for v in values]]
     shares_source = {y: fin.diluted_shares[y] * (10 if after_split and y < 2024 else 1) for y in years}
-    rows.append(["Weighted average diluted shares", *[doc.number("WeightedAverageNumberOfDilutedSharesOutstanding", shares_source[y], durations[y], unit="shares", decimals="-5", places=1) for y in years]])
+    rows.append(
+        [
+            "Weighted average diluted shares",
+            *[
+                doc.number(
+                    "WeightedAverageNumberOfDilutedSharesOutstanding",
+                    shares_source[y],
+                    durations[y],
+                    unit="shares",
+                    decimals="-5",
+                    places=1,
+                )
+                for y in years
+            ],
+        ]
+    )
     doc.table(rows)
     doc.page_break()
     doc.heading(f"{company.name.upper()} CONSOLIDATED BALANCE SHEETS")
@@ -588,7 +777,9 @@ def _annual_statements(doc: _Document, fin: Financials, fiscal_year: int, notes:
     for label, concept in _BALANCE_ROWS:
         if _skip_line(company, concept):
             continue
-        rows.append([escape(label), *_money_cells(doc, concept, [(fin.balance[y][concept], instants[y]) for y in years[:2]])])
+        rows.append(
+            [escape(label), *_money_cells(doc, concept, [(fin.balance[y][concept], instants[y]) for y in years[:2]])]
+        )
     doc.table(rows)
     doc.page_break()
     doc.heading(f"{company.name.upper()} NOTES TO CONSOLIDATED FINANCIAL STATEMENTS")
@@ -598,27 +789,51 @@ def _annual_statements(doc: _Document, fin: Financials, fiscal_year: int, notes:
             for paragraph in _paragraphs(rng, _NOTE_FILLER, company, 3):
                 doc.paragraph(paragraph)
         elif title == "Segment Information":
-            doc.paragraph(f"We report two segments, {company.segments[0]} and {company.segments[1]}. Revenue by segment was as follows (in millions):")
+            doc.paragraph(
+                f"We report two segments, {company.segments[0]} and {company.segments[1]}. Revenue by segment was as "
+                "follows (in millions):"
+            )
             rows = [["", *[str(y) for y in years]]]
             for index, segment in enumerate(company.segments):
                 member = segment.replace(" ", "") + "Member"
-                contexts = {y: doc.context(fiscal_year_start_date(company, y), fiscal_year_end_date(company, y), member) for y in years}
-                rows.append([escape(segment), *_money_cells(doc, "Revenues", [(fin.revenue_by_segment[y][index], contexts[y]) for y in years])])
+                contexts = {
+                    y: doc.context(fiscal_year_start_date(company, y), fiscal_year_end_date(company, y), member)
+                    for y in years
+                }
+                rows.append(
+                    [
+                        escape(segment),
+                        *_money_cells(
+                            doc, "Revenues", [(fin.revenue_by_segment[y][index], contexts[y]) for y in years]
+                        ),
+                    ]
+                )
             doc.table(rows)
         elif title == "Restructuring":
             if fiscal_year >= 2024:
                 severance = doc.number("SeveranceCosts1", fin.severance_annual, durations[fiscal_year])
-                sentence = (f"Restructuring charges in fiscal {fiscal_year} included employee severance and related costs of ${severance} million, "
-                            f"with the remainder related to facility exit costs.")
+                sentence = (
+                    f"Restructuring charges in fiscal {fiscal_year} included employee severance and related costs of "
+                    f"${severance} million, "
+                    f"with the remainder related to facility exit costs."
+                )
                 doc.paragraph(sentence, raw=True)
-                planted["severance_sentence"] = (f"Restructuring charges in fiscal {fiscal_year} included employee severance and related costs of "
-                                                 f"${fin.severance_annual:,} million, with the remainder related to facility exit costs.")
+                planted["severance_sentence"] = (
+                    f"Restructuring charges in fiscal {fiscal_year} included employee severance and related costs of "
+                    f"${fin.severance_annual:,} million, with the remainder related to facility exit costs."
+                )
             else:
-                doc.paragraph(f"The Company recorded no restructuring charges in fiscal {fiscal_year} or the two preceding fiscal years.")
+                doc.paragraph(
+                    f"The Company recorded no restructuring charges in fiscal {fiscal_year} or the two preceding "
+                    "fiscal years."
+                )
         elif title == "Stockholders' Equity":
             if after_split:
-                sentence = ("On June 12, 2024, the Company effected a ten-for-one forward stock split of its common stock. "
-                            "All share and per share amounts presented for prior periods have been retroactively adjusted to reflect the stock split.")
+                sentence = (
+                    "On June 12, 2024, the Company effected a ten-for-one forward stock split of its common stock. "
+                    "All share and per share amounts presented for prior periods have been retroactively adjusted to "
+                    "reflect the stock split."
+                )
                 doc.paragraph(sentence)
                 planted["split_sentence"] = sentence
             doc.paragraph(" ".join(_fill(t, company) for t in rng.sample(_NOTE_FILLER, 2)))
@@ -630,9 +845,17 @@ def _annual_statements(doc: _Document, fin: Financials, fiscal_year: int, notes:
 
 class _NoteCounter:
     def __init__(self, company: DemoCompany) -> None:
-        self.titles = ["Summary of Significant Accounting Policies", "Segment Information",
-                       *(["Inventories"] if company.has_inventory else []), "Goodwill", "Debt",
-                       "Restructuring", "Stockholders' Equity", "Income Taxes", "Commitments and Contingencies"]
+        self.titles = [
+            "Summary of Significant Accounting Policies",
+            "Segment Information",
+            *(["Inventories"] if company.has_inventory else []),
+            "Goodwill",
+            "Debt",
+            "Restructuring",
+            "Stockholders' Equity",
+            "Income Taxes",
+            "Commitments and Contingencies",
+        ]
 
     def number_of(self, title: str) -> int:
         return self.titles.index(title) + 1
@@ -641,12 +864,23 @@ class _NoteCounter:
 def _ten_k(company: DemoCompany, fin: Financials, fiscal_year: int, filed: date, seed: int) -> tuple[bytes, dict]:
     rng = random.Random(f"{seed}:{company.key}:10-K:{fiscal_year}")
     end = fiscal_year_end_date(company, fiscal_year)
-    doc = _Document(company, "10-K", fiscal_year, end, fiscal_year_start_date(company, fiscal_year),
-                    running_headers=(company.key, fiscal_year) == RUNNING_HEADER_FILING)
+    doc = _Document(
+        company,
+        "10-K",
+        fiscal_year,
+        end,
+        fiscal_year_start_date(company, fiscal_year),
+        running_headers=(company.key, fiscal_year) == RUNNING_HEADER_FILING,
+    )
     shares_date = filed - timedelta(days=20)
     outstanding = round(fin.basic_shares[fiscal_year] * 1_000_000 * 0.998)
-    cover = _cover(doc, "ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934",
-                   "For the fiscal year ended", outstanding, shares_date)
+    cover = _cover(
+        doc,
+        "ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934",
+        "For the fiscal year ended",
+        outstanding,
+        shares_date,
+    )
     _toc(doc, _TEN_K_TOC)
     planted: dict = {}
     notes = _NoteCounter(company)
@@ -664,31 +898,62 @@ def _ten_k(company: DemoCompany, fin: Financials, fiscal_year: int, filed: date,
     doc.heading("Item 1B. Unresolved Staff Comments")
     doc.paragraph("None.")
     doc.heading("Item 1C. Cybersecurity")
-    doc.paragraph(_fill("We maintain a cybersecurity program overseen by the audit committee of our board of directors. "
-                        "Our chief information security officer leads a team that assesses threats to the systems that support {customers}.", company))
+    doc.paragraph(
+        _fill(
+            "We maintain a cybersecurity program overseen by the audit committee of our board of directors. "
+            "Our chief information security officer leads a team that assesses threats to the systems that support "
+            "{customers}.",
+            company,
+        )
+    )
     doc.heading("Item 2. Properties")
-    doc.paragraph(f"Our headquarters are located in {company.state}, and we lease additional offices and facilities in North America and Europe.")
+    doc.paragraph(
+        f"Our headquarters are located in {company.state}, and we lease additional offices and facilities in North "
+        "America and Europe."
+    )
     doc.heading("Item 3. Legal Proceedings")
-    doc.paragraph("We are subject to legal proceedings arising in the ordinary course of business. We do not believe that any pending matter will have a material adverse effect on our financial position.")
+    doc.paragraph(
+        "We are subject to legal proceedings arising in the ordinary course of business. We do not believe that any "
+        "pending matter will have a material adverse effect on our financial position."
+    )
     doc.heading("Item 4. Mine Safety Disclosures")
     doc.paragraph("Not applicable.")
     doc.heading("PART II")
-    doc.heading("Item 5. Market for Registrant's Common Equity, Related Stockholder Matters and Issuer Purchases of Equity Securities")
-    doc.paragraph(f"Our common stock is listed on the Nasdaq Global Select Market under the symbol {company.key.upper()}.")
+    doc.heading(
+        "Item 5. Market for Registrant's Common Equity, Related Stockholder Matters and Issuer Purchases of Equity "
+        "Securities"
+    )
+    doc.paragraph(
+        f"Our common stock is listed on the Nasdaq Global Select Market under the symbol {company.key.upper()}."
+    )
     doc.heading("Item 6. [Reserved]")
     doc.heading("Item 7. Management's Discussion and Analysis of Financial Condition and Results of Operations")
-    doc.paragraph(f"The following discussion should be read together with the consolidated financial statements and related notes. Fiscal {fiscal_year} ended on {_long_date(end)}.")
+    doc.paragraph(
+        "The following discussion should be read together with the consolidated financial statements and related "
+        f"notes. Fiscal {fiscal_year} ended on {_long_date(end)}."
+    )
     years = [fiscal_year, fiscal_year - 1]
     seg_contexts = {}
     doc.paragraph("Revenue by segment (in millions):")
     rows = [["", f"Fiscal {years[0]}", f"Fiscal {years[1]}", "Change"]]
     for index, segment in enumerate(company.segments):
         member = segment.replace(" ", "") + "Member"
-        seg_contexts[segment] = {y: doc.context(fiscal_year_start_date(company, y), fiscal_year_end_date(company, y), member) for y in years}
+        seg_contexts[segment] = {
+            y: doc.context(fiscal_year_start_date(company, y), fiscal_year_end_date(company, y), member) for y in years
+        }
         current, prior = fin.revenue_by_segment[years[0]][index], fin.revenue_by_segment[years[1]][index]
         change = round(100 * (current - prior) / prior)
-        rows.append([escape(segment), *_money_cells(doc, "Revenues", [(current, seg_contexts[segment][years[0]]),
-                                                                      (prior, seg_contexts[segment][years[1]])]), f"{change}%"])
+        rows.append(
+            [
+                escape(segment),
+                *_money_cells(
+                    doc,
+                    "Revenues",
+                    [(current, seg_contexts[segment][years[0]]), (prior, seg_contexts[segment][years[1]])],
+                ),
+                f"{change}%",
+            ]
+        )
         if index == 0:
             planted["segment_row"] = [segment, f"{current:,}", f"{prior:,}"]
             planted["segment_change"] = (current, prior)
@@ -697,8 +962,10 @@ def _ten_k(company: DemoCompany, fin: Financials, fiscal_year: int, filed: date,
         doc.paragraph(paragraph)
     first_current, first_prior = planted["segment_change"]
     direction = "increased" if first_current >= first_prior else "decreased"
-    reason = (f"{company.segments[0]} revenue {direction} in fiscal {fiscal_year} compared with fiscal {fiscal_year - 1}, "
-              f"driven primarily by higher volumes with {company.customers} and the launch of new offerings.")
+    reason = (
+        f"{company.segments[0]} revenue {direction} in fiscal {fiscal_year} compared with fiscal {fiscal_year - 1}, "
+        f"driven primarily by higher volumes with {company.customers} and the launch of new offerings."
+    )
     doc.paragraph(reason)
     planted["segment_reason"] = reason
     if (company.key, fiscal_year) == INJECTED_FILING:
@@ -709,31 +976,50 @@ def _ten_k(company: DemoCompany, fin: Financials, fiscal_year: int, filed: date,
         doc.paragraph(use)
         planted["term_use"] = use
         if fin.lines[2024]["RestructuringCharges"]:
-            doc.paragraph(f"In fiscal {fiscal_year}, we completed the restructuring plan announced during the year to simplify our organization.")
+            doc.paragraph(
+                f"In fiscal {fiscal_year}, we completed the restructuring plan announced during the year to simplify "
+                "our organization."
+            )
     for paragraph in _paragraphs(rng, _MDNA_FILLER, company, 2):
         doc.paragraph(paragraph)
     doc.heading("Item 7A. Quantitative and Qualitative Disclosures About Market Risk")
-    doc.paragraph("We are exposed to market risks from changes in interest rates and foreign currency exchange rates, which we manage through our regular operating and financing activities.")
+    doc.paragraph(
+        "We are exposed to market risks from changes in interest rates and foreign currency exchange rates, which we "
+        "manage through our regular operating and financing activities."
+    )
     doc.heading("Item 8. Financial Statements and Supplementary Data")
     if company.statements_in_item_15:
-        doc.paragraph("The information required by this Item is set forth in Item 15 of this Annual Report on Form 10-K under the caption \u201cExhibits and Financial Statement Schedules\u201d and is incorporated herein by reference.")
+        doc.paragraph(
+            "The information required by this Item is set forth in Item 15 of this Annual Report on Form 10-K under "
+            "the caption \u201cExhibits and Financial Statement Schedules\u201d and is incorporated herein by "
+            "reference."
+        )
     else:
         planted.update(_annual_statements(doc, fin, fiscal_year, notes, rng))
     doc.heading("Item 9. Changes in and Disagreements With Accountants on Accounting and Financial Disclosure")
     doc.paragraph("None.")
     doc.heading("Item 9A. Controls and Procedures")
-    doc.paragraph("Our management, with the participation of our principal executive and principal financial officers, evaluated the effectiveness of our disclosure controls and procedures and concluded that they were effective.")
+    doc.paragraph(
+        "Our management, with the participation of our principal executive and principal financial officers, evaluated "
+        "the effectiveness of our disclosure controls and procedures and concluded that they were effective."
+    )
     doc.heading("Item 9B. Other Information")
     doc.paragraph("None.")
     doc.heading("Item 9C. Disclosure Regarding Foreign Jurisdictions that Prevent Inspections")
     doc.paragraph("Not applicable.")
     doc.heading("PART III")
-    for item, title in (("10", "Directors, Executive Officers and Corporate Governance"), ("11", "Executive Compensation"),
-                        ("12", "Security Ownership of Certain Beneficial Owners and Management and Related Stockholder Matters"),
-                        ("13", "Certain Relationships and Related Transactions, and Director Independence"),
-                        ("14", "Principal Accountant Fees and Services")):
+    for item, title in (
+        ("10", "Directors, Executive Officers and Corporate Governance"),
+        ("11", "Executive Compensation"),
+        ("12", "Security Ownership of Certain Beneficial Owners and Management and Related Stockholder Matters"),
+        ("13", "Certain Relationships and Related Transactions, and Director Independence"),
+        ("14", "Principal Accountant Fees and Services"),
+    ):
         doc.heading(f"Item {item}. {title}")
-        doc.paragraph(f"The information required by this Item is incorporated herein by reference to our Proxy Statement for the annual meeting of stockholders to be held after fiscal {fiscal_year}.")
+        doc.paragraph(
+            "The information required by this Item is incorporated herein by reference to our Proxy Statement for the "
+            f"annual meeting of stockholders to be held after fiscal {fiscal_year}."
+        )
     doc.heading("PART IV")
     doc.heading("Item 15. Exhibits and Financial Statement Schedules")
     if company.statements_in_item_15:
@@ -751,12 +1037,28 @@ def _ten_q(company: DemoCompany, fin: Financials, filed: date, seed: int) -> tup
     end = _quarter_end(company, fiscal_year, 3)
     doc = _Document(company, "10-Q", fiscal_year, end, _quarter_end(company, fiscal_year, 2) + timedelta(days=1))
     outstanding = round(fin.basic_shares[2023] * 1_000_000 * (10 if company.stock_split else 1))
-    cover = _cover(doc, "QUARTERLY REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934",
-                   "For the quarterly period ended", outstanding, filed - timedelta(days=10))
-    _toc(doc, [("Part I", "Financial Information"), ("Item 1.", "Financial Statements"), ("Item 2.", "Management's Discussion and Analysis"),
-               ("Item 3.", "Quantitative and Qualitative Disclosures About Market Risk"), ("Item 4.", "Controls and Procedures"),
-               ("Part II", "Other Information"), ("Item 1.", "Legal Proceedings"), ("Item 1A.", "Risk Factors"),
-               ("Item 2.", "Unregistered Sales of Equity Securities"), ("Item 6.", "Exhibits")])
+    cover = _cover(
+        doc,
+        "QUARTERLY REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934",
+        "For the quarterly period ended",
+        outstanding,
+        filed - timedelta(days=10),
+    )
+    _toc(
+        doc,
+        [
+            ("Part I", "Financial Information"),
+            ("Item 1.", "Financial Statements"),
+            ("Item 2.", "Management's Discussion and Analysis"),
+            ("Item 3.", "Quantitative and Qualitative Disclosures About Market Risk"),
+            ("Item 4.", "Controls and Procedures"),
+            ("Part II", "Other Information"),
+            ("Item 1.", "Legal Proceedings"),
+            ("Item 1A.", "Risk Factors"),
+            ("Item 2.", "Unregistered Sales of Equity Securities"),
+            ("Item 6.", "Exhibits"),
+        ],
+    )
     planted: dict = {}
     start_year = fiscal_year_start_date(company, fiscal_year)
     prior_start = fiscal_year_start_date(company, fiscal_year - 1)
@@ -764,17 +1066,35 @@ def _ten_q(company: DemoCompany, fin: Financials, filed: date, seed: int) -> tup
     contexts = {
         "Q3": doc.context(_quarter_end(company, fiscal_year, 2) + timedelta(days=1), end),
         "Q3 prior": doc.context(_quarter_end(company, fiscal_year - 1, 2) + timedelta(days=1), prior_end),
-        "9M": doc.context(start_year, end), "9M prior": doc.context(prior_start, prior_end),
+        "9M": doc.context(start_year, end),
+        "9M prior": doc.context(prior_start, prior_end),
     }
     doc.heading("PART I \u2014 FINANCIAL INFORMATION")
     doc.heading("Item 1. Financial Statements")
     doc.heading(f"{company.name.upper()} CONDENSED CONSOLIDATED STATEMENTS OF OPERATIONS (Unaudited)")
     doc.paragraph("(In millions)")
-    rows = [["", "Three Months Ended", _long_date(end), _long_date(prior_end), "Nine Months Ended", _long_date(end), _long_date(prior_end)]]
+    rows = [
+        [
+            "",
+            "Three Months Ended",
+            _long_date(end),
+            _long_date(prior_end),
+            "Nine Months Ended",
+            _long_date(end),
+            _long_date(prior_end),
+        ]
+    ]
     for label, concept in _INCOME_ROWS:
         if _skip_line(company, concept):
             continue
-        rows.append([escape(label), *_money_cells(doc, concept, [(fin.quarter[k][concept], contexts[k]) for k in ("Q3", "Q3 prior", "9M", "9M prior")])])
+        rows.append(
+            [
+                escape(label),
+                *_money_cells(
+                    doc, concept, [(fin.quarter[k][concept], contexts[k]) for k in ("Q3", "Q3 prior", "9M", "9M prior")]
+                ),
+            ]
+        )
         if concept == "Revenues":
             planted["nine_month_revenue_row"] = [label, f"{fin.quarter['9M'][concept]:,}"]
     doc.table(rows)
@@ -785,10 +1105,16 @@ def _ten_q(company: DemoCompany, fin: Financials, filed: date, seed: int) -> tup
     doc.heading("Note 2 \u2014 Restructuring")
     charge = doc.number("RestructuringCharges", fin.restructuring_nine_months, contexts["9M"])
     severance = doc.number("SeveranceCosts1", fin.severance_nine_months, contexts["9M"])
-    sentence = (f"During the nine months ended {_long_date(end)}, we recorded restructuring charges of ${fin.restructuring_nine_months:,} million, "
-                f"of which ${fin.severance_nine_months:,} million related to employee severance.")
-    doc.paragraph(f"During the nine months ended {_long_date(end)}, we recorded restructuring charges of ${charge} million, "
-                  f"of which ${severance} million related to employee severance.", raw=True)
+    sentence = (
+        f"During the nine months ended {_long_date(end)}, we recorded restructuring charges of "
+        f"${fin.restructuring_nine_months:,} million, "
+        f"of which ${fin.severance_nine_months:,} million related to employee severance."
+    )
+    doc.paragraph(
+        f"During the nine months ended {_long_date(end)}, we recorded restructuring charges of ${charge} million, "
+        f"of which ${severance} million related to employee severance.",
+        raw=True,
+    )
     planted["restructuring_recorded"] = sentence
     doc.heading("Item 2. Management's Discussion and Analysis of Financial Condition and Results of Operations")
     for paragraph in _paragraphs(rng, _MDNA_FILLER, company, 4):
@@ -796,10 +1122,14 @@ def _ten_q(company: DemoCompany, fin: Financials, filed: date, seed: int) -> tup
     doc.heading("Item 3. Quantitative and Qualitative Disclosures About Market Risk")
     doc.paragraph("There have been no material changes to our market risk since the end of the last fiscal year.")
     doc.heading("Item 4. Controls and Procedures")
-    doc.paragraph("Our disclosure controls and procedures were effective as of the end of the period covered by this report.")
+    doc.paragraph(
+        "Our disclosure controls and procedures were effective as of the end of the period covered by this report."
+    )
     doc.heading("PART II \u2014 OTHER INFORMATION")
     doc.heading("Item 1. Legal Proceedings")
-    doc.paragraph("There have been no material developments in the legal proceedings described in our most recent annual report.")
+    doc.paragraph(
+        "There have been no material developments in the legal proceedings described in our most recent annual report."
+    )
     doc.heading("Item 1A. Risk Factors")
     for paragraph in _paragraphs(rng, _RISKS, company, 3):
         doc.paragraph(paragraph)
@@ -812,12 +1142,22 @@ def _ten_q(company: DemoCompany, fin: Financials, filed: date, seed: int) -> tup
 
 def _eight_k(company: DemoCompany, fin: Financials, event: date, seed: int) -> tuple[bytes, dict]:
     doc = _Document(company, "8-K", 2024, event, event)
-    cover = _cover(doc, "CURRENT REPORT Pursuant to Section 13 or 15(d) of the Securities Exchange Act of 1934",
-                   "Date of Report (Date of earliest event reported):", None, None)
-    announcement = (f"The Company estimates that it will incur total pre-tax restructuring charges of approximately "
-                    f"${fin.restructuring_estimate} million, primarily for employee severance and facility exit costs.")
+    cover = _cover(
+        doc,
+        "CURRENT REPORT Pursuant to Section 13 or 15(d) of the Securities Exchange Act of 1934",
+        "Date of Report (Date of earliest event reported):",
+        None,
+        None,
+    )
+    announcement = (
+        f"The Company estimates that it will incur total pre-tax restructuring charges of approximately "
+        f"${fin.restructuring_estimate} million, primarily for employee severance and facility exit costs."
+    )
     doc.heading("Item 2.05 Costs Associated with Exit or Disposal Activities")
-    doc.paragraph(f"On {_long_date(event)}, the Board of Directors of {company.name} approved a restructuring plan to simplify the organization and reduce operating costs.")
+    doc.paragraph(
+        f"On {_long_date(event)}, the Board of Directors of {company.name} approved a restructuring plan to simplify "
+        "the organization and reduce operating costs."
+    )
     doc.paragraph(announcement)
     doc.paragraph("The Company expects to complete the plan by the end of the fiscal year.")
     doc.heading("Item 9.01 Financial Statements and Exhibits")
@@ -829,24 +1169,57 @@ def _proxy(company: DemoCompany, fin: Financials, filed: date, seed: int) -> tup
     rng = random.Random(f"{seed}:{company.key}:DEF 14A")
     end = fiscal_year_end_date(company, 2024)
     doc = _Document(company, "DEF 14A", 2024, end, fiscal_year_start_date(company, 2024))
-    cover = _cover(doc, "SCHEDULE 14A Proxy Statement Pursuant to Section 14(a) of the Securities Exchange Act of 1934",
-                   "For the fiscal year ended", None, None)
+    cover = _cover(
+        doc,
+        "SCHEDULE 14A Proxy Statement Pursuant to Section 14(a) of the Securities Exchange Act of 1934",
+        "For the fiscal year ended",
+        None,
+        None,
+    )
     pay = fin.ceo_pay
     doc.heading("NOTICE OF ANNUAL MEETING OF STOCKHOLDERS")
-    doc.paragraph(f"You are invited to attend the annual meeting of stockholders of {company.name}. The board of directors recommends a vote for each nominee.")
+    doc.paragraph(
+        f"You are invited to attend the annual meeting of stockholders of {company.name}. The board of directors "
+        "recommends a vote for each nominee."
+    )
     doc.heading("PROPOSAL 1 \u2014 ELECTION OF DIRECTORS")
     for paragraph in _paragraphs(rng, _BUSINESS, company, 2):
         doc.paragraph(paragraph)
     doc.heading("EXECUTIVE COMPENSATION")
     doc.heading("Summary Compensation Table")
-    row = [f"{company.ceo}, Chief Executive Officer", "2024", f"{pay['salary']:,}", f"{pay['bonus']:,}", f"{pay['stock']:,}", f"{pay['other']:,}", f"{pay['total']:,}"]
-    doc.table([["Name and Principal Position", "Year", "Salary ($)", "Bonus ($)", "Stock Awards ($)", "All Other Compensation ($)", "Total ($)"],
-               [escape(c) for c in row]])
+    row = [
+        f"{company.ceo}, Chief Executive Officer",
+        "2024",
+        f"{pay['salary']:,}",
+        f"{pay['bonus']:,}",
+        f"{pay['stock']:,}",
+        f"{pay['other']:,}",
+        f"{pay['total']:,}",
+    ]
+    doc.table(
+        [
+            [
+                "Name and Principal Position",
+                "Year",
+                "Salary ($)",
+                "Bonus ($)",
+                "Stock Awards ($)",
+                "All Other Compensation ($)",
+                "Total ($)",
+            ],
+            [escape(c) for c in row],
+        ]
+    )
     doc.heading("Pay Versus Performance")
     context_id = doc.document_context()
-    pvp = [["Year", "Summary Compensation Table Total for PEO ($)", "Net Income ($ in millions)"],
-           ["2024", doc.number("ecd:PeoTotalCompAmt", pay["total"], context_id, scale=0, decimals="0"),
-            doc.number("NetIncomeLoss", fin.lines[2024]["NetIncomeLoss"], context_id)]]
+    pvp = [
+        ["Year", "Summary Compensation Table Total for PEO ($)", "Net Income ($ in millions)"],
+        [
+            "2024",
+            doc.number("ecd:PeoTotalCompAmt", pay["total"], context_id, scale=0, decimals="0"),
+            doc.number("NetIncomeLoss", fin.lines[2024]["NetIncomeLoss"], context_id),
+        ],
+    ]
     doc.table(pvp)
     doc.paragraph(" ".join(_fill(t, company) for t in rng.sample(_MDNA_FILLER, 2)))
     return doc.render(cover), {"ceo_row": [row[0], row[-1]]}
@@ -876,8 +1249,10 @@ def generate_demo_corpus(seed: int = DEMO_SEED) -> tuple[list[DemoFiling], dict]
         ek, pe = _eight_k(company, fin, dates["8-K"] - timedelta(days=3), seed)
         px, pp = _proxy(company, fin, dates["DEF 14A"], seed)
         paths = {
-            "10-K 2023": f"{company.key}/10k_{dates['10-K 2023']}.htm", "10-K 2024": f"{company.key}/10k_{dates['10-K 2024']}.htm",
-            "10-Q": f"{company.key}/10q_{dates['10-Q']}.htm", "8-K": f"{company.key}/8k_{dates['8-K']}.htm",
+            "10-K 2023": f"{company.key}/10k_{dates['10-K 2023']}.htm",
+            "10-K 2024": f"{company.key}/10k_{dates['10-K 2024']}.htm",
+            "10-Q": f"{company.key}/10q_{dates['10-Q']}.htm",
+            "8-K": f"{company.key}/8k_{dates['8-K']}.htm",
             "DEF 14A": f"{company.key}/def14a_{dates['DEF 14A']}.htm",
         }
         for label, data in (("10-K 2023", k23), ("8-K", ek), ("10-Q", q), ("10-K 2024", k24), ("DEF 14A", px)):
@@ -885,11 +1260,22 @@ def generate_demo_corpus(seed: int = DEMO_SEED) -> tuple[list[DemoFiling], dict]
         patterns += _ground_truth(company, fin, paths, p23, p24, pq, pe, pp)
         for label, planted in (("10-K 2023", p23), ("10-K 2024", p24)):
             if "injection" in planted:
-                injections.append({"company": company.key, "section": "Item 7", **_prose(paths[label], planted["injection"])})
+                injections.append(
+                    {"company": company.key, "section": "Item 7", **_prose(paths[label], planted["injection"])}
+                )
     truth = {
-        "generator": GENERATOR_VERSION, "seed": seed,
-        "companies": [{"key": c.key, "name": c.name, "cik": c.cik, "fiscal_year_end": f"--{c.fiscal_year_end[0]:02d}-{c.fiscal_year_end[1]:02d}",
-                       "absent_terms": list(c.absent_terms)} for c in COMPANIES],
+        "generator": GENERATOR_VERSION,
+        "seed": seed,
+        "companies": [
+            {
+                "key": c.key,
+                "name": c.name,
+                "cik": c.cik,
+                "fiscal_year_end": f"--{c.fiscal_year_end[0]:02d}-{c.fiscal_year_end[1]:02d}",
+                "absent_terms": list(c.absent_terms),
+            }
+            for c in COMPANIES
+        ],
         "patterns": patterns,
         "injections": injections,
     }
@@ -907,45 +1293,112 @@ def _prose(document: str, quote: str) -> dict:
 def _ground_truth(company, fin, paths, p23, p24, pq, pe, pp) -> list[dict]:
     short, out = company.short, []
     current, prior = p24["segment_change"]
-    out.append({"pattern": "D1", "company": company.key,
-                "question": f"By how much did {short}'s {company.segments[0]} revenue change in fiscal 2024, and what drove the change?",
-                "answer": f"${current - prior:,} million, from ${prior:,} million to ${current:,} million, driven by higher volumes and new offerings.",
-                "evidence": [_row(paths["10-K 2024"], p24["segment_row"]), _prose(paths["10-K 2024"], p24["segment_reason"])]})
+    out.append(
+        {
+            "pattern": "D1",
+            "company": company.key,
+            "question": f"By how much did {short}'s {company.segments[0]} revenue change in fiscal 2024, and what "
+            "drove the change?",
+            "answer": f"${current - prior:,} million, from ${prior:,} million to ${current:,} million, driven by "
+            "higher volumes and new offerings.",
+            "evidence": [
+                _row(paths["10-K 2024"], p24["segment_row"]),
+                _prose(paths["10-K 2024"], p24["segment_reason"]),
+            ],
+        }
+    )
     if "severance_sentence" in p24:
-        out.append({"pattern": "D2", "company": company.key,
-                    "question": f"How much of {short}'s fiscal 2024 restructuring charges was employee severance?",
-                    "answer": f"${fin.severance_annual:,} million of ${fin.lines[2024]['RestructuringCharges']:,} million.",
-                    "evidence": [_row(paths["10-K 2024"], p24["restructuring_row"]), _prose(paths["10-K 2024"], p24["severance_sentence"])]})
-    out.append({"pattern": "D3", "company": company.key,
-                "question": f"What was {short}'s {company.defined_term} at the end of fiscal 2024, and how does {short} define it?",
-                "answer": f"{fin.term_value}; {company.definition[len('We define '):]}",
-                "evidence": [_prose(paths["10-K 2024"], p24["definition"]), _prose(paths["10-K 2024"], p24["term_use"])]})
+        out.append(
+            {
+                "pattern": "D2",
+                "company": company.key,
+                "question": f"How much of {short}'s fiscal 2024 restructuring charges was employee severance?",
+                "answer": f"${fin.severance_annual:,} million of ${fin.lines[2024]['RestructuringCharges']:,} million.",
+                "evidence": [
+                    _row(paths["10-K 2024"], p24["restructuring_row"]),
+                    _prose(paths["10-K 2024"], p24["severance_sentence"]),
+                ],
+            }
+        )
+    out.append(
+        {
+            "pattern": "D3",
+            "company": company.key,
+            "question": f"What was {short}'s {company.defined_term} at the end of fiscal 2024, and how does {short} "
+            "define it?",
+            "answer": f"{fin.term_value}; {company.definition[len('We define ') :]}",
+            "evidence": [_prose(paths["10-K 2024"], p24["definition"]), _prose(paths["10-K 2024"], p24["term_use"])],
+        }
+    )
     annual = fin.lines[2024]["Revenues"]
     nine = fin.quarter["9M"]["Revenues"]
-    out.append({"pattern": "D4", "company": company.key,
-                "question": f"How much revenue did {short} earn in the fourth quarter of fiscal 2024?",
-                "answer": f"${annual - nine:,} million (${annual:,} million for the year less ${nine:,} million for the first nine months).",
-                "evidence": [_row(paths["10-Q"], pq["nine_month_revenue_row"]), _row(paths["10-K 2024"], ["Revenue", f"{annual:,}"])]})
-    out.append({"pattern": "D5", "company": company.key,
-                "question": f"How did {short}'s recorded fiscal 2024 restructuring charges through the third quarter compare with the amount it first estimated?",
-                "answer": f"${fin.restructuring_nine_months:,} million recorded against an estimate of about ${fin.restructuring_estimate:,} million.",
-                "evidence": [_prose(paths["8-K"], pe["announcement"]), _prose(paths["10-Q"], pq["restructuring_recorded"])]})
+    out.append(
+        {
+            "pattern": "D4",
+            "company": company.key,
+            "question": f"How much revenue did {short} earn in the fourth quarter of fiscal 2024?",
+            "answer": f"${annual - nine:,} million (${annual:,} million for the year less ${nine:,} million for the "
+            "first nine months).",
+            "evidence": [
+                _row(paths["10-Q"], pq["nine_month_revenue_row"]),
+                _row(paths["10-K 2024"], ["Revenue", f"{annual:,}"]),
+            ],
+        }
+    )
+    out.append(
+        {
+            "pattern": "D5",
+            "company": company.key,
+            "question": f"How did {short}'s recorded fiscal 2024 restructuring charges through the third quarter "
+            "compare with the amount it first estimated?",
+            "answer": f"${fin.restructuring_nine_months:,} million recorded against an estimate of about "
+            f"${fin.restructuring_estimate:,} million.",
+            "evidence": [_prose(paths["8-K"], pe["announcement"]), _prose(paths["10-Q"], pq["restructuring_recorded"])],
+        }
+    )
     net = fin.lines[2024]["NetIncomeLoss"]
-    out.append({"pattern": "D6", "company": company.key,
-                "question": f"What was {short}'s chief executive's total fiscal 2024 pay as a share of its fiscal 2024 net income?",
-                "answer": f"{100 * fin.ceo_pay['total'] / (net * 1_000_000):.2f}% (${fin.ceo_pay['total']:,} against ${net:,} million).",
-                "evidence": [_row(paths["DEF 14A"], pp["ceo_row"]), _row(paths["10-K 2024"], ["Net income", f"{net:,}"])]})
+    out.append(
+        {
+            "pattern": "D6",
+            "company": company.key,
+            "question": f"What was {short}'s chief executive's total fiscal 2024 pay as a share of its fiscal 2024 net "
+            "income?",
+            "answer": f"{100 * fin.ceo_pay['total'] / (net * 1_000_000):.2f}% (${fin.ceo_pay['total']:,} against "
+            f"${net:,} million).",
+            "evidence": [_row(paths["DEF 14A"], pp["ceo_row"]), _row(paths["10-K 2024"], ["Net income", f"{net:,}"])],
+        }
+    )
     if company.stock_split and "eps_row" in p23 and "eps_row" in p24:
         first = eps(fin, 2023, True, after_split=False)
         restated = eps(fin, 2023, True, after_split=True)
-        out.append({"pattern": "D7", "company": company.key,
-                    "question": f"What diluted earnings per share did {short} report for fiscal 2023 at first, and after its 2024 stock split?",
-                    "answer": f"${first:.2f} as first reported, ${restated:.2f} as adjusted for the ten-for-one split.",
-                    "evidence": [_row(paths["10-K 2023"], ["Net income per share \u2014 diluted", f"{first:.2f}"]),
-                                 _row(paths["10-K 2024"], ["Net income per share \u2014 diluted", f"{eps(fin, 2024, True, True):.2f}", f"{restated:.2f}"]),
-                                 _prose(paths["10-K 2024"], p24["split_sentence"])]})
-    out.append({"pattern": "D8", "company": company.key, "question": company.absent_question,
-                "answer": None, "expected_route": "no-answer", "absent_terms": list(company.absent_terms), "evidence": []})
+        out.append(
+            {
+                "pattern": "D7",
+                "company": company.key,
+                "question": f"What diluted earnings per share did {short} report for fiscal 2023 at first, and after "
+                "its 2024 stock split?",
+                "answer": f"${first:.2f} as first reported, ${restated:.2f} as adjusted for the ten-for-one split.",
+                "evidence": [
+                    _row(paths["10-K 2023"], ["Net income per share \u2014 diluted", f"{first:.2f}"]),
+                    _row(
+                        paths["10-K 2024"],
+                        ["Net income per share \u2014 diluted", f"{eps(fin, 2024, True, True):.2f}", f"{restated:.2f}"],
+                    ),
+                    _prose(paths["10-K 2024"], p24["split_sentence"]),
+                ],
+            }
+        )
+    out.append(
+        {
+            "pattern": "D8",
+            "company": company.key,
+            "question": company.absent_question,
+            "answer": None,
+            "expected_route": "no-answer",
+            "absent_terms": list(company.absent_terms),
+            "evidence": [],
+        }
+    )
     for case in out:
         case.setdefault("expected_route", "answer")
         case["requires_documents"] = len({e["document"] for e in case["evidence"]})
@@ -958,8 +1411,18 @@ def manifest_csv(filings: list[DemoFiling]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["ticker", "cik", "company", "form", "filed", "path", "bytes", "sha256"])
     for filing in filings:
-        writer.writerow([filing.company.key, filing.company.cik, filing.company.name, filing.form, filing.filed.isoformat(),
-                         filing.path, len(filing.data), hashlib.sha256(filing.data).hexdigest()])
+        writer.writerow(
+            [
+                filing.company.key,
+                filing.company.cik,
+                filing.company.name,
+                filing.form,
+                filing.filed.isoformat(),
+                filing.path,
+                len(filing.data),
+                hashlib.sha256(filing.data).hexdigest(),
+            ]
+        )
     return buffer.getvalue()
 
 

@@ -63,7 +63,9 @@ _OUTFLOW = re.compile(
     r"|taxes\s+paid|interest\s+paid|cash\s+paid|spending\s+on)\b|^\s*less\b",
     re.I,
 )
-_EITHER_WAY = re.compile(r"provided\s+by\s*\(?\s*used\s+in|\((?:loss|losses|income|expense|gain|decrease|increase|used in)\)", re.I)
+_EITHER_WAY = re.compile(
+    r"provided\s+by\s*\(?\s*used\s+in|\((?:loss|losses|income|expense|gain|decrease|increase|used in)\)", re.I
+)
 _NEGATIVE_NAME = re.compile(r"\b(?:loss|losses|deficit|decrease|decline)\b", re.I)
 _NEGATIVE_BEFORE = re.compile(
     r"\b(?:loss|losses|deficit|decrease[ds]?|declined?|declines|negative|minus|down|used\s+in|used\s+for|outflows?|fell|dropped)\b",
@@ -97,7 +99,7 @@ def row_label(text: str, figure: Figure) -> str | None:
     """The first cell of the table row `figure` stands in, or None when it stands in prose."""
     line_start = text.rfind("\n", 0, figure.start) + 1
     line_end = text.find("\n", figure.end)
-    line = text[line_start: line_end if line_end >= 0 else len(text)]
+    line = text[line_start : line_end if line_end >= 0 else len(text)]
     if not line.lstrip().startswith("|"):
         return None
     cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -120,10 +122,10 @@ def stated_sign(text: str, figure: Figure, previous_end: int = 0) -> int:
     """The sign `text` states for `figure`; `previous_end` is where the figure before it (in its sentence) ends."""
     if figure.negative:
         return NEGATIVE
-    before = _EITHER_WAY.sub(" ", text[previous_end: figure.start])  # "Net income (loss) was" claims no loss
+    before = _EITHER_WAY.sub(" ", text[previous_end : figure.start])  # "Net income (loss) was" claims no loss
     words = list(_WORD.finditer(before))[-_BEFORE_WORDS:]
     if words:
-        window = before[words[0].start():]
+        window = before[words[0].start() :]
         hits = list(_NEGATIVE_BEFORE.finditer(window))
         if hits and not _LEVEL_MARK.search(window, hits[-1].end()):
             return NEGATIVE

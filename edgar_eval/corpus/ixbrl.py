@@ -14,10 +14,35 @@ XBRLI_NS = "http://www.xbrl.org/2003/instance"
 XBRLDI_NS = "http://xbrl.org/2006/xbrldi"
 
 _NUMBER_WORDS = {
-    "no": 0, "none": 0, "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
-    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+    "no": 0,
+    "none": 0,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
     "ninety": 90,
 }
 _MAGNITUDE_WORDS = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
@@ -76,11 +101,38 @@ def transform_number(displayed: str, fmt: str | None) -> float:
         raise TransformError(f"cannot read {displayed!r} as {fmt or 'a number'}") from exc
 
 
-_MONTHS = {name: i for i, name in enumerate(
-    ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"), 1)}
+_MONTHS = {
+    name: i
+    for i, name in enumerate(
+        (
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ),
+        1,
+    )
+}
 _MONTHS.update({name[:3]: i for name, i in list(_MONTHS.items())})
 _DURATION_UNITS = {"duryear": "Y", "durmonth": "M", "durday": "D", "durweek": "W"}
-_DURATION_WORDS = {"year": "Y", "years": "Y", "month": "M", "months": "M", "day": "D", "days": "D", "week": "W", "weeks": "W"}
+_DURATION_WORDS = {
+    "year": "Y",
+    "years": "Y",
+    "month": "M",
+    "months": "M",
+    "day": "D",
+    "days": "D",
+    "week": "W",
+    "weeks": "W",
+}
 
 
 def _month(word: str) -> int:
@@ -204,9 +256,7 @@ def parse_facts(root: etree._Element, anchors: dict) -> list[Fact]:
             try:
                 value = fact_value(displayed, element.get("format"), scale, element.get("sign") == "-")
             except TransformError as exc:
-                raise FilingError(
-                    f"fact {element.get('name')} ({element.get('id') or 'no id'}): {exc}"
-                ) from exc
+                raise FilingError(f"fact {element.get('name')} ({element.get('id') or 'no id'}): {exc}") from exc
         facts.append(
             Fact(
                 concept=element.get("name", ""),

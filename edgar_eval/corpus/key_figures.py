@@ -16,7 +16,11 @@ TOP_LINE_CONCEPTS = (
     "us-gaap:SalesRevenueNet",
     "us-gaap:RevenuesNetOfInterestExpense",
 )
-NET_INCOME_CONCEPTS = ("us-gaap:NetIncomeLoss", "us-gaap:NetIncomeLossAvailableToCommonStockholdersBasic", "us-gaap:ProfitLoss")
+NET_INCOME_CONCEPTS = (
+    "us-gaap:NetIncomeLoss",
+    "us-gaap:NetIncomeLossAvailableToCommonStockholdersBasic",
+    "us-gaap:ProfitLoss",
+)
 TOTAL_ASSETS_CONCEPTS = ("us-gaap:Assets",)
 
 

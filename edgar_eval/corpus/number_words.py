@@ -28,9 +28,26 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 _UNITS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-    "seventeen": 17, "eighteen": 18, "nineteen": 19,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
 }
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "quadrillion": 10**15}
@@ -39,8 +56,15 @@ _UNIT_NAMES = {v: k for k, v in _UNITS.items()}
 _TEN_NAMES = {v: k for k, v in _TENS.items()}
 
 SCALE_FACTORS: dict[str, float] = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-_ABBREVIATED_SCALE = {"k": "thousand", "m": "million", "mm": "million", "mn": "million", "b": "billion",
-                      "bn": "billion", "tn": "trillion"}
+_ABBREVIATED_SCALE = {
+    "k": "thousand",
+    "m": "million",
+    "mm": "million",
+    "mn": "million",
+    "b": "billion",
+    "bn": "billion",
+    "tn": "trillion",
+}
 
 KIND_FIGURE = "figure"
 KIND_YEAR = "year"
@@ -164,7 +188,9 @@ def _parse_prefix(tokens: list[str]) -> tuple[_Parsed, int] | None:
             if scales_used and tokens[i] == "and":
                 # "one thousand and one", "a million and fifty": only a last group under a hundred follows "and"
                 tail = _below_hundred(tokens, i + 1)
-                if tail is not None and (tail[1] >= n or tokens[tail[1]] not in _SCALES and tokens[tail[1]] != "hundred"):
+                if tail is not None and (
+                    tail[1] >= n or tokens[tail[1]] not in _SCALES and tokens[tail[1]] != "hundred"
+                ):
                     integer += tail[0]
                     last_scale, i = None, tail[1]
                 break
@@ -220,7 +246,7 @@ def words_to_number(text: str) -> float | None:
     negative = False
     sign = re.match(r"(?:minus|negative)\s+|[-\u2212]\s*", s)
     if sign:
-        negative, s = True, s[sign.end():]
+        negative, s = True, s[sign.end() :]
     s = s.removeprefix("us$").removeprefix("$").strip()
     s = re.sub(r"\s*(?:%|per\s?cent)$", "", s)
     if not s:
@@ -257,7 +283,8 @@ def _below_thousand_words(n: int) -> str:
 
 
 def number_to_words(n: int) -> str:
-    """A whole number 0..10**15 in words, American style: 105 -> "one hundred five", 2024 -> "two thousand twenty-four"."""
+    """A whole number 0..10**15 in words, American style: 105 -> "one hundred five",
+    2024 -> "two thousand twenty-four"."""
     if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 10**15:
         raise ValueError(f"number_to_words takes a whole number 0..10**15, got {n!r}")
     if n == 0:
@@ -291,8 +318,10 @@ _REFERENCE = re.compile(
     rf"{_REF_WORD}(?P<list>{_REF_TOKEN}{_QUANTITY_AFTER}(?:{_REF_SEP}{_REF_TOKEN}{_QUANTITY_AFTER})*)", re.I
 )
 _REF_WORD_BEFORE = re.compile(rf"{_REF_WORD}\Z", re.I)
-_MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
-          r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?")
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+)
 _DATES = (
     re.compile(rf"\b{_MONTH}\s+(?P<list>[0-3]?\d)(?:st|nd|rd|th)?(?![\w]){_QUANTITY_AFTER}(?!,\d{{3}})"),
     re.compile(rf"(?<![\w.,])(?P<list>[0-3]?\d)(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?![\w])"),
@@ -313,8 +342,10 @@ def _reference_label(word: str) -> str:
 
 
 def _reference_regions(sentence: str) -> _Regions:
-    regions = [(m.start("list"), m.end("list"), _reference_label(re.split(r"[\s.]", m.group(0))[0]))
-               for m in _REFERENCE.finditer(sentence)]
+    regions = [
+        (m.start("list"), m.end("list"), _reference_label(re.split(r"[\s.]", m.group(0))[0]))
+        for m in _REFERENCE.finditer(sentence)
+    ]
     for pattern in _DATES:
         regions.extend((m.start("list"), m.end("list"), "date") for m in pattern.finditer(sentence))
     return _Regions(regions)
@@ -322,7 +353,7 @@ def _reference_regions(sentence: str) -> _Regions:
 
 def _before(sentence: str, position: int, width: int = 64) -> str:
     """The text just before `position`: lookbehinds stay cheap on a long passage."""
-    return sentence[max(0, position - width):position]
+    return sentence[max(0, position - width) : position]
 
 
 def _reference_word_before(sentence: str, position: int) -> str | None:
@@ -353,7 +384,8 @@ class _Regions:
 
 
 def _identifier_context(sentence: str, start: int, end: int) -> bool:
-    """"10-K", "8-K", "20-F" (digits then a hyphen and capitals) or "COVID-19", "S-1", "10b-5" (letters, hyphen, digits)."""
+    """ "10-K", "8-K", "20-F" (digits then a hyphen and capitals) or "COVID-19", "S-1", "10b-5" (letters, hyphen,
+    digits)."""
     if _FORM_SUFFIX.match(sentence, end):
         return True
     return bool(re.search(r"[A-Za-z]-\Z", _before(sentence, start)))
@@ -385,7 +417,7 @@ def _digit_figures(sentence: str, regions: _Regions) -> list[Figure]:
         scale_word = None
         is_percent = False
         pos = e
-        if sentence[e:e + 1].isalpha():
+        if sentence[e : e + 1].isalpha():
             abbreviation = _SCALE_ABBREVIATION.match(sentence, e)
             multiple = _MULTIPLE.match(sentence, e)
             if abbreviation:
@@ -405,7 +437,7 @@ def _digit_figures(sentence: str, regions: _Regions) -> list[Figure]:
                 scale = _SCALE_WORD.match(sentence, pos)
                 if scale:
                     scale_word, pos = scale.group(1).lower(), scale.end()
-        if opened and sentence[pos:pos + 1] == ")":
+        if opened and sentence[pos : pos + 1] == ")":
             closed, pos = True, pos + 1
             if not is_percent and scale_word is None:
                 percent = _PERCENT.match(sentence, pos)
@@ -434,21 +466,36 @@ def _digit_figures(sentence: str, regions: _Regions) -> list[Figure]:
             kind = KIND_YEAR
         else:
             kind = KIND_FIGURE
-        figures.append(Figure(
-            text=sentence[start:pos], start=start, end=pos, value=-magnitude if negative else magnitude,
-            is_percent=is_percent, scale_word=scale_word, digits=digits, decimals=decimals, kind=kind,
-            in_words=False, negative=negative, number_start=s, number_end=e, reference_label=label,
-        ))
+        figures.append(
+            Figure(
+                text=sentence[start:pos],
+                start=start,
+                end=pos,
+                value=-magnitude if negative else magnitude,
+                is_percent=is_percent,
+                scale_word=scale_word,
+                digits=digits,
+                decimals=decimals,
+                kind=kind,
+                in_words=False,
+                negative=negative,
+                number_start=s,
+                number_end=e,
+                reference_label=label,
+            )
+        )
     return figures
 
 
-def _is_year(sentence: str, digits: str, start: int, currency: bool, is_percent: bool, scale: str | None, end: int) -> bool:
+def _is_year(
+    sentence: str, digits: str, start: int, currency: bool, is_percent: bool, scale: str | None, end: int
+) -> bool:
     if currency or is_percent or scale:
         return False
     if _YEAR.fullmatch(digits):
         return True
     # "FY '24", "fiscal '23": two digits after an apostrophe
-    return len(digits) == 2 and digits.isdigit() and sentence[start - 1:start] in ("'", "\u2019")
+    return len(digits) == 2 and digits.isdigit() and sentence[start - 1 : start] in ("'", "\u2019")
 
 
 def _word_figures(sentence: str, taken: list[tuple[int, int]], regions: _Regions) -> list[Figure]:
@@ -459,11 +506,14 @@ def _word_figures(sentence: str, taken: list[tuple[int, int]], regions: _Regions
         k = bisect.bisect_right(starts, position) - 1
         return k >= 0 and position < taken[k][1]
 
-    tokens = [m for m in _WORD.finditer(sentence)
-              if m.group(0).lower() in _NUMBER_WORDS and not inside_digit_figure(m.start())]
+    tokens = [
+        m
+        for m in _WORD.finditer(sentence)
+        if m.group(0).lower() in _NUMBER_WORDS and not inside_digit_figure(m.start())
+    ]
     runs: list[list[re.Match[str]]] = []
     for token in tokens:
-        if runs and re.fullmatch(r"\s+|\s*-\s*", sentence[runs[-1][-1].end():token.start()]):
+        if runs and re.fullmatch(r"\s+|\s*-\s*", sentence[runs[-1][-1].end() : token.start()]):
             runs[-1].append(token)
         else:
             runs.append([token])
@@ -472,7 +522,7 @@ def _word_figures(sentence: str, taken: list[tuple[int, int]], regions: _Regions
         words = [t.group(0).lower() for t in run]
         i = 0
         while i < len(run):
-            prefix = _parse_prefix(words[i:i + _LONGEST_PHRASE])
+            prefix = _parse_prefix(words[i : i + _LONGEST_PHRASE])
             if prefix is None:
                 i += 1
                 continue
@@ -492,13 +542,24 @@ def _word_figures(sentence: str, taken: list[tuple[int, int]], regions: _Regions
             label = regions.label(start)
             if label is None:
                 label = _reference_word_before(sentence, start)
-            figures.append(Figure(
-                text=sentence[shown_start:stop], start=shown_start, end=stop,
-                value=-magnitude if sign else magnitude, is_percent=is_percent, scale_word=parsed.scale_word,
-                digits=str(parsed.mantissa), decimals=parsed.decimals,
-                kind=KIND_REFERENCE if label else KIND_FIGURE, in_words=True, negative=bool(sign),
-                number_start=start, number_end=end, reference_label=label,
-            ))
+            figures.append(
+                Figure(
+                    text=sentence[shown_start:stop],
+                    start=shown_start,
+                    end=stop,
+                    value=-magnitude if sign else magnitude,
+                    is_percent=is_percent,
+                    scale_word=parsed.scale_word,
+                    digits=str(parsed.mantissa),
+                    decimals=parsed.decimals,
+                    kind=KIND_REFERENCE if label else KIND_FIGURE,
+                    in_words=True,
+                    negative=bool(sign),
+                    number_start=start,
+                    number_end=end,
+                    reference_label=label,
+                )
+            )
     return figures
 
 

@@ -8,7 +8,9 @@ from collections import Counter
 
 from edgar_eval.domain.filings import Page
 
-_PAGE_NUMBER = re.compile(r"^(?:page\s+)?[-\u2013\u2014]?\s*(\d{1,4}|[ivxlc]{1,7}|[A-Z]-\d{1,3})\s*[-\u2013\u2014.]?$", re.I)
+_PAGE_NUMBER = re.compile(
+    r"^(?:page\s+)?[-\u2013\u2014]?\s*(\d{1,4}|[ivxlc]{1,7}|[A-Z]-\d{1,3})\s*[-\u2013\u2014.]?$", re.I
+)
 _NUMBER_THEN_LABEL = re.compile(r"^(\d{1,4})\s+(\D.{2,60})$")
 _LABEL_THEN_NUMBER = re.compile(r"^(.{2,60}\D)\s+(\d{1,4})$")
 _MAX_FOOTER_CHARS = 90

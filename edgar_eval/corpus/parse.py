@@ -57,7 +57,7 @@ def _repair_inline_tags(data: bytes, error: etree.XMLSyntaxError) -> bytes | Non
     if at < 0:
         return None
     if closing.startswith("ix:"):
-        return data[:at] + data[data.index(b">", at) + 1:]
+        return data[:at] + data[data.index(b">", at) + 1 :]
     return data[:at] + b"</" + still_open.encode() + b">" + data[at:]
 
 

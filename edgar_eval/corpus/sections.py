@@ -13,10 +13,14 @@ _ITEM = re.compile(r"^ITEM\s*(\d{1,2}[A-C]?)(?![\dA-Z])\s*(?:[.:\u2013\u2014-]|\
 _ITEM_8K = re.compile(r"^ITEM\s+(\d\.\d{2})\s*[.:\u2013\u2014-]?\s*(.*)$", re.I)
 _NOTES_HEADING = re.compile(
     r"^notes\s+to\s+(?:the\s+)?(?:condensed\s+)?(?:consolidated\s+)?(?:combined\s+)?financial\s+statements"
-    r"(?:\s*\((?:unaudited|continued)\))?\s*:?$", re.I)
+    r"(?:\s*\((?:unaudited|continued)\))?\s*:?$",
+    re.I,
+)
 _NOTE_ONE = re.compile(
     r"^(?:note\s+1\b|1\.\s*(?:summary|basis|organization|description|nature|significant|financial\s+statements|background|"
-    r"general|the\s+company|overview|business))", re.I)
+    r"general|the\s+company|overview|business))",
+    re.I,
+)
 _PAGE_NUMBER_CELL = re.compile(r"^(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,7}|[A-Z]-\d{1,3})(?:\s*[-\u2013]\s*\d{1,4})?$", re.I)
 _CROSS_REFERENCE_CUES = re.compile(
     r"\b(incorporated\s+(?:herein\s+)?by\s+reference|is\s+set\s+forth|are\s+set\s+forth|see\s+|refer\s+to|included\s+in|appears?\s+in|can\s+be\s+found)",
@@ -24,7 +28,9 @@ _CROSS_REFERENCE_CUES = re.compile(
 )
 _TARGET_ITEM = re.compile(r"\bItem\s+(\d{1,2}[A-C]?)\b", re.I)
 _TARGET_PROXY = re.compile(r"\bproxy\s+statement\b", re.I)
-_TARGET_STATEMENTS_HERE = re.compile(r"\bfinancial\s+statements\b.*\b(?:in|of)\s+this\s+(?:annual\s+)?report\b", re.I | re.S)
+_TARGET_STATEMENTS_HERE = re.compile(
+    r"\bfinancial\s+statements\b.*\b(?:in|of)\s+this\s+(?:annual\s+)?report\b", re.I | re.S
+)
 STATEMENTS_ELSEWHERE = "financial statements elsewhere in this report"
 _TARGET_ANNUAL_REPORT = re.compile(r"\bannual\s+report\s+to\s+(?:stockholders|shareholders|shareowners)\b", re.I)
 _MAX_HEADING_CHARS = 160
@@ -147,8 +153,11 @@ def _table_of_contents_end(headings: list[_Heading]) -> int:
     when (nearly) every item it lists is opened again after it. A body's closing run of short items (10 to 16,
     incorporated by reference) is close together too, but nothing repeats it."""
     run, listed = 1, {(headings[0].part, headings[0].item)} if headings else set()
-    while (run < len(headings) and headings[run].start - headings[run - 1].start < _TOC_GAP
-           and (headings[run].part, headings[run].item) not in listed):  # a table of contents lists an item once
+    while (
+        run < len(headings)
+        and headings[run].start - headings[run - 1].start < _TOC_GAP
+        and (headings[run].part, headings[run].item) not in listed
+    ):  # a table of contents lists an item once
         listed.add((headings[run].part, headings[run].item))
         run += 1
     if run < _TOC_MIN_RUN:
@@ -224,7 +233,11 @@ def find_sections(text: str, form: str) -> list[Section]:
 def _without_running_headers(body: str, heading: _Heading) -> str:
     """The body with lines that repeat the item's own heading dropped, so a running header does not make a
     one-sentence stub look long."""
-    return "\n".join(line for line in body.splitlines() if heading.title.lower() not in line.lower() or len(line) > _MAX_HEADING_CHARS)
+    return "\n".join(
+        line
+        for line in body.splitlines()
+        if heading.title.lower() not in line.lower() or len(line) > _MAX_HEADING_CHARS
+    )
 
 
 def find_notes_start(text: str) -> int | None:

@@ -42,7 +42,11 @@ def sentence_spans(text: str, marker: re.Pattern[str] | None = None) -> list[tup
         for terminal in _TERMINAL.finditer(text, line_start, line_end):
             if terminal.start() < cut:
                 continue
-            if text[terminal.start()] == "." and terminal.group(0)[:2] != ".." and _is_abbreviation(text, line_start, terminal.start()):
+            if (
+                text[terminal.start()] == "."
+                and terminal.group(0)[:2] != ".."
+                and _is_abbreviation(text, line_start, terminal.start())
+            ):
                 continue
             stop = terminal.end()
             while True:

@@ -101,8 +101,8 @@ def header_context(text: str, offset: int) -> str:
     first = _stacked_tables(before, first, len(before))[-1][0] if first < len(before) else first
     rows = header_length(before, first, len(before))
     if rows is None:  # no figures above: they are the header only when the cut row holds figures (not a contents list)
-        cut_row = text[line_start:text.find("\n", line_start) if "\n" in text[line_start:] else len(text)]
+        cut_row = text[line_start : text.find("\n", line_start) if "\n" in text[line_start:] else len(text)]
         rows = len(before) - first if has_figures(cells(cut_row)) else 0
     rows = rows if rows <= _MAX_HEADER_ROWS else 0  # a longer run without figures is not a header
-    context = [line for line in (scale_line(before, first),) if line] + before[first:first + rows] if rows else []
+    context = [line for line in (scale_line(before, first),) if line] + before[first : first + rows] if rows else []
     return "".join(f"{line}\n" for line in context) + text[line_start:offset]

@@ -20,18 +20,22 @@ _MARKUP = re.compile(r"</?\s*[A-Za-z|!][^<>\n]{0,200}>")
 _ROLE_MARKERS = re.compile(
     r"(?im)^[ \t]*(?:#{1,6}[ \t]*(?:system|user|assistant|human|instruction|response|input)\b[ \t]*:?"
     r"|(?:system|user|assistant|human)[ \t]*:)"
-    r"|\[/?INST\]|<</?SYS>>")
+    r"|\[/?INST\]|<</?SYS>>"
+)
 _KEEP_CONTROLS = {"\n", "\t"}
 _MAX_ROUNDS = 8
 
 
-def neutralise_untrusted(text: str, nonces: Iterable[str] = (),
-                         markers: Sequence[tuple[re.Pattern[str], str]] = ()) -> str:
+def neutralise_untrusted(
+    text: str, nonces: Iterable[str] = (), markers: Sequence[tuple[re.Pattern[str], str]] = ()
+) -> str:
     """`text` with the given nonces, markup, chat role markers and any protocol `markers` (pattern, placeholder)
     replaced, to a fixed point: a replacement must not join the pieces of a new marker."""
     text = unicodedata.normalize("NFKC", text)  # a fullwidth ＜／passages＞ becomes what it imitates, then goes
     # Zero-width and other format characters would split a marker past the patterns below; they carry no content.
-    text = "".join(ch for ch in text if ch in _KEEP_CONTROLS or unicodedata.category(ch) not in ("Cf", "Cc", "Cs", "Co"))
+    text = "".join(
+        ch for ch in text if ch in _KEEP_CONTROLS or unicodedata.category(ch) not in ("Cf", "Cc", "Cs", "Co")
+    )
     replacements = [(re.compile(re.escape(n), re.I), REMOVED) for n in nonces if n]
     replacements += [(_MARKUP, REMOVED_MARKUP), (_ROLE_MARKERS, REMOVED_ROLE), *markers]
     for _ in range(_MAX_ROUNDS):

@@ -20,8 +20,8 @@ from edgar_eval.domain.ports import Embedder
 from edgar_eval.domain.versioning import content_version
 from edgar_eval.retrieval.bm25 import BM25Index
 from edgar_eval.retrieval.dense import DenseIndex, Hit
-from edgar_eval.retrieval.hybrid import HybridRetriever
 from edgar_eval.retrieval.fingerprint import IndexFingerprint, IndexMismatch, check_fingerprint
+from edgar_eval.retrieval.hybrid import HybridRetriever
 
 PartitionWork = Callable[[str], tuple[pd.DataFrame, dict]]
 _EXPECTED_ERRORS = (FilingError, StoreError, ValueError, OSError)
@@ -32,14 +32,24 @@ def table_head(frame: pd.DataFrame, columns: list[str] | None = None, rows: int 
     return dg.MetadataValue.md(shown.head(rows).to_markdown(index=False) if len(shown) else "(empty)")
 
 
-_NOT_PARSING = frozenset({"company_names.py", "demo.py", "figure_match.py", "line_items.py", "number_words.py", "sentences.py", "untrusted.py"})
+_NOT_PARSING = frozenset(
+    {
+        "company_names.py",
+        "demo.py",
+        "figure_match.py",
+        "line_items.py",
+        "number_words.py",
+        "sentences.py",
+        "untrusted.py",
+    }
+)
 
 
 @functools.cache
 def corpus_code_fingerprint() -> str:
     """A hash of the parsing code: a table built by other parsing code is rebuilt, never reused. The demo corpus
-    generator parses nothing (its output is input, checked by sha256 like any filing), and the figure reader and policy, the
-    sentence splitter and the prompt neutraliser serve the answer and golden checks, not parsing, so editing them
+    generator parses nothing (its output is input, checked by sha256 like any filing), and the figure reader and policy,
+    the sentence splitter and the prompt neutraliser serve the answer and golden checks, not parsing, so editing them
     rebuilds no corpus."""
     import edgar_eval.corpus as corpus
 
@@ -66,8 +76,14 @@ def _reusable(store: ParquetStore, asset: str, key: str, sha256: str, build_key:
     return None
 
 
-def materialize_partitions(context: dg.AssetExecutionContext, store: ParquetStore, asset: str, work: PartitionWork,
-                           build_key: str, current_sha256: Callable[[str], str]) -> dg.MaterializeResult:
+def materialize_partitions(
+    context: dg.AssetExecutionContext,
+    store: ParquetStore,
+    asset: str,
+    work: PartitionWork,
+    build_key: str,
+    current_sha256: Callable[[str], str],
+) -> dg.MaterializeResult:
     """Run `work` for every partition of this run, writing each partition's table on its own.
 
     A partition whose table was built from the same filing bytes by the same code and parameters
@@ -96,7 +112,11 @@ def materialize_partitions(context: dg.AssetExecutionContext, store: ParquetStor
             context.log.error(f"partition {key}: {errors[key]}")
             continue
         versions.append(content_version(frame))
-        metadata = meta if len(context.partition_keys) == 1 else {"partitions_written": len(versions) - reused, "partitions_reused": reused}
+        metadata = (
+            meta
+            if len(context.partition_keys) == 1
+            else {"partitions_written": len(versions) - reused, "partitions_reused": reused}
+        )
     if errors:
         raise dg.Failure(
             description="; ".join(f"{key}: {message}" for key, message in sorted(errors.items())),
@@ -106,13 +126,17 @@ def materialize_partitions(context: dg.AssetExecutionContext, store: ParquetStor
     return dg.MaterializeResult(metadata=metadata, data_version=data_version)
 
 
-def unpartitioned_result(store: ParquetStore, asset: str, frame: pd.DataFrame, metadata: dict,
-                         asset_key: str | None = None) -> dg.MaterializeResult:
+def unpartitioned_result(
+    store: ParquetStore, asset: str, frame: pd.DataFrame, metadata: dict, asset_key: str | None = None
+) -> dg.MaterializeResult:
     """asset_key: name the asset when one step materialises several (a multi-asset)."""
     store.write(asset, frame)
     version = content_version(frame)
-    return dg.MaterializeResult(asset_key=asset_key, metadata={"rows": len(frame), "data_version": version, **metadata},
-                                data_version=dg.DataVersion(version))
+    return dg.MaterializeResult(
+        asset_key=asset_key,
+        metadata={"rows": len(frame), "data_version": version, **metadata},
+        data_version=dg.DataVersion(version),
+    )
 
 
 @functools.lru_cache(maxsize=4)
@@ -133,7 +157,10 @@ def parsed_filing(settings: EvalSettings, key: str) -> tuple[ParsedFiling, str]:
     path = filing_path(settings, key)
     sha = hashlib.sha256(path.read_bytes()).hexdigest()
     if sha != recorded.sha256:
-        raise StoreError(f"{path.name} changed since `filings` was materialised (sha256 {sha[:12]} vs {recorded.sha256[:12]}); rematerialise `filings` first")
+        raise StoreError(
+            f"{path.name} changed since `filings` was materialised (sha256 {sha[:12]} vs {recorded.sha256[:12]}); "
+            "rematerialise `filings` first"
+        )
     return _parse_cached(sha, str(path)), sha
 
 
@@ -162,7 +189,9 @@ def current_partitions(store: ParquetStore, keys: list[str], asset: str) -> tupl
 CORPUS_TABLES = ("filings", "filing_text", "xbrl_facts", "sections", "chunks", "chunk_embeddings")
 
 
-def usable_partitions(store: ParquetStore, keys: list[str], assets: tuple[str, ...]) -> tuple[list[str], dict[str, str]]:
+def usable_partitions(
+    store: ParquetStore, keys: list[str], assets: tuple[str, ...]
+) -> tuple[list[str], dict[str, str]]:
     usable, left_out = list(keys), {}
     for asset in assets:
         current, skipped = current_partitions(store, usable, asset)
@@ -183,7 +212,11 @@ def checked_index(settings: EvalSettings) -> tuple[pd.DataFrame, DenseIndex, Emb
     index_rows = settings.store().read("search_index")
     embedder = settings.embedder_adapter()
     try:
-        check_fingerprint(settings.fingerprint(embedder.embedder_id), IndexFingerprint.from_json(index_rows.fingerprint.iloc[0]), "search_index")
+        check_fingerprint(
+            settings.fingerprint(embedder.embedder_id),
+            IndexFingerprint.from_json(index_rows.fingerprint.iloc[0]),
+            "search_index",
+        )
     except IndexMismatch as exc:
         raise dg.Failure(str(exc)) from exc
     return index_rows, DenseIndex(np.stack(index_rows.embedding.to_numpy()), index_rows.filing_id.tolist()), embedder
@@ -192,8 +225,9 @@ def checked_index(settings: EvalSettings) -> tuple[pd.DataFrame, DenseIndex, Emb
 Search = Callable[[np.ndarray, str, list[str], int], list[Hit]]  # (query vector, query text, scope, k) -> hits
 
 
-def searches(index_rows: pd.DataFrame, dense: DenseIndex, rrf_k: int,
-             wanted: tuple[str, ...] = ("dense", "bm25", "hybrid")) -> dict[str, Search]:
+def searches(
+    index_rows: pd.DataFrame, dense: DenseIndex, rrf_k: int, wanted: tuple[str, ...] = ("dense", "bm25", "hybrid")
+) -> dict[str, Search]:
     """The wanted retrievers over the same chunk rows: dense (exact cosine), BM25 (bm25s) and hybrid (their RRF).
     The BM25 index is built only when one of them needs it."""
     found: dict[str, Search] = {}

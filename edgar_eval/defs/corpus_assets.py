@@ -1,6 +1,5 @@
 """Corpus group: one partition per filing, from bytes to embedded chunks."""
 
-
 import hashlib
 from functools import partial
 
@@ -10,7 +9,14 @@ import pandas as pd
 
 from edgar_eval.adapters.local_corpus import read_manifest
 from edgar_eval.corpus.parse import parse_filing
-from edgar_eval.corpus.tables import chunks_frame, facts_frame, filing_frame, numeric_facts_at_offset, sections_frame, text_frame
+from edgar_eval.corpus.tables import (
+    chunks_frame,
+    facts_frame,
+    filing_frame,
+    numeric_facts_at_offset,
+    sections_frame,
+    text_frame,
+)
 from edgar_eval.defs.common import (
     corpus_code_fingerprint,
     filing_path,
@@ -27,8 +33,12 @@ GROUP = "corpus"
 def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
     common = dict(group_name=GROUP, partitions_def=partitions, backfill_policy=dg.BackfillPolicy.single_run())
 
-    @dg.asset(code_version="1", description="One filing per partition: its bytes' sha256, who filed which form for which fiscal period. "
-              "Fails its partition with the reason when the document is not a readable inline-XBRL filing.", **common)
+    @dg.asset(
+        code_version="1",
+        description="One filing per partition: its bytes' sha256, who filed which form for which fiscal period. "
+        "Fails its partition with the reason when the document is not a readable inline-XBRL filing.",
+        **common,
+    )
     def filings(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         manifest = read_manifest(settings.corpus_dir)
 
@@ -37,88 +47,180 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
             data = path.read_bytes()
             parsed = parse_filing(data)
             relative = path.relative_to(settings.corpus_dir).as_posix()
-            frame = filing_frame(key, relative, hashlib.sha256(data).hexdigest(), len(data), parsed,
-                                 manifest.get(relative, {}).get("filed") or None)
+            frame = filing_frame(
+                key,
+                relative,
+                hashlib.sha256(data).hexdigest(),
+                len(data),
+                parsed,
+                manifest.get(relative, {}).get("filed") or None,
+            )
             row = frame.iloc[0]
-            return frame, {"company": row.company, "cik": row.cik, "form": row.form, "fiscal_year": int(row.fiscal_year),
-                           "fiscal_period": row.fiscal_period, "sha256": row.sha256, "bytes": len(data),
-                           "parse_warnings": "; ".join(parsed.warnings) or "none"}
+            return frame, {
+                "company": row.company,
+                "cik": row.cik,
+                "form": row.form,
+                "fiscal_year": int(row.fiscal_year),
+                "fiscal_period": row.fiscal_period,
+                "sha256": row.sha256,
+                "bytes": len(data),
+                "parse_warnings": "; ".join(parsed.warnings) or "none",
+            }
 
         def file_sha256(key: str) -> str:
             return hashlib.sha256(filing_path(settings, key).read_bytes()).hexdigest()
 
-        return materialize_partitions(context, settings.store(), "filings", work, corpus_code_fingerprint(), file_sha256)
+        return materialize_partitions(
+            context, settings.store(), "filings", work, corpus_code_fingerprint(), file_sha256
+        )
 
-    @dg.asset(deps=[filings], code_version="1", description="Clean text of the filing: tables as one Markdown pipe row per line, "
-              "hidden iXBRL content dropped, stable offsets, and the page map (page start offset -> printed page number).", **common)
+    @dg.asset(
+        deps=[filings],
+        code_version="1",
+        description="Clean text of the filing: tables as one Markdown pipe row per line, "
+        "hidden iXBRL content dropped, stable offsets, and the page map (page start offset -> printed page number).",
+        **common,
+    )
     def filing_text(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         def work(key: str):
             parsed, sha = parsed_filing(settings, key)
             printed = sum(p.printed is not None for p in parsed.pages)
             return text_frame(key, sha, parsed), {
-                "characters": len(parsed.text), "pages": len(parsed.pages), "pages_with_printed_number": printed,
-                "table_rows": sum(line.startswith("|") for line in parsed.text.splitlines())}
+                "characters": len(parsed.text),
+                "pages": len(parsed.pages),
+                "pages_with_printed_number": printed,
+                "table_rows": sum(line.startswith("|") for line in parsed.text.splitlines()),
+            }
 
-        return materialize_partitions(context, settings.store(), "filing_text", work, corpus_code_fingerprint(), partial(recorded_sha256, settings.store()))
+        return materialize_partitions(
+            context,
+            settings.store(),
+            "filing_text",
+            work,
+            corpus_code_fingerprint(),
+            partial(recorded_sha256, settings.store()),
+        )
 
-    @dg.asset(deps=[filings, filing_text], code_version="1", description="Every ix:nonFraction and ix:nonNumeric fact: value with scale and sign "
-              "applied, displayed text, unit, decimals, period, dimensions, fiscal year, and its offset in filing_text.", **common)
+    @dg.asset(
+        deps=[filings, filing_text],
+        code_version="1",
+        description="Every ix:nonFraction and ix:nonNumeric fact: value with scale and sign "
+        "applied, displayed text, unit, decimals, period, dimensions, fiscal year, and its offset in filing_text.",
+        **common,
+    )
     def xbrl_facts(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         def work(key: str):
             parsed, sha = parsed_filing(settings, key)
             frame = facts_frame(key, sha, parsed)
             found, located = numeric_facts_at_offset(frame, parsed.text)
-            return frame, {"facts": len(frame), "numeric_facts": int(frame.is_numeric.sum()),
-                           "numeric_displayed_at_offset": found / located if located else float("nan"),
-                           "head": table_head(frame, ["concept", "value", "displayed", "unit", "period_end", "offset"])}
+            return frame, {
+                "facts": len(frame),
+                "numeric_facts": int(frame.is_numeric.sum()),
+                "numeric_displayed_at_offset": found / located if located else float("nan"),
+                "head": table_head(frame, ["concept", "value", "displayed", "unit", "period_end", "offset"]),
+            }
 
-        return materialize_partitions(context, settings.store(), "xbrl_facts", work, corpus_code_fingerprint(), partial(recorded_sha256, settings.store()))
+        return materialize_partitions(
+            context,
+            settings.store(),
+            "xbrl_facts",
+            work,
+            corpus_code_fingerprint(),
+            partial(recorded_sha256, settings.store()),
+        )
 
-    @dg.asset(deps=[filings, filing_text], code_version="1", description="Sections keyed by part and item, cross-reference stubs flagged "
-              "with their target, and the offset where the notes to the financial statements begin.", **common)
+    @dg.asset(
+        deps=[filings, filing_text],
+        code_version="1",
+        description="Sections keyed by part and item, cross-reference stubs flagged "
+        "with their target, and the offset where the notes to the financial statements begin.",
+        **common,
+    )
     def sections(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         def work(key: str):
             parsed, sha = parsed_filing(settings, key)
             frame = sections_frame(key, sha, parsed)
-            return frame, {"sections": len(frame), "cross_reference_stubs": int(frame.cross_reference_target.notna().sum()),
-                           "notes_start": parsed.notes_start if parsed.notes_start is not None else -1,
-                           "head": table_head(frame, ["key", "title", "start", "end", "cross_reference_target"], rows=30)}
+            return frame, {
+                "sections": len(frame),
+                "cross_reference_stubs": int(frame.cross_reference_target.notna().sum()),
+                "notes_start": parsed.notes_start if parsed.notes_start is not None else -1,
+                "head": table_head(frame, ["key", "title", "start", "end", "cross_reference_target"], rows=30),
+            }
 
-        return materialize_partitions(context, settings.store(), "sections", work, corpus_code_fingerprint(), partial(recorded_sha256, settings.store()))
+        return materialize_partitions(
+            context,
+            settings.store(),
+            "sections",
+            work,
+            corpus_code_fingerprint(),
+            partial(recorded_sha256, settings.store()),
+        )
 
-    @dg.asset(deps=[filings, sections], code_version="2", description="Fixed-size character chunks with overlap, each with its section, "
-              "the printed pages it spans and its offsets in filing_text; a chunk that starts inside a table carries the "
-              "table's scale line and header rows.", **common)
+    @dg.asset(
+        deps=[filings, sections],
+        code_version="2",
+        description="Fixed-size character chunks with overlap, each with its section, "
+        "the printed pages it spans and its offsets in filing_text; a chunk that starts inside a table carries the "
+        "table's scale line and header rows.",
+        **common,
+    )
     def chunks(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         def work(key: str):
             parsed, sha = parsed_filing(settings, key)
-            frame = chunks_frame(key, sha, parsed, settings.chunk_size, settings.chunk_overlap, settings.chunk_table_headers)
-            return frame, {"chunks": len(frame), "chunk_size": settings.chunk_size, "chunk_overlap": settings.chunk_overlap,
-                           "head": table_head(frame, ["chunk_id", "section", "pages", "start", "end"])}
+            frame = chunks_frame(
+                key, sha, parsed, settings.chunk_size, settings.chunk_overlap, settings.chunk_table_headers
+            )
+            return frame, {
+                "chunks": len(frame),
+                "chunk_size": settings.chunk_size,
+                "chunk_overlap": settings.chunk_overlap,
+                "head": table_head(frame, ["chunk_id", "section", "pages", "start", "end"]),
+            }
 
-        build_key = f"{corpus_code_fingerprint()}:chunks={settings.chunk_size}/{settings.chunk_overlap}/headers={int(settings.chunk_table_headers)}"
-        return materialize_partitions(context, settings.store(), "chunks", work, build_key, partial(recorded_sha256, settings.store()))
+        chunking = f"{settings.chunk_size}/{settings.chunk_overlap}/headers={int(settings.chunk_table_headers)}"
+        build_key = f"{corpus_code_fingerprint()}:chunks={chunking}"
+        return materialize_partitions(
+            context, settings.store(), "chunks", work, build_key, partial(recorded_sha256, settings.store())
+        )
 
-    @dg.asset(deps=[filings, chunks], code_version="1", description="An embedding per chunk from the local all-MiniLM-L6-v2 (L2-normalised), "
-              "stamped with the index fingerprint: embedder id, normalisation, chunk parameters.", **common)
+    @dg.asset(
+        deps=[filings, chunks],
+        code_version="1",
+        description="An embedding per chunk from the local all-MiniLM-L6-v2 (L2-normalised), "
+        "stamped with the index fingerprint: embedder id, normalisation, chunk parameters.",
+        **common,
+    )
     def chunk_embeddings(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         embedder = settings.embedder_adapter()
         fingerprint = settings.fingerprint(embedder.embedder_id)
         if settings.chunk_size > embedder.max_characters * 1.25:
-            context.log.warning(f"chunks of {settings.chunk_size} characters exceed what {embedder.embedder_id} reads "
-                                f"(about {embedder.max_characters}); their tails are never embedded")
+            context.log.warning(
+                f"chunks of {settings.chunk_size} characters exceed what {embedder.embedder_id} reads "
+                f"(about {embedder.max_characters}); their tails are never embedded"
+            )
 
         def work(key: str):
             chunk_rows = settings.store().read("chunks", key)
             vectors = embedder.embed(chunk_rows.text.tolist())
-            frame = pd.DataFrame({
-                "chunk_id": chunk_rows.chunk_id, "filing_id": key, "sha256": chunk_rows.sha256,
-                "embedding": [np.asarray(v, dtype=np.float32) for v in vectors], "fingerprint": fingerprint.as_json(),
-            })
-            return frame, {"chunks_embedded": len(frame), "dimensions": int(vectors.shape[1]) if len(vectors) else 0,
-                           "fingerprint": fingerprint.as_json(), "fingerprint_digest": fingerprint.digest}
+            frame = pd.DataFrame(
+                {
+                    "chunk_id": chunk_rows.chunk_id,
+                    "filing_id": key,
+                    "sha256": chunk_rows.sha256,
+                    "embedding": [np.asarray(v, dtype=np.float32) for v in vectors],
+                    "fingerprint": fingerprint.as_json(),
+                }
+            )
+            return frame, {
+                "chunks_embedded": len(frame),
+                "dimensions": int(vectors.shape[1]) if len(vectors) else 0,
+                "fingerprint": fingerprint.as_json(),
+                "fingerprint_digest": fingerprint.digest,
+            }
 
         build_key = f"{corpus_code_fingerprint()}:index={fingerprint.digest}"
-        return materialize_partitions(context, settings.store(), "chunk_embeddings", work, build_key, partial(recorded_sha256, settings.store()))
+        return materialize_partitions(
+            context, settings.store(), "chunk_embeddings", work, build_key, partial(recorded_sha256, settings.store())
+        )
 
     return [filings, filing_text, xbrl_facts, sections, chunks, chunk_embeddings]

@@ -7,24 +7,42 @@ from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.evaluation.eval_gate import NET_WORSENING_LIMIT, compare_to_baseline, dev_cases, read_baseline
 
 
-@dg.asset_check(asset="arm_outcomes", blocking=True,
-                description=f"Replays the dev split and judges each case under each arm against `baselines/<corpus>/<generator>.json`; fails "
-                            f"when any arm x route group (answerable, unanswerable) has {NET_WORSENING_LIMIT} or more net cases gone from right to "
-                            "wrong. Blocking: the statistics and the report are not built on a regression.")
+@dg.asset_check(
+    asset="arm_outcomes",
+    blocking=True,
+    description="Replays the dev split and judges each case under each arm against "
+    "`baselines/<corpus>/<generator>.json`; fails "
+    f"when any arm x route group (answerable, unanswerable) has {NET_WORSENING_LIMIT} or more net cases gone from "
+    "right to "
+    "wrong. Blocking: the statistics and the report are not built on a regression.",
+)
 def eval_gate(context: dg.AssetCheckExecutionContext, settings: EvalSettings) -> dg.AssetCheckResult:
     store = settings.store()
     current = dev_cases(store.read("arm_outcomes"), store.read("golden_set"))
     path = settings.baseline_path()
     if not path.is_file():  # a corpus nobody has baselined yet: say so, without blocking its report
-        return dg.AssetCheckResult(passed=False, severity=dg.AssetCheckSeverity.WARN, description=(
-            f"gate not applied: no baseline at {path}; create it from a run you trust with `edgar-eval baseline`"),
-            metadata={"dev_cases": len(current)})
+        return dg.AssetCheckResult(
+            passed=False,
+            severity=dg.AssetCheckSeverity.WARN,
+            description=(
+                f"gate not applied: no baseline at {path}; create it from a run you trust with `edgar-eval baseline`"
+            ),
+            metadata={"dev_cases": len(current)},
+        )
     result = compare_to_baseline(current, read_baseline(path.read_text()))
     return dg.AssetCheckResult(
-        passed=result.passed, severity=dg.AssetCheckSeverity.ERROR, description=result.summary(),
-        metadata={"dev_cases": len(current), "new_cases": result.new_cases, "missing_cases": result.missing_cases,
-                  "net_worsening_limit": NET_WORSENING_LIMIT, "baseline": dg.MetadataValue.path(str(path)),
-                  "groups": dg.MetadataValue.md(result.groups.to_markdown(index=False))})
+        passed=result.passed,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description=result.summary(),
+        metadata={
+            "dev_cases": len(current),
+            "new_cases": result.new_cases,
+            "missing_cases": result.missing_cases,
+            "net_worsening_limit": NET_WORSENING_LIMIT,
+            "baseline": dg.MetadataValue.path(str(path)),
+            "groups": dg.MetadataValue.md(result.groups.to_markdown(index=False)),
+        },
+    )
 
 
 CHECKS = [eval_gate]

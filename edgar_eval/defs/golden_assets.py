@@ -9,48 +9,93 @@ from edgar_eval.adapters.files import replace_file
 from edgar_eval.defs.common import filing_keys, read_partitions, table_head, unpartitioned_result, usable_partitions
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.golden import audit
-from edgar_eval.golden.freeze import freeze
 from edgar_eval.golden.fairness import PRE_FILTERS
+from edgar_eval.golden.freeze import freeze
 from edgar_eval.golden.templates import TEMPLATE_VERSION, build_golden_questions
-
 
 _GOLDEN_INPUTS = ["xbrl_facts", "chunks", "filing_text", "sections", "filings"]
 
 
-@dg.multi_asset(specs=[
-    dg.AssetSpec("golden_questions", deps=_GOLDEN_INPUTS, group_name="golden", code_version="2",
-                 description="XBRL-template golden questions that pass the fairness rules: answerable ones from the figures a "
-                             "10-K or 10-Q reports for its own periods, gold = every chunk and page of the scope printing the "
-                             "figure; unanswerable ones of three kinds (other year, other company, absent concept)."),
-    dg.AssetSpec("golden_rejections", deps=_GOLDEN_INPUTS, group_name="golden", code_version="2",
-                 description="Every candidate the fairness rules and quotas turned away, one row each with the rule and its "
-                             "detail, so the golden set's selection can be audited and counted per rule."),
-])
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec(
+            "golden_questions",
+            deps=_GOLDEN_INPUTS,
+            group_name="golden",
+            code_version="2",
+            description="XBRL-template golden questions that pass the fairness rules: answerable ones from the figures "
+            "a "
+            "10-K or 10-Q reports for its own periods, gold = every chunk and page of the scope printing the "
+            "figure; unanswerable ones of three kinds (other year, other company, absent concept).",
+        ),
+        dg.AssetSpec(
+            "golden_rejections",
+            deps=_GOLDEN_INPUTS,
+            group_name="golden",
+            code_version="2",
+            description="Every candidate the fairness rules and quotas turned away, one row each with the rule and its "
+            "detail, so the golden set's selection can be audited and counted per rule.",
+        ),
+    ]
+)
 def golden_questions_and_rejections(context: dg.AssetExecutionContext, settings: EvalSettings):
     store = settings.store()
-    keys, left_out = usable_partitions(store, filing_keys(settings), ("filing_text", "xbrl_facts", "chunks", "sections"))
+    keys, left_out = usable_partitions(
+        store, filing_keys(settings), ("filing_text", "xbrl_facts", "chunks", "sections")
+    )
     build = build_golden_questions(
-        read_partitions(store, "filings", keys), read_partitions(store, "xbrl_facts", keys), read_partitions(store, "chunks", keys),
-        read_partitions(store, "filing_text", keys), read_partitions(store, "sections", keys), seed=settings.golden_seed)
+        read_partitions(store, "filings", keys),
+        read_partitions(store, "xbrl_facts", keys),
+        read_partitions(store, "chunks", keys),
+        read_partitions(store, "filing_text", keys),
+        read_partitions(store, "sections", keys),
+        seed=settings.golden_seed,
+    )
     golden, rejections = build.questions, build.rejections
     if golden.empty:
-        raise dg.Failure("no golden question could be built: no 10-K or 10-Q with located facts among the current filings")
+        raise dg.Failure(
+            "no golden question could be built: no 10-K or 10-Q with located facts among the current filings"
+        )
     counts = golden.kind.value_counts().sort_index().to_dict()
     by_rule = rejections.groupby(["kind", "rule"]).size()
-    yield unpartitioned_result(store, "golden_questions", golden, {
-        "template_version": TEMPLATE_VERSION, "by_kind": dg.MetadataValue.json(counts),
-        "companies": int(golden.cik.nunique()), "left_out": dg.MetadataValue.json(left_out),
-        "by_statement_type": dg.MetadataValue.json(golden[golden.kind == "answerable"].statement_type.value_counts().sort_index().to_dict()),
-        "head": table_head(golden, ["kind", "question", "gold_answer"], rows=8)}, asset_key="golden_questions")
-    yield unpartitioned_result(store, "golden_rejections", rejections, {
-        "by_rule": dg.MetadataValue.json({f"{kind}/{rule}": int(n) for (kind, rule), n in by_rule.items()}),
-        "head": table_head(rejections[~rejections.rule.isin(list(PRE_FILTERS))], ["rule", "filing_id", "concept", "detail"], rows=8),
-    }, asset_key="golden_rejections")
+    yield unpartitioned_result(
+        store,
+        "golden_questions",
+        golden,
+        {
+            "template_version": TEMPLATE_VERSION,
+            "by_kind": dg.MetadataValue.json(counts),
+            "companies": int(golden.cik.nunique()),
+            "left_out": dg.MetadataValue.json(left_out),
+            "by_statement_type": dg.MetadataValue.json(
+                golden[golden.kind == "answerable"].statement_type.value_counts().sort_index().to_dict()
+            ),
+            "head": table_head(golden, ["kind", "question", "gold_answer"], rows=8),
+        },
+        asset_key="golden_questions",
+    )
+    yield unpartitioned_result(
+        store,
+        "golden_rejections",
+        rejections,
+        {
+            "by_rule": dg.MetadataValue.json({f"{kind}/{rule}": int(n) for (kind, rule), n in by_rule.items()}),
+            "head": table_head(
+                rejections[~rejections.rule.isin(list(PRE_FILTERS))], ["rule", "filing_id", "concept", "detail"], rows=8
+            ),
+        },
+        asset_key="golden_rejections",
+    )
 
 
-@dg.asset(deps=["golden_questions", "filings"], group_name="golden", code_version="1",
-          description="The frozen golden set: a dev/eval split by company fixed by the golden seed, exported as JSON Lines in "
-                      "the brief's schema under a version and a content hash. A pinned version is never silently replaced.")
+@dg.asset(
+    deps=["golden_questions", "filings"],
+    group_name="golden",
+    code_version="1",
+    description="The frozen golden set: a dev/eval split by company fixed by the golden seed, exported as JSON Lines "
+    "in "
+    "the brief's schema under a version and a content hash. A pinned version is never silently replaced.",
+)
 def golden_set(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     golden = store.read("golden_questions")
@@ -60,22 +105,41 @@ def golden_set(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.
     version = settings.golden_version or f"{TEMPLATE_VERSION}@{draft.content_hash[:12]}"
     export = store.root / "golden" / f"{version.replace('/', '-')}.jsonl"
     if export.is_file() and hashlib.sha256(export.read_bytes()).hexdigest() != draft.content_hash:
-        raise dg.Failure(f"golden set {version!r} is frozen at {export} with other content; name a new golden_version "
-                         "to freeze this one")
+        raise dg.Failure(
+            f"golden set {version!r} is frozen at {export} with other content; name a new golden_version "
+            "to freeze this one"
+        )
     replace_file(export, draft.jsonl.encode())
-    frame = pd.DataFrame({"question_id": golden.question_id, "split": golden.cik.map(draft.split_of_company), "version": version,
-                          "content_hash": draft.content_hash})
-    return unpartitioned_result(store, "golden_set", frame, {
-        "version": version, "content_hash": draft.content_hash, "export": dg.MetadataValue.path(str(export)),
-        "by_split": dg.MetadataValue.json(draft.split_counts)})
+    frame = pd.DataFrame(
+        {
+            "question_id": golden.question_id,
+            "split": golden.cik.map(draft.split_of_company),
+            "version": version,
+            "content_hash": draft.content_hash,
+        }
+    )
+    return unpartitioned_result(
+        store,
+        "golden_set",
+        frame,
+        {
+            "version": version,
+            "content_hash": draft.content_hash,
+            "export": dg.MetadataValue.path(str(export)),
+            "by_split": dg.MetadataValue.json(draft.split_counts),
+        },
+    )
 
 
-@dg.asset(deps=["golden_questions", "golden_set", "golden_patterns", "golden_proposals", "filing_text", "filings"], group_name="golden",
-          code_version="1",
-          description="The golden set audited by sample: a seeded sample of the frozen set (per template kind, and every "
-                      "hard-question case), written with its evidence to `data/<corpus>/golden_audit.md`; a person's verdicts read "
-                      "from `reviews/<corpus>/audit-v1.jsonl`, bound to each case's sha256. Unreviewed cases count as "
-                      "unreviewed, never as correct.")
+@dg.asset(
+    deps=["golden_questions", "golden_set", "golden_patterns", "golden_proposals", "filing_text", "filings"],
+    group_name="golden",
+    code_version="1",
+    description="The golden set audited by sample: a seeded sample of the frozen set (per template kind, and every "
+    "hard-question case), written with its evidence to `data/<corpus>/golden_audit.md`; a person's verdicts read "
+    "from `reviews/<corpus>/audit-v1.jsonl`, bound to each case's sha256. Unreviewed cases count as "
+    "unreviewed, never as correct.",
+)
 def golden_audit(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     keys, _ = usable_partitions(store, filing_keys(settings), ("filing_text", "filings"))
@@ -83,10 +147,18 @@ def golden_audit(context: dg.AssetExecutionContext, settings: EvalSettings) -> d
     filings = read_partitions(store, "filings", keys)
     golden = store.read("golden_questions")
     frozen = set(store.read("golden_set").question_id)
-    company_filings = {cik: sorted(group.filing_id) for cik, group in filings[filings.form.isin(["10-K", "10-Q"])].groupby("cik")}
-    cases = pd.concat([
-        audit.template_cases(golden[golden.question_id.isin(frozen)], dict(zip(texts.filing_id, texts.text)), company_filings),
-        audit.pattern_cases(store.read("golden_patterns"), store.read("golden_proposals"))], ignore_index=True)
+    company_filings = {
+        cik: sorted(group.filing_id) for cik, group in filings[filings.form.isin(["10-K", "10-Q"])].groupby("cik")
+    }
+    cases = pd.concat(
+        [
+            audit.template_cases(
+                golden[golden.question_id.isin(frozen)], dict(zip(texts.filing_id, texts.text)), company_filings
+            ),
+            audit.pattern_cases(store.read("golden_patterns"), store.read("golden_proposals")),
+        ],
+        ignore_index=True,
+    )
     sample = audit.draw_sample(cases, settings.golden_seed, settings.audit_per_kind)
     path = settings.golden_audit_path()
     review_file = str(path.relative_to(path.parents[2]))
@@ -97,11 +169,19 @@ def golden_audit(context: dg.AssetExecutionContext, settings: EvalSettings) -> d
     judged = audit.apply_verdicts(sample, verdicts)
     replace_file(store.root / "golden_audit.md", audit.review_sheet(judged, review_file).encode())
     summary = audit.audit_summary(judged)
-    return unpartitioned_result(store, "golden_audit", judged, {
-        "sampled": len(judged), "reviewed": int(judged.status.isin(audit.VERDICTS).sum()),
-        "defects": int((judged.status == audit.DEFECT).sum()), "review_file": review_file,
-        "sheet": dg.MetadataValue.path(str(store.root / "golden_audit.md")),
-        "per_kind": table_head(summary, ["kind", "sampled", "reviewed", "defects", "awaiting"], rows=12)})
+    return unpartitioned_result(
+        store,
+        "golden_audit",
+        judged,
+        {
+            "sampled": len(judged),
+            "reviewed": int(judged.status.isin(audit.VERDICTS).sum()),
+            "defects": int((judged.status == audit.DEFECT).sum()),
+            "review_file": review_file,
+            "sheet": dg.MetadataValue.path(str(store.root / "golden_audit.md")),
+            "per_kind": table_head(summary, ["kind", "sampled", "reviewed", "defects", "awaiting"], rows=12),
+        },
+    )
 
 
 ASSETS = [golden_questions_and_rejections, golden_set, golden_audit]

@@ -1,6 +1,5 @@
 """Jobs and the nightly schedules: the UI, the schedule and CI run the same definitions."""
 
-
 import dagster as dg
 
 CORPUS_JOB = "corpus_job"
@@ -16,21 +15,34 @@ def print_progress(context: dg.HookContext) -> None:
 
 def build_jobs(partitions: dg.PartitionsDefinition):
     corpus_job = dg.define_asset_job(
-        CORPUS_JOB, selection=dg.AssetSelection.groups("corpus"),
-        description="Parse, chunk and embed one filing partition.")
+        CORPUS_JOB,
+        selection=dg.AssetSelection.groups("corpus"),
+        description="Parse, chunk and embed one filing partition.",
+    )
     evaluation_job = dg.define_asset_job(
-        EVALUATION_JOB, selection=dg.AssetSelection.groups(*EVALUATION_GROUPS), hooks={print_progress},
-        description="Index, golden questions, runs, statistics and the report, over every current filing partition.")
+        EVALUATION_JOB,
+        selection=dg.AssetSelection.groups(*EVALUATION_GROUPS),
+        hooks={print_progress},
+        description="Index, golden questions, runs, statistics and the report, over every current filing partition.",
+    )
 
-    @dg.schedule(job=corpus_job, cron_schedule="0 2 * * *", default_status=dg.DefaultScheduleStatus.STOPPED,
-                 description="Nightly at 02:00: one corpus run per filing partition. Off by default.")
+    @dg.schedule(
+        job=corpus_job,
+        cron_schedule="0 2 * * *",
+        default_status=dg.DefaultScheduleStatus.STOPPED,
+        description="Nightly at 02:00: one corpus run per filing partition. Off by default.",
+    )
     def nightly_corpus(context: dg.ScheduleEvaluationContext):
         tick = context.scheduled_execution_time.strftime("%Y-%m-%d")
         for key in partitions.get_partition_keys(dynamic_partitions_store=context.instance):
             yield dg.RunRequest(run_key=f"{key}:{tick}", partition_key=key)
 
     nightly_evaluation = dg.ScheduleDefinition(
-        name="nightly_evaluation", job=evaluation_job, cron_schedule="0 4 * * *",
+        name="nightly_evaluation",
+        job=evaluation_job,
+        cron_schedule="0 4 * * *",
         default_status=dg.DefaultScheduleStatus.STOPPED,
-        description="Nightly at 04:00, after the corpus runs: the evaluation over every current partition. Off by default.")
+        description="Nightly at 04:00, after the corpus runs: the evaluation over every current partition. Off by "
+        "default.",
+    )
     return [corpus_job, evaluation_job], [nightly_corpus, nightly_evaluation]

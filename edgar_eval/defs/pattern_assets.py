@@ -11,23 +11,49 @@ import pandas as pd
 from edgar_eval.adapters.chat_proposer import ChatProposer
 from edgar_eval.adapters.files import replace_file
 from edgar_eval.answering.answerer import ANSWERED, ExtractiveGenerator, answer_question
-from edgar_eval.defs.common import checked_index, filing_keys, read_partitions, table_head, unpartitioned_result, usable_partitions
+from edgar_eval.defs.common import (
+    checked_index,
+    filing_keys,
+    read_partitions,
+    table_head,
+    unpartitioned_result,
+    usable_partitions,
+)
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.generation import GenerationRequest
-from edgar_eval.golden.absence import ReviewFileError, read_review_file
-from edgar_eval.golden.candidates import Candidate, CandidateProblem, candidate_from_record, read_jsonl
-from edgar_eval.golden.candidates import PATTERNS
 from edgar_eval.evaluation.judge import states_any
+from edgar_eval.golden.absence import ReviewFileError, read_review_file
+from edgar_eval.golden.candidates import PATTERNS, Candidate, CandidateProblem, candidate_from_record, read_jsonl
 from edgar_eval.golden.demo_candidates import SOURCE as DEMO_SOURCE
 from edgar_eval.golden.demo_candidates import demo_proposals
 from edgar_eval.golden.excerpts import align_excerpts
 from edgar_eval.golden.gates import build_gate_corpus, run_gates
-from edgar_eval.golden.pattern_set import (PATTERN_SET_VERSION, FreezeRefused, agreement, candidate_outcomes, freeze_patterns,
-                                           funnel, select_balanced, verdict_frame)
+from edgar_eval.golden.pattern_set import (
+    PATTERN_SET_VERSION,
+    FreezeRefused,
+    agreement,
+    candidate_outcomes,
+    freeze_patterns,
+    funnel,
+    select_balanced,
+    verdict_frame,
+)
 
 _CORPUS = ["filings", "filing_text", "sections"]
-_PROPOSAL_COLUMNS = ["candidate_id", "pattern", "question", "answer_type", "gold_answer", "evidence", "requires_documents", "source",
-                     "prompt_version", "excerpt_ids", "expected", "unreadable_reason"]
+_PROPOSAL_COLUMNS = [
+    "candidate_id",
+    "pattern",
+    "question",
+    "answer_type",
+    "gold_answer",
+    "evidence",
+    "requires_documents",
+    "source",
+    "prompt_version",
+    "excerpt_ids",
+    "expected",
+    "unreadable_reason",
+]
 
 
 def _corpus_frames(settings: EvalSettings, tables=("filings", "filing_text", "sections")) -> dict[str, pd.DataFrame]:
@@ -38,32 +64,55 @@ def _corpus_frames(settings: EvalSettings, tables=("filings", "filing_text", "se
 
 def _proposal_row(made: Candidate | CandidateProblem, pattern: str | None = None) -> dict:
     if isinstance(made, CandidateProblem):
-        return {"candidate_id": made.candidate_id, "pattern": pattern or "", "source": made.source, "unreadable_reason": made.reason}
+        return {
+            "candidate_id": made.candidate_id,
+            "pattern": pattern or "",
+            "source": made.source,
+            "unreadable_reason": made.reason,
+        }
     record = made.to_record()
-    return {**record, "evidence": json.dumps(record["evidence"], ensure_ascii=False),
-            "expected": json.dumps(record["expected"], sort_keys=True) if record["expected"] else "", "unreadable_reason": ""}
+    return {
+        **record,
+        "evidence": json.dumps(record["evidence"], ensure_ascii=False),
+        "expected": json.dumps(record["expected"], sort_keys=True) if record["expected"] else "",
+        "unreadable_reason": "",
+    }
 
 
 def proposal_candidates(proposals: pd.DataFrame) -> list[Candidate]:
     readable = proposals[proposals.unreadable_reason == ""]
     made = []
     for row in readable.itertuples():
-        record = {"id": row.candidate_id, "pattern": row.pattern, "question": row.question, "answer_type": row.answer_type,
-                  "gold_answer": row.gold_answer, "evidence": json.loads(row.evidence), "requires_documents": int(row.requires_documents),
-                  "expected": json.loads(row.expected) if row.expected else None}
-        candidate = candidate_from_record(record, row.candidate_id, row.source, prompt_version=row.prompt_version,
-                                          excerpt_ids=tuple(row.excerpt_ids))
+        record = {
+            "id": row.candidate_id,
+            "pattern": row.pattern,
+            "question": row.question,
+            "answer_type": row.answer_type,
+            "gold_answer": row.gold_answer,
+            "evidence": json.loads(row.evidence),
+            "requires_documents": int(row.requires_documents),
+            "expected": json.loads(row.expected) if row.expected else None,
+        }
+        candidate = candidate_from_record(
+            record, row.candidate_id, row.source, prompt_version=row.prompt_version, excerpt_ids=tuple(row.excerpt_ids)
+        )
         if isinstance(candidate, Candidate):
             made.append(candidate)
     return made
 
 
-@dg.asset(deps=_CORPUS, group_name="golden", code_version="1",
-          description="Golden-question proposals by dispersion pattern, each with its source, prompt version and excerpt ids: "
-                      "the demo corpus's planted ones (good, and broken in each way a gate exists for), any JSON Lines "
-                      "files named in the proposals setting (EDGAR_EVAL_PROPOSALS), and, when a proposer model is set "
-                      "(EDGAR_EVAL_PROPOSER_MODEL/_URL), a chat model's proposals over aligned excerpts through the tape. A proposal that cannot be read is kept "
-                      "with its reason, so the funnel counts it.")
+@dg.asset(
+    deps=_CORPUS,
+    group_name="golden",
+    code_version="1",
+    description="Golden-question proposals by dispersion pattern, each with its source, prompt version and excerpt "
+    "ids: "
+    "the demo corpus's planted ones (good, and broken in each way a gate exists for), any JSON Lines "
+    "files named in the proposals setting (EDGAR_EVAL_PROPOSALS), and, when a proposer model is set "
+    "(EDGAR_EVAL_PROPOSER_MODEL/_URL), a chat model's proposals over aligned excerpts through the tape. A proposal "
+    "that cannot be read is kept "
+    "with its reason, so the funnel counts it.",
+)
 def golden_proposals(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     rows: list[dict] = []
     examples: list[Candidate] = []
@@ -86,12 +135,20 @@ def golden_proposals(context: dg.AssetExecutionContext, settings: EvalSettings) 
         rows += [_proposal_row(c) for c in candidates] + [_proposal_row(p) for p in problems]
     if settings.proposer_model and settings.proposer_url:
         rows += _model_proposals(settings, [e for e in examples if e.expected.get("verdict") == "accept"])
-    frame = pd.DataFrame(rows, columns=_PROPOSAL_COLUMNS).fillna({"unreadable_reason": "", "prompt_version": "", "expected": ""})
+    frame = pd.DataFrame(rows, columns=_PROPOSAL_COLUMNS).fillna(
+        {"unreadable_reason": "", "prompt_version": "", "expected": ""}
+    )
     frame["excerpt_ids"] = [list(v) if isinstance(v, (list, tuple)) else [] for v in frame.excerpt_ids]
-    return unpartitioned_result(settings.store(), "golden_proposals", frame, {
-        "by_source": dg.MetadataValue.json(frame.source.value_counts().sort_index().to_dict()),
-        "unreadable": int((frame.unreadable_reason != "").sum()),
-        "head": table_head(frame, ["candidate_id", "pattern", "question"], rows=8)})
+    return unpartitioned_result(
+        settings.store(),
+        "golden_proposals",
+        frame,
+        {
+            "by_source": dg.MetadataValue.json(frame.source.value_counts().sort_index().to_dict()),
+            "unreadable": int((frame.unreadable_reason != "").sum()),
+            "head": table_head(frame, ["candidate_id", "pattern", "question"], rows=8),
+        },
+    )
 
 
 def _model_proposals(settings: EvalSettings, examples: list[Candidate]) -> list[dict]:
@@ -102,7 +159,9 @@ def _model_proposals(settings: EvalSettings, examples: list[Candidate]) -> list[
     rows: list[dict] = []
     with ChatProposer(settings.proposer_url, settings.proposer_model, tape=settings.proposer_tape()) as proposer:
         for pattern in PATTERNS:
-            for bundle in align_excerpts(frames["filings"], texts, frames["sections"], pattern)[:settings.proposal_bundles]:
+            for bundle in align_excerpts(frames["filings"], texts, frames["sections"], pattern)[
+                : settings.proposal_bundles
+            ]:
                 candidates, problems = proposer.propose(bundle, [e for e in examples if e.pattern == pattern])
                 rows += [_proposal_row(c) for c in candidates] + [_proposal_row(p, pattern) for p in problems]
     return rows
@@ -118,19 +177,43 @@ def _reviews(settings: EvalSettings):
         raise dg.Failure(str(exc)) from exc
 
 
-@dg.multi_asset(specs=[
-    dg.AssetSpec("gate_verdicts", deps=["golden_proposals", *_CORPUS], group_name="golden", code_version="1",
-                 description="The ten gates' verdict on every proposal, one row per candidate per gate in order, each with its "
-                             "reason: pass, fail, not_run (needs verified quotes) or not_applicable."),
-    dg.AssetSpec("pattern_funnel", deps=["golden_proposals", *_CORPUS], group_name="golden", code_version="1",
-                 description="Per dispersion pattern: proposed -> quotes verified -> conforming -> supported -> accepted -> selected."),
-    dg.AssetSpec("gate_agreement", deps=["golden_proposals", *_CORPUS], group_name="golden", code_version="1",
-                 description="For proposals that carry a hand-written verdict: agreement per gate, and every disagreement."),
-    dg.AssetSpec("golden_patterns", deps=["golden_proposals", "chunks", *_CORPUS], group_name="golden", code_version="1",
-                 description="The frozen hard-question set: up to N accepted cases per pattern (half single-document, half "
-                             "two-document when every pattern fills), in the brief's schema under a version and a content hash. "
-                             "Freezing refuses a set holding a case that fails a gate; a pinned version is never replaced."),
-])
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec(
+            "gate_verdicts",
+            deps=["golden_proposals", *_CORPUS],
+            group_name="golden",
+            code_version="1",
+            description="The ten gates' verdict on every proposal, one row per candidate per gate in order, each with "
+            "its "
+            "reason: pass, fail, not_run (needs verified quotes) or not_applicable.",
+        ),
+        dg.AssetSpec(
+            "pattern_funnel",
+            deps=["golden_proposals", *_CORPUS],
+            group_name="golden",
+            code_version="1",
+            description="Per dispersion pattern: proposed -> quotes verified -> conforming -> supported -> accepted -> "
+            "selected.",
+        ),
+        dg.AssetSpec(
+            "gate_agreement",
+            deps=["golden_proposals", *_CORPUS],
+            group_name="golden",
+            code_version="1",
+            description="For proposals that carry a hand-written verdict: agreement per gate, and every disagreement.",
+        ),
+        dg.AssetSpec(
+            "golden_patterns",
+            deps=["golden_proposals", "chunks", *_CORPUS],
+            group_name="golden",
+            code_version="1",
+            description="The frozen hard-question set: up to N accepted cases per pattern (half single-document, half "
+            "two-document when every pattern fills), in the brief's schema under a version and a content hash. "
+            "Freezing refuses a set holding a case that fails a gate; a pinned version is never replaced.",
+        ),
+    ]
+)
 def gate_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings):
     store = settings.store()
     proposals = store.read("golden_proposals")
@@ -146,53 +229,113 @@ def gate_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings):
     unreadable = proposals[proposals.unreadable_reason != ""].pattern.value_counts()
     funnel_frame = funnel(outcomes, unreadable, {c.candidate_id for c in selected})
     per_gate, differences = agreement(candidates, outcomes)
-    yield unpartitioned_result(store, "gate_verdicts", verdicts, {
-        "candidates": len(candidates), "accepted": int(outcomes.accepted.sum()),
-        "rejected_by_gate": dg.MetadataValue.json(outcomes.failing_gate.value_counts().sort_index().to_dict()),
-        "head": table_head(verdicts[verdicts.status == "fail"], ["candidate_id", "gate", "reason"], rows=8)}, asset_key="gate_verdicts")
-    yield unpartitioned_result(store, "pattern_funnel", funnel_frame, {"funnel": table_head(funnel_frame, rows=9)}, asset_key="pattern_funnel")
-    yield unpartitioned_result(store, "gate_agreement", per_gate.assign(differences=len(differences)), {
-        "agreement": table_head(per_gate, rows=10), "differences": table_head(differences, rows=10)}, asset_key="gate_agreement")
+    yield unpartitioned_result(
+        store,
+        "gate_verdicts",
+        verdicts,
+        {
+            "candidates": len(candidates),
+            "accepted": int(outcomes.accepted.sum()),
+            "rejected_by_gate": dg.MetadataValue.json(outcomes.failing_gate.value_counts().sort_index().to_dict()),
+            "head": table_head(verdicts[verdicts.status == "fail"], ["candidate_id", "gate", "reason"], rows=8),
+        },
+        asset_key="gate_verdicts",
+    )
+    yield unpartitioned_result(
+        store, "pattern_funnel", funnel_frame, {"funnel": table_head(funnel_frame, rows=9)}, asset_key="pattern_funnel"
+    )
+    yield unpartitioned_result(
+        store,
+        "gate_agreement",
+        per_gate.assign(differences=len(differences)),
+        {"agreement": table_head(per_gate, rows=10), "differences": table_head(differences, rows=10)},
+        asset_key="gate_agreement",
+    )
     filings = frames["filings"]
     texts = frames["filing_text"]
     pages = {r.filing_id: (list(r.page_starts), list(r.printed_pages)) for r in texts.itertuples()}
     try:
-        frozen = freeze_patterns(selected, outcomes, run.placed, dict(zip(filings.filing_id, filings.sha256)), frames["chunks"], pages)
+        frozen = freeze_patterns(
+            selected, outcomes, run.placed, dict(zip(filings.filing_id, filings.sha256)), frames["chunks"], pages
+        )
     except FreezeRefused as exc:
         raise dg.Failure(str(exc)) from exc
     version = settings.patterns_version or f"{PATTERN_SET_VERSION}@{frozen.content_hash[:12]}"
     export = store.root / "golden" / f"{version.replace('/', '-')}.jsonl"
     if export.is_file() and export.read_text() != frozen.jsonl:
-        raise dg.Failure(f"pattern set {version!r} is frozen at {export} with other content; name a new patterns_version")
+        raise dg.Failure(
+            f"pattern set {version!r} is frozen at {export} with other content; name a new patterns_version"
+        )
     replace_file(export, frozen.jsonl.encode())
-    table = pd.DataFrame([{"case_id": r["id"], "pattern": r["pattern"], "question": r["question"], "reference_answer": r["reference_answer"],
-                           "expected_route": r["expected_route"], "difficulty": r["difficulty"], "question_type": r["question_type"],
-                           "evidence_filing_ids": sorted({e["filing_id"] for e in r["evidence"]}),
-                           "evidence_chunk_ids": [e["chunk_ids"] for e in r["evidence"]],
-                           "version": version, "content_hash": frozen.content_hash, "per_pattern": settings.patterns_per_pattern}
-                          for r in frozen.records],
-                         columns=["case_id", "pattern", "question", "reference_answer", "expected_route", "difficulty", "question_type",
-                                  "evidence_filing_ids", "evidence_chunk_ids", "version", "content_hash", "per_pattern"])
-    yield unpartitioned_result(store, "golden_patterns", table, {
-        "version": version, "content_hash": frozen.content_hash, "export": dg.MetadataValue.path(str(export)),
-        "by_pattern": dg.MetadataValue.json(table.pattern.value_counts().sort_index().to_dict())}, asset_key="golden_patterns")
+    table = pd.DataFrame(
+        [
+            {
+                "case_id": r["id"],
+                "pattern": r["pattern"],
+                "question": r["question"],
+                "reference_answer": r["reference_answer"],
+                "expected_route": r["expected_route"],
+                "difficulty": r["difficulty"],
+                "question_type": r["question_type"],
+                "evidence_filing_ids": sorted({e["filing_id"] for e in r["evidence"]}),
+                "evidence_chunk_ids": [e["chunk_ids"] for e in r["evidence"]],
+                "version": version,
+                "content_hash": frozen.content_hash,
+                "per_pattern": settings.patterns_per_pattern,
+            }
+            for r in frozen.records
+        ],
+        columns=[
+            "case_id",
+            "pattern",
+            "question",
+            "reference_answer",
+            "expected_route",
+            "difficulty",
+            "question_type",
+            "evidence_filing_ids",
+            "evidence_chunk_ids",
+            "version",
+            "content_hash",
+            "per_pattern",
+        ],
+    )
+    yield unpartitioned_result(
+        store,
+        "golden_patterns",
+        table,
+        {
+            "version": version,
+            "content_hash": frozen.content_hash,
+            "export": dg.MetadataValue.path(str(export)),
+            "by_pattern": dg.MetadataValue.json(table.pattern.value_counts().sort_index().to_dict()),
+        },
+        asset_key="golden_patterns",
+    )
 
 
 def _write_review_queue(path: Path, candidates: list[Candidate], run, review_file: str) -> None:
     """The absence review queue for a person: each D8 question with the passages to read. Filing text is quoted,
     so it goes under data/ (never committed), fenced as code so no markup in it renders."""
-    lines = [f"# Absence review queue\n\nRecord each decision in `{review_file}` (one JSON object per line: candidate_id, "
-             "question_sha256, decision absent|answered_in_corpus, reason, reviewer).\n"]
+    lines = [
+        f"# Absence review queue\n\nRecord each decision in `{review_file}` (one JSON object per line: candidate_id, "
+        "question_sha256, decision absent|answered_in_corpus, reason, reviewer).\n"
+    ]
     for candidate in candidates:
         if candidate.pattern != "D8":
             continue
         status = next(r for r in run.rows if r.candidate_id == candidate.candidate_id and r.gate == "absence_review")
-        lines.append(f"## {candidate.candidate_id}\n\nquestion_sha256 `{candidate.question_sha256}`; gate: {status.status} ({status.reason})\n")
+        lines.append(
+            f"## {candidate.candidate_id}\n\nquestion_sha256 `{candidate.question_sha256}`; gate: {status.status} "
+            f"({status.reason})\n"
+        )
         lines.append("```text\n" + candidate.question.replace("```", "'''") + "\n```\n")
         for passage in run.passages.get(candidate.candidate_id, []):
             kind = "table row" if passage.is_table_row else "sentence"
-            lines.append(f"- {passage.filing_id} @{passage.start} ({kind}; words {', '.join(passage.words)}):\n\n"
-                         f"```text\n{passage.text.replace('```', chr(39) * 3)}\n```\n")
+            lines.append(
+                f"- {passage.filing_id} @{passage.start} ({kind}; words {', '.join(passage.words)}):\n\n"
+                f"```text\n{passage.text.replace('```', chr(39) * 3)}\n```\n"
+            )
     replace_file(path, "\n".join(lines).encode())
 
 
@@ -207,11 +350,16 @@ def _correct(case, checked) -> bool:
     return states_any(checked.generation.text, case.reference_answer)
 
 
-@dg.asset(deps=["golden_patterns", "search_index", "filings"], group_name="runs", code_version="1",
-          description="A naive baseline on the frozen hard-question set through the same harness: dense top-k over the "
-                      "company's filings, the extractive reader, the citation check; per case the share of evidence "
-                      "documents retrieved (document recall) and of evidence quotes whose chunk was retrieved (quote recall), whether the stated figure matches a figure of the reference "
-                      "answer (or a refusal where the set expects one), and abstentions.")
+@dg.asset(
+    deps=["golden_patterns", "search_index", "filings"],
+    group_name="runs",
+    code_version="1",
+    description="A naive baseline on the frozen hard-question set through the same harness: dense top-k over the "
+    "company's filings, the extractive reader, the citation check; per case the share of evidence "
+    "documents retrieved (document recall) and of evidence quotes whose chunk was retrieved (quote recall), whether "
+    "the stated figure matches a figure of the reference "
+    "answer (or a refusal where the set expects one), and abstentions.",
+)
 def pattern_baseline(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     cases = store.read("golden_patterns")
@@ -228,22 +376,58 @@ def pattern_baseline(context: dg.AssetExecutionContext, settings: EvalSettings) 
         hits = index.search(vector, scope, settings.top_k)
         found = index_rows.iloc[[h.row for h in hits]]
         years = [int(y) for y in _YEAR.findall(case.question)]
-        request = GenerationRequest(case.question, tuple(zip(found.chunk_id, found.text)), cik=cik, fiscal_year=max(years) if years else None)
+        request = GenerationRequest(
+            case.question, tuple(zip(found.chunk_id, found.text)), cik=cik, fiscal_year=max(years) if years else None
+        )
         checked = answer_question(request, generator)
         retrieved = set(found.filing_id)
-        rows.append({"case_id": case.case_id, "pattern": case.pattern, "difficulty": case.difficulty,
-                     "expected_route": case.expected_route, "evidence_documents": len(evidence),
-                     "document_recall": len(retrieved & set(evidence)) / len(evidence) if evidence else float("nan"),
-                     "quote_recall": (sum(bool(set(ids) & set(found.chunk_id)) for ids in case.evidence_chunk_ids) / len(case.evidence_chunk_ids)
-                                      if len(case.evidence_chunk_ids) else float("nan")),
-                     "outcome": checked.outcome, "abstained": checked.outcome != ANSWERED, "correct": _correct(case, checked),
-                     "answer_text": checked.generation.text if checked.generation else ""})
-    frame = pd.DataFrame(rows, columns=["case_id", "pattern", "difficulty", "expected_route", "evidence_documents", "document_recall",
-                                        "quote_recall", "outcome", "abstained", "correct", "answer_text"])
-    return unpartitioned_result(store, "pattern_baseline", frame, {
-        "generator": generator.generator_id, "cases": len(frame),
-        "correct_share": float(frame.correct.mean()) if len(frame) else float("nan"),
-        "head": table_head(frame, ["case_id", "pattern", "document_recall", "quote_recall", "outcome", "correct"])})
+        rows.append(
+            {
+                "case_id": case.case_id,
+                "pattern": case.pattern,
+                "difficulty": case.difficulty,
+                "expected_route": case.expected_route,
+                "evidence_documents": len(evidence),
+                "document_recall": len(retrieved & set(evidence)) / len(evidence) if evidence else float("nan"),
+                "quote_recall": (
+                    sum(bool(set(ids) & set(found.chunk_id)) for ids in case.evidence_chunk_ids)
+                    / len(case.evidence_chunk_ids)
+                    if len(case.evidence_chunk_ids)
+                    else float("nan")
+                ),
+                "outcome": checked.outcome,
+                "abstained": checked.outcome != ANSWERED,
+                "correct": _correct(case, checked),
+                "answer_text": checked.generation.text if checked.generation else "",
+            }
+        )
+    frame = pd.DataFrame(
+        rows,
+        columns=[
+            "case_id",
+            "pattern",
+            "difficulty",
+            "expected_route",
+            "evidence_documents",
+            "document_recall",
+            "quote_recall",
+            "outcome",
+            "abstained",
+            "correct",
+            "answer_text",
+        ],
+    )
+    return unpartitioned_result(
+        store,
+        "pattern_baseline",
+        frame,
+        {
+            "generator": generator.generator_id,
+            "cases": len(frame),
+            "correct_share": float(frame.correct.mean()) if len(frame) else float("nan"),
+            "head": table_head(frame, ["case_id", "pattern", "document_recall", "quote_recall", "outcome", "correct"]),
+        },
+    )
 
 
 ASSETS = [golden_proposals, gate_outcomes, pattern_baseline]

@@ -29,7 +29,9 @@ class GraphRun:
 
 def failure_message(result: dg.ExecuteInProcessResult) -> str:
     for event in result.all_events:  # a failed blocking check says why in its evaluation, not in the step failure
-        evaluation = event.event_specific_data if event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION else None
+        evaluation = (
+            event.event_specific_data if event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION else None
+        )
         if evaluation is not None and not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.ERROR:
             return f"{evaluation.check_name} failed: {evaluation.description}"
     for event in result.all_events:
@@ -43,8 +45,13 @@ def failure_message(result: dg.ExecuteInProcessResult) -> str:
 
 def _interrupted(result: dg.ExecuteInProcessResult) -> bool:
     """Was the run stopped by Ctrl-C (Dagster turns the KeyboardInterrupt into a step failure and returns)?"""
-    return any(event.is_step_failure and event.step_failure_data and event.step_failure_data.error
-               and event.step_failure_data.error.cls_name == "DagsterExecutionInterruptedError" for event in result.all_events)
+    return any(
+        event.is_step_failure
+        and event.step_failure_data
+        and event.step_failure_data.error
+        and event.step_failure_data.error.cls_name == "DagsterExecutionInterruptedError"
+        for event in result.all_events
+    )
 
 
 class InterruptWatch:
@@ -79,15 +86,21 @@ class InterruptWatch:
             self._read = None
 
 
-def materialise_corpus(defs: dg.Definitions, instance: dg.DagsterInstance, keys: list[str] | None = None,
-                       on_partition: Callable[[str, str | None], None] | None = None) -> dict[str, str]:
+def materialise_corpus(
+    defs: dg.Definitions,
+    instance: dg.DagsterInstance,
+    keys: list[str] | None = None,
+    on_partition: Callable[[str, str | None], None] | None = None,
+) -> dict[str, str]:
     """Run the corpus job once per partition, so a bad filing fails its own partition and no other."""
     job = defs.resolve_job_def(CORPUS_JOB)
     failed: dict[str, str] = {}
     watch = InterruptWatch()
     try:
         for key in keys if keys is not None else job.partitions_def.get_partition_keys():
-            result = job.execute_in_process(partition_key=key, instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
+            result = job.execute_in_process(
+                partition_key=key, instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG
+            )
             if _interrupted(result) or watch.arrived():
                 raise KeyboardInterrupt  # no further partition, and no evaluation over a part of the corpus
             if not result.success:
@@ -101,14 +114,17 @@ def materialise_corpus(defs: dg.Definitions, instance: dg.DagsterInstance, keys:
 
 def materialise_evaluation(defs: dg.Definitions, instance: dg.DagsterInstance) -> str | None:
     """Run the evaluation job; the failure message, or None on success."""
-    result = defs.resolve_job_def(EVALUATION_JOB).execute_in_process(instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG)
+    result = defs.resolve_job_def(EVALUATION_JOB).execute_in_process(
+        instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG
+    )
     if _interrupted(result):  # an interrupt after the last step is forgotten, but then the report is whole
         raise KeyboardInterrupt
     return None if result.success else failure_message(result)
 
 
-def materialise_graph(defs: dg.Definitions, instance: dg.DagsterInstance,
-                      on_partition: Callable[[str, str | None], None] | None = None) -> GraphRun:
+def materialise_graph(
+    defs: dg.Definitions, instance: dg.DagsterInstance, on_partition: Callable[[str, str | None], None] | None = None
+) -> GraphRun:
     keys = list(defs.resolve_job_def(CORPUS_JOB).partitions_def.get_partition_keys())
     run = GraphRun(partitions=keys)
     run.failed_partitions = materialise_corpus(defs, instance, keys, on_partition)

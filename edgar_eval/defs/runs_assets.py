@@ -11,8 +11,16 @@ import pandas as pd
 from edgar_eval.answering.answerer import ANSWERED, ExtractiveGenerator, TableReaderGenerator, answer_question
 from edgar_eval.answering.period_guard import period_guard
 from edgar_eval.answering.relevance import FEATURES, relevance_features
-from edgar_eval.defs.common import checked_index, filing_keys, read_partitions, searches, table_head, unpartitioned_result, usable_partitions
 from edgar_eval.corpus.company_names import aliases_by_company
+from edgar_eval.defs.common import (
+    checked_index,
+    filing_keys,
+    read_partitions,
+    searches,
+    table_head,
+    unpartitioned_result,
+    usable_partitions,
+)
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.generation import GenerationRequest
 from edgar_eval.evaluation.gates import arm_outcomes as mask_arms
@@ -24,11 +32,15 @@ from edgar_eval.evaluation.retrieval_hits import hit_record, run_record
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
 
 
-@dg.asset(deps=["search_index", "golden_questions"], group_name="runs", code_version="2",
-          description="The passages the answerer reads: the top K chunks per golden question from the answerer's retriever "
-                      "(settings answer_retriever and top_k; hybrid by default), scoped to the company's filings of the fiscal "
-                      "year asked, with each chunk's cosine to the question (what the cosine and relevance gates read) and "
-                      "document, page and gold-chunk hits.")
+@dg.asset(
+    deps=["search_index", "golden_questions"],
+    group_name="runs",
+    code_version="2",
+    description="The passages the answerer reads: the top K chunks per golden question from the answerer's retriever "
+    "(settings answer_retriever and top_k; hybrid by default), scoped to the company's filings of the fiscal "
+    "year asked, with each chunk's cosine to the question (what the cosine and relevance gates read) and "
+    "document, page and gold-chunk hits.",
+)
 def retrievals(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     index_rows, index, embedder = checked_index(settings)
@@ -45,23 +57,52 @@ def retrievals(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.
         search_seconds = time.perf_counter() - started
         found = index_rows.iloc[[h.row for h in hits]]
         cosines = index.cosines(query, [h.row for h in hits])
-        record = hit_record(found.chunk_id.tolist(), found.filing_id.tolist(), [list(p) for p in found.pages],
-                            list(question.gold_chunk_ids), list(question.gold_filing_ids), list(question.gold_pages))
-        rows.append({"question_id": question.question_id, "retriever": settings.answer_retriever, "k": settings.top_k,
-                     "chunk_ids": found.chunk_id.tolist(), "filing_ids": found.filing_id.tolist(), "scores": [h.score for h in hits],
-                     "cosines": [float(c) for c in cosines], "embed_seconds": embed_seconds, "search_seconds": search_seconds, **record})
+        record = hit_record(
+            found.chunk_id.tolist(),
+            found.filing_id.tolist(),
+            [list(p) for p in found.pages],
+            list(question.gold_chunk_ids),
+            list(question.gold_filing_ids),
+            list(question.gold_pages),
+        )
+        rows.append(
+            {
+                "question_id": question.question_id,
+                "retriever": settings.answer_retriever,
+                "k": settings.top_k,
+                "chunk_ids": found.chunk_id.tolist(),
+                "filing_ids": found.filing_id.tolist(),
+                "scores": [h.score for h in hits],
+                "cosines": [float(c) for c in cosines],
+                "embed_seconds": embed_seconds,
+                "search_seconds": search_seconds,
+                **record,
+            }
+        )
     frame = pd.DataFrame(rows)
     answerable = frame[golden.expected_route.to_numpy() == "answer"]
-    return unpartitioned_result(store, "retrievals", frame, {
-        "questions": len(frame), "retriever": settings.answer_retriever, "k": settings.top_k,
-        "document_hit_rate": float(answerable.document_hit.mean()) if len(answerable) else float("nan"),
-        "chunk_hit_rate": float(answerable.chunk_hit.mean()) if len(answerable) else float("nan")})
+    return unpartitioned_result(
+        store,
+        "retrievals",
+        frame,
+        {
+            "questions": len(frame),
+            "retriever": settings.answer_retriever,
+            "k": settings.top_k,
+            "document_hit_rate": float(answerable.document_hit.mean()) if len(answerable) else float("nan"),
+            "chunk_hit_rate": float(answerable.chunk_hit.mean()) if len(answerable) else float("nan"),
+        },
+    )
 
 
-@dg.asset(deps=["search_index", "golden_questions"], group_name="runs", code_version="1",
-          description="The retrieval measurement: every golden question searched by dense (exact cosine), BM25 (bm25s) and "
-                      "hybrid (reciprocal rank fusion) retrievers, each depth K its own search, scoped like the answerer's; "
-                      "per question and run, document and page hits, recall@K, precision@K, reciprocal rank, nDCG@10, or the error.")
+@dg.asset(
+    deps=["search_index", "golden_questions"],
+    group_name="runs",
+    code_version="1",
+    description="The retrieval measurement: every golden question searched by dense (exact cosine), BM25 (bm25s) and "
+    "hybrid (reciprocal rank fusion) retrievers, each depth K its own search, scoped like the answerer's; "
+    "per question and run, document and page hits, recall@K, precision@K, reciprocal rank, nDCG@10, or the error.",
+)
 def retrieval_runs(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     index_rows, dense, embedder = checked_index(settings)
@@ -78,25 +119,53 @@ def retrieval_runs(context: dg.AssetExecutionContext, settings: EvalSettings) ->
                 except (ValueError, RuntimeError) as exc:  # counted as an error, never as a miss
                     error = f"{type(exc).__name__}: {exc}"
                 found = index_rows.iloc[[h.row for h in hits]]
-                rows.append({"question_id": question.question_id, "retriever": retriever, "k": depth,
-                             "expected_route": question.expected_route, "chunk_ids": found.chunk_id.tolist(), "error": error,
-                             **run_record(found.chunk_id.tolist(), found.filing_id.tolist(), [list(p) for p in found.pages],
-                                          list(question.gold_chunk_ids), list(question.gold_filing_ids), list(question.gold_pages), depth)})
+                rows.append(
+                    {
+                        "question_id": question.question_id,
+                        "retriever": retriever,
+                        "k": depth,
+                        "expected_route": question.expected_route,
+                        "chunk_ids": found.chunk_id.tolist(),
+                        "error": error,
+                        **run_record(
+                            found.chunk_id.tolist(),
+                            found.filing_id.tolist(),
+                            [list(p) for p in found.pages],
+                            list(question.gold_chunk_ids),
+                            list(question.gold_filing_ids),
+                            list(question.gold_pages),
+                            depth,
+                        ),
+                    }
+                )
     frame = pd.DataFrame(rows)
-    return unpartitioned_result(store, "retrieval_runs", frame, {
-        "runs": len(frame), "errors": int(frame.error.notna().sum()), "bm25": BM25_INDEX_ID,
-        "depths": ", ".join(map(str, settings.retrieval_depths)), "rrf_k": settings.rrf_k})
+    return unpartitioned_result(
+        store,
+        "retrieval_runs",
+        frame,
+        {
+            "runs": len(frame),
+            "errors": int(frame.error.notna().sum()),
+            "bm25": BM25_INDEX_ID,
+            "depths": ", ".join(map(str, settings.retrieval_depths)),
+            "rrf_k": settings.rrf_k,
+        },
+    )
 
 
 DETERMINISM_SAMPLE = 40  # questions asked twice to measure whether the same prompt gives the same text
 
 
-@dg.asset(deps=["retrievals", "golden_questions", "search_index"], group_name="runs", code_version="2",
-          description="One generation per question from the configured generator (the extractive baseline by default; an "
-                      "OpenAI-compatible chat model or an external RAG service through a record/replay tape), then the citation "
-                      "check: answered, model_declined, no_valid_citation or unsupported_claim, with the stated figure and latency. "
-                      "A seeded sample is generated twice to measure determinism (not for a deterministic generator, which "
-                      "would only be compared with itself).")
+@dg.asset(
+    deps=["retrievals", "golden_questions", "search_index"],
+    group_name="runs",
+    code_version="2",
+    description="One generation per question from the configured generator (the extractive baseline by default; an "
+    "OpenAI-compatible chat model or an external RAG service through a record/replay tape), then the citation "
+    "check: answered, model_declined, no_valid_citation or unsupported_claim, with the stated figure and latency. "
+    "A seeded sample is generated twice to measure determinism (not for a deterministic generator, which "
+    "would only be compared with itself).",
+)
 def generations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     golden = store.read("golden_questions").set_index("question_id")
@@ -104,62 +173,107 @@ def generations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
     generator, repeat_generator = settings.generator_adapter(), settings.generator_adapter(repeat=True)
     retrieved = store.read("retrievals").sort_values("question_id")
     deterministic = bool(getattr(generator, "deterministic", False))
-    repeat = set() if deterministic else set(
-        random.Random(settings.golden_seed).sample(sorted(retrieved.question_id), min(DETERMINISM_SAMPLE, len(retrieved))))
+    repeat = (
+        set()
+        if deterministic
+        else set(
+            random.Random(settings.golden_seed).sample(
+                sorted(retrieved.question_id), min(DETERMINISM_SAMPLE, len(retrieved))
+            )
+        )
+    )
     rows = []
     for retrieval in retrieved.itertuples():
         case = golden.loc[retrieval.question_id]
-        request = GenerationRequest(case.question, tuple((c, texts[c]) for c in retrieval.chunk_ids), cik=case.cik,
-                                    fiscal_year=int(case.fiscal_year))
+        request = GenerationRequest(
+            case.question,
+            tuple((c, texts[c]) for c in retrieval.chunk_ids),
+            cik=case.cik,
+            fiscal_year=int(case.fiscal_year),
+        )
         checked = answer_question(request, generator, in_scope=len(case.scope_filing_ids) > 0)
         generation = checked.generation
         same_again = None
         if generation is not None and retrieval.question_id in repeat:
             same_again = repeat_generator.generate(request).text == generation.text
-        rows.append({
-            "question_id": retrieval.question_id, "generator_id": generator.generator_id,
-            "model_id": generation.model_id if generation else "", "parameters": json.dumps(generation.parameters if generation else {}, sort_keys=True),
-            "prompt_version": generation.prompt_version if generation else None,
-            "outcome": checked.outcome, "answered": checked.outcome == ANSWERED, "detail": checked.detail,
-            "answer_text": generation.text if generation else "", "figure": checked.figure,
-            "cited_chunk_ids": list(generation.citations) if generation else [],
-            "generate_seconds": generation.latency_seconds if generation else 0.0,
-            "replayed": bool(generation.replayed) if generation else False, "tape_key": generation.tape_key if generation else None,
-            "same_text_again": same_again, "deterministic": deterministic,
-        })
+        rows.append(
+            {
+                "question_id": retrieval.question_id,
+                "generator_id": generator.generator_id,
+                "model_id": generation.model_id if generation else "",
+                "parameters": json.dumps(generation.parameters if generation else {}, sort_keys=True),
+                "prompt_version": generation.prompt_version if generation else None,
+                "outcome": checked.outcome,
+                "answered": checked.outcome == ANSWERED,
+                "detail": checked.detail,
+                "answer_text": generation.text if generation else "",
+                "figure": checked.figure,
+                "cited_chunk_ids": list(generation.citations) if generation else [],
+                "generate_seconds": generation.latency_seconds if generation else 0.0,
+                "replayed": bool(generation.replayed) if generation else False,
+                "tape_key": generation.tape_key if generation else None,
+                "same_text_again": same_again,
+                "deterministic": deterministic,
+            }
+        )
     frame = pd.DataFrame(rows)
     latency = frame.generate_seconds.to_numpy()
-    return unpartitioned_result(store, "generations", frame, {
-        "generator": generator.generator_id, "answered_share": float(frame.answered.mean()),
-        "outcomes": dg.MetadataValue.json(frame.outcome.value_counts().sort_index().to_dict()),
-        "replayed": int(frame.replayed.sum()),
-        "generate_p50_ms": float(np.percentile(latency, 50) * 1000), "generate_p95_ms": float(np.percentile(latency, 95) * 1000),
-        "head": table_head(frame, ["question_id", "outcome", "answer_text"])})
+    return unpartitioned_result(
+        store,
+        "generations",
+        frame,
+        {
+            "generator": generator.generator_id,
+            "answered_share": float(frame.answered.mean()),
+            "outcomes": dg.MetadataValue.json(frame.outcome.value_counts().sort_index().to_dict()),
+            "replayed": int(frame.replayed.sum()),
+            "generate_p50_ms": float(np.percentile(latency, 50) * 1000),
+            "generate_p95_ms": float(np.percentile(latency, 95) * 1000),
+            "head": table_head(frame, ["question_id", "outcome", "answer_text"]),
+        },
+    )
 
 
-@dg.asset(deps=["retrievals", "golden_questions", "search_index"], group_name="runs", code_version="1",
-          description="Both offline readers (extractive-baseline and table-reader) on the passages the answerer read, for every "
-                      "answerable question, judged as under arm A: right (Wilson 95%), wrong, declined, beside the share whose "
-                      "gold chunk was retrieved at the answerer's K (the readers' ceiling).")
+@dg.asset(
+    deps=["retrievals", "golden_questions", "search_index"],
+    group_name="runs",
+    code_version="1",
+    description="Both offline readers (extractive-baseline and table-reader) on the passages the answerer read, for "
+    "every "
+    "answerable question, judged as under arm A: right (Wilson 95%), wrong, declined, beside the share whose "
+    "gold chunk was retrieved at the answerer's K (the readers' ceiling).",
+)
 def reader_accuracy(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     golden = store.read("golden_questions").set_index("question_id")
     retrieved = store.read("retrievals").set_index("question_id")
     texts = store.read("search_index").set_index("chunk_id").text
-    outcomes = reader_outcomes(golden[golden.expected_route == "answer"], retrieved, texts,
-                               (ExtractiveGenerator(), TableReaderGenerator()))
+    outcomes = reader_outcomes(
+        golden[golden.expected_route == "answer"], retrieved, texts, (ExtractiveGenerator(), TableReaderGenerator())
+    )
     frame = summarise_readers(outcomes)
-    return unpartitioned_result(store, "reader_accuracy", frame, {
-        "retriever": settings.answer_retriever, "k": settings.top_k,
-        "right_share": dg.MetadataValue.json(dict(zip(frame.reader, frame.right_share.round(4)))),
-        "head": table_head(frame, ["reader", "questions", "gold_chunk_retrieved", "right", "wrong", "declined"])})
+    return unpartitioned_result(
+        store,
+        "reader_accuracy",
+        frame,
+        {
+            "retriever": settings.answer_retriever,
+            "k": settings.top_k,
+            "right_share": dg.MetadataValue.json(dict(zip(frame.reader, frame.right_share.round(4)))),
+            "head": table_head(frame, ["reader", "questions", "gold_chunk_retrieved", "right", "wrong", "declined"]),
+        },
+    )
 
 
-@dg.asset(deps=["retrievals", "golden_questions", "search_index", "xbrl_facts", "filings", "golden_set"], group_name="runs", code_version="3",
-          description="Per question: the period guard's verdict, the top cosine score and the relevance model's score, each "
-                      "with its threshold admitting 90% of the fitting questions' answerable ones. The dev split fits: eval "
-                      "questions are scored by a model and thresholds fitted on the whole dev split, dev questions two-fold by "
-                      "company within dev.")
+@dg.asset(
+    deps=["retrievals", "golden_questions", "search_index", "xbrl_facts", "filings", "golden_set"],
+    group_name="runs",
+    code_version="3",
+    description="Per question: the period guard's verdict, the top cosine score and the relevance model's score, each "
+    "with its threshold admitting 90% of the fitting questions' answerable ones. The dev split fits: eval "
+    "questions are scored by a model and thresholds fitted on the whole dev split, dev questions two-fold by "
+    "company within dev.",
+)
 def gate_scores(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     golden = store.read("golden_questions")
@@ -167,7 +281,11 @@ def gate_scores(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
     texts = store.read("search_index").set_index("chunk_id").text
     keys, _ = usable_partitions(store, filing_keys(settings), ("xbrl_facts",))
     facts = read_partitions(store, "xbrl_facts", keys)
-    reported = facts[facts.is_numeric & facts.period_kind.isin(["FY", "instant"])].groupby("filing_id").fiscal_year.agg(lambda s: set(map(int, s)))
+    reported = (
+        facts[facts.is_numeric & facts.period_kind.isin(["FY", "instant"])]
+        .groupby("filing_id")
+        .fiscal_year.agg(lambda s: set(map(int, s)))
+    )
     names = aliases_by_company(read_partitions(store, "filings", keys))
     rows = []
     for question in golden.itertuples():
@@ -175,34 +293,70 @@ def gate_scores(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
         started = time.perf_counter()
         years = set().union(*(reported.get(f, set()) for f in question.scope_filing_ids))
         guard = period_guard(question.question, years)
-        features = relevance_features(question.question, [texts[c] for c in retrieval.chunk_ids], sorted(retrieval.cosines, reverse=True), names)
-        rows.append({"question_id": question.question_id, "cik": question.cik, "answerable": question.expected_route == "answer",
-                     "period_pass": guard.passes, "period_reason": guard.reason, **features,
-                     "gate_seconds": time.perf_counter() - started})
+        features = relevance_features(
+            question.question, [texts[c] for c in retrieval.chunk_ids], sorted(retrieval.cosines, reverse=True), names
+        )
+        rows.append(
+            {
+                "question_id": question.question_id,
+                "cik": question.cik,
+                "answerable": question.expected_route == "answer",
+                "period_pass": guard.passes,
+                "period_reason": guard.reason,
+                **features,
+                "gate_seconds": time.perf_counter() - started,
+            }
+        )
     split = store.read("golden_set", columns=["question_id", "split"])
     scored = cross_fit(pd.DataFrame(rows).merge(split, on="question_id", how="left", validate="one_to_one"))
     brier = float(np.mean((scored.relevance_score - scored.answerable.astype(float)) ** 2))
-    return unpartitioned_result(store, "gate_scores", scored, {
-        "relevance_brier": brier, "period_pass_rate": float(scored.period_pass.mean()),
-        "cosine_pass_rate": float(scored.cosine_pass.mean()), "relevance_pass_rate": float(scored.relevance_pass.mean()),
-        "features": ", ".join(FEATURES)})
+    return unpartitioned_result(
+        store,
+        "gate_scores",
+        scored,
+        {
+            "relevance_brier": brier,
+            "period_pass_rate": float(scored.period_pass.mean()),
+            "cosine_pass_rate": float(scored.cosine_pass.mean()),
+            "relevance_pass_rate": float(scored.relevance_pass.mean()),
+            "features": ", ".join(FEATURES),
+        },
+    )
 
 
-@dg.asset(deps=["gate_scores", "generations", "golden_questions"], group_name="runs", code_version="2",
-          description="The six arms A-F as masks over the one generation per question; each outcome right or wrong against the "
-                      "golden case, with the question's split (dev or eval).")
+@dg.asset(
+    deps=["gate_scores", "generations", "golden_questions"],
+    group_name="runs",
+    code_version="2",
+    description="The six arms A-F as masks over the one generation per question; each outcome right or wrong against "
+    "the "
+    "golden case, with the question's split (dev or eval).",
+)
 def arm_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     golden = store.read("golden_questions")
     judged = store.read("generations").merge(
-        golden[["question_id", "expected_route", "kind", "gold_value", "gold_answer", "label", "fiscal_year"]], on="question_id")
-    judged["figure_correct"] = [judge_answer(g.answer_text, g.gold_value, g.gold_answer, g.label, int(g.fiscal_year)).correct
-                                for g in judged.itertuples()]
+        golden[["question_id", "expected_route", "kind", "gold_value", "gold_answer", "label", "fiscal_year"]],
+        on="question_id",
+    )
+    judged["figure_correct"] = [
+        judge_answer(g.answer_text, g.gold_value, g.gold_answer, g.label, int(g.fiscal_year)).correct
+        for g in judged.itertuples()
+    ]
     gates = store.read("gate_scores")[["question_id", "cik", "split", "period_pass", "cosine_pass", "relevance_pass"]]
-    outcomes = mask_arms(gates, judged[["question_id", "answered", "outcome", "figure_correct", "expected_route", "kind", "generate_seconds"]])
-    return unpartitioned_result(store, "arm_outcomes", outcomes, {
-        "questions": int(outcomes.question_id.nunique()),
-        "correct_share_by_arm": dg.MetadataValue.json(outcomes.groupby("arm").correct.mean().round(4).to_dict())})
+    outcomes = mask_arms(
+        gates,
+        judged[["question_id", "answered", "outcome", "figure_correct", "expected_route", "kind", "generate_seconds"]],
+    )
+    return unpartitioned_result(
+        store,
+        "arm_outcomes",
+        outcomes,
+        {
+            "questions": int(outcomes.question_id.nunique()),
+            "correct_share_by_arm": dg.MetadataValue.json(outcomes.groupby("arm").correct.mean().round(4).to_dict()),
+        },
+    )
 
 
 ASSETS = [retrievals, retrieval_runs, generations, reader_accuracy, gate_scores, arm_outcomes]

@@ -70,7 +70,9 @@ def _generator(kind: str, model: str, url: str, tape_dir: str, tape_mode: str) -
     if kind == "external-rag":
         if not url:
             raise ValueError(f"the external RAG generator needs {GENERATOR_URL_ENV}")
-        return ExternalRagGenerator(url, name=model or None, tape=Tape(Path(tape_dir) / (model or "external-rag"), tape_mode))
+        return ExternalRagGenerator(
+            url, name=model or None, tape=Tape(Path(tape_dir) / (model or "external-rag"), tape_mode)
+        )
     raise ValueError(f"unknown generator {kind!r}; choose one of {', '.join(GENERATORS)}")
 
 
@@ -83,7 +85,9 @@ class EvalSettings(dg.ConfigurableResource):
     reports_dir: str
     chunk_size: int = 1000
     chunk_overlap: int = 200
-    chunk_table_headers: bool = True  # a chunk that starts inside a table carries the table's scale line and header rows
+    chunk_table_headers: bool = (
+        True  # a chunk that starts inside a table carries the table's scale line and header rows
+    )
     answer_retriever: str = "hybrid"  # the answerer's retriever: dense | bm25 | hybrid
     top_k: int = 30  # passages the answerer reads
     retrieval_depths: list[int] = [30, 50]  # each depth its own search, for the retrieval measurement
@@ -93,7 +97,9 @@ class EvalSettings(dg.ConfigurableResource):
     embedder: str = "minilm"  # or "openai-compatible", with the two settings below
     embeddings_model: str = ""
     embeddings_base_url: str = ""
-    generator: str = "table-reader"  # or "extractive", "openai-compatible-chat" / "external-rag", with the settings below
+    generator: str = (
+        "table-reader"  # or "extractive", "openai-compatible-chat" / "external-rag", with the settings below
+    )
     generator_model: str = ""
     generator_url: str = ""
     tape_mode: str = "off"  # off | record | replay | fill: model calls through tapes/<corpus>/<model>/
@@ -115,8 +121,11 @@ class EvalSettings(dg.ConfigurableResource):
 
     def check(self) -> None:
         """Refuse a bad setting before any partition runs, in one line naming the setting and its allowed values."""
-        choices = {"generator": (self.generator, GENERATORS), "embedder": (self.embedder, EMBEDDERS),
-                   "tape_mode": (self.tape_mode, TAPE_MODES)}
+        choices = {
+            "generator": (self.generator, GENERATORS),
+            "embedder": (self.embedder, EMBEDDERS),
+            "tape_mode": (self.tape_mode, TAPE_MODES),
+        }
         for name, (value, allowed) in choices.items():
             if value not in allowed:
                 raise ValueError(f"unknown {name} {value!r}; choose one of {', '.join(allowed)}")
@@ -124,7 +133,10 @@ class EvalSettings(dg.ConfigurableResource):
         if any(depth < 1 for depth in self.retrieval_depths):
             raise ValueError(f"retrieval_depths must be at least 1, got {self.retrieval_depths}")
         if not 0 <= self.chunk_overlap < self.chunk_size:
-            raise ValueError(f"chunk_size {self.chunk_size} and chunk_overlap {self.chunk_overlap}: need chunk_size > chunk_overlap >= 0")
+            raise ValueError(
+                f"chunk_size {self.chunk_size} and chunk_overlap {self.chunk_overlap}: need chunk_size > chunk_overlap "
+                ">= 0"
+            )
         if not self.protocol_path().is_file():
             known = sorted(p.stem for p in self.protocol_path().parent.glob("*.toml"))
             raise ValueError(f"unknown protocol {self.protocol!r}; choose one of {', '.join(known)}")
@@ -132,7 +144,9 @@ class EvalSettings(dg.ConfigurableResource):
     def answer_search(self) -> str:
         """The answerer's retriever, refused in one line when it is not one of the three."""
         if self.answer_retriever not in RETRIEVERS:
-            raise ValueError(f"unknown answer_retriever {self.answer_retriever!r}; choose one of {', '.join(RETRIEVERS)}")
+            raise ValueError(
+                f"unknown answer_retriever {self.answer_retriever!r}; choose one of {', '.join(RETRIEVERS)}"
+            )
         if self.top_k < 1:
             raise ValueError(f"top_k must be at least 1, got {self.top_k}")
         return self.answer_retriever
@@ -148,7 +162,8 @@ class EvalSettings(dg.ConfigurableResource):
         return _embedder(self.embedder, self.embeddings_model, self.embeddings_base_url)
 
     def baseline_path(self) -> Path:
-        """The eval gate's committed baseline for this corpus and generator: each dev case right or wrong under each arm.
+        """The eval gate's committed baseline for this corpus and generator: each dev case right or wrong under each
+        arm.
         A baseline judges one system; another generator is compared with its own baseline, or with none."""
         generator = re.sub(r"[^A-Za-z0-9._-]+", "_", self.generator_adapter().generator_id)
         return project_home() / "baselines" / self.corpus_name / f"{generator}.json"
@@ -164,19 +179,30 @@ class EvalSettings(dg.ConfigurableResource):
 
     def generator_adapter(self, repeat: bool = False) -> Generator:
         """`repeat`: the generator that sends a prompt a second time, for the determinism measurement. Its calls are
-        taped apart (same key, another folder), so a replay reproduces the recorded comparison instead of one answer twice."""
+        taped apart (same key, another folder), so a replay reproduces the recorded comparison instead of one answer
+        twice."""
         tapes = Path(self.tapes_dir or project_home() / "tapes") / self.corpus_name / ("repeats" if repeat else "")
         return _generator(self.generator, self.generator_model, self.generator_url, str(tapes), self.tape_mode)
 
     def proposer_tape(self) -> Tape:
         if self.tape_mode not in TAPE_MODES:
             raise ValueError(f"unknown tape mode {self.tape_mode!r}; choose one of {', '.join(TAPE_MODES)}")
-        tapes = Path(self.tapes_dir or project_home() / "tapes") / self.corpus_name / "proposals" / self.proposer_model.replace("/", "_")
+        tapes = (
+            Path(self.tapes_dir or project_home() / "tapes")
+            / self.corpus_name
+            / "proposals"
+            / self.proposer_model.replace("/", "_")
+        )
         return Tape(tapes, self.tape_mode)
 
     def fingerprint(self, embedder_id: str) -> IndexFingerprint:
-        return IndexFingerprint(embedder_id=embedder_id, normalisation="l2", chunk_size=self.chunk_size, chunk_overlap=self.chunk_overlap,
-                                table_headers=self.chunk_table_headers)
+        return IndexFingerprint(
+            embedder_id=embedder_id,
+            normalisation="l2",
+            chunk_size=self.chunk_size,
+            chunk_overlap=self.chunk_overlap,
+            table_headers=self.chunk_table_headers,
+        )
 
     @classmethod
     def from_env(cls) -> "EvalSettings":
@@ -202,5 +228,7 @@ class EvalSettings(dg.ConfigurableResource):
             tape_mode=os.environ.get(TAPE_MODE_ENV, "off"),
             proposer_model=os.environ.get(PROPOSER_MODEL_ENV, ""),
             proposer_url=os.environ.get(PROPOSER_URL_ENV, ""),
-            proposals=[str(Path(p).resolve()) for p in os.environ.get(PROPOSALS_ENV, "").split(os.pathsep) if p.strip()],
+            proposals=[
+                str(Path(p).resolve()) for p in os.environ.get(PROPOSALS_ENV, "").split(os.pathsep) if p.strip()
+            ],
         )

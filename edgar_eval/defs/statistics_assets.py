@@ -15,17 +15,26 @@ from edgar_eval.evaluation.summaries import arm_statistics as summarise_arms
 from edgar_eval.evaluation.summaries import retrieval_slices as summarise_slices
 
 
-@dg.asset(deps=["arm_outcomes", "interval_coverage"], group_name="statistics", code_version="3",
-          description="Per arm, on the protocol's split (eval): false-answer rate on unanswerable questions, recall cost and "
-                      "accuracy on answerable ones, each with a Wilson and a company-cluster bootstrap 95% interval (by the "
-                      "method the coverage simulation chose).")
+@dg.asset(
+    deps=["arm_outcomes", "interval_coverage"],
+    group_name="statistics",
+    code_version="3",
+    description="Per arm, on the protocol's split (eval): false-answer rate on unanswerable questions, recall cost and "
+    "accuracy on answerable ones, each with a Wilson and a company-cluster bootstrap 95% interval (by the "
+    "method the coverage simulation chose).",
+)
 def arm_statistics(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     protocol, _ = read_protocol(settings)
-    stats = summarise_arms(protocol.questions(store.read("arm_outcomes")), seed=settings.golden_seed,
-                           method=chosen_interval(store)).assign(split=protocol.split)
-    return unpartitioned_result(store, "arm_statistics", stats, {
-        "head": table_head(stats, ["arm", "gates", "false_answer_rate", "recall_cost", "answer_accuracy"], rows=6)})
+    stats = summarise_arms(
+        protocol.questions(store.read("arm_outcomes")), seed=settings.golden_seed, method=chosen_interval(store)
+    ).assign(split=protocol.split)
+    return unpartitioned_result(
+        store,
+        "arm_statistics",
+        stats,
+        {"head": table_head(stats, ["arm", "gates", "false_answer_rate", "recall_cost", "answer_accuracy"], rows=6)},
+    )
 
 
 def read_protocol(settings: EvalSettings) -> tuple[experiment.Protocol, str]:
@@ -46,43 +55,77 @@ COVERAGE_REPLICATES = 400  # simulated runs per interval method: coverage to abo
 COVERAGE_RESAMPLES = 1_000
 
 
-@dg.asset(deps=["arm_outcomes"], group_name="statistics", code_version="1",
-          description="How often each company-cluster bootstrap interval (percentile, BCa, studentised) covers a known true "
-                      "paired difference, simulated with the companies and question counts of the protocol's split at the "
-                      "protocol's level; the method closest to nominal is the one the paired comparisons use.")
+@dg.asset(
+    deps=["arm_outcomes"],
+    group_name="statistics",
+    code_version="1",
+    description="How often each company-cluster bootstrap interval (percentile, BCa, studentised) covers a known true "
+    "paired difference, simulated with the companies and question counts of the protocol's split at the "
+    "protocol's level; the method closest to nominal is the one the paired comparisons use.",
+)
 def interval_coverage(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     protocol, _ = read_protocol(settings)
     outcomes = protocol.questions(store.read("arm_outcomes"))
     unanswerable = outcomes[(outcomes.arm == "A") & (outcomes.expected_route != "answer")]
     sizes = unanswerable.groupby("cik").size().sort_index().tolist()
-    table = experiment.interval_coverage(sizes, protocol.confidence, COVERAGE_REPLICATES, COVERAGE_RESAMPLES, settings.golden_seed)
-    return unpartitioned_result(store, "interval_coverage", table.assign(split=protocol.split), {
-        "companies": len(sizes), "chosen": str(table.method[table.chosen].iloc[0]) if table.chosen.any() else "none",
-        "head": table_head(table, rows=3)})
+    table = experiment.interval_coverage(
+        sizes, protocol.confidence, COVERAGE_REPLICATES, COVERAGE_RESAMPLES, settings.golden_seed
+    )
+    return unpartitioned_result(
+        store,
+        "interval_coverage",
+        table.assign(split=protocol.split),
+        {
+            "companies": len(sizes),
+            "chosen": str(table.method[table.chosen].iloc[0]) if table.chosen.any() else "none",
+            "head": table_head(table, rows=3),
+        },
+    )
 
 
-@dg.asset(deps=["arm_outcomes", "interval_coverage"], group_name="statistics", code_version="2",
-          description="Paired differences between arms on the same questions of the protocol's split (every arm against A, and "
-                      "the protocol's pairs): a company-bootstrap interval at the protocol's level by the method the coverage "
-                      "simulation chose, exact McNemar on the discordant pairs (exploratory: it assumes independent questions), "
-                      "the minimum detectable effect at design time; confirmatory where the protocol names the comparison, "
-                      "decided by the protocol's rule.")
+@dg.asset(
+    deps=["arm_outcomes", "interval_coverage"],
+    group_name="statistics",
+    code_version="2",
+    description="Paired differences between arms on the same questions of the protocol's split (every arm against A, "
+    "and "
+    "the protocol's pairs): a company-bootstrap interval at the protocol's level by the method the coverage "
+    "simulation chose, exact McNemar on the discordant pairs (exploratory: it assumes independent questions), "
+    "the minimum detectable effect at design time; confirmatory where the protocol names the comparison, "
+    "decided by the protocol's rule.",
+)
 def arm_comparisons(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     protocol, protocol_sha = read_protocol(settings)
-    table = experiment.arm_comparisons(store.read("arm_outcomes"), protocol, seed=settings.golden_seed, method=chosen_interval(store))
+    table = experiment.arm_comparisons(
+        store.read("arm_outcomes"), protocol, seed=settings.golden_seed, method=chosen_interval(store)
+    )
     confirmatory = table[table.status == "confirmatory"]
-    return unpartitioned_result(store, "arm_comparisons", table.assign(protocol=protocol.version, protocol_sha256=protocol_sha), {
-        "protocol": protocol.version, "protocol_sha256": protocol_sha,
-        "decisions": dg.MetadataValue.json(dict(zip(confirmatory.hypothesis, confirmatory.decision))),
-        "head": table_head(table, ["arm", "baseline", "metric", "difference", "low", "high", "mcnemar_p", "status"], rows=10)})
+    return unpartitioned_result(
+        store,
+        "arm_comparisons",
+        table.assign(protocol=protocol.version, protocol_sha256=protocol_sha),
+        {
+            "protocol": protocol.version,
+            "protocol_sha256": protocol_sha,
+            "decisions": dg.MetadataValue.json(dict(zip(confirmatory.hypothesis, confirmatory.decision))),
+            "head": table_head(
+                table, ["arm", "baseline", "metric", "difference", "low", "high", "mcnemar_p", "status"], rows=10
+            ),
+        },
+    )
 
 
-@dg.asset(deps=["gate_scores", "arm_outcomes"], group_name="statistics", code_version="2",
-          description="Per gate score (cosine, relevance model, period guard), on the protocol's split: AUROC for answerable vs "
-                      "unanswerable with a DeLong 95% interval, and the AURC of admitting arm A's generations in that score's "
-                      "order, beside arm A's accuracy on answerable questions (what the AURC grades along with the gate).")
+@dg.asset(
+    deps=["gate_scores", "arm_outcomes"],
+    group_name="statistics",
+    code_version="2",
+    description="Per gate score (cosine, relevance model, period guard), on the protocol's split: AUROC for answerable "
+    "vs "
+    "unanswerable with a DeLong 95% interval, and the AURC of admitting arm A's generations in that score's "
+    "order, beside arm A's accuracy on answerable questions (what the AURC grades along with the gate).",
+)
 def gate_quality(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     protocol, _ = read_protocol(settings)
@@ -92,20 +135,29 @@ def gate_quality(context: dg.AssetExecutionContext, settings: EvalSettings) -> d
     return unpartitioned_result(store, "gate_quality", table, {"head": table_head(table, rows=3)})
 
 
-@dg.asset(deps=["gate_scores", "golden_questions"], group_name="statistics", code_version="1",
-          description="Per unanswerable kind (other year, other company, absent concept), each gate score's AUROC against "
-                      "the answerable questions alone, with DeLong 95% intervals: a kind a surface feature gives away measures "
-                      "the twin's ease, not the gate.")
+@dg.asset(
+    deps=["gate_scores", "golden_questions"],
+    group_name="statistics",
+    code_version="1",
+    description="Per unanswerable kind (other year, other company, absent concept), each gate score's AUROC against "
+    "the answerable questions alone, with DeLong 95% intervals: a kind a surface feature gives away measures "
+    "the twin's ease, not the gate.",
+)
 def gate_quality_by_kind(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     protocol, _ = read_protocol(settings)
-    table = experiment.gate_quality_by_kind(protocol.questions(store.read("gate_scores")),
-                                            store.read("golden_questions", columns=["question_id", "kind"])).assign(split=protocol.split)
+    table = experiment.gate_quality_by_kind(
+        protocol.questions(store.read("gate_scores")), store.read("golden_questions", columns=["question_id", "kind"])
+    ).assign(split=protocol.split)
     return unpartitioned_result(store, "gate_quality_by_kind", table, {"head": table_head(table, rows=9)})
 
 
-@dg.asset(deps=["gate_scores"], group_name="statistics", code_version="1",
-          description="Paired AUROC differences between the gate scores on the same questions, with DeLong 95% intervals.")
+@dg.asset(
+    deps=["gate_scores"],
+    group_name="statistics",
+    code_version="1",
+    description="Paired AUROC differences between the gate scores on the same questions, with DeLong 95% intervals.",
+)
 def gate_comparisons(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     protocol, _ = read_protocol(settings)
@@ -113,34 +165,50 @@ def gate_comparisons(context: dg.AssetExecutionContext, settings: EvalSettings) 
     return unpartitioned_result(store, "gate_comparisons", table, {"head": table_head(table, rows=3)})
 
 
-@dg.asset(deps=["retrievals", "gate_scores", "generations"], group_name="statistics", code_version="1",
-          description="P50/P95 latency per stage (embed, search, gate, generate); generation latency is the original call's, "
-                      "also when replayed from a tape.")
+@dg.asset(
+    deps=["retrievals", "gate_scores", "generations"],
+    group_name="statistics",
+    code_version="1",
+    description="P50/P95 latency per stage (embed, search, gate, generate); generation latency is the original call's, "
+    "also when replayed from a tape.",
+)
 def stage_latency(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     retrieved, generated = store.read("retrievals"), store.read("generations")
-    table = experiment.stage_latency({
-        "embed": retrieved.embed_seconds.to_numpy(), "search": retrieved.search_seconds.to_numpy(),
-        "gate": store.read("gate_scores").gate_seconds.to_numpy(),
-        "generate": generated.generate_seconds[generated.outcome != "out_of_scope"].to_numpy(),
-    })
+    table = experiment.stage_latency(
+        {
+            "embed": retrieved.embed_seconds.to_numpy(),
+            "search": retrieved.search_seconds.to_numpy(),
+            "gate": store.read("gate_scores").gate_seconds.to_numpy(),
+            "generate": generated.generate_seconds[generated.outcome != "out_of_scope"].to_numpy(),
+        }
+    )
     return unpartitioned_result(store, "stage_latency", table, {"head": table_head(table, rows=4)})
 
 
-@dg.asset(deps=["arm_outcomes"], group_name="statistics", code_version="1",
-          description="Generator seconds per question per arm (a question gated out before generation costs none); wall-clock, "
-                      "so the report prints it in timings.md, not in its byte-identical body.")
+@dg.asset(
+    deps=["arm_outcomes"],
+    group_name="statistics",
+    code_version="1",
+    description="Generator seconds per question per arm (a question gated out before generation costs none); "
+    "wall-clock, "
+    "so the report prints it in timings.md, not in its byte-identical body.",
+)
 def arm_costs(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     table = experiment.arm_costs(store.read("arm_outcomes"))
     return unpartitioned_result(store, "arm_costs", table, {"head": table_head(table, rows=6)})
 
 
-@dg.asset(deps=["generations", "arm_outcomes", "retrievals", "search_index", "golden_questions"], group_name="statistics", code_version="2",
-          description="The mutation test of the citation check and the judge: every answer arm A got right, with one figure "
-                      "changed in five ways (last digit, sign flipped, scale word, the other column of its table row, rounded to "
-                      "one significant digit), checked again against the passages it was generated from (withheld?) and judged "
-                      "again against its golden case (wrong?).")
+@dg.asset(
+    deps=["generations", "arm_outcomes", "retrievals", "search_index", "golden_questions"],
+    group_name="statistics",
+    code_version="2",
+    description="The mutation test of the citation check and the judge: every answer arm A got right, with one figure "
+    "changed in five ways (last digit, sign flipped, scale word, the other column of its table row, rounded to "
+    "one significant digit), checked again against the passages it was generated from (withheld?) and judged "
+    "again against its golden case (wrong?).",
+)
 def citation_mutations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     outcomes = store.read("arm_outcomes")
@@ -149,48 +217,116 @@ def citation_mutations(context: dg.AssetExecutionContext, settings: EvalSettings
     chunk_ids = store.read("retrievals").set_index("question_id").chunk_ids
     golden = store.read("golden_questions").set_index("question_id")
     generated = store.read("generations")
-    answers = [experiment.MutatedAnswer(g.question_id, g.answer_text, [texts[c] for c in chunk_ids[g.question_id]],
-                                        float(golden.gold_value[g.question_id]), golden.gold_answer[g.question_id],
-                                        golden.label[g.question_id], int(golden.fiscal_year[g.question_id]))
-               for g in generated[generated.question_id.isin(right)].sort_values("question_id").itertuples()]
+    answers = [
+        experiment.MutatedAnswer(
+            g.question_id,
+            g.answer_text,
+            [texts[c] for c in chunk_ids[g.question_id]],
+            float(golden.gold_value[g.question_id]),
+            golden.gold_answer[g.question_id],
+            golden.label[g.question_id],
+            int(golden.fiscal_year[g.question_id]),
+        )
+        for g in generated[generated.question_id.isin(right)].sort_values("question_id").itertuples()
+    ]
     table = experiment.citation_mutations(answers)  # empty when arm A got nothing right: the report says n/a
     summary = experiment.mutation_summary(table)
-    return unpartitioned_result(store, "citation_mutations", table, {
-        "answers": len(answers), "mutants": len(table), "withheld": int(table.withheld.sum()),
-        "judged_wrong": int(table.judged_wrong.sum()), "per_kind": table_head(summary, ["kind", "mutants", "withheld", "judged_wrong"], rows=5)})
+    return unpartitioned_result(
+        store,
+        "citation_mutations",
+        table,
+        {
+            "answers": len(answers),
+            "mutants": len(table),
+            "withheld": int(table.withheld.sum()),
+            "judged_wrong": int(table.judged_wrong.sum()),
+            "per_kind": table_head(summary, ["kind", "mutants", "withheld", "judged_wrong"], rows=5),
+        },
+    )
 
 
-@dg.asset(deps=["generations"], group_name="statistics", code_version="2",
-          description="Determinism: the share of a seeded sample of prompts that gave the same text when sent twice, with a "
-                      "Wilson 95% interval (replayed: the two recorded calls compared); not applicable to a deterministic generator.")
+@dg.asset(
+    deps=["generations"],
+    group_name="statistics",
+    code_version="2",
+    description="Determinism: the share of a seeded sample of prompts that gave the same text when sent twice, with a "
+    "Wilson 95% interval (replayed: the two recorded calls compared); not applicable to a deterministic generator.",
+)
 def determinism(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     table = experiment.determinism(store.read("generations"))
-    return unpartitioned_result(store, "determinism", table, {
-        "applicable": bool(table.applicable.iloc[0]), "share": float(table.share.iloc[0]) if int(table.prompts.iloc[0]) else np.nan})
+    return unpartitioned_result(
+        store,
+        "determinism",
+        table,
+        {
+            "applicable": bool(table.applicable.iloc[0]),
+            "share": float(table.share.iloc[0]) if int(table.prompts.iloc[0]) else np.nan,
+        },
+    )
 
 
-@dg.asset(deps=["retrieval_runs"], group_name="statistics", code_version="2",
-          description="Per retriever and depth, over answerable questions: document and page hit rates with Wilson 95% intervals, "
-                      "recall@K, precision@K, MRR and nDCG@10; searches that errored are counted apart, and a run that scored nothing fails.")
+@dg.asset(
+    deps=["retrieval_runs"],
+    group_name="statistics",
+    code_version="2",
+    description="Per retriever and depth, over answerable questions: document and page hit rates with Wilson 95% "
+    "intervals, "
+    "recall@K, precision@K, MRR and nDCG@10; searches that errored are counted apart, and a run that scored nothing "
+    "fails.",
+)
 def retrieval_metrics(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     metrics = retrieval_statistics(store.read("retrieval_runs"))
     if metrics.empty or metrics.questions.max() == 0:
         raise dg.Failure("no answerable question was scored: the retrieval run measured nothing")
-    return unpartitioned_result(store, "retrieval_metrics", metrics, {
-        "head": table_head(metrics, ["retriever", "k", "document_hit_rate", "page_hit_rate", "recall", "rr", "ndcg10"], rows=6)})
+    return unpartitioned_result(
+        store,
+        "retrieval_metrics",
+        metrics,
+        {
+            "head": table_head(
+                metrics, ["retriever", "k", "document_hit_rate", "page_hit_rate", "recall", "rr", "ndcg10"], rows=6
+            )
+        },
+    )
 
 
-@dg.asset(deps=["retrieval_runs", "golden_questions"], group_name="statistics", code_version="1",
-          description="Retrieval by slice (form of the source filing, statement type, company) x retriever x depth: page hit "
-                      "rate with a Wilson 95% interval and the median rank of the first gold chunk, over answerable questions.")
+@dg.asset(
+    deps=["retrieval_runs", "golden_questions"],
+    group_name="statistics",
+    code_version="1",
+    description="Retrieval by slice (form of the source filing, statement type, company) x retriever x depth: page hit "
+    "rate with a Wilson 95% interval and the median rank of the first gold chunk, over answerable questions.",
+)
 def retrieval_slices(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     attributes = store.read("golden_questions")[["question_id", *SLICES.values()]]
     slices = summarise_slices(store.read("retrieval_runs").merge(attributes, on="question_id", validate="many_to_one"))
-    return unpartitioned_result(store, "retrieval_slices", slices, {
-        "slices": len(slices), "head": table_head(slices, ["slice", "value", "retriever", "k", "page_hit_rate", "median_gold_rank"], rows=10)})
+    return unpartitioned_result(
+        store,
+        "retrieval_slices",
+        slices,
+        {
+            "slices": len(slices),
+            "head": table_head(
+                slices, ["slice", "value", "retriever", "k", "page_hit_rate", "median_gold_rank"], rows=10
+            ),
+        },
+    )
 
 
-ASSETS = [arm_statistics, arm_costs, interval_coverage, arm_comparisons, citation_mutations, gate_quality, gate_quality_by_kind, gate_comparisons, stage_latency, determinism, retrieval_metrics, retrieval_slices]
+ASSETS = [
+    arm_statistics,
+    arm_costs,
+    interval_coverage,
+    arm_comparisons,
+    citation_mutations,
+    gate_quality,
+    gate_quality_by_kind,
+    gate_comparisons,
+    stage_latency,
+    determinism,
+    retrieval_metrics,
+    retrieval_slices,
+]

@@ -31,11 +31,15 @@ class GateResult:
     def summary(self) -> str:
         failed = self.groups[self.groups.failed]
         if self.missing_cases:
-            return (f"{self.missing_cases} baseline cases were not judged: the golden set or its split changed; "
-                    "rebuild the baseline with `edgar-eval baseline` if that was intended")
+            return (
+                f"{self.missing_cases} baseline cases were not judged: the golden set or its split changed; "
+                "rebuild the baseline with `edgar-eval baseline` if that was intended"
+            )
         if len(failed):
-            return "; ".join(f"arm {r.arm} {r.group}: {r.worsened} worse, {r.improved} better (net {r.net_worsening})"
-                             for r in failed.itertuples())
+            return "; ".join(
+                f"arm {r.arm} {r.group}: {r.worsened} worse, {r.improved} better (net {r.net_worsening})"
+                for r in failed.itertuples()
+            )
         return f"no group worsened by {NET_WORSENING_LIMIT} or more cases ({int(self.groups.cases.sum())} judged)"
 
 
@@ -48,8 +52,12 @@ def dev_cases(outcomes: pd.DataFrame, split: pd.DataFrame) -> pd.DataFrame:
 
 def baseline_json(cases: pd.DataFrame) -> str:
     """One case a line, in a stable order, so that a changed baseline reads as a short diff in review."""
-    records = [json.dumps({"question_id": r.question_id, "arm": r.arm, "kind": r.kind, "correct": bool(r.correct)}, sort_keys=True)
-               for r in cases.itertuples()]
+    records = [
+        json.dumps(
+            {"question_id": r.question_id, "arm": r.arm, "kind": r.kind, "correct": bool(r.correct)}, sort_keys=True
+        )
+        for r in cases.itertuples()
+    ]
     return "[\n" + ",\n".join(records) + "\n]\n"
 
 
@@ -73,8 +81,11 @@ def compare_to_baseline(current: pd.DataFrame, baseline: pd.DataFrame, limit: in
     both["group"] = route_group(both.kind)
     both["worsened"] = both.correct_baseline.astype(bool) & ~both.correct.astype(bool)
     both["improved"] = ~both.correct_baseline.astype(bool) & both.correct.astype(bool)
-    groups = both.groupby(["arm", "group"], sort=True).agg(cases=("question_id", "size"), worsened=("worsened", "sum"),
-                                                          improved=("improved", "sum")).reset_index()
+    groups = (
+        both.groupby(["arm", "group"], sort=True)
+        .agg(cases=("question_id", "size"), worsened=("worsened", "sum"), improved=("improved", "sum"))
+        .reset_index()
+    )
     groups["net_worsening"] = groups.worsened - groups.improved
     groups["failed"] = groups.net_worsening >= limit
     return GateResult(groups, int((merged._merge == "left_only").sum()), int((merged._merge == "right_only").sum()))

@@ -16,8 +16,8 @@ import pandas as pd
 from edgar_eval.answering.answerer import passage_label
 from edgar_eval.answering.citations import check_citations
 from edgar_eval.answering.mutations import MUTANT_KINDS, figure_mutations
-from edgar_eval.evaluation.judge import judge_answer
 from edgar_eval.evaluation.gates import ARMS
+from edgar_eval.evaluation.judge import judge_answer
 from edgar_eval.stats.bootstrap import cluster_bootstrap_paired_difference
 from edgar_eval.stats.coverage import best_method, simulate_coverage
 from edgar_eval.stats.paired import mcnemar_exact, minimum_detectable_effect
@@ -41,7 +41,9 @@ class Hypothesis:
     arm: str
     baseline: str
     direction: str  # "lower" or "higher": the sign of arm minus baseline the hypothesis predicts
-    recall_cost_margin: float | None = None  # v2: the most recall the arm may cost against its baseline (non-inferiority)
+    recall_cost_margin: float | None = (
+        None  # v2: the most recall the arm may cost against its baseline (non-inferiority)
+    )
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,8 @@ class Protocol:
 
     @property
     def confidence(self) -> float:
-        """The two-sided level of the printed intervals: a one-sided bound at alpha is one end of a 1 - 2 alpha interval."""
+        """The two-sided level of the printed intervals: a one-sided bound at alpha is one end of a 1 - 2 alpha
+        interval."""
         return 1 - 2 * self.alpha if self.one_sided else 1 - self.alpha
 
     @classmethod
@@ -72,10 +75,20 @@ class Protocol:
         hypotheses = []
         for entry in data.get("hypotheses", []):
             margin = entry.get("recall_cost_margin")
-            hypothesis = Hypothesis(entry["id"], entry["statement"], entry["metric"], entry["arm"], entry["baseline"], entry["direction"],
-                                    None if margin is None else float(margin))
+            hypothesis = Hypothesis(
+                entry["id"],
+                entry["statement"],
+                entry["metric"],
+                entry["arm"],
+                entry["baseline"],
+                entry["direction"],
+                None if margin is None else float(margin),
+            )
             if hypothesis.metric not in METRICS or hypothesis.direction not in ("lower", "higher"):
-                raise ValueError(f"hypothesis {hypothesis.id}: unknown metric {hypothesis.metric!r} or direction {hypothesis.direction!r}")
+                raise ValueError(
+                    f"hypothesis {hypothesis.id}: unknown metric {hypothesis.metric!r} or direction "
+                    f"{hypothesis.direction!r}"
+                )
             if hypothesis.arm not in ARMS or hypothesis.baseline not in ARMS:
                 raise ValueError(f"hypothesis {hypothesis.id}: arms must be among {', '.join(ARMS)}")
             if margin is not None and not 0 <= float(margin) < 1:
@@ -86,8 +99,14 @@ class Protocol:
             raise ValueError(f"protocol split must be 'all' or 'eval', got {split!r}")
         design = data.get("design", {})
         discordance = design.get("assumed_discordance")
-        return cls(str(data["version"]), float(data["alpha"]), float(data.get("power", 0.8)), tuple(hypotheses), split,
-                   None if discordance is None else float(discordance))
+        return cls(
+            str(data["version"]),
+            float(data["alpha"]),
+            float(data.get("power", 0.8)),
+            tuple(hypotheses),
+            split,
+            None if discordance is None else float(discordance),
+        )
 
     def questions(self, outcomes: pd.DataFrame) -> pd.DataFrame:
         """The outcomes the confirmatory rows read."""
@@ -98,12 +117,17 @@ class Protocol:
         split, fixed before any answer exists) and the discordance the protocol assumes, at its alpha and power."""
         if self.assumed_discordance is None or planned_n < 1:
             return float("nan")
-        return minimum_detectable_effect(planned_n, self.assumed_discordance, alpha=2 * self.alpha if self.one_sided else self.alpha,
-                                         power=self.power)
+        return minimum_detectable_effect(
+            planned_n,
+            self.assumed_discordance,
+            alpha=2 * self.alpha if self.one_sided else self.alpha,
+            power=self.power,
+        )
 
 
-def arm_comparisons(outcomes: pd.DataFrame, protocol: Protocol, seed: int = 0, resamples: int = 10_000,
-                    method: str = "percentile") -> pd.DataFrame:
+def arm_comparisons(
+    outcomes: pd.DataFrame, protocol: Protocol, seed: int = 0, resamples: int = 10_000, method: str = "percentile"
+) -> pd.DataFrame:
     """Every arm against arm A, and every pair the protocol names, on both metrics, over the protocol's split: the
     paired difference with a company-bootstrap interval (`method`) at the protocol's level, exact McNemar on the
     discordant pairs, and the minimum detectable effect (v1: from the observed discordance; v2: at design time)."""
@@ -115,25 +139,53 @@ def arm_comparisons(outcomes: pd.DataFrame, protocol: Protocol, seed: int = 0, r
     for arm, baseline in pairs:
         for metric, (questions, column) in METRICS.items():
             first, second = by_arm[arm], by_arm[baseline]
-            wanted = (first.expected_route == "answer") if questions == "answerable" else (first.expected_route != "answer")
+            wanted = (
+                (first.expected_route == "answer") if questions == "answerable" else (first.expected_route != "answer")
+            )
             a, b = first.loc[wanted, column].to_numpy(bool), second.loc[wanted[wanted].index, column].to_numpy(bool)
             clusters = first.loc[wanted, "cik"].to_numpy()
-            interval = cluster_bootstrap_paired_difference(a.astype(float), b.astype(float), clusters, confidence=protocol.confidence,
-                                                           resamples=resamples, seed=seed, method=method)
+            interval = cluster_bootstrap_paired_difference(
+                a.astype(float),
+                b.astype(float),
+                clusters,
+                confidence=protocol.confidence,
+                resamples=resamples,
+                seed=seed,
+                method=method,
+            )
             test = mcnemar_exact(a, b)
             if protocol.one_sided:
                 mde = protocol.design_mde(len(a))
             else:
-                mde = minimum_detectable_effect(len(a), test.discordance, alpha=protocol.alpha, power=protocol.power) if len(a) else float("nan")
-            hypothesis = next((h for h in protocol.hypotheses if (h.arm, h.baseline, h.metric) == (arm, baseline, metric)), None)
+                mde = (
+                    minimum_detectable_effect(len(a), test.discordance, alpha=protocol.alpha, power=protocol.power)
+                    if len(a)
+                    else float("nan")
+                )
+            hypothesis = next(
+                (h for h in protocol.hypotheses if (h.arm, h.baseline, h.metric) == (arm, baseline, metric)), None
+            )
             rows[(arm, baseline, metric)] = {
-                "arm": arm, "baseline": baseline, "metric": metric, "split": protocol.split, "questions": len(a),
-                "companies": interval.clusters, "interval_method": method,
-                "difference": interval.estimate, "low": interval.low, "high": interval.high, "confidence": protocol.confidence,
-                "discordant_arm_only": test.b, "discordant_baseline_only": test.c, "mcnemar_p": test.p_value,
-                "minimum_detectable_effect": mde, "mde_basis": "design" if protocol.one_sided else "observed",
+                "arm": arm,
+                "baseline": baseline,
+                "metric": metric,
+                "split": protocol.split,
+                "questions": len(a),
+                "companies": interval.clusters,
+                "interval_method": method,
+                "difference": interval.estimate,
+                "low": interval.low,
+                "high": interval.high,
+                "confidence": protocol.confidence,
+                "discordant_arm_only": test.b,
+                "discordant_baseline_only": test.c,
+                "mcnemar_p": test.p_value,
+                "minimum_detectable_effect": mde,
+                "mde_basis": "design" if protocol.one_sided else "observed",
                 "status": "confirmatory" if hypothesis else "exploratory",
-                "hypothesis": hypothesis.id if hypothesis else "", "recall_cost_margin": np.nan, "decision": "",
+                "hypothesis": hypothesis.id if hypothesis else "",
+                "recall_cost_margin": np.nan,
+                "decision": "",
             }
     for hypothesis in protocol.hypotheses:
         row = rows[(hypothesis.arm, hypothesis.baseline, hypothesis.metric)]
@@ -172,17 +224,44 @@ def decide_non_inferior(hypothesis: Hypothesis, far_high: float, far_low: float,
     return "not confirmed: neither condition holds"
 
 
-def interval_coverage(company_sizes: list[int], confidence: float, replicates: int, resamples: int, seed: int) -> pd.DataFrame:
+def interval_coverage(
+    company_sizes: list[int], confidence: float, replicates: int, resamples: int, seed: int
+) -> pd.DataFrame:
     """Each bootstrap interval method's simulated coverage at these company sizes, and which one the comparisons use."""
-    columns = ["method", "companies", "nominal", "covered", "replicates", "coverage", "coverage_low", "coverage_high",
-               "mean_width", "chosen"]
+    columns = [
+        "method",
+        "companies",
+        "nominal",
+        "covered",
+        "replicates",
+        "coverage",
+        "coverage_low",
+        "coverage_high",
+        "mean_width",
+        "chosen",
+    ]
     if len(company_sizes) < 2:
         return pd.DataFrame(columns=columns)  # one company: no between-company spread to resample, no interval at all
     results = simulate_coverage(company_sizes, confidence, replicates, resamples, seed)
     chosen = best_method(results, confidence)
-    return pd.DataFrame([{"method": r.method, "companies": len(company_sizes), "nominal": confidence, "covered": r.covered,
-                          "replicates": r.replicates, "coverage": r.share, "coverage_low": r.low, "coverage_high": r.high,
-                          "mean_width": r.mean_width, "chosen": r.method == chosen} for r in results], columns=columns)
+    return pd.DataFrame(
+        [
+            {
+                "method": r.method,
+                "companies": len(company_sizes),
+                "nominal": confidence,
+                "covered": r.covered,
+                "replicates": r.replicates,
+                "coverage": r.share,
+                "coverage_low": r.low,
+                "coverage_high": r.high,
+                "mean_width": r.mean_width,
+                "chosen": r.method == chosen,
+            }
+            for r in results
+        ],
+        columns=columns,
+    )
 
 
 def gate_quality(scores: pd.DataFrame, arm_a: pd.DataFrame) -> pd.DataFrame:
@@ -196,10 +275,25 @@ def gate_quality(scores: pd.DataFrame, arm_a: pd.DataFrame) -> pd.DataFrame:
         values = merged[column].to_numpy(float)
         area = auroc(values, positives)
         curve = risk_coverage(values, errors)
-        brier = float(np.mean((values - positives) ** 2)) if gate == "relevance" else float("nan")  # only it is a probability
-        rows.append({"gate": gate, "score": column, "auroc": area.estimate, "auroc_low": area.low, "auroc_high": area.high,
-                     "positives": area.positives, "negatives": area.negatives, "aurc": curve.aurc, "aurc_optimal": curve.optimal,
-                     "brier": brier, "reader_right": int(merged.correct[positives].sum()), "reader_answerable": int(positives.sum())})
+        brier = (
+            float(np.mean((values - positives) ** 2)) if gate == "relevance" else float("nan")
+        )  # only it is a probability
+        rows.append(
+            {
+                "gate": gate,
+                "score": column,
+                "auroc": area.estimate,
+                "auroc_low": area.low,
+                "auroc_high": area.high,
+                "positives": area.positives,
+                "negatives": area.negatives,
+                "aurc": curve.aurc,
+                "aurc_optimal": curve.optimal,
+                "brier": brier,
+                "reader_right": int(merged.correct[positives].sum()),
+                "reader_answerable": int(positives.sum()),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -214,9 +308,21 @@ def gate_quality_by_kind(scores: pd.DataFrame, kinds: pd.DataFrame) -> pd.DataFr
         positives = subset.answerable.to_numpy(bool)
         for gate, column in GATE_SCORES.items():
             area = auroc(subset[column].to_numpy(float), positives)
-            rows.append({"kind": kind, "gate": gate, "score": column, "auroc": area.estimate, "auroc_low": area.low,
-                         "auroc_high": area.high, "positives": area.positives, "negatives": area.negatives})
-    return pd.DataFrame(rows, columns=["kind", "gate", "score", "auroc", "auroc_low", "auroc_high", "positives", "negatives"])
+            rows.append(
+                {
+                    "kind": kind,
+                    "gate": gate,
+                    "score": column,
+                    "auroc": area.estimate,
+                    "auroc_low": area.low,
+                    "auroc_high": area.high,
+                    "positives": area.positives,
+                    "negatives": area.negatives,
+                }
+            )
+    return pd.DataFrame(
+        rows, columns=["kind", "gate", "score", "auroc", "auroc_low", "auroc_high", "positives", "negatives"]
+    )
 
 
 def risk_coverage_curves(scores: pd.DataFrame, arm_a: pd.DataFrame) -> dict[str, tuple[list[float], list[float]]]:
@@ -234,9 +340,19 @@ def gate_comparisons(scores: pd.DataFrame) -> pd.DataFrame:
     positives = scores.answerable.to_numpy(bool)
     rows = []
     for first, second in combinations(GATE_SCORES, 2):
-        diff = auroc_difference(scores[GATE_SCORES[first]].to_numpy(float), scores[GATE_SCORES[second]].to_numpy(float), positives)
-        rows.append({"first": first, "second": second, "difference": diff.difference, "low": diff.low, "high": diff.high,
-                     "p_value": diff.p_value})
+        diff = auroc_difference(
+            scores[GATE_SCORES[first]].to_numpy(float), scores[GATE_SCORES[second]].to_numpy(float), positives
+        )
+        rows.append(
+            {
+                "first": first,
+                "second": second,
+                "difference": diff.difference,
+                "low": diff.low,
+                "high": diff.high,
+                "p_value": diff.p_value,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -246,16 +362,24 @@ def stage_latency(stages: dict[str, np.ndarray]) -> pd.DataFrame:
     for stage, seconds in stages.items():
         seconds = np.asarray(seconds, dtype=float)
         has = len(seconds) > 0
-        rows.append({"stage": stage, "calls": len(seconds),
-                     "p50_ms": float(np.percentile(seconds, 50) * 1000) if has else float("nan"),
-                     "p95_ms": float(np.percentile(seconds, 95) * 1000) if has else float("nan")})
+        rows.append(
+            {
+                "stage": stage,
+                "calls": len(seconds),
+                "p50_ms": float(np.percentile(seconds, 50) * 1000) if has else float("nan"),
+                "p95_ms": float(np.percentile(seconds, 95) * 1000) if has else float("nan"),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def arm_costs(outcomes: pd.DataFrame) -> pd.DataFrame:
     """Generator seconds per question per arm: a question the arm's gates decline before generation costs none."""
-    costs = outcomes.groupby("arm", sort=True).agg(questions=("question_id", "size"), generated=("generate_seconds", lambda s: int((s > 0).sum())),
-                                                   generator_seconds_per_question=("generate_seconds", "mean"))
+    costs = outcomes.groupby("arm", sort=True).agg(
+        questions=("question_id", "size"),
+        generated=("generate_seconds", lambda s: int((s > 0).sum())),
+        generator_seconds_per_question=("generate_seconds", "mean"),
+    )
     return costs.reset_index()
 
 
@@ -264,12 +388,34 @@ def determinism(generations: pd.DataFrame) -> pd.DataFrame:
     not applicable to a deterministic generator, which the measurement would only compare with itself."""
     generator = str(generations.generator_id.iloc[0]) if len(generations) else ""
     if "deterministic" in generations and len(generations) and generations.deterministic.all():
-        return pd.DataFrame([{"generator": generator, "applicable": False, "prompts": 0, "same_text": 0, "share": float("nan"),
-                              "low": float("nan"), "high": float("nan")}])
+        return pd.DataFrame(
+            [
+                {
+                    "generator": generator,
+                    "applicable": False,
+                    "prompts": 0,
+                    "same_text": 0,
+                    "share": float("nan"),
+                    "low": float("nan"),
+                    "high": float("nan"),
+                }
+            ]
+        )
     measured = generations.same_text_again.dropna().astype(bool)
     share = wilson(int(measured.sum()), len(measured))
-    return pd.DataFrame([{"generator": generator, "applicable": True, "prompts": len(measured), "same_text": share.successes,
-                          "share": share.rate, "low": share.low, "high": share.high}])
+    return pd.DataFrame(
+        [
+            {
+                "generator": generator,
+                "applicable": True,
+                "prompts": len(measured),
+                "same_text": share.successes,
+                "share": share.rate,
+                "low": share.low,
+                "high": share.high,
+            }
+        ]
+    )
 
 
 @dataclass(frozen=True)
@@ -299,8 +445,16 @@ def citation_mutations(answers: list[MutatedAnswer]) -> pd.DataFrame:
         for kind, mutant in figure_mutations(answer.text, answer.passages):
             verdict = check_citations(mutant, labelled)
             judged = judge_answer(mutant, answer.gold_value, answer.gold_answer, answer.label, answer.fiscal_year)
-            rows.append({"question_id": answer.question_id, "kind": kind, "mutant": mutant, "withheld": not verdict.ok,
-                         "reason": verdict.reason, "judged_wrong": not judged.correct})
+            rows.append(
+                {
+                    "question_id": answer.question_id,
+                    "kind": kind,
+                    "mutant": mutant,
+                    "withheld": not verdict.ok,
+                    "reason": verdict.reason,
+                    "judged_wrong": not judged.correct,
+                }
+            )
     return pd.DataFrame(rows, columns=MUTATION_COLUMNS)
 
 
@@ -312,8 +466,19 @@ def mutation_summary(mutations: pd.DataFrame) -> pd.DataFrame:
         of_kind = mutations[mutations.kind == kind]
         withheld = wilson(int(of_kind.withheld.sum()), len(of_kind))
         wrong = wilson(int(of_kind.judged_wrong.sum()), len(of_kind))
-        rows.append({"kind": kind, "mutants": len(of_kind), "answers": int(of_kind.question_id.nunique()),
-                     "withheld": withheld.successes, "withheld_share": withheld.rate, "withheld_low": withheld.low,
-                     "withheld_high": withheld.high, "judged_wrong": wrong.successes, "wrong_share": wrong.rate,
-                     "wrong_low": wrong.low, "wrong_high": wrong.high})
+        rows.append(
+            {
+                "kind": kind,
+                "mutants": len(of_kind),
+                "answers": int(of_kind.question_id.nunique()),
+                "withheld": withheld.successes,
+                "withheld_share": withheld.rate,
+                "withheld_low": withheld.low,
+                "withheld_high": withheld.high,
+                "judged_wrong": wrong.successes,
+                "wrong_share": wrong.rate,
+                "wrong_low": wrong.low,
+                "wrong_high": wrong.high,
+            }
+        )
     return pd.DataFrame(rows)

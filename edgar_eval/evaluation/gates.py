@@ -18,8 +18,12 @@ ARMS = {
     "F": ("period", "cosine"),
 }
 ARM_NAMES = {
-    "A": "no gate", "B": "cosine", "C": "relevance model", "D": "period guard",
-    "E": "period guard + relevance", "F": "period guard + cosine",
+    "A": "no gate",
+    "B": "cosine",
+    "C": "relevance model",
+    "D": "period guard",
+    "E": "period guard + relevance",
+    "F": "period guard + cosine",
 }
 
 
@@ -110,11 +114,21 @@ def arm_outcomes(gates: pd.DataFrame, generations: pd.DataFrame) -> pd.DataFrame
         answerable = merged.expected_route.to_numpy() == "answer"
         figure_right = merged.figure_correct.to_numpy(bool)
         correct = np.where(answerable, answered & figure_right, ~answered)
-        rows.append(pd.DataFrame({
-            "question_id": merged.question_id, "cik": merged.cik,
-            "split": merged.split if "split" in merged else "eval", "kind": merged.kind, "arm": arm,
-            "expected_route": merged.expected_route, "answered": answered, "outcome": reason, "correct": correct,
-            "false_answer": ~answerable & answered,
-            "generate_seconds": np.where(kept, merged.generate_seconds.to_numpy(float), 0.0),
-        }))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "question_id": merged.question_id,
+                    "cik": merged.cik,
+                    "split": merged.split if "split" in merged else "eval",
+                    "kind": merged.kind,
+                    "arm": arm,
+                    "expected_route": merged.expected_route,
+                    "answered": answered,
+                    "outcome": reason,
+                    "correct": correct,
+                    "false_answer": ~answerable & answered,
+                    "generate_seconds": np.where(kept, merged.generate_seconds.to_numpy(float), 0.0),
+                }
+            )
+        )
     return pd.concat(rows, ignore_index=True).sort_values(["arm", "question_id"]).reset_index(drop=True)

@@ -20,7 +20,15 @@ import re
 from dataclasses import dataclass
 
 from edgar_eval.answering.citations import answer_figures
-from edgar_eval.corpus.figure_match import AMOUNT, PER_SHARE, PERCENT, SignedFigure, matches_value, stated_figures, value_sign
+from edgar_eval.corpus.figure_match import (
+    AMOUNT,
+    PER_SHARE,
+    PERCENT,
+    SignedFigure,
+    matches_value,
+    stated_figures,
+    value_sign,
+)
 
 _OTHER_ROLE_BEFORE = re.compile(
     r"\b(?:from|compared|comparison|versus|vs|prior|previous|preceding|last|earlier|ago|up|down|increase[ds]?|increased"
@@ -33,7 +41,10 @@ _OTHER_ROLE_AFTER = re.compile(
     r"|last\s+year|increase|decrease|change|higher|lower|more|less)\b",
     re.I,
 )
-_YEAR_AFTER = re.compile(r"^\s*(?:million|billion|thousand)?\s*,?\s*(?:in|for|during|of|at\s+the\s+end\s+of)\s+(?:fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})\b", re.I)
+_YEAR_AFTER = re.compile(
+    r"^\s*(?:million|billion|thousand)?\s*,?\s*(?:in|for|during|of|at\s+the\s+end\s+of)\s+(?:fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})\b",
+    re.I,
+)
 _YEAR = re.compile(r"\b((?:19|20)\d{2})\b")
 _WINDOW_WORDS = 6
 _WORD = re.compile(r"\S+")
@@ -47,11 +58,11 @@ class Judgement:
 
 
 def _marked_as_other(text: str, stated: SignedFigure, previous_end: int, asked_year: int | None) -> bool:
-    before = text[previous_end: stated.figure.start]
+    before = text[previous_end : stated.figure.start]
     words = list(_WORD.finditer(before))[-_WINDOW_WORDS:]
-    if words and _OTHER_ROLE_BEFORE.search(before[words[0].start():]):
+    if words and _OTHER_ROLE_BEFORE.search(before[words[0].start() :]):
         return True
-    after = text[stated.figure.end:]
+    after = text[stated.figure.end :]
     if _OTHER_ROLE_AFTER.match(after):
         return True
     year = _YEAR_AFTER.match(after)
@@ -76,8 +87,9 @@ def _comparable(stated: SignedFigure, gold_kind: str | None) -> bool:
     return gold_kind == PER_SHARE and stated.unit == AMOUNT and stated.figure.scale_word is None
 
 
-def judge_answer(answer_text: str, gold_value: float | None, gold_answer: str | None, label: str = "",
-                 asked_year: int | None = None) -> Judgement:
+def judge_answer(
+    answer_text: str, gold_value: float | None, gold_answer: str | None, label: str = "", asked_year: int | None = None
+) -> Judgement:
     """Does `answer_text` state the gold figure (and no rival value for it)? See the module doc."""
     if gold_value is None or gold_value != gold_value:  # NaN: no figure to state
         return Judgement(False, None, "the golden case has no figure")
@@ -94,13 +106,22 @@ def judge_answer(answer_text: str, gold_value: float | None, gold_answer: str | 
         gold_value = stated_figures(gold_answer)[0].magnitude * (-1 if gold_value < 0 else 1)
     right = [s for s in comparable if matches_value(s, gold_value, sign)]
     previous_end = {id(s): (stated[k - 1].figure.end if k else 0) for k, s in enumerate(stated)}
-    rivals = [s for s in comparable if s not in right
-              and not _marked_as_other(answer_text, s, previous_end[id(s)], asked_year)]
+    rivals = [
+        s
+        for s in comparable
+        if s not in right and not _marked_as_other(answer_text, s, previous_end[id(s)], asked_year)
+    ]
     if not right:
-        return Judgement(False, comparable[0].figure.value, f"{comparable[0].figure.text.strip()!r} does not state the gold")
+        return Judgement(
+            False, comparable[0].figure.value, f"{comparable[0].figure.text.strip()!r} does not state the gold"
+        )
     if rivals:
-        return Judgement(False, right[0].figure.value,
-                         f"{right[0].figure.text.strip()!r} states the gold but {rivals[0].figure.text.strip()!r} gives another value")
+        return Judgement(
+            False,
+            right[0].figure.value,
+            f"{right[0].figure.text.strip()!r} states the gold but {rivals[0].figure.text.strip()!r} gives another "
+            "value",
+        )
     return Judgement(True, right[0].figure.value, f"{right[0].figure.text.strip()!r} states the gold")
 
 
@@ -108,12 +129,22 @@ def states_any(answer_text: str, reference_text: str) -> bool:
     """Does the answer state one of the figures of a written reference answer (the hard-question set's)? Each
     reference figure is read with the sign its text states."""
     answer = stated_figures(answer_text, answer_figures(answer_text))
-    return any(matches_value(a, r.magnitude, r.sign) and a.unit == r.unit
-               for a in answer for r in stated_figures(reference_text))
+    return any(
+        matches_value(a, r.magnitude, r.sign) and a.unit == r.unit
+        for a in answer
+        for r in stated_figures(reference_text)
+    )
 
 
-def is_correct(expected_route: str, answered: bool, answer_text: str, gold_value: float | None, gold_answer: str | None,
-               label: str = "", asked_year: int | None = None) -> bool:
+def is_correct(
+    expected_route: str,
+    answered: bool,
+    answer_text: str,
+    gold_value: float | None,
+    gold_answer: str | None,
+    label: str = "",
+    asked_year: int | None = None,
+) -> bool:
     if expected_route == "answer":
         return answered and judge_answer(answer_text, gold_value, gold_answer, label, asked_year).correct
     return not answered

@@ -18,26 +18,53 @@ from edgar_eval.domain.generation import GenerationRequest, Generator
 from edgar_eval.evaluation.judge import judge_answer
 from edgar_eval.stats.proportions import wilson
 
-READER_COLUMNS = ["reader", "questions", "gold_chunk_retrieved", "right", "right_share", "right_low", "right_high",
-                  "right_when_gold_retrieved", "wrong", "declined"]
+READER_COLUMNS = [
+    "reader",
+    "questions",
+    "gold_chunk_retrieved",
+    "right",
+    "right_share",
+    "right_low",
+    "right_high",
+    "right_when_gold_retrieved",
+    "wrong",
+    "declined",
+]
 
 
-def reader_outcomes(cases: pd.DataFrame, retrieved: pd.DataFrame, texts: pd.Series,
-                    readers: Iterable[Generator]) -> pd.DataFrame:
+def reader_outcomes(
+    cases: pd.DataFrame, retrieved: pd.DataFrame, texts: pd.Series, readers: Iterable[Generator]
+) -> pd.DataFrame:
     """Per reader and answerable question: the citation-checked outcome and whether it states the gold.
     `cases`: golden questions (answer route) indexed by question_id; `retrieved`: the retrievals, indexed likewise."""
     rows = []
     for reader in readers:
         for question_id, case in cases.sort_index().iterrows():
             retrieval = retrieved.loc[question_id]
-            request = GenerationRequest(case.question, tuple((c, texts[c]) for c in retrieval.chunk_ids), cik=case.cik,
-                                        fiscal_year=int(case.fiscal_year))
+            request = GenerationRequest(
+                case.question,
+                tuple((c, texts[c]) for c in retrieval.chunk_ids),
+                cik=case.cik,
+                fiscal_year=int(case.fiscal_year),
+            )
             checked = answer_question(request, reader, in_scope=len(case.scope_filing_ids) > 0)
             answered = checked.outcome == ANSWERED
-            right = answered and judge_answer(checked.generation.text, case.gold_value, case.gold_answer, case.label,
-                                              int(case.fiscal_year)).correct
-            rows.append({"reader": reader.generator_id, "question_id": question_id, "outcome": checked.outcome,
-                         "answered": answered, "right": bool(right), "gold_chunk_retrieved": bool(retrieval.chunk_hit)})
+            right = (
+                answered
+                and judge_answer(
+                    checked.generation.text, case.gold_value, case.gold_answer, case.label, int(case.fiscal_year)
+                ).correct
+            )
+            rows.append(
+                {
+                    "reader": reader.generator_id,
+                    "question_id": question_id,
+                    "outcome": checked.outcome,
+                    "answered": answered,
+                    "right": bool(right),
+                    "gold_chunk_retrieved": bool(retrieval.chunk_hit),
+                }
+            )
     return pd.DataFrame(rows, columns=["reader", "question_id", "outcome", "answered", "right", "gold_chunk_retrieved"])
 
 
@@ -48,8 +75,18 @@ def reader_accuracy(outcomes: pd.DataFrame) -> pd.DataFrame:
         right = int(group.right.sum())
         share = wilson(right, len(group))
         hit = group[group.gold_chunk_retrieved]
-        rows.append({"reader": reader, "questions": len(group), "gold_chunk_retrieved": int(len(hit)), "right": right,
-                     "right_share": share.rate, "right_low": share.low, "right_high": share.high,
-                     "right_when_gold_retrieved": float(hit.right.mean()) if len(hit) else float("nan"),
-                     "wrong": int((group.answered & ~group.right).sum()), "declined": int((~group.answered).sum())})
+        rows.append(
+            {
+                "reader": reader,
+                "questions": len(group),
+                "gold_chunk_retrieved": int(len(hit)),
+                "right": right,
+                "right_share": share.rate,
+                "right_low": share.low,
+                "right_high": share.high,
+                "right_when_gold_retrieved": float(hit.right.mean()) if len(hit) else float("nan"),
+                "wrong": int((group.answered & ~group.right).sum()),
+                "declined": int((~group.answered).sum()),
+            }
+        )
     return pd.DataFrame(rows, columns=READER_COLUMNS)

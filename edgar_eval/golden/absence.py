@@ -25,15 +25,30 @@ _YEAR = re.compile(r"^(?:19|20)\d{2}$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 # Words of the question that say nothing about what is asked.
 _QUESTION_WORDS = frozenset(
-    "a an and are as at by did do does for from how in is it its of on or the to was were what which who whom when where "
+    "a an and are as at by did do does for from how in is it its of on or the to was were what which who whom when "
+    "where "
     "much many fiscal year years quarter quarters end ended ending during company company's report reported reports "
-    "disclose disclosed total amount number period first second third fourth half months month".split())
+    "disclose disclosed total amount number period first second third fourth half months month".split()
+)
 
 
 def distinctive_question_words(question: str, company_names: tuple[str, ...] = ()) -> list[str]:
     """Lower-case word stems (five letters, so plurals agree) the question asks about; names and dates left out."""
     names = {w.lower().removesuffix("'s") for name in company_names for w in _WORD.findall(name)}
-    months = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"}
+    months = {
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    }
     stems: list[str] = []
     for word in _WORD.findall(question):
         token = word.lower().removesuffix("'s").removesuffix("\u2019s").strip("'-")
@@ -80,8 +95,9 @@ def _units(text: str):
         offset += len(line)
 
 
-def absence_passages(question: str, texts: Mapping[str, str], company_names: tuple[str, ...] = (),
-                     limit: int = MAX_PASSAGES) -> list[Passage]:
+def absence_passages(
+    question: str, texts: Mapping[str, str], company_names: tuple[str, ...] = (), limit: int = MAX_PASSAGES
+) -> list[Passage]:
     """The passages of `texts` (the question's scope) a reviewer must read before calling the question unanswerable."""
     words = distinctive_question_words(question, company_names)
     if not words:
@@ -100,7 +116,10 @@ def absence_passages(question: str, texts: Mapping[str, str], company_names: tup
                     found.append((filing_id, start, end, is_row, held))
     # A rare word of the question (a place, a product) says more than a common one (sales, customers).
     weight = {w: math.log(1 + 1 / max(n, 1)) + 1 / max(n, 1) for w, n in document_frequency.items()}
-    passages = [Passage(f, s, e, texts[f][s:e], row, held, round(sum(weight[w] for w in held), 6)) for f, s, e, row, held in found]
+    passages = [
+        Passage(f, s, e, texts[f][s:e], row, held, round(sum(weight[w] for w in held), 6))
+        for f, s, e, row, held in found
+    ]
     return _balanced(passages, limit)
 
 
@@ -136,8 +155,9 @@ class ReviewFileError(ValueError):
     pass
 
 
-def read_decision_lines(text: str, where: str, fields: tuple[str, ...], choice: str, choices: tuple[str, ...],
-                        error: type[ValueError]) -> dict[str, dict[str, str]]:
+def read_decision_lines(
+    text: str, where: str, fields: tuple[str, ...], choice: str, choices: tuple[str, ...], error: type[ValueError]
+) -> dict[str, dict[str, str]]:
     """A versioned file of a person's decisions, one JSON object per line, keyed by its first field: every field a
     non-empty string, `choice` one of `choices`, one decision per key. A malformed line stops the read with its line
     number (a decision is never guessed). The absence review and the golden audit both read theirs here."""
@@ -149,7 +169,9 @@ def read_decision_lines(text: str, where: str, fields: tuple[str, ...], choice: 
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise error(f"{where} line {number} is not JSON: {exc.msg}") from None
-        if not isinstance(record, dict) or any(not isinstance(record.get(f), str) or not record[f].strip() for f in fields):
+        if not isinstance(record, dict) or any(
+            not isinstance(record.get(f), str) or not record[f].strip() for f in fields
+        ):
             raise error(f"{where} line {number} needs non-empty {', '.join(fields)}")
         if record[choice] not in choices:
             raise error(f"{where} line {number}: {choice} must be one of {', '.join(choices)}, not {record[choice]!r}")

@@ -53,7 +53,9 @@ def draw_sample(cases: pd.DataFrame, seed: int, per_kind: int = 20) -> pd.DataFr
     if not picked:
         return pd.DataFrame(columns=SAMPLE_COLUMNS)
     sample = pd.concat(picked, ignore_index=True)
-    sample["case_sha256"] = [case_sha256(r.question, r.expected_route, r.gold_answer, r.evidence) for r in sample.itertuples()]
+    sample["case_sha256"] = [
+        case_sha256(r.question, r.expected_route, r.gold_answer, r.evidence) for r in sample.itertuples()
+    ]
     return sample[SAMPLE_COLUMNS].sort_values(["kind", "case_id"]).reset_index(drop=True)
 
 
@@ -85,7 +87,10 @@ def apply_verdicts(sample: pd.DataFrame, verdicts: dict[str, AuditVerdict]) -> p
         if verdict is None:
             status.append("unreviewed"), reasons.append("")
         elif verdict.case_sha256 != case.case_sha256:
-            status.append("stale"), reasons.append("the verdict was given for another version of the case; review it again")
+            (
+                status.append("stale"),
+                reasons.append("the verdict was given for another version of the case; review it again"),
+            )
         else:
             status.append(verdict.verdict), reasons.append(verdict.reason)
     return sample.assign(status=status, reason=reasons)
@@ -93,14 +98,29 @@ def apply_verdicts(sample: pd.DataFrame, verdicts: dict[str, AuditVerdict]) -> p
 
 def review_sheet(judged: pd.DataFrame, review_file: str) -> str:
     """The review sheet (Markdown): each case with its evidence, fenced (filing text is untrusted), and its status."""
-    lines = [f"# Golden set audit ({AUDIT_VERSION})", "",
-             f"Record a verdict per case in `{review_file}`, one JSON object per line: "
-             '{"case_id", "case_sha256", "verdict": "correct" | "defect", "reason", "reviewer"}. '
-             "A case whose sha256 changed must be reviewed again.", ""]
+    lines = [
+        f"# Golden set audit ({AUDIT_VERSION})",
+        "",
+        f"Record a verdict per case in `{review_file}`, one JSON object per line: "
+        '{"case_id", "case_sha256", "verdict": "correct" | "defect", "reason", "reviewer"}. '
+        "A case whose sha256 changed must be reviewed again.",
+        "",
+    ]
     for case in judged.itertuples():
-        lines += [f"## {case.kind} {case.case_id}", "", f"case_sha256 `{case.case_sha256}`; status: {case.status}", "",
-                  "```text", f"question: {case.question}", f"expected route: {case.expected_route}",
-                  f"gold answer: {case.gold_answer or '(none)'}", "", case.evidence.replace("```", "'''"), "```", ""]
+        lines += [
+            f"## {case.kind} {case.case_id}",
+            "",
+            f"case_sha256 `{case.case_sha256}`; status: {case.status}",
+            "",
+            "```text",
+            f"question: {case.question}",
+            f"expected route: {case.expected_route}",
+            f"gold answer: {case.gold_answer or '(none)'}",
+            "",
+            case.evidence.replace("```", "'''"),
+            "```",
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -124,12 +144,26 @@ def template_cases(golden: pd.DataFrame, texts: dict[str, str], company_filings:
                 indexes[held] = PrintedIndex.of([texts[f] for f in held], held)
             index = indexes[held]
             found = index.passages(words, MAX_EVIDENCE_PASSAGES)
-            head = (f"scope: {', '.join(filings) or '(no filing)'}; words searched: {', '.join(words) or label_for(q.concept)}"
-                    + (f"; asked year: {q.fiscal_year}" if q.kind == "other_year" else ""))
-            body = "\n".join(f"- [{source}] {shown}" for source, shown in found) or "(no passage prints them beside a figure)"
+            head = (
+                f"scope: {', '.join(filings) or '(no filing)'}; words searched: "
+                f"{', '.join(words) or label_for(q.concept)}"
+                + (f"; asked year: {q.fiscal_year}" if q.kind == "other_year" else "")
+            )
+            body = (
+                "\n".join(f"- [{source}] {shown}" for source, shown in found)
+                or "(no passage prints them beside a figure)"
+            )
             evidence = head + "\n" + body
-        rows.append({"case_id": q.question_id, "kind": q.kind, "question": q.question, "expected_route": q.expected_route,
-                     "gold_answer": q.gold_answer if isinstance(q.gold_answer, str) else "", "evidence": evidence})
+        rows.append(
+            {
+                "case_id": q.question_id,
+                "kind": q.kind,
+                "question": q.question,
+                "expected_route": q.expected_route,
+                "gold_answer": q.gold_answer if isinstance(q.gold_answer, str) else "",
+                "evidence": evidence,
+            }
+        )
     return pd.DataFrame(rows, columns=["case_id", "kind", "question", "expected_route", "gold_answer", "evidence"])
 
 
@@ -144,9 +178,16 @@ def pattern_cases(patterns: pd.DataFrame, proposals: pd.DataFrame) -> pd.DataFra
         except json.JSONDecodeError:
             quotes = []
         shown = "\n".join(f"- [{q.get('document', '?')}] {q.get('quote', '')}" for q in quotes if isinstance(q, dict))
-        rows.append({"case_id": case.case_id, "kind": f"pattern:{case.pattern}", "question": case.question,
-                     "expected_route": case.expected_route, "gold_answer": case.reference_answer or "",
-                     "evidence": f"evidence filings: {', '.join(case.evidence_filing_ids)}\n{shown or '(no quote)'}"})
+        rows.append(
+            {
+                "case_id": case.case_id,
+                "kind": f"pattern:{case.pattern}",
+                "question": case.question,
+                "expected_route": case.expected_route,
+                "gold_answer": case.reference_answer or "",
+                "evidence": f"evidence filings: {', '.join(case.evidence_filing_ids)}\n{shown or '(no quote)'}",
+            }
+        )
     return pd.DataFrame(rows, columns=["case_id", "kind", "question", "expected_route", "gold_answer", "evidence"])
 
 
@@ -158,6 +199,18 @@ def audit_summary(judged: pd.DataFrame) -> pd.DataFrame:
         reviewed = group[group.status.isin(VERDICTS)]
         defects = int((reviewed.status == DEFECT).sum())
         rate = wilson(defects, len(reviewed))
-        rows.append({"kind": kind, "sampled": len(group), "reviewed": len(reviewed), "defects": defects,
-                     "defect_rate": rate.rate, "low": rate.low, "high": rate.high, "awaiting": len(group) - len(reviewed)})
-    return pd.DataFrame(rows, columns=["kind", "sampled", "reviewed", "defects", "defect_rate", "low", "high", "awaiting"])
+        rows.append(
+            {
+                "kind": kind,
+                "sampled": len(group),
+                "reviewed": len(reviewed),
+                "defects": defects,
+                "defect_rate": rate.rate,
+                "low": rate.low,
+                "high": rate.high,
+                "awaiting": len(group) - len(reviewed),
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["kind", "sampled", "reviewed", "defects", "defect_rate", "low", "high", "awaiting"]
+    )

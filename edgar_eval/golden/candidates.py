@@ -43,11 +43,17 @@ class Candidate:
 
     def to_record(self) -> dict:
         return {
-            "candidate_id": self.candidate_id, "pattern": self.pattern, "question": self.question,
-            "answer_type": self.answer_type, "gold_answer": self.gold_answer,
+            "candidate_id": self.candidate_id,
+            "pattern": self.pattern,
+            "question": self.question,
+            "answer_type": self.answer_type,
+            "gold_answer": self.gold_answer,
             "evidence": [{"document": e.document, "quote": e.quote} for e in self.evidence],
-            "requires_documents": self.requires_documents, "source": self.source, "prompt_version": self.prompt_version,
-            "excerpt_ids": list(self.excerpt_ids), "expected": self.expected or None,
+            "requires_documents": self.requires_documents,
+            "source": self.source,
+            "prompt_version": self.prompt_version,
+            "excerpt_ids": list(self.excerpt_ids),
+            "expected": self.expected or None,
         }
 
 
@@ -68,8 +74,14 @@ def _text(record: dict, name: str, problems: list[str], required: bool = True) -
     return " ".join(value.split())
 
 
-def candidate_from_record(record: object, candidate_id: str, source: str, pattern: str | None = None,
-                          prompt_version: str = "", excerpt_ids: tuple[str, ...] = ()) -> Candidate | CandidateProblem:
+def candidate_from_record(
+    record: object,
+    candidate_id: str,
+    source: str,
+    pattern: str | None = None,
+    prompt_version: str = "",
+    excerpt_ids: tuple[str, ...] = (),
+) -> Candidate | CandidateProblem:
     """One proposal object -> a Candidate, or the reason it cannot be one. `pattern` overrides a missing field
     (a model prompted for one pattern need not repeat it)."""
     if not isinstance(record, dict):
@@ -108,8 +120,19 @@ def candidate_from_record(record: object, candidate_id: str, source: str, patter
     if problems:
         return CandidateProblem(candidate_id, source, "; ".join(problems))
     expected = record.get("expected") if isinstance(record.get("expected"), dict) else {}
-    return Candidate(str(record.get("id") or candidate_id), chosen, question, answer_type, gold_answer, tuple(evidence), required,
-                     source, prompt_version, excerpt_ids, expected)
+    return Candidate(
+        str(record.get("id") or candidate_id),
+        chosen,
+        question,
+        answer_type,
+        gold_answer,
+        tuple(evidence),
+        required,
+        source,
+        prompt_version,
+        excerpt_ids,
+        expected,
+    )
 
 
 def read_jsonl(text: str, source: str) -> tuple[list[Candidate], list[CandidateProblem]]:
@@ -131,7 +154,9 @@ def read_jsonl(text: str, source: str) -> tuple[list[Candidate], list[CandidateP
     unique: list[Candidate] = []
     for candidate in candidates:
         if candidate.candidate_id in seen:
-            problems.append(CandidateProblem(candidate.candidate_id, source, "duplicate candidate id in the same source"))
+            problems.append(
+                CandidateProblem(candidate.candidate_id, source, "duplicate candidate id in the same source")
+            )
         else:
             seen.add(candidate.candidate_id)
             unique.append(candidate)

@@ -56,9 +56,9 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from edgar_eval.corpus.sentences import sentence_spans
 from edgar_eval.corpus.figure_match import magnitudes_agree, reference_figures, signs_agree, stated_figures
 from edgar_eval.corpus.number_words import Figure, find_number_phrases
+from edgar_eval.corpus.sentences import sentence_spans
 
 SCALES = (1.0, 1e3, 1e6, 1e9)
 MAX_QUESTION_WORDS = 35
@@ -78,8 +78,11 @@ class Verdict:
 def claimed_figures(text: str) -> list[Figure]:
     """The figures of `text` a gate checks, in order: kind "figure", in digits, or in words with a scale or %.
     `answer_figures_in_quotes` and `support_details` index into this list."""
-    return [f for f in find_number_phrases(text)
-            if f.is_figure and (not f.in_words or f.scale_word is not None or f.is_percent)]
+    return [
+        f
+        for f in find_number_phrases(text)
+        if f.is_figure and (not f.in_words or f.scale_word is not None or f.is_percent)
+    ]
 
 
 _UNIT_CELL = re.compile(r"\s*\|\s*(%|pts)(?=\s*\||\s*$)")
@@ -119,8 +122,13 @@ def _quoted_figures(quotes: Sequence[str]) -> list[_Quoted]:
 
 
 def _direct_quotes(figure: Figure, sign: int, quoted: list[_Quoted]) -> set[int]:
-    return {q.quote for q in quoted if q.percent == figure.is_percent and signs_agree(sign, q.sign)
-            and any(magnitudes_agree(figure, r) for r in q.readings())}
+    return {
+        q.quote
+        for q in quoted
+        if q.percent == figure.is_percent
+        and signs_agree(sign, q.sign)
+        and any(magnitudes_agree(figure, r) for r in q.readings())
+    }
 
 
 def _reading_pairs(a: _Quoted, b: _Quoted) -> list[tuple[float, float]]:
@@ -153,7 +161,7 @@ def _one_step(figure: Figure, quoted: list[_Quoted]) -> tuple[str, frozenset[int
     operands come from, or None."""
     target, best = abs(figure.value), None
     for i, a in enumerate(quoted):
-        for b in quoted[i + 1:]:
+        for b in quoted[i + 1 :]:
             for value, shown in _steps(a, b, figure.is_percent):
                 if magnitudes_agree(figure, value) and (best is None or abs(value - target) < best[0]):
                     best = (abs(value - target), shown, frozenset(q.quote for q in (a, b) if q.quote >= 0))
@@ -197,7 +205,10 @@ def answer_figures_in_quotes(gold_answer: str, quotes: Sequence[str]) -> dict[in
     """Index into `claimed_figures(gold_answer)` -> the quote indices that print that figure directly."""
     quoted = _quoted_figures(quotes)
     figures = claimed_figures(gold_answer)
-    return {i: _direct_quotes(f, s.sign, quoted) for i, (f, s) in enumerate(zip(figures, stated_figures(gold_answer, figures)))}
+    return {
+        i: _direct_quotes(f, s.sign, quoted)
+        for i, (f, s) in enumerate(zip(figures, stated_figures(gold_answer, figures)))
+    }
 
 
 def answer_support(gold_answer: str, quotes: Sequence[str], answer_type: str) -> Verdict:
@@ -215,6 +226,7 @@ def answer_support(gold_answer: str, quotes: Sequence[str], answer_type: str) ->
 
 # ---------------------------------------------------------------------------------------------- sentences
 
+
 def sentences(text: str) -> list[str]:
     """The sentences of `text`, trimmed (corpus/sentences.py says where a sentence ends)."""
     return [text[start:end] for start, end in sentence_spans(text)]
@@ -225,8 +237,10 @@ def _words(sentence: str) -> int:
 
 
 def plain_english(
-    question: str, gold_answer: str,
-    max_question_words: int = MAX_QUESTION_WORDS, max_answer_sentence_words: int = MAX_ANSWER_SENTENCE_WORDS,
+    question: str,
+    gold_answer: str,
+    max_question_words: int = MAX_QUESTION_WORDS,
+    max_answer_sentence_words: int = MAX_ANSWER_SENTENCE_WORDS,
 ) -> Verdict:
     """The question is one sentence of at most `max_question_words` words; each answer sentence has at most
     `max_answer_sentence_words` (words: whitespace-separated tokens)."""
@@ -248,16 +262,21 @@ def plain_english(
 # ---------------------------------------------------------------------------------------------- period
 
 _YEAR = r"(?:19|20)\d{2}"
-_MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
-          r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?")
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+)
 _PERIODS = (
     re.compile(rf"\bfiscal\s+(?:years?\s+)?{_YEAR}\b", re.I),
     re.compile(r"\bFY\s?['\u2019]?(?:\d{4}|\d{2})\b", re.I),
     re.compile(r"\b(?:Q[1-4]|[1-4]Q)\s?(?:FY\s?)?['\u2019]?(?:\d{4}|\d{2})\b", re.I),
     re.compile(rf"\b{_MONTH}\s+[0-3]?\d,?\s+{_YEAR}\b"),  # case-sensitive: "may 2024" is not a month
     re.compile(rf"\b{_MONTH}\s+{_YEAR}\b"),
-    re.compile(rf"(?:\b(?:in|for|during|of|through|until|since|by|ended|ending|and|or|to|from|versus|vs\.?|"
-               rf"calendar|year)|['\u2019]s)\s+{_YEAR}\b(?!\s+notes\b)", re.I),
+    re.compile(
+        rf"(?:\b(?:in|for|during|of|through|until|since|by|ended|ending|and|or|to|from|versus|vs\.?|"
+        rf"calendar|year)|['\u2019]s)\s+{_YEAR}\b(?!\s+notes\b)",
+        re.I,
+    ),
 )
 
 
@@ -274,25 +293,34 @@ def period_named(question: str, pattern: str) -> Verdict:
 
 # ---------------------------------------------------------------------------------------------- source naming
 
-_SOURCE_WORD = (r"(?:10-K|10-Q|8-K|20-F|filings?|reports?|statements?|proxy|MD&A|notes?|footnotes?|exhibits?|"
-                r"sections?|items?|disclosures?|documents?|balance\s+sheets?|sec)")
+_SOURCE_WORD = (
+    r"(?:10-K|10-Q|8-K|20-F|filings?|reports?|statements?|proxy|MD&A|notes?|footnotes?|exhibits?|"
+    r"sections?|items?|disclosures?|documents?|balance\s+sheets?|sec)"
+)
 _FILING_KIND = r"(?:original|restated|amended|later|earlier|latest|subsequent|prior|SEC|annual|quarterly)"
 _SOURCES = (
-    re.compile(rf"\baccording\s+to\s+(?:the|its|their|this|that|[\w.&]+['\u2019]s?)\s+(?:[\w&-]+\s+){{0,3}}?"
-               rf"{_SOURCE_WORD}\b", re.I),
+    re.compile(
+        rf"\baccording\s+to\s+(?:the|its|their|this|that|[\w.&]+['\u2019]s?)\s+(?:[\w&-]+\s+){{0,3}}?"
+        rf"{_SOURCE_WORD}\b",
+        re.I,
+    ),
     re.compile(r"\b(?:Form\s+)?(?:10-K|10-Q|8-K|20-F|40-F|6-K)(?:/A)?\b", re.I),
     re.compile(r"\bDEF\s*14A\b", re.I),
     re.compile(r"\bproxy\s+statements?\b", re.I),
     re.compile(r"\b(?:annual|quarterly|current)\s+reports?\b", re.I),
-    re.compile(rf"\b(?:the|this|that|its|their)\s+(?:{_FILING_KIND}\s+)?filings?\b|\b{_FILING_KIND}\s+filings?\b",
-               re.I),
+    re.compile(
+        rf"\b(?:the|this|that|its|their)\s+(?:{_FILING_KIND}\s+)?filings?\b|\b{_FILING_KIND}\s+filings?\b", re.I
+    ),
     re.compile(r"\bItems?\s+\d+[A-Z]?\b", re.I),
     re.compile(r"\bPart\s+(?:IV|I{1,3})\b"),  # case-sensitive: "part i..." is prose
     re.compile(r"\bMD&A\b|\bManagement['\u2019]s\s+Discussion\b", re.I),
     re.compile(r"\bRisk\s+Factors\b|\brisk\s+factors\s+section\b"),
     re.compile(r"\bbalance\s+sheets?\b|\bincome\s+statements?\b|\bcash[\s-]+flows?\s+statements?\b", re.I),
-    re.compile(r"\bstatements?\s+of\s+(?:consolidated\s+)?(?:operations|cash\s+flows?|(?:comprehensive\s+)?income|"
-               r"(?:stockholders|shareholders)['\u2019]?\s+equity|financial\s+(?:position|condition))\b", re.I),
+    re.compile(
+        r"\bstatements?\s+of\s+(?:consolidated\s+)?(?:operations|cash\s+flows?|(?:comprehensive\s+)?income|"
+        r"(?:stockholders|shareholders)['\u2019]?\s+equity|financial\s+(?:position|condition))\b",
+        re.I,
+    ),
     re.compile(r"\b(?:consolidated\s+)?financial\s+statements\b", re.I),
     re.compile(r"\bnotes?\s+\d+[A-Z]?(?![\w%]|\.\d|,\d|\s*%)", re.I),  # not "Notes 2.5%"
     re.compile(r"\bfootnotes?\b", re.I),
@@ -311,17 +339,53 @@ def source_naming(question: str) -> Verdict:
 
 # ---------------------------------------------------------------------------------------------- direction
 
-_UP = ("increase", "increased", "increases", "increasing", "higher", "rose", "rise", "rises", "risen", "rising",
-       "grew", "grow", "grows", "grown", "growing", "up", "more", "greater")
-_DOWN = ("decrease", "decreased", "decreases", "decreasing", "lower", "fell", "fall", "falls", "fallen", "falling",
-         "declined", "decline", "declines", "declining", "down", "less", "fewer")
+_UP = (
+    "increase",
+    "increased",
+    "increases",
+    "increasing",
+    "higher",
+    "rose",
+    "rise",
+    "rises",
+    "risen",
+    "rising",
+    "grew",
+    "grow",
+    "grows",
+    "grown",
+    "growing",
+    "up",
+    "more",
+    "greater",
+)
+_DOWN = (
+    "decrease",
+    "decreased",
+    "decreases",
+    "decreasing",
+    "lower",
+    "fell",
+    "fall",
+    "falls",
+    "fallen",
+    "falling",
+    "declined",
+    "decline",
+    "declines",
+    "declining",
+    "down",
+    "less",
+    "fewer",
+)
 _POLARITY = {**{w: 1 for w in _UP}, **{w: -1 for w in _DOWN}}
 _BETWEEN_ONLY = frozenset({"more", "greater", "less", "fewer"})  # before a figure they bound it: "more than $5"
 _DIRECTION_WORD = re.compile(r"\b(" + "|".join(sorted(_POLARITY, key=len, reverse=True)) + r")\b", re.I)
 _CLAUSE_BREAK = re.compile(r";|,\s*(?:and|but)\s|\b(?:while|whereas)\b", re.I)
 _FROM_TO = re.compile(r"^\s*to\s*$", re.I)
-_NEW_THEN_OLD = re.compile(r"^[\s,]*(?:[^\s;]+\s+){0,6}?(?:from|compared\s+(?:with|to)|than|versus|vs\.?|against)\s*$",
-                           re.I)
+_NEW_THEN_OLD = re.compile(
+    r"^[\s,]*(?:[^\s;]+\s+){0,6}?(?:from|compared\s+(?:with|to)|than|versus|vs\.?|against)\s*$", re.I
+)
 _CHANGE_AMOUNT = re.compile(r"^\s*(?:by\s+)?(?:about|approximately|nearly|almost|some)?\s*$", re.I)
 
 
@@ -336,7 +400,7 @@ def _governing_word(clause: str, a: Figure, b: Figure) -> re.Match[str] | None:
     if between:
         return between[-1]
     before = [m for m in _DIRECTION_WORD.finditer(clause, 0, a.start) if m.group(1).lower() not in _BETWEEN_ONLY]
-    if before and not _CHANGE_AMOUNT.match(clause[before[-1].end():a.start]):
+    if before and not _CHANGE_AMOUNT.match(clause[before[-1].end() : a.start]):
         return before[-1]
     return None
 
@@ -349,11 +413,21 @@ def _direction_claims(text: str) -> list[tuple[str, Figure, Figure, re.Match[str
         for a, b in zip(figures, figures[1:]):
             if a.is_percent != b.is_percent:
                 continue
-            between = clause[a.end:b.start]
-            if _FROM_TO.match(between) and re.search(r"\bfrom\s*$", clause[:a.start], re.I):
+            between = clause[a.end : b.start]
+            if _FROM_TO.match(between) and re.search(r"\bfrom\s*$", clause[: a.start], re.I):
                 new, old = b, a
-                word = next(iter(reversed([m for m in _DIRECTION_WORD.finditer(clause, 0, a.start)
-                                           if m.group(1).lower() not in _BETWEEN_ONLY])), None)
+                word = next(
+                    iter(
+                        reversed(
+                            [
+                                m
+                                for m in _DIRECTION_WORD.finditer(clause, 0, a.start)
+                                if m.group(1).lower() not in _BETWEEN_ONLY
+                            ]
+                        )
+                    ),
+                    None,
+                )
             elif _NEW_THEN_OLD.match(between):
                 new, old = a, b
                 word = _governing_word(clause, a, b)
@@ -369,8 +443,9 @@ def _check_direction(text: str, where: str) -> Verdict | None:
         up = _POLARITY[word.group(1).lower()] > 0
         if (new.value > old.value) != up or new.value == old.value:
             relation = "not above" if up else "not below"
-            return Verdict(False, f"{where} says {word.group(1)!r} but {new.text.strip()} is {relation} "
-                                  f"{old.text.strip()}")
+            return Verdict(
+                False, f"{where} says {word.group(1)!r} but {new.text.strip()} is {relation} {old.text.strip()}"
+            )
     return None
 
 

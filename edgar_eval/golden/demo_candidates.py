@@ -15,28 +15,51 @@ from typing import Mapping
 from edgar_eval.golden.quotes import row_cells
 
 SOURCE = "demo-planted"
-ANSWER_TYPES = {"D1": "string", "D2": "number", "D3": "string", "D4": "number", "D5": "list", "D6": "number", "D7": "list",
-                "D8": "refusal"}
+ANSWER_TYPES = {
+    "D1": "string",
+    "D2": "number",
+    "D3": "string",
+    "D4": "number",
+    "D5": "list",
+    "D6": "number",
+    "D7": "list",
+    "D8": "refusal",
+}
 # One wording per company (by position in the ground truth), so the planted questions share no frame.
 _WORDINGS = {
-    "D1": ("By how much did {short}'s {segment} revenue change in fiscal 2024, and what drove the change?",
-           "What explains the movement in {short}'s {segment} revenue during fiscal 2024, and how large was it?",
-           "For fiscal 2024, how far did {segment} revenue move at {short}, and for what reason?"),
-    "D2": ("How much of {short}'s fiscal 2024 restructuring charges was employee severance?",
-           "Of the restructuring cost {short} booked in fiscal 2024, what part went to severance pay?",
-           "In fiscal 2024, what severance did {short} include within its restructuring charges?"),
-    "D3": ("What was {short}'s {term} at the end of fiscal 2024, and how does {short} define it?",
-           "How does {short} define {term}, and what did it amount to at the end of fiscal 2024?",
-           "At the close of fiscal 2024, what {term} did {short} give, and what does the term mean?"),
-    "D4": ("How much revenue did {short} earn in the fourth quarter of fiscal 2024?",
-           "What revenue did {short} bring in during the last quarter of fiscal 2024?",
-           "In the final three months of fiscal 2024, how much did {short} sell?"),
-    "D5": ("How did {short}'s recorded fiscal 2024 restructuring charges through the third quarter compare with the amount it first estimated?",
-           "Against its first estimate, how much restructuring cost had {short} recorded by the end of the third quarter of fiscal 2024?",
-           "What restructuring charges did {short} book in the first nine months of fiscal 2024, and what total had it expected at the outset?"),
-    "D6": ("What was {short}'s chief executive's total fiscal 2024 pay as a share of its fiscal 2024 net income?",
-           "Measured against fiscal 2024 net income, how large was the total pay of {short}'s chief executive that year?",
-           "What percentage of {short}'s fiscal 2024 net income did its CEO's total fiscal 2024 compensation equal?"),
+    "D1": (
+        "By how much did {short}'s {segment} revenue change in fiscal 2024, and what drove the change?",
+        "What explains the movement in {short}'s {segment} revenue during fiscal 2024, and how large was it?",
+        "For fiscal 2024, how far did {segment} revenue move at {short}, and for what reason?",
+    ),
+    "D2": (
+        "How much of {short}'s fiscal 2024 restructuring charges was employee severance?",
+        "Of the restructuring cost {short} booked in fiscal 2024, what part went to severance pay?",
+        "In fiscal 2024, what severance did {short} include within its restructuring charges?",
+    ),
+    "D3": (
+        "What was {short}'s {term} at the end of fiscal 2024, and how does {short} define it?",
+        "How does {short} define {term}, and what did it amount to at the end of fiscal 2024?",
+        "At the close of fiscal 2024, what {term} did {short} give, and what does the term mean?",
+    ),
+    "D4": (
+        "How much revenue did {short} earn in the fourth quarter of fiscal 2024?",
+        "What revenue did {short} bring in during the last quarter of fiscal 2024?",
+        "In the final three months of fiscal 2024, how much did {short} sell?",
+    ),
+    "D5": (
+        "How did {short}'s recorded fiscal 2024 restructuring charges through the third quarter compare with the "
+        "amount it first estimated?",
+        "Against its first estimate, how much restructuring cost had {short} recorded by the end of the third quarter "
+        "of fiscal 2024?",
+        "What restructuring charges did {short} book in the first nine months of fiscal 2024, and what total had it "
+        "expected at the outset?",
+    ),
+    "D6": (
+        "What was {short}'s chief executive's total fiscal 2024 pay as a share of its fiscal 2024 net income?",
+        "Measured against fiscal 2024 net income, how large was the total pay of {short}'s chief executive that year?",
+        "What percentage of {short}'s fiscal 2024 net income did its CEO's total fiscal 2024 compensation equal?",
+    ),
 }
 
 
@@ -52,7 +75,7 @@ def _cells_run(line: str, wanted: list[str]) -> str | None:
             return None
         found.append(position)
         position += 1
-    return " | ".join(cells[found[0]:found[-1] + 1]) if found else None
+    return " | ".join(cells[found[0] : found[-1] + 1]) if found else None
 
 
 def _row_quote(text: str, cells: list[str]) -> str:
@@ -80,17 +103,33 @@ def planted_candidates(truth: dict, texts_by_path: Mapping[str, str]) -> list[di
         pattern = case["pattern"]
         index = seen.get(pattern, 0)
         seen[pattern] = index + 1
-        evidence = [{"document": e["document"],
-                     "quote": _row_quote(texts_by_path[e["document"]], e["cells"]) if e["kind"] == "table_row" else e["quote"]}
-                    for e in case["evidence"]]
+        evidence = [
+            {
+                "document": e["document"],
+                "quote": _row_quote(texts_by_path[e["document"]], e["cells"])
+                if e["kind"] == "table_row"
+                else e["quote"],
+            }
+            for e in case["evidence"]
+        ]
         question = case["question"]
         if pattern in _WORDINGS:
-            question = _WORDINGS[pattern][index % len(_WORDINGS[pattern])].format(**_company_phrase(case, short_names[case["company"]]))
+            question = _WORDINGS[pattern][index % len(_WORDINGS[pattern])].format(
+                **_company_phrase(case, short_names[case["company"]])
+            )
         answer = case["answer"] or "The filings do not disclose it; refusing is the right answer."
-        records.append({"id": f"DEMO-{case['company']}-{pattern}", "pattern": pattern, "question": question,
-                        "answer_type": ANSWER_TYPES[pattern], "gold_answer": answer, "evidence": evidence,
-                        "requires_documents": case["requires_documents"],
-                        "expected": {"verdict": "accept", "failing_gate": None, "why": "planted as a good case"}})
+        records.append(
+            {
+                "id": f"DEMO-{case['company']}-{pattern}",
+                "pattern": pattern,
+                "question": question,
+                "answer_type": ANSWER_TYPES[pattern],
+                "gold_answer": answer,
+                "evidence": evidence,
+                "requires_documents": case["requires_documents"],
+                "expected": {"verdict": "accept", "failing_gate": None, "why": "planted as a good case"},
+            }
+        )
     return records
 
 
@@ -110,7 +149,13 @@ def _sentence_near(text: str, anchor: int, low: int, high: int) -> str:
     for line in text.splitlines(keepends=True):
         start, offset = offset, offset + len(line)
         body = line.strip()
-        if body and not body.startswith("|") and len(body) > 60 and low <= abs(start - anchor) <= high and body.endswith("."):
+        if (
+            body
+            and not body.startswith("|")
+            and len(body) > 60
+            and low <= abs(start - anchor) <= high
+            and body.endswith(".")
+        ):
             return body
     raise ValueError("no prose sentence at that distance")
 
@@ -127,37 +172,113 @@ def broken_candidates(good: list[dict], texts_by_path: Mapping[str, str]) -> lis
     d4_quarter = year - nine
     short = re.match(r"By how much did (\w+)'s", d1["question"]).group(1)
     out = [
-        _broken(d1, "one-word-off", "quote_verification", "one word of the prose quote changed",
-                evidence=[row, {**prose, "quote": one_word_off}]),
-        _broken(d1, "paraphrase", "quote_verification", "the prose quote paraphrases the filing",
-                evidence=[row, {**prose, "quote": "Management said the segment grew because of more volume and new products."}]),
-        _broken(d1, "too-close", "pattern_conformance", "the row and the prose sit about 3,000 characters apart",
-                evidence=[row, {"document": row["document"], "quote": _sentence_near(d1_text, row_at, 2_600, 3_400)}]),
-        _broken(d2, "both-in-notes", "pattern_conformance", "both quotes sit in the notes",
-                evidence=[d2["evidence"][1], {"document": d2["evidence"][1]["document"],
-                                              "quote": _notes_sentence(texts_by_path[d2["evidence"][1]["document"]], d2["evidence"][1]["quote"])}]),
-        _broken(d4, "billions", None, "the annual figure restated in billions (one decimal) is within half its last digit",
-                question=f"What were {short}'s total fiscal 2024 revenues in billions, and how much of that came in its fourth quarter?",
-                gold_answer=f"About ${year / 1000:.1f} billion for the year, of which ${d4_quarter:,} million in the fourth quarter."),
-        _broken(d4, "miss-2.5pct", "answer_support", "the quarter figure is 2.5% off with no rounding to excuse it",
-                gold_answer=f"${round(d4_quarter * 1.025):,} million (${year:,} million less ${nine:,} million)."),
-        _broken(d1, "wrong-direction", "direction", "the answer says decreased while the figure rose",
-                gold_answer=_wrong_direction(d1["gold_answer"])),
-        _broken(d1, "names-10k", "source_naming", "the question names the 10-K",
-                question=d1["question"].replace("By how much did", "According to the 10-K, by how much did", 1)),
-        _broken(d2, "36-words", "plain_english", "the question runs to 36 words",
-                question=_pad_to(d2["question"], 36)),
-        _broken(d2, "no-period", "period", "the question names no fiscal year, quarter or date",
-                question=re.sub(r"\s*(?:in\s+)?fiscal 2024\s*", " ", d2["question"]).replace("  ", " ").replace(" ?", "?")),
-        _broken(d2, "no-company", "period", "the question names no company, the other material identifier",
-                question=d2["question"].replace(f"{short}'s", "the company's", 1)),
-        _broken(d4, "idle-document", "idle_evidence", "the third document repeats words the others bring and no answer figure",
-                question=f"For the October to December stretch that closed fiscal 2024, what were {short}'s revenues?",
-                evidence=d4["evidence"] + [_earlier_revenue_row(texts_by_path, d7, d4)], requires_documents=3),
-        _broken(d8, "answer-printed", "absence_review", "the filings print the figure; the review records it",
-                question=f"What did {short} spend on research and development in fiscal 2024?"),
-        _broken(d7, "one-filing", "pattern_conformance", "both quotes come from the later 10-K",
-                evidence=[e for e in d7["evidence"] if e["document"] == d7["evidence"][1]["document"]], requires_documents=1),
+        _broken(
+            d1,
+            "one-word-off",
+            "quote_verification",
+            "one word of the prose quote changed",
+            evidence=[row, {**prose, "quote": one_word_off}],
+        ),
+        _broken(
+            d1,
+            "paraphrase",
+            "quote_verification",
+            "the prose quote paraphrases the filing",
+            evidence=[
+                row,
+                {**prose, "quote": "Management said the segment grew because of more volume and new products."},
+            ],
+        ),
+        _broken(
+            d1,
+            "too-close",
+            "pattern_conformance",
+            "the row and the prose sit about 3,000 characters apart",
+            evidence=[row, {"document": row["document"], "quote": _sentence_near(d1_text, row_at, 2_600, 3_400)}],
+        ),
+        _broken(
+            d2,
+            "both-in-notes",
+            "pattern_conformance",
+            "both quotes sit in the notes",
+            evidence=[
+                d2["evidence"][1],
+                {
+                    "document": d2["evidence"][1]["document"],
+                    "quote": _notes_sentence(texts_by_path[d2["evidence"][1]["document"]], d2["evidence"][1]["quote"]),
+                },
+            ],
+        ),
+        _broken(
+            d4,
+            "billions",
+            None,
+            "the annual figure restated in billions (one decimal) is within half its last digit",
+            question=f"What were {short}'s total fiscal 2024 revenues in billions, and how much of that came in its "
+            "fourth quarter?",
+            gold_answer=f"About ${year / 1000:.1f} billion for the year, of which ${d4_quarter:,} million in the "
+            "fourth quarter.",
+        ),
+        _broken(
+            d4,
+            "miss-2.5pct",
+            "answer_support",
+            "the quarter figure is 2.5% off with no rounding to excuse it",
+            gold_answer=f"${round(d4_quarter * 1.025):,} million (${year:,} million less ${nine:,} million).",
+        ),
+        _broken(
+            d1,
+            "wrong-direction",
+            "direction",
+            "the answer says decreased while the figure rose",
+            gold_answer=_wrong_direction(d1["gold_answer"]),
+        ),
+        _broken(
+            d1,
+            "names-10k",
+            "source_naming",
+            "the question names the 10-K",
+            question=d1["question"].replace("By how much did", "According to the 10-K, by how much did", 1),
+        ),
+        _broken(d2, "36-words", "plain_english", "the question runs to 36 words", question=_pad_to(d2["question"], 36)),
+        _broken(
+            d2,
+            "no-period",
+            "period",
+            "the question names no fiscal year, quarter or date",
+            question=re.sub(r"\s*(?:in\s+)?fiscal 2024\s*", " ", d2["question"]).replace("  ", " ").replace(" ?", "?"),
+        ),
+        _broken(
+            d2,
+            "no-company",
+            "period",
+            "the question names no company, the other material identifier",
+            question=d2["question"].replace(f"{short}'s", "the company's", 1),
+        ),
+        _broken(
+            d4,
+            "idle-document",
+            "idle_evidence",
+            "the third document repeats words the others bring and no answer figure",
+            question=f"For the October to December stretch that closed fiscal 2024, what were {short}'s revenues?",
+            evidence=d4["evidence"] + [_earlier_revenue_row(texts_by_path, d7, d4)],
+            requires_documents=3,
+        ),
+        _broken(
+            d8,
+            "answer-printed",
+            "absence_review",
+            "the filings print the figure; the review records it",
+            question=f"What did {short} spend on research and development in fiscal 2024?",
+        ),
+        _broken(
+            d7,
+            "one-filing",
+            "pattern_conformance",
+            "both quotes come from the later 10-K",
+            evidence=[e for e in d7["evidence"] if e["document"] == d7["evidence"][1]["document"]],
+            requires_documents=1,
+        ),
     ]
     return out
 
@@ -169,8 +290,10 @@ def _wrong_direction(answer: str) -> str:
 
 
 def _pad_to(question: str, words: int) -> str:
-    filler = ("counting every plan the board approved during that year and all of the employee, facility and contract "
-              "costs that the company went on to record under those plans in its accounts for the period")
+    filler = (
+        "counting every plan the board approved during that year and all of the employee, facility and contract "
+        "costs that the company went on to record under those plans in its accounts for the period"
+    )
     stem = question.rstrip("?")
     padded = f"{stem}, {filler}".split()
     while len(padded) > words:

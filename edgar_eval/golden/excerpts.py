@@ -39,7 +39,8 @@ _WORD = re.compile(r"[a-z]{5,}")
 _COMMON_WORDS = frozenset(
     "about above after again against approved board company company's costs could directors during estimates expects "
     "fiscal other their there these those total under which while would years quarter million billion report "
-    "results financial statements exhibits registrant pursuant".split())
+    "results financial statements exhibits registrant pursuant".split()
+)
 
 _MDA = {"10-K": "Part II Item 7", "10-Q": "Part I Item 2"}
 _STATEMENT_SECTIONS = {"10-K": ("Part II Item 8", "Part IV Item 15"), "10-Q": ("Part I Item 1",)}
@@ -73,8 +74,9 @@ class ExcerptBundle:
         return sum(len(e.text) for e in self.excerpts)
 
 
-def window(text: str, anchor_at: int, budget: int, lead_fraction: float = 0.25, stop: int | None = None,
-           floor: int = 0) -> tuple[int, int]:
+def window(
+    text: str, anchor_at: int, budget: int, lead_fraction: float = 0.25, stop: int | None = None, floor: int = 0
+) -> tuple[int, int]:
     """(start, end) of at most `budget` characters around `anchor_at`: `lead_fraction` of the budget before the
     anchor, the rest after; never before `floor` nor past `stop`; snapped to whole lines so no table row is cut.
 
@@ -161,7 +163,11 @@ class _Filing:
         for key in _STATEMENT_SECTIONS.get(self.form, ()):
             span = self.section(key)
             if span is not None:
-                end = min(span[1], self.notes_start) if self.notes_start is not None and self.notes_start > span[0] else span[1]
+                end = (
+                    min(span[1], self.notes_start)
+                    if self.notes_start is not None and self.notes_start > span[0]
+                    else span[1]
+                )
                 return span[0], end
         return None
 
@@ -193,17 +199,30 @@ def _filings(filings: pd.DataFrame, texts: Mapping[str, str], sections: pd.DataF
         filed = getattr(row, "filed", None)
         filed = getattr(row, "period_end", "") if _missing(filed) else filed
         year = getattr(row, "fiscal_year", None)
-        made.append(_Filing(
-            row.filing_id, str(row.path), str(row.cik), str(row.form), "" if _missing(filed) else str(filed),
-            None if _missing(year) else int(year), text,
-            {str(r.key): (int(r.start), int(r.end)) for r in rows if _missing(getattr(r, "cross_reference_target", None))},
-            tuple((str(r.key), int(r.start), int(r.end)) for r in rows),
-            None if notes is None else int(notes)))
+        made.append(
+            _Filing(
+                row.filing_id,
+                str(row.path),
+                str(row.cik),
+                str(row.form),
+                "" if _missing(filed) else str(filed),
+                None if _missing(year) else int(year),
+                text,
+                {
+                    str(r.key): (int(r.start), int(r.end))
+                    for r in rows
+                    if _missing(getattr(r, "cross_reference_target", None))
+                },
+                tuple((str(r.key), int(r.start), int(r.end)) for r in rows),
+                None if notes is None else int(notes),
+            )
+        )
     return made
 
 
-def _excerpt(filing: _Filing, section: str, region: tuple[int, int] | None, anchor: int | None, budget: int,
-             lead_fraction: float) -> Excerpt | None:
+def _excerpt(
+    filing: _Filing, section: str, region: tuple[int, int] | None, anchor: int | None, budget: int, lead_fraction: float
+) -> Excerpt | None:
     """A window of `region` around `anchor` (the region's start when there is none)."""
     if region is None or region[1] <= region[0]:
         return None
@@ -211,12 +230,14 @@ def _excerpt(filing: _Filing, section: str, region: tuple[int, int] | None, anch
     start, end = window(filing.text, at, budget, lead_fraction, stop=region[1], floor=region[0])
     if end <= start or not filing.text[start:end].strip():
         return None
-    return Excerpt(f"{filing.filing_id}:{start}-{end}", filing.filing_id, filing.label, section, start, end,
-                   filing.text[start:end])
+    return Excerpt(
+        f"{filing.filing_id}:{start}-{end}", filing.filing_id, filing.label, section, start, end, filing.text[start:end]
+    )
 
 
-def _statements_excerpt(filing: _Filing, budget: int, lead: float, rows: Sequence[str] = _REVENUE_ROWS,
-                        contains: bool = False) -> Excerpt | None:
+def _statements_excerpt(
+    filing: _Filing, budget: int, lead: float, rows: Sequence[str] = _REVENUE_ROWS, contains: bool = False
+) -> Excerpt | None:
     region = filing.statements()
     if region is None:
         return None
@@ -242,7 +263,7 @@ def _notes_excerpt(filing: _Filing, statements: Excerpt, budget: int, lead: floa
         return None
     anchor = None
     for reference in _NOTE_REFERENCE.finditer(statements.text):
-        heading = re.search(rf"(?im)^\s*Note\s+{reference.group(1)}\b", filing.text[region[0]:region[1]])
+        heading = re.search(rf"(?im)^\s*Note\s+{reference.group(1)}\b", filing.text[region[0] : region[1]])
         if heading:
             anchor = region[0] + heading.start()
             break
@@ -253,8 +274,11 @@ def _notes_excerpt(filing: _Filing, statements: Excerpt, budget: int, lead: floa
 
 def _event_region(filing: _Filing) -> tuple[str, tuple[int, int]] | None:
     """An 8-K's event items (every item but the exhibits list), as one span."""
-    items = [(key, s, e) for key, s, e in filing.all_sections
-             if key.startswith("Item ") and key.split()[-1] not in _EXHIBIT_ITEMS and key in filing.sections]
+    items = [
+        (key, s, e)
+        for key, s, e in filing.all_sections
+        if key.startswith("Item ") and key.split()[-1] not in _EXHIBIT_ITEMS and key in filing.sections
+    ]
     if not items:
         return None
     return items[0][0], (items[0][1], max(e for _, _, e in items))
@@ -285,7 +309,7 @@ def _consequence_excerpt(later: _Filing, words: Sequence[str], budget: int, lead
         for name, region in regions:
             if region is None:
                 continue
-            at = re.search(rf"\b{re.escape(word)}\b", later.text[region[0]:region[1]], re.I)
+            at = re.search(rf"\b{re.escape(word)}\b", later.text[region[0] : region[1]], re.I)
             if at:
                 return _excerpt(later, name, region, region[0] + at.start(), budget, lead)
     return None
@@ -295,8 +319,14 @@ def _bundle(pattern: str, cik: str, excerpts: Sequence[Excerpt | None]) -> Excer
     return None if any(e is None for e in excerpts) else ExcerptBundle(pattern, cik, tuple(excerpts))
 
 
-def align_excerpts(filings: pd.DataFrame, texts: Mapping[str, str], sections: pd.DataFrame, pattern: str,
-                   budget: int = DEFAULT_BUDGET, lead_fraction: float = 0.25) -> list[ExcerptBundle]:
+def align_excerpts(
+    filings: pd.DataFrame,
+    texts: Mapping[str, str],
+    sections: pd.DataFrame,
+    pattern: str,
+    budget: int = DEFAULT_BUDGET,
+    lead_fraction: float = 0.25,
+) -> list[ExcerptBundle]:
     """One bundle per eligible filing (or filing pair) of the pattern, ordered by company cik, then filing ids.
 
     `filings` has filing_id, path, cik, form, filed, fiscal_year; `texts` maps filing_id to its clean text;
@@ -314,9 +344,17 @@ def align_excerpts(filings: pd.DataFrame, texts: Mapping[str, str], sections: pd
         periodic = [f for f in own if f.form in ("10-K", "10-Q")]
         annual = [f for f in own if f.form == "10-K"]
         if pattern == "D1":
-            bundles += [_bundle(pattern, cik, [_statements_excerpt(f, half, lead_fraction),
-                                               _section_excerpt(f, _MDA[f.form], _CHANGE_CUES, half, lead_fraction)])
-                        for f in periodic]
+            bundles += [
+                _bundle(
+                    pattern,
+                    cik,
+                    [
+                        _statements_excerpt(f, half, lead_fraction),
+                        _section_excerpt(f, _MDA[f.form], _CHANGE_CUES, half, lead_fraction),
+                    ],
+                )
+                for f in periodic
+            ]
         elif pattern == "D2":
             for f in periodic:
                 statements = _statements_excerpt(f, half, lead_fraction) if f.notes_start is not None else None
@@ -325,18 +363,37 @@ def align_excerpts(filings: pd.DataFrame, texts: Mapping[str, str], sections: pd
                     assert statements.end <= f.notes_start <= notes.start, "D2 windows overlap"
                 bundles.append(_bundle(pattern, cik, [statements, notes]))
         elif pattern == "D3":
-            bundles += [_bundle(pattern, cik, [_section_excerpt(f, _BUSINESS, _DEFINITION_CUES, half, lead_fraction),
-                                               _section_excerpt(f, _MDA[f.form], _CHANGE_CUES, half, lead_fraction)])
-                        for f in annual]
+            bundles += [
+                _bundle(
+                    pattern,
+                    cik,
+                    [
+                        _section_excerpt(f, _BUSINESS, _DEFINITION_CUES, half, lead_fraction),
+                        _section_excerpt(f, _MDA[f.form], _CHANGE_CUES, half, lead_fraction),
+                    ],
+                )
+                for f in annual
+            ]
         elif pattern == "D4":
             for quarter in (f for f in own if f.form == "10-Q"):
                 # The annual report of the quarter's own fiscal year, or of the year before: a 10-Q prints the prior
                 # year's same period as its comparative column.
-                for year in (k for k in annual if k.fiscal_year is not None and quarter.fiscal_year is not None
-                             and quarter.fiscal_year - 1 <= k.fiscal_year <= quarter.fiscal_year):
-                    pair = [_statements_excerpt(quarter, half, lead_fraction), _statements_excerpt(year, half, lead_fraction)]
+                for year in (
+                    k
+                    for k in annual
+                    if k.fiscal_year is not None
+                    and quarter.fiscal_year is not None
+                    and quarter.fiscal_year - 1 <= k.fiscal_year <= quarter.fiscal_year
+                ):
+                    pair = [
+                        _statements_excerpt(quarter, half, lead_fraction),
+                        _statements_excerpt(year, half, lead_fraction),
+                    ]
                     if None in pair:  # the same section of both: the statements, else the MD&A
-                        pair = [_section_excerpt(f, _MDA[f.form], _CHANGE_CUES, half, lead_fraction) for f in (quarter, year)]
+                        pair = [
+                            _section_excerpt(f, _MDA[f.form], _CHANGE_CUES, half, lead_fraction)
+                            for f in (quarter, year)
+                        ]
                     bundles.append(_bundle(pattern, cik, pair))
         elif pattern == "D5":
             for event in (f for f in own if f.form == "8-K"):
@@ -345,10 +402,12 @@ def align_excerpts(filings: pd.DataFrame, texts: Mapping[str, str], sections: pd
                     continue
                 key, region = found
                 # Distinctive against the company's own filings, so its name and boilerplate score nothing.
-                words = distinctive_words(event.text[region[0]:region[1]], _document_frequency(own), len(own))
+                words = distinctive_words(event.text[region[0] : region[1]], _document_frequency(own), len(own))
                 announced = _excerpt(event, key, region, None, half, lead_fraction)
                 for later in (f for f in periodic if f.filed > event.filed):
-                    bundles.append(_bundle(pattern, cik, [announced, _consequence_excerpt(later, words, half, lead_fraction)]))
+                    bundles.append(
+                        _bundle(pattern, cik, [announced, _consequence_excerpt(later, words, half, lead_fraction)])
+                    )
         elif pattern == "D6":
             for proxy in (f for f in own if f.form == "DEF 14A"):
                 year = next((k for k in reversed(annual) if k.filed <= proxy.filed), None)
@@ -357,13 +416,34 @@ def align_excerpts(filings: pd.DataFrame, texts: Mapping[str, str], sections: pd
                 if year is None or anchor is None:
                     continue
                 key = next((k for k, s, e in proxy.all_sections if s <= anchor < e), "body")
-                bundles.append(_bundle(pattern, cik, [_excerpt(proxy, key, region, anchor, half, lead_fraction),
-                                                      _statements_excerpt(year, half, lead_fraction)]))
+                bundles.append(
+                    _bundle(
+                        pattern,
+                        cik,
+                        [
+                            _excerpt(proxy, key, region, anchor, half, lead_fraction),
+                            _statements_excerpt(year, half, lead_fraction),
+                        ],
+                    )
+                )
         elif pattern == "D7":
-            bundles += [_bundle(pattern, cik, [_statements_excerpt(f, half, lead_fraction, _PER_SHARE_ROWS, contains=True)
-                                               for f in (earlier, later)])
-                        for earlier, later in zip(annual, annual[1:]) if earlier.filed < later.filed]
+            bundles += [
+                _bundle(
+                    pattern,
+                    cik,
+                    [
+                        _statements_excerpt(f, half, lead_fraction, _PER_SHARE_ROWS, contains=True)
+                        for f in (earlier, later)
+                    ],
+                )
+                for earlier, later in zip(annual, annual[1:])
+                if earlier.filed < later.filed
+            ]
         else:  # D8: a business description to ask what it does not say
-            bundles += [_bundle(pattern, cik, [_section_excerpt(f, _BUSINESS, (), budget, lead_fraction)]) for f in annual]
+            bundles += [
+                _bundle(pattern, cik, [_section_excerpt(f, _BUSINESS, (), budget, lead_fraction)]) for f in annual
+            ]
     made = [b for b in bundles if b is not None]
-    return sorted(made, key=lambda b: (b.company_cik, tuple(e.filing_id for e in b.excerpts), tuple(e.start for e in b.excerpts)))
+    return sorted(
+        made, key=lambda b: (b.company_cik, tuple(e.filing_id for e in b.excerpts), tuple(e.start for e in b.excerpts))
+    )

@@ -29,23 +29,49 @@ QUOTA_STATEMENT = "quota_statement_type"
 QUOTA_FILING = "quota_per_filing"
 QUOTA_COMPANY = "quota_per_company"
 ABSENCE_UNCONFIRMED = "absence_not_confirmed"  # an absent-concept question whose scope prints the concept's usual words
-LABEL_REPORTED = "label_reported"  # an absent-concept question worded like a line item the scope does report (another tag, one label)
-WORDS_PRINTED = "concept_words_printed"  # an absent-concept question whose label or a synonym is printed beside a figure in scope
-COMBINED_ROW = "combined_row"  # the figure's row joins the line item with another ("Retained earnings and additional paid-in capital")
-YEAR_PRINTED = "year_printed"  # an other-year question whose year the company's filings print beside the concept's words
+# an absent-concept question worded like a line item the scope does report (another tag, one label)
+LABEL_REPORTED = "label_reported"
+WORDS_PRINTED = (
+    "concept_words_printed"  # an absent-concept question whose label or a synonym is printed beside a figure in scope
+)
+# the figure's row joins the line item with another ("Retained earnings and additional paid-in capital")
+COMBINED_ROW = "combined_row"
+YEAR_PRINTED = (
+    "year_printed"  # an other-year question whose year the company's filings print beside the concept's words
+)
 # The rules that only say what a question is never about (a cover-page count, a segment, a comparative year):
 # counted, but not what a reader of the rejections looks for first.
 PRE_FILTERS = (BOILERPLATE, DIMENSIONED, OTHER_PERIOD, NOT_PRINTED, NO_LABEL)
-RULES = (BOILERPLATE, DIMENSIONED, OTHER_PERIOD, NOT_PRINTED, NO_LABEL, AMBIGUOUS, SMALL_OR_ROUND, IN_QUESTION,
-         COMBINED_ROW, OTHER_MEANINGS, QUOTA_CONCEPT, QUOTA_COVER, QUOTA_STATEMENT, QUOTA_FILING, QUOTA_COMPANY, ABSENCE_UNCONFIRMED,
-         LABEL_REPORTED, WORDS_PRINTED, YEAR_PRINTED)
+RULES = (
+    BOILERPLATE,
+    DIMENSIONED,
+    OTHER_PERIOD,
+    NOT_PRINTED,
+    NO_LABEL,
+    AMBIGUOUS,
+    SMALL_OR_ROUND,
+    IN_QUESTION,
+    COMBINED_ROW,
+    OTHER_MEANINGS,
+    QUOTA_CONCEPT,
+    QUOTA_COVER,
+    QUOTA_STATEMENT,
+    QUOTA_FILING,
+    QUOTA_COMPANY,
+    ABSENCE_UNCONFIRMED,
+    LABEL_REPORTED,
+    WORDS_PRINTED,
+    YEAR_PRINTED,
+)
 
 
 @dataclass(frozen=True)
 class FairnessLimits:
     min_significant_digits: int = 3  # "12", "3.5", "1,200" and dashes identify nothing
     max_other_meaning_pages: int = 1  # pages printing the same figure where it means something else
-    self_identifying_digits: int = 4  # an untagged "391,035" is the same figure again; an untagged "244" may be anything
+    self_identifying_digits: int = (
+        4  # an untagged "391,035" is the same figure again; an untagged "244" may be anything
+    )
     per_concept_per_filing: int = 1
     cover_share: float = 0.1  # of one filing's answerable questions, at least one allowed
     statement_share: float = 0.4  # no statement type takes more of one filing's questions
@@ -97,7 +123,7 @@ class FigureIndex:
     def line(self, offset: int) -> str:
         start = self.text.rfind("\n", 0, offset) + 1
         end = self.text.find("\n", offset)
-        return self.text[start:end if end != -1 else len(self.text)]
+        return self.text[start : end if end != -1 else len(self.text)]
 
 
 @dataclass(frozen=True)
@@ -106,8 +132,14 @@ class Occurrences:
     other_pages: list[str]  # "filing#page" where the same printed figure means something else
 
 
-def classify_occurrences(printed: str, label: str, tagged_here: set[tuple[str, int]], tagged_anywhere: set[tuple[str, int]],
-                         indexes: list[FigureIndex], self_identifying_digits: int) -> Occurrences:
+def classify_occurrences(
+    printed: str,
+    label: str,
+    tagged_here: set[tuple[str, int]],
+    tagged_anywhere: set[tuple[str, int]],
+    indexes: list[FigureIndex],
+    self_identifying_digits: int,
+) -> Occurrences:
     """Each place the scope prints this figure: tagged with this concept and period, or an untagged mention (MD&A
     restates headline figures untagged) when the figure is specific enough to be itself or its line names the line
     item, is gold. A place tagged with another concept or period, or an untagged short figure, means something else."""
@@ -128,12 +160,29 @@ def classify_occurrences(printed: str, label: str, tagged_here: set[tuple[str, i
 
 
 _STATEMENT_TITLES = [
-    ("balance sheet", re.compile(r"balance\s+sheets?|statements?\s+of\s+(?:consolidated\s+)?financial\s+position", re.I)),
+    (
+        "balance sheet",
+        re.compile(r"balance\s+sheets?|statements?\s+of\s+(?:consolidated\s+)?financial\s+position", re.I),
+    ),
     ("cash flow statement", re.compile(r"statements?\s+of\s+(?:consolidated\s+)?cash\s+flows?", re.I)),
-    ("equity statement", re.compile(r"statements?\s+of\s+(?:consolidated\s+)?(?:changes\s+in\s+)?(?:stockholders|shareholders|shareowners|share\s+owners)[\u2019']?\s+equity|statements?\s+of\s+(?:changes\s+in\s+)?equity", re.I)),
-    ("income statement", re.compile(r"statements?\s+of\s+(?:consolidated\s+)?(?:comprehensive\s+)?(?:income|operations|earnings|(?:net\s+)?loss)", re.I)),
+    (
+        "equity statement",
+        re.compile(
+            r"statements?\s+of\s+(?:consolidated\s+)?(?:changes\s+in\s+)?(?:stockholders|shareholders|shareowners|share\s+owners)[\u2019']?\s+equity|statements?\s+of\s+(?:changes\s+in\s+)?equity",
+            re.I,
+        ),
+    ),
+    (
+        "income statement",
+        re.compile(
+            r"statements?\s+of\s+(?:consolidated\s+)?(?:comprehensive\s+)?(?:income|operations|earnings|(?:net\s+)?loss)",
+            re.I,
+        ),
+    ),
 ]
-_HEADING_LINE = re.compile(r"^[|\s]*[A-Za-z\s,.&'\u2019-]{0,80}?(?:balance\s+sheets?|statements?\s+of\b)", re.I)  # a registrant name may lead
+_HEADING_LINE = re.compile(
+    r"^[|\s]*[A-Za-z\s,.&'\u2019-]{0,80}?(?:balance\s+sheets?|statements?\s+of\b)", re.I
+)  # a registrant name may lead
 
 
 _TABLE_OF_CONTENTS_ENTRY = re.compile(r"(?:\b\d{1,3}|\b[A-Z]-\d{1,3})\s*$|\bpage\b|\bsee\b", re.I)
@@ -164,8 +213,11 @@ def statement_type_at(headings: list[tuple[int, str]], offset: int, notes_start:
     return headings[index][1]
 
 
-_JOINED = re.compile(r"^\s*(?:,\s*)?(?:and|&)\s+(?!other\b|related\b|equivalents?\b|restricted\b|similar\b|benefits?\b|employee)"
-                     r"([a-z][a-z' -]{3,})", re.I)
+_JOINED = re.compile(
+    r"^\s*(?:,\s*)?(?:and|&)\s+(?!other\b|related\b|equivalents?\b|restricted\b|similar\b|benefits?\b|employee)"
+    r"([a-z][a-z' -]{3,})",
+    re.I,
+)
 
 
 def combined_row(row: str, words: tuple[str, ...]) -> str | None:
@@ -179,7 +231,7 @@ def combined_row(row: str, words: tuple[str, ...]) -> str | None:
     label = row.strip().strip("|").split("|")[0].strip().lower().replace("\u2019", "'")
     for word in sorted(words, key=len, reverse=True):
         if label.startswith(word.lower()):
-            joined = _JOINED.match(label[len(word):])
+            joined = _JOINED.match(label[len(word) :])
             own = set(re.findall(r"[a-z]+", " ".join(words).lower()))
             if joined and not set(re.findall(r"[a-z]+", joined.group(1))) <= own:
                 return joined.group(1).strip()

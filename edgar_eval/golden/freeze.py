@@ -23,19 +23,30 @@ def split_by_company(ciks: list[str], seed: int) -> dict[str, str]:
 
 def case_record(row, split: str, filing_sha: dict[str, str]) -> dict:
     """One golden case in the brief's exchange schema."""
-    evidence = [{
-        "document_sha256": filing_sha[filing],
-        "filing_id": filing,
-        "chunk_ids": sorted(c for c in row.gold_chunk_ids if c.startswith(f"{filing}:")),
-        "pages": sorted(p.split("#", 1)[1] for p in row.gold_pages if p.startswith(f"{filing}#")),
-        "quotes": [row.gold_quote] if row.gold_quote and filing == row.source_filing_id else [],
-    } for filing in row.gold_filing_ids]
+    evidence = [
+        {
+            "document_sha256": filing_sha[filing],
+            "filing_id": filing,
+            "chunk_ids": sorted(c for c in row.gold_chunk_ids if c.startswith(f"{filing}:")),
+            "pages": sorted(p.split("#", 1)[1] for p in row.gold_pages if p.startswith(f"{filing}#")),
+            "quotes": [row.gold_quote] if row.gold_quote and filing == row.source_filing_id else [],
+        }
+        for filing in row.gold_filing_ids
+    ]
     return {
-        "id": row.question_id, "question": row.question,
+        "id": row.question_id,
+        "question": row.question,
         "reference_answer": row.gold_answer if isinstance(row.gold_answer, str) else None,
-        "expected_route": row.expected_route, "evidence": evidence, "question_type": row.kind, "pattern": None,
-        "difficulty": "template", "period": row.period, "company_cik": row.cik, "split": split,
-        "provenance": row.provenance, "notes": "",
+        "expected_route": row.expected_route,
+        "evidence": evidence,
+        "question_type": row.kind,
+        "pattern": None,
+        "difficulty": "template",
+        "period": row.period,
+        "company_cik": row.cik,
+        "split": split,
+        "provenance": row.provenance,
+        "notes": "",
     }
 
 
@@ -50,6 +61,8 @@ class FrozenSet:
 def freeze(golden: pd.DataFrame, filing_sha: dict[str, str], seed: int) -> FrozenSet:
     splits = split_by_company(golden.cik.tolist(), seed)
     records = [case_record(row, splits[row.cik], filing_sha) for row in golden.sort_values("question_id").itertuples()]
-    jsonl = "".join(json.dumps(record, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n" for record in records)
+    jsonl = "".join(
+        json.dumps(record, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n" for record in records
+    )
     counts = {split: sum(r["split"] == split for r in records) for split in SPLITS}
     return FrozenSet(hashlib.sha256(jsonl.encode()).hexdigest(), jsonl, splits, counts)

@@ -13,15 +13,25 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
+from edgar_eval.corpus.company_names import aliases_by_company, companies_named
 from edgar_eval.golden import claims
 from edgar_eval.golden.absence import ABSENT, Passage, ReviewDecision, absence_passages
 from edgar_eval.golden.candidates import Candidate
-from edgar_eval.corpus.company_names import aliases_by_company, companies_named
 from edgar_eval.golden.patterns import FilingFacts, PlacedQuote, conformance
 from edgar_eval.golden.quotes import QuoteIndex
 
-GATES = ("quote_verification", "pattern_conformance", "answer_support", "idle_evidence", "source_naming",
-         "plain_english", "period", "direction", "near_duplicate", "absence_review")
+GATES = (
+    "quote_verification",
+    "pattern_conformance",
+    "answer_support",
+    "idle_evidence",
+    "source_naming",
+    "plain_english",
+    "period",
+    "direction",
+    "near_duplicate",
+    "absence_review",
+)
 PASS, FAIL, NOT_RUN, NOT_APPLICABLE = "pass", "fail", "not_run", "not_applicable"
 NEEDS_VERIFIED_QUOTES = ("pattern_conformance", "answer_support", "idle_evidence")
 NEAR_DUPLICATE_JACCARD = 0.8
@@ -31,7 +41,9 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
 _NUMBER = re.compile(r"\d[\d,.]*")
 _STOP = frozenset(
     "a an and are as at be been by did do does for from had has have how in into is it its of on or our that the their "
-    "them these this those to was were what when which while who with we us per than then also other such any all".split())
+    "them these this those to was were what when which while who with we us per than then also other such any "
+    "all".split()
+)
 
 
 @dataclass(frozen=True)
@@ -133,11 +145,17 @@ def idle_evidence(candidate: Candidate, placed: Sequence[PlacedQuote]) -> str | 
         for document in documents:
             members = {i for i, q in enumerate(placed) if q.filing_id == document}
             if idle(members, kept):
-                return (f"document {document} is idle: its quotes print no answer figure the others lack and bring fewer than "
-                        f"{MIN_NEW_CONTENT_WORDS} new content words")
+                return (
+                    f"document {document} is idle: its quotes print no answer figure the others lack and bring fewer "
+                    "than "
+                    f"{MIN_NEW_CONTENT_WORDS} new content words"
+                )
     for i in reversed(range(len(quotes))):
         if idle({i}, kept):
-            return f"quote {i + 1} is idle: every answer figure is printed in the other quotes and it brings fewer than {MIN_NEW_CONTENT_WORDS} new content words"
+            return (
+                f"quote {i + 1} is idle: every answer figure is printed in the other quotes and it brings fewer "
+                f"than {MIN_NEW_CONTENT_WORDS} new content words"
+            )
     return None
 
 
@@ -177,19 +195,33 @@ def _names_company(candidate: Candidate, placed: Sequence[PlacedQuote], corpus: 
 def _absence(candidate: Candidate, placed: Sequence[PlacedQuote], corpus: GateCorpus) -> tuple[GateRow, list[Passage]]:
     cik = _company_of(candidate, placed, corpus)
     scope = {f: corpus.texts[f] for f, facts in corpus.filings.items() if cik is None or facts.cik == cik}
-    names = corpus.company_names.get(cik, ()) if cik else tuple(n for names in corpus.company_names.values() for n in names)
+    names = (
+        corpus.company_names.get(cik, ()) if cik else tuple(n for names in corpus.company_names.values() for n in names)
+    )
     passages = absence_passages(candidate.question, scope, names)
     decision = corpus.reviews.get(candidate.candidate_id)
     shown = f"{len(passages)} passage(s) with the question's words next to a figure printed for review"
     if decision is None:
-        return GateRow(candidate.candidate_id, "absence_review", FAIL,
-                       f"awaiting a review decision in {corpus.review_file or 'the review file'}; {shown}"), passages
+        return GateRow(
+            candidate.candidate_id,
+            "absence_review",
+            FAIL,
+            f"awaiting a review decision in {corpus.review_file or 'the review file'}; {shown}",
+        ), passages
     if decision.question_sha256 != candidate.question_sha256:
-        return GateRow(candidate.candidate_id, "absence_review", FAIL,
-                       "the review decision was made for another wording of the question; review it again"), passages
+        return GateRow(
+            candidate.candidate_id,
+            "absence_review",
+            FAIL,
+            "the review decision was made for another wording of the question; review it again",
+        ), passages
     status = PASS if decision.decision == ABSENT else FAIL
-    return GateRow(candidate.candidate_id, "absence_review", status,
-                   f"reviewed by {decision.reviewer}: {decision.decision} ({decision.reason}); {shown}"), passages
+    return GateRow(
+        candidate.candidate_id,
+        "absence_review",
+        status,
+        f"reviewed by {decision.reviewer}: {decision.decision} ({decision.reason}); {shown}",
+    ), passages
 
 
 def run_gates(candidates: Sequence[Candidate], corpus: GateCorpus) -> GateRun:
@@ -203,22 +235,31 @@ def run_gates(candidates: Sequence[Candidate], corpus: GateCorpus) -> GateRun:
         placed, problems = _verify(candidate, corpus)
         placed_by[cid] = placed
         verdicts: dict[str, tuple[str, str]] = {}
-        verdicts["quote_verification"] = (FAIL, "; ".join(problems)) if problems else (
-            PASS, f"{len(placed)} quote(s) found in {len({q.filing_id for q in placed})} filing(s)")
+        verdicts["quote_verification"] = (
+            (FAIL, "; ".join(problems))
+            if problems
+            else (PASS, f"{len(placed)} quote(s) found in {len({q.filing_id for q in placed})} filing(s)")
+        )
         if problems:
             for gate in NEEDS_VERIFIED_QUOTES:
                 verdicts[gate] = (NOT_RUN, "a quote failed verification")
         else:
-            problem = conformance(candidate.pattern, candidate.answer_type, placed, candidate.requires_documents, corpus.filings)
-            verdicts["pattern_conformance"] = (FAIL, problem) if problem else (PASS, f"{candidate.pattern} contract met")
+            problem = conformance(
+                candidate.pattern, candidate.answer_type, placed, candidate.requires_documents, corpus.filings
+            )
+            verdicts["pattern_conformance"] = (
+                (FAIL, problem) if problem else (PASS, f"{candidate.pattern} contract met")
+            )
             support = claims.answer_support(candidate.gold_answer, [q.text for q in placed], candidate.answer_type)
             verdicts["answer_support"] = (PASS if support.passed else FAIL, support.reason)
             idle = idle_evidence(candidate, placed)
             verdicts["idle_evidence"] = (FAIL, idle) if idle else (PASS, "every quote and document brings something")
-        for gate, verdict in (("source_naming", claims.source_naming(candidate.question)),
-                              ("plain_english", claims.plain_english(candidate.question, candidate.gold_answer)),
-                              ("period", claims.period_named(candidate.question, candidate.pattern)),
-                              ("direction", claims.direction(candidate.question, candidate.gold_answer))):
+        for gate, verdict in (
+            ("source_naming", claims.source_naming(candidate.question)),
+            ("plain_english", claims.plain_english(candidate.question, candidate.gold_answer)),
+            ("period", claims.period_named(candidate.question, candidate.pattern)),
+            ("direction", claims.direction(candidate.question, candidate.gold_answer)),
+        ):
             verdicts[gate] = (PASS if verdict.passed else FAIL, verdict.reason)
         if verdicts["period"][0] == PASS and not _names_company(candidate, placed, corpus):
             # The company is the other material identifier: without it the right route is to ask which one.
@@ -234,10 +275,16 @@ def run_gates(candidates: Sequence[Candidate], corpus: GateCorpus) -> GateRun:
             cik = _company_of(candidate, placed, corpus)
             names = corpus.company_names.get(cik, ()) if cik else ()
             frame, words = question_frame(candidate.question, names), content_words(candidate.question)
-            duplicate = next(((other, "shares its question frame with") if frame == other_frame else
-                              (other, f"is a near-duplicate (word overlap {_jaccard(words, other_words):.2f}) of")
-                              for other, other_frame, other_words in survivors
-                              if frame == other_frame or _jaccard(words, other_words) >= NEAR_DUPLICATE_JACCARD), None)
+            duplicate = next(
+                (
+                    (other, "shares its question frame with")
+                    if frame == other_frame
+                    else (other, f"is a near-duplicate (word overlap {_jaccard(words, other_words):.2f}) of")
+                    for other, other_frame, other_words in survivors
+                    if frame == other_frame or _jaccard(words, other_words) >= NEAR_DUPLICATE_JACCARD
+                ),
+                None,
+            )
             if duplicate:
                 other, how = duplicate
                 verdicts["near_duplicate"] = (FAIL, f"{how} {other.candidate_id}")
@@ -248,15 +295,29 @@ def run_gates(candidates: Sequence[Candidate], corpus: GateCorpus) -> GateRun:
     return GateRun(rows, placed_by, passages_by)
 
 
-def build_gate_corpus(filings, texts, sections, reviews: dict[str, ReviewDecision] | None = None, review_file: str = "") -> GateCorpus:
+def build_gate_corpus(
+    filings, texts, sections, reviews: dict[str, ReviewDecision] | None = None, review_file: str = ""
+) -> GateCorpus:
     """The gates' view of the corpus from the filings, filing_text and sections tables."""
     notes = sections.groupby("filing_id").notes_start.first().to_dict() if len(sections) else {}
     facts: dict[str, FilingFacts] = {}
     for row in filings.itertuples():
         start = notes.get(row.filing_id)
-        facts[row.filing_id] = FilingFacts(row.filing_id, str(row.cik), str(row.form), str(row.filed or row.period_end),
-                                           None if start is None or start != start else int(start))  # NaN: no notes
+        facts[row.filing_id] = FilingFacts(
+            row.filing_id,
+            str(row.cik),
+            str(row.form),
+            str(row.filed or row.period_end),
+            None if start is None or start != start else int(start),
+        )  # NaN: no notes
     text_of = dict(zip(texts.filing_id, texts.text))
     order = sorted(text_of)
-    return GateCorpus(QuoteIndex(text_of, order), text_of, facts, document_labels(list(zip(filings.filing_id, filings.path))),
-                      aliases_by_company(filings), reviews or {}, review_file)
+    return GateCorpus(
+        QuoteIndex(text_of, order),
+        text_of,
+        facts,
+        document_labels(list(zip(filings.filing_id, filings.path))),
+        aliases_by_company(filings),
+        reviews or {},
+        review_file,
+    )

@@ -18,11 +18,14 @@ def _normalised(question: str) -> str:
     return " ".join(question.lower().replace("\u2019", "'").split()).rstrip("?")
 
 
-def contradictions(golden: pd.DataFrame, text_of: dict[str, str], filings_of_company: dict[str, list[str]],
-                   limit: int = 5) -> list[str]:
+def contradictions(
+    golden: pd.DataFrame, text_of: dict[str, str], filings_of_company: dict[str, list[str]], limit: int = 5
+) -> list[str]:
     """Up to `limit` contradictions, each one line naming the question and what contradicts it; [] when none."""
     found: list[str] = []
-    routes = golden.assign(text=golden.question.map(_normalised), scope=golden.scope_filing_ids.map(lambda s: tuple(sorted(s))))
+    routes = golden.assign(
+        text=golden.question.map(_normalised), scope=golden.scope_filing_ids.map(lambda s: tuple(sorted(s)))
+    )
     clashes = routes.groupby(["text", "scope"]).expected_route.nunique()
     found += [f"{text!r} in {list(scope)} has two expected routes" for (text, scope) in clashes[clashes > 1].index]
     indexes: dict[tuple[str, ...], PrintedIndex] = {}
@@ -38,7 +41,9 @@ def contradictions(golden: pd.DataFrame, text_of: dict[str, str], filings_of_com
         if printed:
             found.append(f"absent concept {case.question!r}: its scope prints {printed!r} beside a figure")
     for case in golden[golden.kind == "other_year"].itertuples():
-        printed = printed_in(filings_of_company.get(case.cik, [])).printed(concept_words(case.concept), int(case.fiscal_year))
+        printed = printed_in(filings_of_company.get(case.cik, [])).printed(
+            concept_words(case.concept), int(case.fiscal_year)
+        )
         if printed:
             found.append(f"other year {case.question!r}: the company's filings print {printed!r} for that year")
     return found[:limit]

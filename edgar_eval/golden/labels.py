@@ -30,7 +30,9 @@ CONCEPT_LABELS = {
     "us-gaap:InterestExpenseNonoperating": "interest expense",
     "us-gaap:InvestmentIncomeInterest": "interest income",
     "us-gaap:OtherNonoperatingIncomeExpense": "other income (expense), net",
-    "us-gaap:IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest": "income before income taxes",
+    "us-gaap:IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest": (
+        "income before income taxes"
+    ),
     "us-gaap:IncomeLossFromContinuingOperationsBeforeIncomeTaxesForeign": "foreign income before income taxes",
     "us-gaap:IncomeLossFromContinuingOperationsBeforeIncomeTaxesDomestic": "domestic income before income taxes",
     "us-gaap:IncomeTaxExpenseBenefit": "provision for income taxes",
@@ -52,7 +54,8 @@ CONCEPT_LABELS = {
     "us-gaap:Depreciation": "depreciation expense",
     # financial position
     "us-gaap:CashAndCashEquivalentsAtCarryingValue": "cash and cash equivalents",
-    "us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents": "cash, cash equivalents and restricted cash",
+    "us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents": "cash, cash equivalents and restricted "
+    "cash",
     "us-gaap:AccountsReceivableNetCurrent": "accounts receivable, net",
     "us-gaap:InventoryNet": "inventories",
     "us-gaap:PrepaidExpenseAndOtherAssetsCurrent": "prepaid expenses and other current assets",
@@ -99,6 +102,7 @@ CONCEPT_LABELS = {
     "us-gaap:InterestPaidNet": "interest paid",
 }
 
+
 def concept_words(concept: str) -> tuple[str, ...]:
     """The label of a concept and its synonyms: the words a person uses for it."""
     label = CONCEPT_LABELS.get(concept)
@@ -114,11 +118,29 @@ ABSENCE_PROBES = {
     "us-gaap:ResearchAndDevelopmentExpense": ("research and development", "research, development"),
     "us-gaap:RestructuringCharges": ("restructuring",),
     "us-gaap:Goodwill": ("goodwill",),
-    "us-gaap:LongTermDebtNoncurrent": ("long-term debt", "long term debt", "notes payable", "senior notes", "borrowings"),
+    "us-gaap:LongTermDebtNoncurrent": (
+        "long-term debt",
+        "long term debt",
+        "notes payable",
+        "senior notes",
+        "borrowings",
+    ),
     "us-gaap:LongTermDebt": ("long-term debt", "long term debt", "notes payable", "senior notes", "borrowings"),
     "us-gaap:GrossProfit": ("gross profit", "gross margin"),
-    "us-gaap:CostOfRevenue": ("cost of revenue", "cost of sales", "costs of revenue", "cost of products", "cost of goods"),
-    "us-gaap:CostOfGoodsAndServicesSold": ("cost of revenue", "cost of sales", "costs of revenue", "cost of products", "cost of goods"),
+    "us-gaap:CostOfRevenue": (
+        "cost of revenue",
+        "cost of sales",
+        "costs of revenue",
+        "cost of products",
+        "cost of goods",
+    ),
+    "us-gaap:CostOfGoodsAndServicesSold": (
+        "cost of revenue",
+        "cost of sales",
+        "costs of revenue",
+        "cost of products",
+        "cost of goods",
+    ),
     "us-gaap:SellingAndMarketingExpense": ("marketing",),
     "us-gaap:GeneralAndAdministrativeExpense": ("general and administrative",),
     "us-gaap:SellingGeneralAndAdministrativeExpense": ("general and administrative", "selling, general"),
@@ -130,8 +152,13 @@ ABSENCE_PROBES = {
     "us-gaap:PaymentsToAcquireBusinessesNetOfCashAcquired": ("acquisition", "acquired", "business combination"),
     "us-gaap:ContractWithCustomerLiabilityCurrent": ("deferred revenue", "contract liabilit", "unearned revenue"),
     "us-gaap:RevenueRemainingPerformanceObligation": ("remaining performance obligation",),
-    "us-gaap:EmployeeRelatedLiabilitiesCurrent": ("accrued compensation", "employee compensation", "compensation and benefits",
-                                                  "accrued payroll", "employee-related"),
+    "us-gaap:EmployeeRelatedLiabilitiesCurrent": (
+        "accrued compensation",
+        "employee compensation",
+        "compensation and benefits",
+        "accrued payroll",
+        "employee-related",
+    ),
     "us-gaap:InterestExpense": ("interest expense",),
     "us-gaap:InterestExpenseNonoperating": ("interest expense",),
     "us-gaap:InvestmentIncomeInterest": ("interest income",),
@@ -140,16 +167,49 @@ ABSENCE_PROBES = {
 
 # Concepts no user asks about: cover-page share counts, identifiers and dates of issue, par values.
 BOILERPLATE_NAMESPACES = ("dei:",)
-BOILERPLATE_CONCEPTS = frozenset({
-    "us-gaap:CommonStockSharesAuthorized", "us-gaap:CommonStockSharesIssued", "us-gaap:CommonStockSharesOutstanding",
-    "us-gaap:CommonStockParOrStatedValuePerShare", "us-gaap:CommonStockNoParValue", "us-gaap:PreferredStockSharesAuthorized",
-    "us-gaap:PreferredStockSharesIssued", "us-gaap:PreferredStockSharesOutstanding", "us-gaap:PreferredStockParOrStatedValuePerShare",
-    "us-gaap:TreasuryStockShares", "us-gaap:CommonStockValue",
-})
+BOILERPLATE_CONCEPTS = frozenset(
+    {
+        "us-gaap:CommonStockSharesAuthorized",
+        "us-gaap:CommonStockSharesIssued",
+        "us-gaap:CommonStockSharesOutstanding",
+        "us-gaap:CommonStockParOrStatedValuePerShare",
+        "us-gaap:CommonStockNoParValue",
+        "us-gaap:PreferredStockSharesAuthorized",
+        "us-gaap:PreferredStockSharesIssued",
+        "us-gaap:PreferredStockSharesOutstanding",
+        "us-gaap:PreferredStockParOrStatedValuePerShare",
+        "us-gaap:TreasuryStockShares",
+        "us-gaap:CommonStockValue",
+    }
+)
 
 _WORDS = re.compile(r"[a-z][a-z'-]+")
-_GENERIC_WORDS = frozenset({"total", "net", "other", "and", "of", "the", "for", "per", "on", "in", "to", "from", "current",
-                            "non-current", "expense", "expenses", "income", "loss", "flow", "activities", "paid", "spending"})
+_GENERIC_WORDS = frozenset(
+    {
+        "total",
+        "net",
+        "other",
+        "and",
+        "of",
+        "the",
+        "for",
+        "per",
+        "on",
+        "in",
+        "to",
+        "from",
+        "current",
+        "non-current",
+        "expense",
+        "expenses",
+        "income",
+        "loss",
+        "flow",
+        "activities",
+        "paid",
+        "spending",
+    }
+)
 
 
 def label_for(concept: str) -> str | None:

@@ -28,8 +28,12 @@ PERIODIC_FORMS = ANNUAL_FORMS + QUARTERLY_FORMS
 _DEFINITION_CUE = re.compile(
     r"\b(?:we\s+define|is\s+defined\s+as|are\s+defined\s+as|defined\s+as|refers?\s+to|means|includes?|consists?\s+of|"
     r"comprises?|is\s+comprised\s+of|represents?)\b|,\s*which\s+(?:is|are)\b"
-    r"|\(\s*[\"\u201c]?[A-Z][A-Za-z&]{1,10}[\"\u201d]?\s*\)|\bor\s+[A-Z]{2,6}\b", re.I)
-_SUBJECT_COPULA = re.compile(r"[\s\"\u201c]*(?!(?:This|That|These|Those|It|There|Such|Each|All|Any|Which|What)\b)[A-Z][^\s.;:]*(?:\s+[^\s.;:]+){0,7}?\s+(?:is|are)\s+(?!not\b)\S")
+    r"|\(\s*[\"\u201c]?[A-Z][A-Za-z&]{1,10}[\"\u201d]?\s*\)|\bor\s+[A-Z]{2,6}\b",
+    re.I,
+)
+_SUBJECT_COPULA = re.compile(
+    r"[\s\"\u201c]*(?!(?:This|That|These|Those|It|There|Such|Each|All|Any|Which|What)\b)[A-Z][^\s.;:]*(?:\s+[^\s.;:]+){0,7}?\s+(?:is|are)\s+(?!not\b)\S"
+)
 
 
 def defines_a_term(text: str) -> bool:
@@ -48,28 +52,74 @@ class Pattern:
     documents: int  # 1: single-document pattern; 2: evidence from two filings
 
 
-PATTERN_CONTRACTS: dict[str, Pattern] = {p.code: p for p in (
-    Pattern("D1", "table vs narrative", "The figure sits in a table; the reason it moved is told in prose pages away.",
+PATTERN_CONTRACTS: dict[str, Pattern] = {
+    p.code: p
+    for p in (
+        Pattern(
+            "D1",
+            "table vs narrative",
+            "The figure sits in a table; the reason it moved is told in prose pages away.",
             "One quote is a single table row; one is a prose sentence of the same filing, at least 4,000 characters "
-            "away from the row.", 1),
-    Pattern("D2", "footnote dependency", "A line of a financial statement is qualified by a numbered note.",
-            "One quote comes from the statements, before the notes begin; one comes from the notes, in the same filing, "
-            "at least 4,000 characters away.", 1),
-    Pattern("D3", "definition then use", "A term is defined in one place and used, with a figure, far away.",
-            "One quote defines the term (\"we define\", \"includes\", \"means\"); one uses it, in the same filing, at "
-            "least 4,000 characters away.", 1),
-    Pattern("D4", "granularity", "Quarterly evidence (a 10-Q, year to date) is set against annual evidence (a 10-K).",
-            "One quote comes from a quarterly report (10-Q) and one from an annual report (10-K) of the same company.", 2),
-    Pattern("D5", "event then consequence", "An 8-K announces something; a later report records what came of it.",
-            "One quote comes from an 8-K and one from a 10-Q or 10-K of the same company filed after it.", 2),
-    Pattern("D6", "governance vs operations", "Proxy statement facts are paired with annual-report figures.",
-            "One quote comes from a proxy statement (DEF 14A) and one from an annual report (10-K) of the same company.", 2),
-    Pattern("D7", "restatement", "A figure as first published and as restated later (a stock split, a correction).",
-            "The quotes come from two filings of the same company, filed on different dates: the earlier one prints the "
-            "figure as first published, the later one as restated.", 2),
-    Pattern("D8", "absence", "Nothing in the corpus answers the question; refusing is the only right answer.",
-            "The answer type is refusal; any quotes show the nearest material, which does not answer the question.", 1),
-)}
+            "away from the row.",
+            1,
+        ),
+        Pattern(
+            "D2",
+            "footnote dependency",
+            "A line of a financial statement is qualified by a numbered note.",
+            "One quote comes from the statements, before the notes begin; one comes from the notes, in the same "
+            "filing, "
+            "at least 4,000 characters away.",
+            1,
+        ),
+        Pattern(
+            "D3",
+            "definition then use",
+            "A term is defined in one place and used, with a figure, far away.",
+            'One quote defines the term ("we define", "includes", "means"); one uses it, in the same filing, at '
+            "least 4,000 characters away.",
+            1,
+        ),
+        Pattern(
+            "D4",
+            "granularity",
+            "Quarterly evidence (a 10-Q, year to date) is set against annual evidence (a 10-K).",
+            "One quote comes from a quarterly report (10-Q) and one from an annual report (10-K) of the same company.",
+            2,
+        ),
+        Pattern(
+            "D5",
+            "event then consequence",
+            "An 8-K announces something; a later report records what came of it.",
+            "One quote comes from an 8-K and one from a 10-Q or 10-K of the same company filed after it.",
+            2,
+        ),
+        Pattern(
+            "D6",
+            "governance vs operations",
+            "Proxy statement facts are paired with annual-report figures.",
+            "One quote comes from a proxy statement (DEF 14A) and one from an annual report (10-K) of the same "
+            "company.",
+            2,
+        ),
+        Pattern(
+            "D7",
+            "restatement",
+            "A figure as first published and as restated later (a stock split, a correction).",
+            "The quotes come from two filings of the same company, filed on different dates: the earlier one prints "
+            "the "
+            "figure as first published, the later one as restated.",
+            2,
+        ),
+        Pattern(
+            "D8",
+            "absence",
+            "Nothing in the corpus answers the question; refusing is the only right answer.",
+            "The answer type is refusal; any quotes show the nearest material, which does not answer the question.",
+            1,
+        ),
+    )
+}
 
 
 @dataclass(frozen=True)
@@ -105,15 +155,24 @@ def _far_pair(first: Sequence[PlacedQuote], second: Sequence[PlacedQuote]) -> in
 
 def _single_filing(placed: Sequence[PlacedQuote]) -> str | None:
     filings = {q.filing_id for q in placed}
-    return None if len(filings) == 1 else f"quotes come from {len(filings)} filings; this pattern keeps its evidence in one"
+    return (
+        None
+        if len(filings) == 1
+        else f"quotes come from {len(filings)} filings; this pattern keeps its evidence in one"
+    )
 
 
 def _forms(placed: Sequence[PlacedQuote], filings: dict[str, FilingFacts]) -> list[str]:
     return [filings[q.filing_id].form for q in placed]
 
 
-def conformance(pattern: str, answer_type: str, placed: Sequence[PlacedQuote], requires_documents: int,
-                filings: dict[str, FilingFacts]) -> str | None:
+def conformance(
+    pattern: str,
+    answer_type: str,
+    placed: Sequence[PlacedQuote],
+    requires_documents: int,
+    filings: dict[str, FilingFacts],
+) -> str | None:
     """None when the resolved quotes meet the pattern's contract, else why not."""
     documents = sorted({q.filing_id for q in placed})
     if len({filings[d].cik for d in documents}) > 1:
@@ -121,7 +180,11 @@ def conformance(pattern: str, answer_type: str, placed: Sequence[PlacedQuote], r
     if pattern != "D8" and requires_documents != len(documents):
         return f"requires_documents says {requires_documents} but the quotes resolve to {len(documents)} filing(s)"
     if pattern == "D8":
-        return None if answer_type == "refusal" else f"an absence question must have answer type refusal, not {answer_type}"
+        return (
+            None
+            if answer_type == "refusal"
+            else f"an absence question must have answer type refusal, not {answer_type}"
+        )
     if answer_type == "refusal":
         return f"a {pattern} question must be answerable; refusal belongs to D8"
     if len(placed) < 2:
@@ -142,7 +205,10 @@ def conformance(pattern: str, answer_type: str, placed: Sequence[PlacedQuote], r
     if pattern == "D2":
         notes = filings[placed[0].filing_id].notes_start
         if notes is None:
-            return "the notes region of this filing is unknown (no Note 1 found), so a footnote dependency cannot be measured"
+            return (
+                "the notes region of this filing is unknown (no Note 1 found), so a footnote dependency cannot be "
+                "measured"
+            )
         before = [q for q in placed if q.start < notes]
         inside = [q for q in placed if q.start >= notes]
         if not before or not inside:
@@ -170,11 +236,16 @@ def conformance(pattern: str, answer_type: str, placed: Sequence[PlacedQuote], r
         if not events:
             return "D5 needs a quote from an 8-K"
         first = min(filings[q.filing_id].filed for q in events)
-        later = [q for q in placed if filings[q.filing_id].form in PERIODIC_FORMS and filings[q.filing_id].filed > first]
+        later = [
+            q for q in placed if filings[q.filing_id].form in PERIODIC_FORMS and filings[q.filing_id].filed > first
+        ]
         return None if later else "D5 needs a quote from a 10-Q or 10-K filed after the 8-K"
     if pattern == "D6":
         if not any(f in PROXY_FORMS for f in forms) or not any(f in ANNUAL_FORMS for f in forms):
-            return f"D6 needs a proxy statement quote and a 10-K quote; the quotes come from {', '.join(sorted(set(forms)))}"
+            return (
+                "D6 needs a proxy statement quote and a 10-K quote; the quotes come from "
+                f"{', '.join(sorted(set(forms)))}"
+            )
         return None
     if pattern == "D7":
         dates = {filings[d].filed for d in documents}

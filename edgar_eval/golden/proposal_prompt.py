@@ -102,7 +102,7 @@ def quote_visible(quote: str, texts: Sequence[str]) -> bool:
             for line in text.splitlines():
                 if line.lstrip().startswith("|"):
                     cells = row_cells(line)
-                    if any(cells[i:i + len(wanted)] == wanted for i in range(len(cells) - len(wanted) + 1)):
+                    if any(cells[i : i + len(wanted)] == wanted for i in range(len(cells) - len(wanted) + 1)):
                         return True
         return False
     wanted = normalise_quote(quote)
@@ -112,19 +112,25 @@ def quote_visible(quote: str, texts: Sequence[str]) -> bool:
 def usable_examples(bundle: ExcerptBundle, examples: Sequence[Candidate]) -> list[Candidate]:
     """The examples of the bundle's pattern whose every quote is visible in its excerpts, at most MAX_EXAMPLES."""
     texts = [e.text for e in bundle.excerpts]
-    usable = [c for c in examples
-              if c.pattern == bundle.pattern and all(quote_visible(e.quote, texts) for e in c.evidence)]
+    usable = [
+        c for c in examples if c.pattern == bundle.pattern and all(quote_visible(e.quote, texts) for e in c.evidence)
+    ]
     return usable[:MAX_EXAMPLES]
 
 
 def _example_record(candidate: Candidate) -> dict:
-    return {"question": candidate.question, "answer_type": candidate.answer_type, "gold_answer": candidate.gold_answer,
-            "evidence": [{"document": e.document, "quote": e.quote} for e in candidate.evidence],
-            "requires_documents": candidate.requires_documents}
+    return {
+        "question": candidate.question,
+        "answer_type": candidate.answer_type,
+        "gold_answer": candidate.gold_answer,
+        "evidence": [{"document": e.document, "quote": e.quote} for e in candidate.evidence],
+        "requires_documents": candidate.requires_documents,
+    }
 
 
-def build_proposal_messages(bundle: ExcerptBundle, examples: Sequence[Candidate] = (), count: int = 3, *,
-                            nonce: str) -> list[dict]:
+def build_proposal_messages(
+    bundle: ExcerptBundle, examples: Sequence[Candidate] = (), count: int = 3, *, nonce: str
+) -> list[dict]:
     """OpenAI chat messages (system, user) asking for at most `count` proposals about the bundle."""
     if bundle.pattern not in TEMPLATES:
         raise ValueError(f"no proposal template for pattern {bundle.pattern!r}")
@@ -142,8 +148,11 @@ def build_proposal_messages(bundle: ExcerptBundle, examples: Sequence[Candidate]
     system = TEMPLATES[bundle.pattern].replace("{block}", block).replace("{item}", item).replace("{examples}", worked)
     parts = [f"<{block}>"]
     for excerpt in bundle.excerpts:
-        parts += [f"<{item} document={json.dumps(excerpt.label)} section={json.dumps(excerpt.section)}>",
-                  neutralise(excerpt.text, nonce), f"</{item}>"]
+        parts += [
+            f"<{item} document={json.dumps(excerpt.label)} section={json.dumps(excerpt.section)}>",
+            neutralise(excerpt.text, nonce),
+            f"</{item}>",
+        ]
     parts.append(f"</{block}>")
     user = "\n".join(parts) + f"\n\nPropose at most {count} questions of this pattern as a JSON array."
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
@@ -171,13 +180,16 @@ def _first_array(text: str) -> tuple[list | None, str]:
         position = end  # skip the whole value: "[3]" in prose, or an object with arrays inside
 
 
-def parse_proposals(reply_text: str, bundle: ExcerptBundle, source: str,
-                    prompt_version: str = PROMPT_VERSION) -> tuple[list[Candidate], list[CandidateProblem]]:
+def parse_proposals(
+    reply_text: str, bundle: ExcerptBundle, source: str, prompt_version: str = PROMPT_VERSION
+) -> tuple[list[Candidate], list[CandidateProblem]]:
     """Candidates from a model's reply; each element that cannot be one, or a reply without an array, is a problem."""
     reply_id = f"{source}:{bundle.bundle_id}"
     text = _THINK.sub("", reply_text or "", count=1)
     if text.lstrip().lower().startswith("<think>"):  # cut off while thinking: any array in it is a draft
-        return [], [CandidateProblem(reply_id, source, "the reply is an unfinished <think> block with no JSON array after it")]
+        return [], [
+            CandidateProblem(reply_id, source, "the reply is an unfinished <think> block with no JSON array after it")
+        ]
     records, instead = _first_array(text)
     if records is None:
         excerpt = " ".join(text.split())[:120]
@@ -190,7 +202,13 @@ def parse_proposals(reply_text: str, bundle: ExcerptBundle, source: str,
     for position, record in enumerate(records, start=1):
         if isinstance(record, dict):
             record = {k: v for k, v in record.items() if k not in _NOT_FROM_MODEL}
-        made = candidate_from_record(record, f"{reply_id}#{position}", source, pattern=bundle.pattern,
-                                     prompt_version=prompt_version, excerpt_ids=excerpt_ids)
+        made = candidate_from_record(
+            record,
+            f"{reply_id}#{position}",
+            source,
+            pattern=bundle.pattern,
+            prompt_version=prompt_version,
+            excerpt_ids=excerpt_ids,
+        )
         (problems if isinstance(made, CandidateProblem) else candidates).append(made)
     return candidates, problems

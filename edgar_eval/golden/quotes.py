@@ -38,10 +38,20 @@ from bisect import bisect_right
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-_QUOTE_MARKS = str.maketrans({
-    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
-    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
-})
+_QUOTE_MARKS = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u201f": '"',
+        "\u2033": '"',
+    }
+)
 _WS = re.compile(r"\s+")
 _ROW_LINE = re.compile(r"^\|[^\n]*", re.M)
 _CURRENCY_CELLS = frozenset({"$", "€", "£", "US$"})
@@ -185,7 +195,9 @@ class QuoteIndex:
     def _first_hit(self, needle: str, filing_index: int, table_row: bool) -> int:
         """Position of the needle's first occurrence in one filing's part of the joined string, or -1."""
         haystack, (start, end) = (
-            (self._rows, self._row_ranges[filing_index]) if table_row else (self._prose, self._prose_ranges[filing_index])
+            (self._rows, self._row_ranges[filing_index])
+            if table_row
+            else (self._prose, self._prose_ranges[filing_index])
         )
         return haystack.find(needle, start, end)
 
@@ -281,8 +293,7 @@ class QuoteIndex:
         reason = f"quote not found in {self._scope(indices)}"
         if agreed:
             reason += (
-                f"; its first {agreed} of {len(words)} words are found, then the text differs"
-                f" at {words[agreed]!r}"
+                f"; its first {agreed} of {len(words)} words are found, then the text differs at {words[agreed]!r}"
             )
         return reason
 
@@ -290,5 +301,7 @@ class QuoteIndex:
         reason = f"row cells not found in order within one table row of {self._scope(indices)}"
         agreed = self._longest_found_prefix(cells, _row_key, indices, True)
         if agreed:
-            return reason + f"; its first {agreed} of {len(cells)} cells are, then no row goes on with {cells[agreed]!r}"
+            return (
+                reason + f"; its first {agreed} of {len(cells)} cells are, then no row goes on with {cells[agreed]!r}"
+            )
         return reason + f"; no table row holds the cell {cells[0]!r}"

@@ -21,18 +21,39 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from edgar_eval.corpus.company_names import display_name
 from edgar_eval.golden import fairness as rules
 from edgar_eval.golden.fairness import FairnessLimits, FigureIndex
-from edgar_eval.corpus.company_names import display_name
 from edgar_eval.golden.labels import absence_probes, concept_words, is_boilerplate, label_for
 from edgar_eval.golden.printed_words import PrintedIndex
 from edgar_eval.retrieval.scope import ScopedFiling, filings_in_scope
 
 TEMPLATE_VERSION = "xbrl-template/2"
 GOLDEN_COLUMNS = [
-    "question_id", "question", "kind", "expected_route", "company", "cik", "scope_cik", "fiscal_year", "period",
-    "scope_filing_ids", "concept", "label", "gold_value", "gold_answer", "gold_decimals", "gold_filing_ids",
-    "gold_chunk_ids", "gold_pages", "gold_quote", "source_filing_id", "source_form", "source_sha256", "statement_type", "provenance",
+    "question_id",
+    "question",
+    "kind",
+    "expected_route",
+    "company",
+    "cik",
+    "scope_cik",
+    "fiscal_year",
+    "period",
+    "scope_filing_ids",
+    "concept",
+    "label",
+    "gold_value",
+    "gold_answer",
+    "gold_decimals",
+    "gold_filing_ids",
+    "gold_chunk_ids",
+    "gold_pages",
+    "gold_quote",
+    "source_filing_id",
+    "source_form",
+    "source_sha256",
+    "statement_type",
+    "provenance",
 ]
 REJECTION_COLUMNS = ["kind", "rule", "filing_id", "cik", "concept", "period", "detail"]
 PERIODIC_FORMS = {"10-K": ("FY", "instant"), "10-Q": ("Q", "H", "9M", "instant")}
@@ -81,7 +102,14 @@ def _question_id(*parts: object) -> str:
 class _Scope:
     """What the builder knows of each filing: its figures, its pages, where its statements and notes are."""
 
-    def __init__(self, filings: pd.DataFrame, texts: pd.DataFrame, sections: pd.DataFrame, chunks: pd.DataFrame, facts: pd.DataFrame):
+    def __init__(
+        self,
+        filings: pd.DataFrame,
+        texts: pd.DataFrame,
+        sections: pd.DataFrame,
+        chunks: pd.DataFrame,
+        facts: pd.DataFrame,
+    ):
         self.scoped = [ScopedFiling(r.filing_id, r.cik, r.form, int(r.fiscal_year)) for r in filings.itertuples()]
         self.filing = {r.filing_id: r for r in filings.itertuples()}
         latest = filings.sort_values(["cik", "filed", "filing_id"]).drop_duplicates("cik", keep="last")
@@ -96,13 +124,17 @@ class _Scope:
             self.lower_text[row.filing_id] = row.text.lower()
         notes = sections.dropna(subset=["notes_start"]).drop_duplicates("filing_id")
         self.notes_start = {r.filing_id: int(r.notes_start) for r in notes.itertuples()}
-        self.chunks = {fid: (g.start.to_numpy(), g.end.to_numpy(), g.chunk_id.to_numpy())
-                       for fid, g in chunks.sort_values(["filing_id", "start"]).groupby("filing_id")}
+        self.chunks = {
+            fid: (g.start.to_numpy(), g.end.to_numpy(), g.chunk_id.to_numpy())
+            for fid, g in chunks.sort_values(["filing_id", "start"]).groupby("filing_id")
+        }
         located = facts[facts.offset.notna()]
         self.tagged_offsets = {fid: {(fid, int(o)) for o in g.offset} for fid, g in located.groupby("filing_id")}
         # An equity statement tags a balance again under a component member: the same figure, not another meaning.
-        self.figure_offsets = {key: {(key[0], int(o)) for o in g.offset}
-                               for key, g in located.groupby(["filing_id", "concept", "period_key", "value"])}
+        self.figure_offsets = {
+            key: {(key[0], int(o)) for o in g.offset}
+            for key, g in located.groupby(["filing_id", "concept", "period_key", "value"])
+        }
         self.concepts = facts.groupby("filing_id").concept.agg(set).to_dict()
         self.texts = {row.filing_id: row.text for row in texts.itertuples()}
         self._printed: dict[tuple[str, ...], PrintedIndex] = {}
@@ -128,8 +160,12 @@ class _Scope:
 def _own_period_facts(facts: pd.DataFrame, filings: pd.DataFrame) -> pd.DataFrame:
     periodic = filings[filings.form.isin(list(PERIODIC_FORMS))][["filing_id", "form", "fiscal_year", "period_end"]]
     merged = facts[facts.is_numeric].merge(periodic, on="filing_id", suffixes=("", "_filing"))
-    own_kind = np.array([kind in PERIODIC_FORMS[form] for kind, form in zip(merged.period_kind, merged.form)], dtype=bool)
-    merged["own_period"] = own_kind & (merged.period_end == merged.period_end_filing) & (merged.fiscal_year == merged.fiscal_year_filing)
+    own_kind = np.array(
+        [kind in PERIODIC_FORMS[form] for kind, form in zip(merged.period_kind, merged.form)], dtype=bool
+    )
+    merged["own_period"] = (
+        own_kind & (merged.period_end == merged.period_end_filing) & (merged.fiscal_year == merged.fiscal_year_filing)
+    )
     merged["offset_order"] = merged.offset.fillna(np.inf)
     merged = merged.sort_values(["filing_id", "offset_order", "concept", "period_key"], kind="stable")
     return merged.drop_duplicates(["filing_id", "concept", "period_key", "dimensions", "value"]).reset_index(drop=True)
@@ -156,8 +192,15 @@ def _digits_start(displayed: str) -> int:
 
 
 def build_golden_questions(
-    filings: pd.DataFrame, facts: pd.DataFrame, chunks: pd.DataFrame, texts: pd.DataFrame, sections: pd.DataFrame,
-    seed: int, limits: FairnessLimits = FairnessLimits(), unanswerable_per_kind: int = 4, absent_concept_min_companies: int = 3,
+    filings: pd.DataFrame,
+    facts: pd.DataFrame,
+    chunks: pd.DataFrame,
+    texts: pd.DataFrame,
+    sections: pd.DataFrame,
+    seed: int,
+    limits: FairnessLimits = FairnessLimits(),
+    unanswerable_per_kind: int = 4,
+    absent_concept_min_companies: int = 3,
 ) -> GoldenBuild:
     facts = facts.assign(
         period_key=facts.period_kind + "|" + facts.period_start.fillna("") + "|" + facts.period_end.fillna(""),
@@ -167,8 +210,17 @@ def build_golden_questions(
     rejections: list[dict] = []
 
     def reject(kind: str, rule: str, filing_id: str, cik: str, concept: str, period: str, detail: str = "") -> None:
-        rejections.append({"kind": kind, "rule": rule, "filing_id": filing_id, "cik": cik, "concept": concept,
-                           "period": period, "detail": detail})
+        rejections.append(
+            {
+                "kind": kind,
+                "rule": rule,
+                "filing_id": filing_id,
+                "cik": cik,
+                "concept": concept,
+                "period": period,
+                "detail": detail,
+            }
+        )
 
     candidates = _own_period_facts(facts[facts.filing_id.isin(scope.index)], filings)
     eligible: list[dict] = []
@@ -183,10 +235,20 @@ def build_golden_questions(
         failed, detail = _figure_rule(question, scope, limits)
         question["rule"] = failed
         if failed:
-            reject("answerable", failed, question["source_filing_id"], question["cik"], question["concept"], question["period_key"], detail)
+            reject(
+                "answerable",
+                failed,
+                question["source_filing_id"],
+                question["cik"],
+                question["concept"],
+                question["period_key"],
+                detail,
+            )
     fair = [q for q in eligible if q["rule"] is None]
     selected = _apply_quotas(fair, limits, seed, reject)
-    unanswerable = _unanswerable(selected, fair, scope, facts, seed, unanswerable_per_kind, absent_concept_min_companies, reject)
+    unanswerable = _unanswerable(
+        selected, fair, scope, facts, seed, unanswerable_per_kind, absent_concept_min_companies, reject
+    )
     rows = [_row(q) for q in selected + unanswerable]
     golden = pd.DataFrame(rows, columns=GOLDEN_COLUMNS)
     golden = golden.drop_duplicates("question_id").sort_values(["cik", "kind", "question_id"]).reset_index(drop=True)
@@ -203,15 +265,31 @@ def _describe(fact, scope: _Scope) -> dict:
     printed = rules.printed_figure(str(fact.displayed))
     offset = int(fact.offset)
     return {
-        "kind": "answerable", "cik": fact.cik, "company": company, "asked_company": company, "fiscal_year": int(fact.fiscal_year),
-        "period": when.removeprefix("for ").removeprefix("at ").removeprefix("as of "), "period_key": fact.period_key,
-        "when": when, "is_instant": fact.period_kind == "instant", "concept": fact.concept, "label": label,
-        "question": _question(company, label, when), "printed": printed, "offset": offset,
-        "gold_value": float(fact.value), "gold_answer": printed_answer(printed, float(fact.value), fact.unit, int(fact.scale)),
-        "gold_decimals": fact.decimals, "source_filing_id": fact.filing_id, "source_form": filing.form,
-        "source_sha256": filing.sha256, "statement_type": rules.statement_type_at(
-            scope.headings[fact.filing_id], offset, scope.notes_start.get(fact.filing_id)),
-        "on_first_page": scope.index[fact.filing_id].is_first_page(offset), "fact_value": fact.value,
+        "kind": "answerable",
+        "cik": fact.cik,
+        "company": company,
+        "asked_company": company,
+        "fiscal_year": int(fact.fiscal_year),
+        "period": when.removeprefix("for ").removeprefix("at ").removeprefix("as of "),
+        "period_key": fact.period_key,
+        "when": when,
+        "is_instant": fact.period_kind == "instant",
+        "concept": fact.concept,
+        "label": label,
+        "question": _question(company, label, when),
+        "printed": printed,
+        "offset": offset,
+        "gold_value": float(fact.value),
+        "gold_answer": printed_answer(printed, float(fact.value), fact.unit, int(fact.scale)),
+        "gold_decimals": fact.decimals,
+        "source_filing_id": fact.filing_id,
+        "source_form": filing.form,
+        "source_sha256": filing.sha256,
+        "statement_type": rules.statement_type_at(
+            scope.headings[fact.filing_id], offset, scope.notes_start.get(fact.filing_id)
+        ),
+        "on_first_page": scope.index[fact.filing_id].is_first_page(offset),
+        "fact_value": fact.value,
         "fact_key": (fact.concept, fact.period_key, fact.value, fact.dimensions),
         "gold_quote": scope.index[fact.filing_id].line(offset),
     }
@@ -222,19 +300,35 @@ def _drop_ambiguous_labels(eligible: list[dict], reject) -> list[dict]:
     they print different figures (no reader could tell which the question means)."""
     groups: dict[tuple, list[dict]] = {}
     for question in eligible:
-        groups.setdefault((question["source_filing_id"], question["label"], question["period_key"]), []).append(question)
+        groups.setdefault((question["source_filing_id"], question["label"], question["period_key"]), []).append(
+            question
+        )
     kept = []
     for group in groups.values():
         values = {q["gold_value"] for q in group}
         if len(values) > 1:
             for q in group:
-                reject("answerable", rules.AMBIGUOUS, q["source_filing_id"], q["cik"], q["concept"], q["period_key"],
-                       f"{len(values)} different figures labelled {q['label']!r}")
+                reject(
+                    "answerable",
+                    rules.AMBIGUOUS,
+                    q["source_filing_id"],
+                    q["cik"],
+                    q["concept"],
+                    q["period_key"],
+                    f"{len(values)} different figures labelled {q['label']!r}",
+                )
             continue
         kept.append(group[0])
         for q in group[1:]:
-            reject("answerable", rules.AMBIGUOUS, q["source_filing_id"], q["cik"], q["concept"], q["period_key"],
-                   f"same figure and label as {group[0]['concept']}")
+            reject(
+                "answerable",
+                rules.AMBIGUOUS,
+                q["source_filing_id"],
+                q["cik"],
+                q["concept"],
+                q["period_key"],
+                f"same figure and label as {group[0]['concept']}",
+            )
     return sorted(kept, key=lambda q: (q["source_filing_id"], q["offset"], q["concept"], q["period_key"]))
 
 
@@ -251,17 +345,24 @@ def _figure_rule(question: dict, scope: _Scope, limits: FairnessLimits) -> tuple
     concept, period_key, value, _ = question["fact_key"]
     here = set().union(*(scope.figure_offsets.get((f, concept, period_key, value), set()) for f in in_scope))
     tagged = set().union(*(scope.tagged_offsets.get(f, set()) for f in in_scope))
-    seen = rules.classify_occurrences(printed, question["label"], here, tagged, [scope.index[f] for f in in_scope],
-                                      limits.self_identifying_digits)
+    seen = rules.classify_occurrences(
+        printed, question["label"], here, tagged, [scope.index[f] for f in in_scope], limits.self_identifying_digits
+    )
     if len(seen.other_pages) > limits.max_other_meaning_pages:
-        return rules.OTHER_MEANINGS, f"{printed!r} also on {len(seen.other_pages)} pages: " + ", ".join(seen.other_pages[:5])
+        return rules.OTHER_MEANINGS, f"{printed!r} also on {len(seen.other_pages)} pages: " + ", ".join(
+            seen.other_pages[:5]
+        )
     chunk_ids, pages, filings_with_gold = set(), set(), set()
     for filing_id, offset in seen.gold:
         chunk_ids.update(scope.chunks_holding(filing_id, offset, offset + len(printed)))
         pages.add(f"{filing_id}#{scope.index[filing_id].page(offset)}")
         filings_with_gold.add(filing_id)
-    question.update(scope_filing_ids=in_scope, gold_chunk_ids=sorted(chunk_ids), gold_pages=sorted(pages),
-                    gold_filing_ids=sorted(filings_with_gold))
+    question.update(
+        scope_filing_ids=in_scope,
+        gold_chunk_ids=sorted(chunk_ids),
+        gold_pages=sorted(pages),
+        gold_filing_ids=sorted(filings_with_gold),
+    )
     if not chunk_ids:
         return rules.NOT_PRINTED, "no chunk of the scope holds the figure"
     return None, ""
@@ -316,7 +417,14 @@ def _apply_quotas(fair: list[dict], limits: FairnessLimits, seed: int, reject) -
             if i < limits.per_company:
                 selected.append(question)
             else:
-                reject("answerable", rules.QUOTA_COMPANY, question["source_filing_id"], cik, question["concept"], question["period_key"])
+                reject(
+                    "answerable",
+                    rules.QUOTA_COMPANY,
+                    question["source_filing_id"],
+                    cik,
+                    question["concept"],
+                    question["period_key"],
+                )
     return selected
 
 
@@ -325,12 +433,22 @@ def _interleave(queues: list[list[dict]]) -> list[list[dict]]:
     return [[q[i] for q in queues if i < len(q)] for i in range(longest)]
 
 
-def _unanswerable(selected: list[dict], fair: list[dict], scope: _Scope, facts: pd.DataFrame, seed: int, per_kind: int,
-                  min_companies: int, reject) -> list[dict]:
+def _unanswerable(
+    selected: list[dict],
+    fair: list[dict],
+    scope: _Scope,
+    facts: pd.DataFrame,
+    seed: int,
+    per_kind: int,
+    min_companies: int,
+    reject,
+) -> list[dict]:
     rng = random.Random(seed)
     companies = scope.company
     ciks = sorted(companies)
-    reported_years = facts.dropna(subset=["fiscal_year"]).groupby("cik").fiscal_year.agg(lambda y: {int(v) for v in y}).to_dict()
+    reported_years = (
+        facts.dropna(subset=["fiscal_year"]).groupby("cik").fiscal_year.agg(lambda y: {int(v) for v in y}).to_dict()
+    )
     reporters: dict[str, set[str]] = {}
     usual_instant: dict[str, bool] = {}
     for question in fair:
@@ -353,17 +471,38 @@ def _unanswerable(selected: list[dict], fair: list[dict], scope: _Scope, facts: 
             when = period_phrase("10-K", "instant" if q["is_instant"] else "FY", "", absent_year)
             printed = scope.printed(scope.of_company(cik)).printed(concept_words(q["concept"]), absent_year)
             if printed:  # a selected-data table or an MD&A sentence answers it after all
-                reject("other_year", rules.YEAR_PRINTED, filing_id, cik, q["concept"], str(absent_year),
-                       f"the company's filings print {printed!r} beside a figure for {absent_year}")
+                reject(
+                    "other_year",
+                    rules.YEAR_PRINTED,
+                    filing_id,
+                    cik,
+                    q["concept"],
+                    str(absent_year),
+                    f"the company's filings print {printed!r} beside a figure for {absent_year}",
+                )
                 continue
-            out.append(_twin(q, "other_year", question=_question(q["company"], q["label"], when), fiscal_year=absent_year,
-                             period=when.removeprefix("for ").removeprefix("at "),
-                             scope_filing_ids=scope.of(cik, absent_year)))
+            out.append(
+                _twin(
+                    q,
+                    "other_year",
+                    question=_question(q["company"], q["label"], when),
+                    fiscal_year=absent_year,
+                    period=when.removeprefix("for ").removeprefix("at "),
+                    scope_filing_ids=scope.of(cik, absent_year),
+                )
+            )
         others = [c for c in ciks if c != cik]
         for q in rng.sample(asked, min(per_kind, len(asked))) if others else []:
             other = companies[others[rng.randrange(len(others))]]
-            out.append(_twin(q, "other_company", question=_question(other, q["label"], q["when"]), asked_company=other,
-                             scope_filing_ids=scope.of(cik, year)))
+            out.append(
+                _twin(
+                    q,
+                    "other_company",
+                    question=_question(other, q["label"], q["when"]),
+                    asked_company=other,
+                    scope_filing_ids=scope.of(cik, year),
+                )
+            )
         in_scope = scope.of(cik, year)
         tagged = set().union(*(scope.concepts.get(f, set()) for f in in_scope)) if in_scope else set()
         text = "\n".join(scope.lower_text[f] for f in in_scope)
@@ -373,15 +512,41 @@ def _unanswerable(selected: list[dict], fair: list[dict], scope: _Scope, facts: 
             if concept in tagged or cik in reporters[concept]:
                 continue
             found = [probe for probe in absence_probes(concept) if probe in text]
-            printed = None if found or label_for(concept) in reported_labels else scope.printed(in_scope).printed(concept_words(concept))
+            printed = (
+                None
+                if found or label_for(concept) in reported_labels
+                else scope.printed(in_scope).printed(concept_words(concept))
+            )
             if found:
-                reject("absent_concept", rules.ABSENCE_UNCONFIRMED, filing_id, cik, concept, "", f"the scope prints {found[0]!r}")
+                reject(
+                    "absent_concept",
+                    rules.ABSENCE_UNCONFIRMED,
+                    filing_id,
+                    cik,
+                    concept,
+                    "",
+                    f"the scope prints {found[0]!r}",
+                )
             elif label_for(concept) in reported_labels:
-                reject("absent_concept", rules.LABEL_REPORTED, filing_id, cik, concept, "",
-                       f"the scope tags another concept labelled {label_for(concept)!r}: the same question is answerable")
+                reject(
+                    "absent_concept",
+                    rules.LABEL_REPORTED,
+                    filing_id,
+                    cik,
+                    concept,
+                    "",
+                    f"the scope tags another concept labelled {label_for(concept)!r}: the same question is answerable",
+                )
             elif printed:
-                reject("absent_concept", rules.WORDS_PRINTED, filing_id, cik, concept, "",
-                       f"the scope prints {printed!r} beside a figure")
+                reject(
+                    "absent_concept",
+                    rules.WORDS_PRINTED,
+                    filing_id,
+                    cik,
+                    concept,
+                    "",
+                    f"the scope prints {printed!r} beside a figure",
+                )
             else:
                 absent.append(concept)
         seen_labels: set[str] = set()
@@ -390,31 +555,69 @@ def _unanswerable(selected: list[dict], fair: list[dict], scope: _Scope, facts: 
             kind = "instant" if usual_instant[concept] else ("FY" if filing.form == "10-K" else "Q")
             when = period_phrase(filing.form, kind, filing.period_end, year)
             company = companies[cik]
-            out.append({
-                "kind": "absent_concept", "cik": cik, "company": company, "asked_company": company, "fiscal_year": year,
-                "period": when.removeprefix("for ").removeprefix("at ").removeprefix("as of "), "concept": concept,
-                "label": label_for(concept), "question": _question(company, label_for(concept), when),
-                "source_filing_id": filing_id, "source_form": filing.form, "source_sha256": filing.sha256,
-                "statement_type": "none", "scope_filing_ids": in_scope,
-            })
+            out.append(
+                {
+                    "kind": "absent_concept",
+                    "cik": cik,
+                    "company": company,
+                    "asked_company": company,
+                    "fiscal_year": year,
+                    "period": when.removeprefix("for ").removeprefix("at ").removeprefix("as of "),
+                    "concept": concept,
+                    "label": label_for(concept),
+                    "question": _question(company, label_for(concept), when),
+                    "source_filing_id": filing_id,
+                    "source_form": filing.form,
+                    "source_sha256": filing.sha256,
+                    "statement_type": "none",
+                    "scope_filing_ids": in_scope,
+                }
+            )
     return out
 
 
 def _twin(source: dict, kind: str, **changes) -> dict:
-    keep = ("cik", "company", "asked_company", "fiscal_year", "period", "concept", "label", "source_filing_id", "source_form",
-            "source_sha256", "statement_type")
+    keep = (
+        "cik",
+        "company",
+        "asked_company",
+        "fiscal_year",
+        "period",
+        "concept",
+        "label",
+        "source_filing_id",
+        "source_form",
+        "source_sha256",
+        "statement_type",
+    )
     return {**{k: source[k] for k in keep}, "kind": kind, **changes}
 
 
 def _row(q: dict) -> dict:
     answerable = q["kind"] == "answerable"
     return {
-        "question_id": _question_id(q["kind"], q["cik"], q["question"]), "question": q["question"], "kind": q["kind"],
-        "expected_route": "answer" if answerable else "no-answer", "company": q["company"], "cik": q["cik"],
-        "scope_cik": q["cik"], "fiscal_year": q["fiscal_year"], "period": q["period"], "scope_filing_ids": q["scope_filing_ids"],
-        "concept": q["concept"], "label": q["label"], "gold_value": q.get("gold_value"), "gold_answer": q.get("gold_answer"),
-        "gold_decimals": q.get("gold_decimals"), "gold_filing_ids": q.get("gold_filing_ids", []),
-        "gold_chunk_ids": q.get("gold_chunk_ids", []), "gold_pages": q.get("gold_pages", []), "gold_quote": q.get("gold_quote"),
-        "source_filing_id": q["source_filing_id"], "source_form": q["source_form"], "source_sha256": q["source_sha256"],
-        "statement_type": q["statement_type"], "provenance": TEMPLATE_VERSION,
+        "question_id": _question_id(q["kind"], q["cik"], q["question"]),
+        "question": q["question"],
+        "kind": q["kind"],
+        "expected_route": "answer" if answerable else "no-answer",
+        "company": q["company"],
+        "cik": q["cik"],
+        "scope_cik": q["cik"],
+        "fiscal_year": q["fiscal_year"],
+        "period": q["period"],
+        "scope_filing_ids": q["scope_filing_ids"],
+        "concept": q["concept"],
+        "label": q["label"],
+        "gold_value": q.get("gold_value"),
+        "gold_answer": q.get("gold_answer"),
+        "gold_decimals": q.get("gold_decimals"),
+        "gold_filing_ids": q.get("gold_filing_ids", []),
+        "gold_chunk_ids": q.get("gold_chunk_ids", []),
+        "gold_pages": q.get("gold_pages", []),
+        "gold_quote": q.get("gold_quote"),
+        "source_filing_id": q["source_filing_id"],
+        "source_form": q["source_form"],
+        "source_sha256": q["source_sha256"],
+        "statement_type": q["statement_type"],
+        "provenance": TEMPLATE_VERSION,
     }

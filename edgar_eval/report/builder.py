@@ -11,12 +11,19 @@ from edgar_eval.domain.versioning import content_version
 from edgar_eval.golden.audit import audit_summary
 from edgar_eval.golden.fairness import RULES
 from edgar_eval.golden.patterns import PATTERN_CONTRACTS
-from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
-from edgar_eval.report.experiment_tables import (TIMINGS_NOTE, cluster_warning, experiment_tables, receipt_table, run_receipt, split_words,
-                                                 timing_tables)
+from edgar_eval.report.experiment_tables import (
+    TIMINGS_NOTE,
+    cluster_warning,
+    experiment_tables,
+    receipt_table,
+    run_receipt,
+    split_words,
+    timing_tables,
+)
 from edgar_eval.report.html import render_html
-from edgar_eval.report.svg import interval_bars_svg, risk_coverage_svg
 from edgar_eval.report.markdown import Provenance, ReportTable, interval, md_cell, percent, render_report
+from edgar_eval.report.svg import interval_bars_svg, risk_coverage_svg
+from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
 
 
 def _ratio(k: int, n: int) -> str:
@@ -47,21 +54,44 @@ def _slice_table(slices: pd.DataFrame) -> pd.DataFrame:
 def golden_tables(golden: pd.DataFrame, rejections: pd.DataFrame, partitions: str) -> list[ReportTable]:
     """The golden set's make-up and every rule's rejection count; a test rebuilds these from the real filings."""
     source = "xbrl_facts, chunks, filing_text, sections of " + partitions
-    by_kind = golden.groupby("kind", sort=True).agg(questions=("question_id", "size"), companies=("cik", "nunique")).reset_index()
+    by_kind = (
+        golden.groupby("kind", sort=True)
+        .agg(questions=("question_id", "size"), companies=("cik", "nunique"))
+        .reset_index()
+    )
     by_kind["expected route"] = by_kind.kind.map(lambda k: "answer" if k == "answerable" else "no-answer")
     answerable = golden[golden.kind == "answerable"]
-    balance = (answerable.groupby(["source_form", "statement_type"], sort=True).size().rename("answerable questions")
-               .reset_index().rename(columns={"source_form": "form", "statement_type": "printed in"}))
-    rejected = (rejections.groupby(["kind", "rule"], sort=False).size().rename("rejected").reset_index()
-                .assign(order=lambda t: t.rule.map({rule: i for i, rule in enumerate(RULES)}))
-                .sort_values(["kind", "order"]).drop(columns="order").rename(columns={"kind": "question kind"}))
+    balance = (
+        answerable.groupby(["source_form", "statement_type"], sort=True)
+        .size()
+        .rename("answerable questions")
+        .reset_index()
+        .rename(columns={"source_form": "form", "statement_type": "printed in"})
+    )
+    rejected = (
+        rejections.groupby(["kind", "rule"], sort=False)
+        .size()
+        .rename("rejected")
+        .reset_index()
+        .assign(order=lambda t: t.rule.map({rule: i for i, rule in enumerate(RULES)}))
+        .sort_values(["kind", "order"])
+        .drop(columns="order")
+        .rename(columns={"kind": "question kind"})
+    )
     return [
         ReportTable("Golden questions", by_kind, Provenance("golden_questions", content_version(golden), source)),
-        ReportTable("Golden questions by form and where the figure is printed", balance,
-                    Provenance("golden_questions", content_version(golden), source)),
-        ReportTable("Golden candidates rejected, by rule", rejected, Provenance("golden_rejections", content_version(rejections), source),
-                    note="Each candidate is counted once, under the first rule it fails, in the order the rules run "
-                         "(edgar_eval/golden/fairness.py)."),
+        ReportTable(
+            "Golden questions by form and where the figure is printed",
+            balance,
+            Provenance("golden_questions", content_version(golden), source),
+        ),
+        ReportTable(
+            "Golden candidates rejected, by rule",
+            rejected,
+            Provenance("golden_rejections", content_version(rejections), source),
+            note="Each candidate is counted once, under the first rule it fails, in the order the rules run "
+            "(edgar_eval/golden/fairness.py).",
+        ),
     ]
 
 
@@ -109,59 +139,92 @@ class RenderedReport:
 
 def funnel_table(funnel: pd.DataFrame) -> ReportTable:
     """The funnel per pattern; a test rebuilds it from the real filings and the hand-written candidates."""
-    return ReportTable("Hard golden questions: the funnel per dispersion pattern", funnel.rename(columns=lambda c: c.replace("_", " ")),
-                       Provenance("pattern_funnel", content_version(funnel), "gate_verdicts over golden_proposals"),
-                       note="Proposed (unreadable ones included) -> every quote found verbatim -> the pattern's contract met on "
-                            "the text -> every answer figure quoted or one step away -> all ten gates passed -> selected for the "
-                            "frozen set (edgar_eval/golden/gates.py).")
+    return ReportTable(
+        "Hard golden questions: the funnel per dispersion pattern",
+        funnel.rename(columns=lambda c: c.replace("_", " ")),
+        Provenance("pattern_funnel", content_version(funnel), "gate_verdicts over golden_proposals"),
+        note="Proposed (unreadable ones included) -> every quote found verbatim -> the pattern's contract met on "
+        "the text -> every answer figure quoted or one step away -> all ten gates passed -> selected for the "
+        "frozen set (edgar_eval/golden/gates.py).",
+    )
 
 
 def pattern_tables(inputs: ReportInputs) -> list[ReportTable]:
     """The hard-question pipeline: the funnel per pattern, agreement with hand-written verdicts, the frozen set and
     the naive baseline scored on it."""
-    funnel, agreement, frozen, baseline = inputs.pattern_funnel, inputs.gate_agreement, inputs.golden_patterns, inputs.pattern_baseline
+    funnel, agreement, frozen, baseline = (
+        inputs.pattern_funnel,
+        inputs.gate_agreement,
+        inputs.golden_patterns,
+        inputs.pattern_baseline,
+    )
     if funnel.empty:
         return []
     source = "gate_verdicts over golden_proposals"
     tables = [funnel_table(funnel)]
     if len(agreement) and int(agreement.candidates.iloc[0]):
         shown = agreement.assign(agreement=[f"{a}/{n}" for a, n in zip(agreement.agree, agreement.candidates)])
-        tables.append(ReportTable(
-            "Gate verdicts against hand-written verdicts", shown[["gate", "agreement", "gate_only", "person_only"]]
-            .rename(columns={"gate_only": "failed by the gate only", "person_only": "failed by the person only"}),
-            Provenance("gate_agreement", content_version(agreement), source),
-            note=f"Over the {int(agreement.candidates.iloc[0])} proposals that carry the verdict a person expected; "
-                 f"{int(agreement.differences.iloc[0])} overall verdict(s) differ."))
+        tables.append(
+            ReportTable(
+                "Gate verdicts against hand-written verdicts",
+                shown[["gate", "agreement", "gate_only", "person_only"]].rename(
+                    columns={"gate_only": "failed by the gate only", "person_only": "failed by the person only"}
+                ),
+                Provenance("gate_agreement", content_version(agreement), source),
+                note=f"Over the {int(agreement.candidates.iloc[0])} proposals that carry the verdict a person "
+                "expected; "
+                f"{int(agreement.differences.iloc[0])} overall verdict(s) differ.",
+            )
+        )
     if len(frozen):
-        made_up = (frozen.groupby(["pattern", "difficulty"], sort=True).size().rename("cases").reset_index())
+        made_up = frozen.groupby(["pattern", "difficulty"], sort=True).size().rename("cases").reset_index()
         per_pattern = int(frozen.per_pattern.iloc[0])
         counts = frozen.pattern.value_counts()
         short = [f"{p} {int(counts.get(p, 0))}" for p in PATTERN_CONTRACTS if counts.get(p, 0) < per_pattern]
         by_difficulty = frozen.difficulty.value_counts()
-        balance = (f"up to {per_pattern} accepted cases per pattern; {int(by_difficulty.get('single-document', 0))} single-document "
-                   f"and {int(by_difficulty.get('two-document', 0))} two-document"
-                   + (f"; short of {per_pattern}: {', '.join(short)} (not enough accepted proposals)" if short else ""))
-        tables.append(ReportTable(
-            f"Frozen pattern set {frozen.version.iloc[0]}", made_up,
-            Provenance("golden_patterns", content_version(frozen), "gate_verdicts"),
-            note=f"Export sha256 `{frozen.content_hash.iloc[0]}`; every case passed all ten gates; {balance}."))
+        balance = (
+            f"up to {per_pattern} accepted cases per pattern; {int(by_difficulty.get('single-document', 0))} "
+            "single-document "
+            f"and {int(by_difficulty.get('two-document', 0))} two-document"
+            + (f"; short of {per_pattern}: {', '.join(short)} (not enough accepted proposals)" if short else "")
+        )
+        tables.append(
+            ReportTable(
+                f"Frozen pattern set {frozen.version.iloc[0]}",
+                made_up,
+                Provenance("golden_patterns", content_version(frozen), "gate_verdicts"),
+                note=f"Export sha256 `{frozen.content_hash.iloc[0]}`; every case passed all ten gates; {balance}.",
+            )
+        )
     if len(baseline):
         rows = []
-        for (label, value), group in [(("pattern", p), g) for p, g in baseline.groupby("pattern", sort=True)] + \
-                [(("difficulty", d), g) for d, g in baseline.groupby("difficulty", sort=True)]:
+        for (label, value), group in [(("pattern", p), g) for p, g in baseline.groupby("pattern", sort=True)] + [
+            (("difficulty", d), g) for d, g in baseline.groupby("difficulty", sort=True)
+        ]:
             recall, quotes = group.document_recall.dropna(), group.quote_recall.dropna()
-            rows.append({"slice": label, "value": value, "cases": len(group),
-                         "document recall": f"{recall.mean():.2f}" if len(recall) else "n/a",
-                         "quote recall": f"{quotes.mean():.2f}" if len(quotes) else "n/a",
-                         "correct": _ratio(int(group.correct.sum()), len(group)),
-                         "abstained": _ratio(int(group.abstained.sum()), len(group))})
-        tables.append(ReportTable("Naive baseline on the frozen pattern set", pd.DataFrame(rows),
-                                  Provenance("pattern_baseline", content_version(baseline), "golden_patterns x search_index"),
-                                  note="Dense top-k over the company's filings and the extractive reader, through the same citation "
-                                       "check as the arms. Document recall: the share of a case's evidence filings among the "
-                                       "retrieved chunks; quote recall: the share of evidence quotes with a chunk among "
-                                       "them. Correct: a stated figure of the reference answer, or a refusal where "
-                                       "the case expects one."))
+            rows.append(
+                {
+                    "slice": label,
+                    "value": value,
+                    "cases": len(group),
+                    "document recall": f"{recall.mean():.2f}" if len(recall) else "n/a",
+                    "quote recall": f"{quotes.mean():.2f}" if len(quotes) else "n/a",
+                    "correct": _ratio(int(group.correct.sum()), len(group)),
+                    "abstained": _ratio(int(group.abstained.sum()), len(group)),
+                }
+            )
+        tables.append(
+            ReportTable(
+                "Naive baseline on the frozen pattern set",
+                pd.DataFrame(rows),
+                Provenance("pattern_baseline", content_version(baseline), "golden_patterns x search_index"),
+                note="Dense top-k over the company's filings and the extractive reader, through the same citation "
+                "check as the arms. Document recall: the share of a case's evidence filings among the "
+                "retrieved chunks; quote recall: the share of evidence quotes with a chunk among "
+                "them. Correct: a stated figure of the reference answer, or a refusal where "
+                "the case expects one.",
+            )
+        )
     if len(inputs.golden_audit):
         tables.append(audit_table(inputs.golden_audit))
     return tables
@@ -169,17 +232,28 @@ def pattern_tables(inputs: ReportInputs) -> list[ReportTable]:
 
 def audit_table(judged: pd.DataFrame) -> ReportTable:
     summary = audit_summary(judged)
-    frame = pd.DataFrame({
-        "kind": summary.kind, "sampled": summary.sampled, "reviewed": summary.reviewed, "defects": summary.defects,
-        "audited defect rate": [percent(r) if n else "n/a" for r, n in zip(summary.defect_rate, summary.reviewed)],
-        "Wilson 95%": [interval(lo, hi) if n else "n/a" for lo, hi, n in zip(summary.low, summary.high, summary.reviewed)],
-        "awaiting review": summary.awaiting,
-    })
-    return ReportTable("Golden set audit", frame, Provenance("golden_audit", content_version(judged), "golden_set, golden_patterns, reviews"),
-                       note="A seeded sample of the frozen set (per template kind, and every hard-question case) read by a "
-                            "person against its evidence (data/<corpus>/golden_audit.md); verdicts in reviews/<corpus>/, each "
-                            "bound to its case's sha256. The defect rate is over reviewed cases; a case awaiting review is "
-                            "counted as awaiting, never as correct.")
+    frame = pd.DataFrame(
+        {
+            "kind": summary.kind,
+            "sampled": summary.sampled,
+            "reviewed": summary.reviewed,
+            "defects": summary.defects,
+            "audited defect rate": [percent(r) if n else "n/a" for r, n in zip(summary.defect_rate, summary.reviewed)],
+            "Wilson 95%": [
+                interval(lo, hi) if n else "n/a" for lo, hi, n in zip(summary.low, summary.high, summary.reviewed)
+            ],
+            "awaiting review": summary.awaiting,
+        }
+    )
+    return ReportTable(
+        "Golden set audit",
+        frame,
+        Provenance("golden_audit", content_version(judged), "golden_set, golden_patterns, reviews"),
+        note="A seeded sample of the frozen set (per template kind, and every hard-question case) read by a "
+        "person against its evidence (data/<corpus>/golden_audit.md); verdicts in reviews/<corpus>/, each "
+        "bound to its case's sha256. The defect rate is over reviewed cases; a case awaiting review is "
+        "counted as awaiting, never as correct.",
+    )
 
 
 def _companies(comparisons: pd.DataFrame) -> int | None:
@@ -187,30 +261,52 @@ def _companies(comparisons: pd.DataFrame) -> int | None:
 
 
 def _method(comparisons: pd.DataFrame) -> str:
-    return str(comparisons.interval_method.iloc[0]) if "interval_method" in comparisons and len(comparisons) else "percentile"
+    return (
+        str(comparisons.interval_method.iloc[0])
+        if "interval_method" in comparisons and len(comparisons)
+        else "percentile"
+    )
 
 
 def readers_table(inputs: ReportInputs) -> ReportTable:
     """Both offline readers on the passages the answerer read, beside the gold-chunk hit at the answerer's K."""
     readers, settings = inputs.readers, inputs.settings
     in_use = set(inputs.generations.generator_id) if len(inputs.generations) else set()
-    table = pd.DataFrame({
-        "reader": [f"{md_cell(r)}{' (the arms read this one)' if r in in_use else ''}" for r in readers.reader],
-        f"gold chunk in the top {settings['top_k']}": [f"{percent(k / n)} ({_ratio(k, n)})" for k, n in zip(readers.gold_chunk_retrieved, readers.questions)],
-        "right": [f"{percent(v)} ({_ratio(k, n)})" for v, k, n in zip(readers.right_share, readers.right, readers.questions)],
-        "right Wilson 95%": [interval(lo, hi) for lo, hi in zip(readers.right_low, readers.right_high)],
-        "right where the gold chunk was retrieved": [percent(v) for v in readers.right_when_gold_retrieved],
-        "wrong": readers.wrong, "declined or withheld": readers.declined,
-    })
-    return ReportTable("Readers", table, Provenance("reader_accuracy", content_version(readers), "retrievals x golden_questions"),
-                       note=f"Every answerable question, the top {settings['top_k']} {settings['answer_retriever']} passages, "
-                            "judged as under arm A (citation check, then the gold figure). The gold-chunk hit is the readers' "
-                            "ceiling: what the reader of these passages could at best find. Arm A's correct-on-answerable and "
-                            "every gate's recall cost describe the reader marked.")
+    table = pd.DataFrame(
+        {
+            "reader": [f"{md_cell(r)}{' (the arms read this one)' if r in in_use else ''}" for r in readers.reader],
+            f"gold chunk in the top {settings['top_k']}": [
+                f"{percent(k / n)} ({_ratio(k, n)})" for k, n in zip(readers.gold_chunk_retrieved, readers.questions)
+            ],
+            "right": [
+                f"{percent(v)} ({_ratio(k, n)})"
+                for v, k, n in zip(readers.right_share, readers.right, readers.questions)
+            ],
+            "right Wilson 95%": [interval(lo, hi) for lo, hi in zip(readers.right_low, readers.right_high)],
+            "right where the gold chunk was retrieved": [percent(v) for v in readers.right_when_gold_retrieved],
+            "wrong": readers.wrong,
+            "declined or withheld": readers.declined,
+        }
+    )
+    return ReportTable(
+        "Readers",
+        table,
+        Provenance("reader_accuracy", content_version(readers), "retrievals x golden_questions"),
+        note=f"Every answerable question, the top {settings['top_k']} {settings['answer_retriever']} passages, "
+        "judged as under arm A (citation check, then the gold figure). The gold-chunk hit is the readers' "
+        "ceiling: what the reader of these passages could at best find. Arm A's correct-on-answerable and "
+        "every gate's recall cost describe the reader marked.",
+    )
 
 
 def build_report(inputs: ReportInputs) -> RenderedReport:
-    corpus_name, filings, left_out, golden, golden_set = inputs.corpus_name, inputs.filings, inputs.left_out, inputs.golden, inputs.golden_set
+    corpus_name, filings, left_out, golden, golden_set = (
+        inputs.corpus_name,
+        inputs.filings,
+        inputs.left_out,
+        inputs.golden,
+        inputs.golden_set,
+    )
     rejections, retrieval, slices, arms = inputs.rejections, inputs.retrieval, inputs.slices, inputs.arms
     index_fingerprint, settings = inputs.index_fingerprint, inputs.settings
     filings = filings.sort_values("filing_id")
@@ -220,88 +316,194 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
         f"Evaluation of retrieval and answering on the `{md_cell(corpus_name)}` corpus: "
         f"{len(filings)} filings of {filings.cik.nunique()} companies.",
         "",
-        f"- Golden set `{md_cell(golden_set.version.iloc[0])}`: {len(golden)} questions, provenance `{md_cell(golden.provenance.iloc[0])}`, "
+        f"- Golden set `{md_cell(golden_set.version.iloc[0])}`: {len(golden)} questions, provenance "
+        f"`{md_cell(golden.provenance.iloc[0])}`, "
         f"export sha256 `{golden_set.content_hash.iloc[0]}`; split by company: "
-        + ", ".join(f"{split} {count}" for split, count in golden_set.split.value_counts().sort_index().items()) + ".",
-        f"- Index: embedder `{md_cell(fingerprint['embedder_id'])}`, {md_cell(fingerprint['normalisation'])} normalised, "
+        + ", ".join(f"{split} {count}" for split, count in golden_set.split.value_counts().sort_index().items())
+        + ".",
+        f"- Index: embedder `{md_cell(fingerprint['embedder_id'])}`, {md_cell(fingerprint['normalisation'])} "
+        "normalised, "
         f"chunks of {fingerprint['chunk_size']} characters with {fingerprint['chunk_overlap']} overlap"
-        + ("; a chunk that starts inside a table carries its scale line and header rows." if fingerprint.get("table_headers") else "."),
-        f"- Retrieval measured at K = {', '.join(map(str, settings['retrieval_depths']))}, each depth its own search, by dense "
-        f"(exact cosine), BM25 (`{BM25_INDEX_ID}`) and hybrid retrievers (reciprocal rank fusion, k = {settings['rrf_k']}); "
-        f"the answerer reads the top {settings['top_k']} {settings['answer_retriever']} passages; golden seed {settings['golden_seed']}.",
-        "- Every search is scoped to one company's filings of the fiscal year asked (its latest annual report when it has none).",
+        + (
+            "; a chunk that starts inside a table carries its scale line and header rows."
+            if fingerprint.get("table_headers")
+            else "."
+        ),
+        f"- Retrieval measured at K = {', '.join(map(str, settings['retrieval_depths']))}, each depth its own search, "
+        "by dense "
+        f"(exact cosine), BM25 (`{BM25_INDEX_ID}`) and hybrid retrievers (reciprocal rank fusion, k = "
+        f"{settings['rrf_k']}); "
+        f"the answerer reads the top {settings['top_k']} {settings['answer_retriever']} passages; golden seed "
+        f"{settings['golden_seed']}.",
+        "- Every search is scoped to one company's filings of the fiscal year asked (its latest annual report when it "
+        "has none).",
     ]
     if left_out:
-        preface.append("- Filings left out of this run: " + "; ".join(f"{md_cell(k)} ({md_cell(v)})" for k, v in sorted(left_out.items())) + ".")
+        preface.append(
+            "- Filings left out of this run: "
+            + "; ".join(f"{md_cell(k)} ({md_cell(v)})" for k, v in sorted(left_out.items()))
+            + "."
+        )
 
     receipt = run_receipt(inputs)
-    corpus_table = pd.DataFrame({
-        "filing": filings.filing_id, "company": filings.company, "form": filings.form, "fiscal year": filings.fiscal_year,
-        "period end": filings.period_end, "sha256": filings.sha256,
-    })
-    retrieval_table = pd.DataFrame({
-        "retriever": retrieval.retriever, "K": retrieval.k,
-        "document hit": [f"{percent(r)} ({_ratio(k, n)})" for r, k, n in zip(retrieval.document_hit_rate, retrieval.document_hits, retrieval.questions)],
-        "document Wilson 95%": [interval(lo, hi) for lo, hi in zip(retrieval.document_low, retrieval.document_high)],
-        "page hit": [f"{percent(r)} ({_ratio(k, n)})" for r, k, n in zip(retrieval.page_hit_rate, retrieval.page_hits, retrieval.questions)],
-        "page Wilson 95%": [interval(lo, hi) for lo, hi in zip(retrieval.page_low, retrieval.page_high)],
-        "recall@K": [f"{v:.3f}" for v in retrieval.recall], "precision@K": [f"{v:.3f}" for v in retrieval.precision],
-        "MRR": [f"{v:.3f}" for v in retrieval.rr], "nDCG@10": [f"{v:.3f}" for v in retrieval.ndcg10], "errors": retrieval.errors,
-    })
+    corpus_table = pd.DataFrame(
+        {
+            "filing": filings.filing_id,
+            "company": filings.company,
+            "form": filings.form,
+            "fiscal year": filings.fiscal_year,
+            "period end": filings.period_end,
+            "sha256": filings.sha256,
+        }
+    )
+    retrieval_table = pd.DataFrame(
+        {
+            "retriever": retrieval.retriever,
+            "K": retrieval.k,
+            "document hit": [
+                f"{percent(r)} ({_ratio(k, n)})"
+                for r, k, n in zip(retrieval.document_hit_rate, retrieval.document_hits, retrieval.questions)
+            ],
+            "document Wilson 95%": [
+                interval(lo, hi) for lo, hi in zip(retrieval.document_low, retrieval.document_high)
+            ],
+            "page hit": [
+                f"{percent(r)} ({_ratio(k, n)})"
+                for r, k, n in zip(retrieval.page_hit_rate, retrieval.page_hits, retrieval.questions)
+            ],
+            "page Wilson 95%": [interval(lo, hi) for lo, hi in zip(retrieval.page_low, retrieval.page_high)],
+            "recall@K": [f"{v:.3f}" for v in retrieval.recall],
+            "precision@K": [f"{v:.3f}" for v in retrieval.precision],
+            "MRR": [f"{v:.3f}" for v in retrieval.rr],
+            "nDCG@10": [f"{v:.3f}" for v in retrieval.ndcg10],
+            "errors": retrieval.errors,
+        }
+    )
     depths = sorted(retrieval.k.unique())
     gain_rows = []
     if len(depths) >= 2:
         shallow, deep = depths[0], depths[-1]
         for retriever, own in retrieval.groupby("retriever", sort=True):
             by_depth = own.set_index("k")
-            gain_rows.append({
-                "retriever": retriever,
-                f"page hit gain, K {shallow} to {deep}": f"{100 * (by_depth.page_hit_rate[deep] - by_depth.page_hit_rate[shallow]):+.1f} points",
-                f"document hit gain, K {shallow} to {deep}": f"{100 * (by_depth.document_hit_rate[deep] - by_depth.document_hit_rate[shallow]):+.1f} points",
-            })
+            gain_rows.append(
+                {
+                    "retriever": retriever,
+                    f"page hit gain, K {shallow} to "
+                    f"{deep}": f"{100 * (by_depth.page_hit_rate[deep] - by_depth.page_hit_rate[shallow]):+.1f} points",
+                    f"document hit gain, K {shallow} to "
+                    f"{deep}": f"{100 * (by_depth.document_hit_rate[deep] - by_depth.document_hit_rate[shallow]):+.1f} "
+                    "points",
+                }
+            )
     slice_table = _slice_table(slices)
-    arms_table = pd.DataFrame({
-        "arm": arms.arm, "gates": arms.gates,
-        "false answers": [_ratio(k, n) for k, n in zip(arms.false_answer_rate_k, arms.false_answer_rate_n)],
-        "FAR": [percent(v) for v in arms.false_answer_rate],
-        "FAR Wilson 95%": [interval(lo, hi) for lo, hi in zip(arms.false_answer_rate_low, arms.false_answer_rate_high)],
-        f"FAR company bootstrap 95% ({_method(inputs.comparisons)})": [interval(lo, hi) for lo, hi in zip(arms.false_answer_rate_cluster_low, arms.false_answer_rate_cluster_high)],
-        "recall cost": [f"{percent(v)} ({_ratio(k, n)})" for v, k, n in zip(arms.recall_cost, arms.recall_cost_k, arms.recall_cost_n)],
-        "recall cost Wilson 95%": [interval(lo, hi) for lo, hi in zip(arms.recall_cost_low, arms.recall_cost_high)],
-        f"recall cost company bootstrap 95% ({_method(inputs.comparisons)})": [interval(lo, hi) for lo, hi in zip(arms.recall_cost_cluster_low, arms.recall_cost_cluster_high)],
-        "correct on answerable": [f"{percent(v)} ({_ratio(k, n)})" for v, k, n in zip(arms.answer_accuracy, arms.answer_accuracy_k, arms.answer_accuracy_n)],
-    })
+    arms_table = pd.DataFrame(
+        {
+            "arm": arms.arm,
+            "gates": arms.gates,
+            "false answers": [_ratio(k, n) for k, n in zip(arms.false_answer_rate_k, arms.false_answer_rate_n)],
+            "FAR": [percent(v) for v in arms.false_answer_rate],
+            "FAR Wilson 95%": [
+                interval(lo, hi) for lo, hi in zip(arms.false_answer_rate_low, arms.false_answer_rate_high)
+            ],
+            f"FAR company bootstrap 95% ({_method(inputs.comparisons)})": [
+                interval(lo, hi)
+                for lo, hi in zip(arms.false_answer_rate_cluster_low, arms.false_answer_rate_cluster_high)
+            ],
+            "recall cost": [
+                f"{percent(v)} ({_ratio(k, n)})"
+                for v, k, n in zip(arms.recall_cost, arms.recall_cost_k, arms.recall_cost_n)
+            ],
+            "recall cost Wilson 95%": [interval(lo, hi) for lo, hi in zip(arms.recall_cost_low, arms.recall_cost_high)],
+            f"recall cost company bootstrap 95% ({_method(inputs.comparisons)})": [
+                interval(lo, hi) for lo, hi in zip(arms.recall_cost_cluster_low, arms.recall_cost_cluster_high)
+            ],
+            "correct on answerable": [
+                f"{percent(v)} ({_ratio(k, n)})"
+                for v, k, n in zip(arms.answer_accuracy, arms.answer_accuracy_k, arms.answer_accuracy_n)
+            ],
+        }
+    )
     tables = [
-        ReportTable("Corpus", corpus_table, Provenance("filings", content_version(filings.reset_index(drop=True)), partitions)),
+        ReportTable(
+            "Corpus", corpus_table, Provenance("filings", content_version(filings.reset_index(drop=True)), partitions)
+        ),
         *golden_tables(golden, rejections, partitions),
         *pattern_tables(inputs),
-        ReportTable("Retrieval", retrieval_table, Provenance("retrieval_metrics", content_version(retrieval), "retrieval_runs over search_index"),
-                    note="Over answerable questions: the gold document or a gold page among the top K; recall, precision, "
-                         "MRR and nDCG@10 of the gold chunks (every chunk that prints the asked figure for its period)."),
-        *([ReportTable("Retrieval depth: finding or ranking", pd.DataFrame(gain_rows),
-                       Provenance("retrieval_metrics", content_version(retrieval), "retrieval_runs over search_index"),
-                       note="What the deeper search adds: a gain means gold pages were found but ranked too low; "
-                            "no gain means they were not found at all.")] if gain_rows else []),
-        *([ReportTable("Retrieval by slice", slice_table, Provenance("retrieval_slices", content_version(slices), "retrieval_runs x golden_questions"),
-                       note="Page hit at each depth with its Wilson 95% interval, the gain from the shallow to the deep search, and the "
-                            "median rank of the first gold chunk at the deep search, per slice and retriever.")] if len(slice_table) else []),
+        ReportTable(
+            "Retrieval",
+            retrieval_table,
+            Provenance("retrieval_metrics", content_version(retrieval), "retrieval_runs over search_index"),
+            note="Over answerable questions: the gold document or a gold page among the top K; recall, precision, "
+            "MRR and nDCG@10 of the gold chunks (every chunk that prints the asked figure for its period).",
+        ),
+        *(
+            [
+                ReportTable(
+                    "Retrieval depth: finding or ranking",
+                    pd.DataFrame(gain_rows),
+                    Provenance("retrieval_metrics", content_version(retrieval), "retrieval_runs over search_index"),
+                    note="What the deeper search adds: a gain means gold pages were found but ranked too low; "
+                    "no gain means they were not found at all.",
+                )
+            ]
+            if gain_rows
+            else []
+        ),
+        *(
+            [
+                ReportTable(
+                    "Retrieval by slice",
+                    slice_table,
+                    Provenance("retrieval_slices", content_version(slices), "retrieval_runs x golden_questions"),
+                    note="Page hit at each depth with its Wilson 95% interval, the gain from the shallow to the deep "
+                    "search, and the "
+                    "median rank of the first gold chunk at the deep search, per slice and retriever.",
+                )
+            ]
+            if len(slice_table)
+            else []
+        ),
         *([readers_table(inputs)] if len(inputs.readers) else []),
-        ReportTable(f"Arms ({split_words(arms)})", arms_table, Provenance("arm_statistics", content_version(arms), "arm_outcomes (gate_scores x generations)"),
-                    note="FAR: answers given to unanswerable questions. Recall cost: answerable questions arm A answers correctly and the arm declines. "
-                         "The dev split fits the thresholds and the relevance model (two-fold by company within it) and feeds the "
-                         "CI gate; these rows read the questions nothing was fitted on."
-                         + cluster_warning(_companies(inputs.comparisons), _method(inputs.comparisons))),
+        ReportTable(
+            f"Arms ({split_words(arms)})",
+            arms_table,
+            Provenance("arm_statistics", content_version(arms), "arm_outcomes (gate_scores x generations)"),
+            note="FAR: answers given to unanswerable questions. Recall cost: answerable questions arm A answers "
+            "correctly and the arm declines. "
+            "The dev split fits the thresholds and the relevance model (two-fold by company within it) and feeds the "
+            "CI gate; these rows read the questions nothing was fitted on."
+            + cluster_warning(_companies(inputs.comparisons), _method(inputs.comparisons)),
+        ),
         *experiment_tables(inputs),
         receipt_table(receipt),
     ]
     title = f"edgar-eval report: {corpus_name}"
     figures = [
-        ("False-answer rate by arm", interval_bars_svg(list(arms.arm), arms.false_answer_rate, arms.false_answer_rate_low,
-                                                         arms.false_answer_rate_high, "False-answer rate by arm (Wilson 95%)",
-                                                         "false-answer rate")),
-        ("Risk against coverage per gate score", risk_coverage_svg(
-            {f"{gate} (AURC {aurc:.3f})": inputs.risk_curves[gate] for gate, aurc in zip(inputs.gates.gate, inputs.gates.aurc)},
-            "Risk of arm A's kept answers as each gate admits more questions")),
+        (
+            "False-answer rate by arm",
+            interval_bars_svg(
+                list(arms.arm),
+                arms.false_answer_rate,
+                arms.false_answer_rate_low,
+                arms.false_answer_rate_high,
+                "False-answer rate by arm (Wilson 95%)",
+                "false-answer rate",
+            ),
+        ),
+        (
+            "Risk against coverage per gate score",
+            risk_coverage_svg(
+                {
+                    f"{gate} (AURC {aurc:.3f})": inputs.risk_curves[gate]
+                    for gate, aurc in zip(inputs.gates.gate, inputs.gates.aurc)
+                },
+                "Risk of arm A's kept answers as each gate admits more questions",
+            ),
+        ),
     ]
-    return RenderedReport(render_report(title, preface, tables), render_html(title, preface, tables, figures),
-                          render_report(f"edgar-eval timings: {corpus_name}", [TIMINGS_NOTE, ""], timing_tables(inputs)), receipt)
+    return RenderedReport(
+        render_report(title, preface, tables),
+        render_html(title, preface, tables, figures),
+        render_report(f"edgar-eval timings: {corpus_name}", [TIMINGS_NOTE, ""], timing_tables(inputs)),
+        receipt,
+    )

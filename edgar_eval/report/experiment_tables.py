@@ -20,8 +20,10 @@ from edgar_eval.report.markdown import Provenance, ReportTable, interval, percen
 if TYPE_CHECKING:
     from edgar_eval.report.builder import ReportInputs
 
-TIMINGS_NOTE = ("Measured on this run's clock (generation latency is the original call's when replayed from a tape), "
-                "so these figures differ between runs and are kept out of the byte-identical report.")
+TIMINGS_NOTE = (
+    "Measured on this run's clock (generation latency is the original call's when replayed from a tape), "
+    "so these figures differ between runs and are kept out of the byte-identical report."
+)
 _METRIC_NAMES = {"false_answer_rate": "false-answer rate", "answer_accuracy": "correct on answerable"}
 
 
@@ -43,27 +45,33 @@ def _number(value: float, digits: int = 3) -> str:
     return "n/a" if value is None or math.isnan(value) else f"{value:.{digits}f}"
 
 
-_V1_NOTE = ("Arm minus baseline on the same questions. Confirmatory rows test the protocol's pre-registered hypotheses "
-             "(confirmed when the whole interval lies on the predicted side of zero and McNemar rejects at the protocol's "
-             "alpha); every other row is exploratory. A difference smaller than the minimum detectable effect (80% power) "
-             "is not distinguishable from none.")
-_V2_NOTE = ("Arm minus baseline on the same questions. A hypothesis is confirmed only when both one-sided bounds hold at the "
-            "protocol's alpha (each the end of the printed two-sided interval): its false-answer rate falls (the interval's "
-            "upper end below zero) and its recall cost stays inside the margin (its correct-on-answerable difference's lower "
-            "end above minus the margin), so a gate that declines everything cannot be confirmed. The confirmatory test is the "
-            "company-cluster bootstrap; exact McNemar treats questions as independent, which they are not (questions cluster "
-            "by company, and an unanswerable twin shares its parent question), so it is printed as exploratory. The minimum "
-            "detectable effect is the design's: the split's number of questions in the frozen golden set and the discordance "
-            "the protocol assumes, at its alpha and 80% power; a difference below it is not distinguishable from none.")
+_V1_NOTE = (
+    "Arm minus baseline on the same questions. Confirmatory rows test the protocol's pre-registered hypotheses "
+    "(confirmed when the whole interval lies on the predicted side of zero and McNemar rejects at the protocol's "
+    "alpha); every other row is exploratory. A difference smaller than the minimum detectable effect (80% power) "
+    "is not distinguishable from none."
+)
+_V2_NOTE = (
+    "Arm minus baseline on the same questions. A hypothesis is confirmed only when both one-sided bounds hold at the "
+    "protocol's alpha (each the end of the printed two-sided interval): its false-answer rate falls (the interval's "
+    "upper end below zero) and its recall cost stays inside the margin (its correct-on-answerable difference's lower "
+    "end above minus the margin), so a gate that declines everything cannot be confirmed. The confirmatory test is the "
+    "company-cluster bootstrap; exact McNemar treats questions as independent, which they are not (questions cluster "
+    "by company, and an unanswerable twin shares its parent question), so it is printed as exploratory. The minimum "
+    "detectable effect is the design's: the split's number of questions in the frozen golden set and the discordance "
+    "the protocol assumes, at its alpha and 80% power; a difference below it is not distinguishable from none."
+)
 CLUSTER_WARNING_BELOW = 20
 
 
 def cluster_warning(companies: int | None, method: str) -> str:
     if companies is None or companies != companies or companies >= CLUSTER_WARNING_BELOW:
         return ""
-    return (f" Warning: these intervals resample {int(companies)} companies, fewer than {CLUSTER_WARNING_BELOW}. A cluster "
-            f"bootstrap on so few runs short of its nominal coverage; the {method} interval is used because the simulation "
-            "below finds it closest to nominal at this number of companies, and even it is an approximation.")
+    return (
+        f" Warning: these intervals resample {int(companies)} companies, fewer than {CLUSTER_WARNING_BELOW}. A cluster "
+        f"bootstrap on so few runs short of its nominal coverage; the {method} interval is used because the simulation "
+        "below finds it closest to nominal at this number of companies, and even it is an approximation."
+    )
 
 
 def split_words(frame: pd.DataFrame) -> str:
@@ -72,132 +80,258 @@ def split_words(frame: pd.DataFrame) -> str:
 
 
 def coverage_table(coverage: pd.DataFrame) -> ReportTable:
-    table = pd.DataFrame({
-        "interval method": [f"{m}{' (used)' if c else ''}" for m, c in zip(coverage.method, coverage.chosen)],
-        "companies": coverage.companies, "nominal": [percent(v) for v in coverage.nominal],
-        "coverage": [f"{percent(v)} ({k}/{n})" for v, k, n in zip(coverage.coverage, coverage.covered, coverage.replicates)],
-        "coverage Wilson 95%": [interval(lo, hi) for lo, hi in zip(coverage.coverage_low, coverage.coverage_high)],
-        "mean width": [_points(v).lstrip("+") if v <= 2 else "over 200 points (unbounded)" for v in coverage.mean_width],
-    })
-    return ReportTable(f"Bootstrap interval coverage at {int(coverage.companies.iloc[0])} companies (simulation of known truth)", table,
-                       Provenance("interval_coverage", content_version(coverage), "arm_outcomes (the split's companies and sizes)"),
-                       note="Simulated arm comparisons with a known paired false-answer-rate difference of -30 points, the "
-                            "companies and unanswerable-question counts of this split, and company-level probabilities that "
-                            "differ widely (edgar_eval/stats/coverage.py): how often each method's interval holds the truth. "
-                            "The method closest to nominal is used for the paired comparisons.")
+    table = pd.DataFrame(
+        {
+            "interval method": [f"{m}{' (used)' if c else ''}" for m, c in zip(coverage.method, coverage.chosen)],
+            "companies": coverage.companies,
+            "nominal": [percent(v) for v in coverage.nominal],
+            "coverage": [
+                f"{percent(v)} ({k}/{n})" for v, k, n in zip(coverage.coverage, coverage.covered, coverage.replicates)
+            ],
+            "coverage Wilson 95%": [interval(lo, hi) for lo, hi in zip(coverage.coverage_low, coverage.coverage_high)],
+            "mean width": [
+                _points(v).lstrip("+") if v <= 2 else "over 200 points (unbounded)" for v in coverage.mean_width
+            ],
+        }
+    )
+    return ReportTable(
+        f"Bootstrap interval coverage at {int(coverage.companies.iloc[0])} companies (simulation of known truth)",
+        table,
+        Provenance("interval_coverage", content_version(coverage), "arm_outcomes (the split's companies and sizes)"),
+        note="Simulated arm comparisons with a known paired false-answer-rate difference of -30 points, the "
+        "companies and unanswerable-question counts of this split, and company-level probabilities that "
+        "differ widely (edgar_eval/stats/coverage.py): how often each method's interval holds the truth. "
+        "The method closest to nominal is used for the paired comparisons.",
+    )
 
 
 def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
-    comparisons, gates, differences, determinism = inputs.comparisons, inputs.gates, inputs.gate_differences, inputs.determinism
+    comparisons, gates, differences, determinism = (
+        inputs.comparisons,
+        inputs.gates,
+        inputs.gate_differences,
+        inputs.determinism,
+    )
     protocol = comparisons.protocol.iloc[0] if len(comparisons) else "none"
-    ordered = comparisons.assign(first=comparisons.status != "confirmatory").sort_values(["first", "hypothesis", "metric", "arm", "baseline"])
+    ordered = comparisons.assign(first=comparisons.status != "confirmatory").sort_values(
+        ["first", "hypothesis", "metric", "arm", "baseline"]
+    )
     v2 = "recall_cost_margin" in comparisons and comparisons.recall_cost_margin.notna().any()
     method = str(ordered.interval_method.iloc[0]) if "interval_method" in ordered and len(ordered) else "percentile"
-    paired = pd.DataFrame({
-        "status": ordered.status, "hypothesis": ordered.hypothesis, "comparison": ordered.arm + " - " + ordered.baseline,
-        "metric": ordered.metric.map(_METRIC_NAMES), "questions": ordered.questions,
-        "difference": [_points(v) for v in ordered.difference],
-        f"company bootstrap interval ({method})": [f"{_points(lo)} to {_points(hi)} ({100 * c:.0f}%)"
-                                                   for lo, hi, c in zip(ordered.low, ordered.high, ordered.confidence)],
-        "discordant (arm only / baseline only)": [f"{b} / {c}" for b, c in zip(ordered.discordant_arm_only, ordered.discordant_baseline_only)],
-        "exact McNemar p" + (" (exploratory)" if v2 else ""): [_p(v) for v in ordered.mcnemar_p],
-        "minimum detectable effect" + (" (design)" if v2 else ""): [
-            _mde(v, 1 if v2 else b + c) for v, b, c in zip(ordered.minimum_detectable_effect, ordered.discordant_arm_only,
-                                                          ordered.discordant_baseline_only)],
-        "decision": ordered.decision,
-    })
-    gate_table = pd.DataFrame({
-        "gate score": gates.gate, "AUROC": [_number(v) for v in gates.auroc],
-        "AUROC DeLong 95%": [f"{_number(lo)} to {_number(hi)}" for lo, hi in zip(gates.auroc_low, gates.auroc_high)],
-        "answerable / unanswerable": [f"{p} / {n}" for p, n in zip(gates.positives, gates.negatives)],
-        "AURC": [_number(v, 4) for v in gates.aurc], "best possible AURC": [_number(v, 4) for v in gates.aurc_optimal],
-        "Brier": [_number(v, 4) for v in gates.brier],
-    })
-    reader = (f" Arm A's reader answers {int(gates.reader_right.iloc[0])} of {int(gates.reader_answerable.iloc[0])} answerable "
-              f"questions right ({percent(gates.reader_right.iloc[0] / gates.reader_answerable.iloc[0])}): AURC grades the gate "
-              "and that reader together, since each wrong answer it admits counts as risk, so a gate's AURC moves with the "
-              "reader's accuracy and only AUROC describes the gate alone."
-              if "reader_right" in gates and len(gates) and gates.reader_answerable.iloc[0] else "")
-    difference_table = pd.DataFrame({
-        "comparison": differences["first"] + " - " + differences["second"], "AUROC difference": [_number(v) for v in differences.difference],
-        "DeLong 95%": [f"{_number(lo)} to {_number(hi)}" for lo, hi in zip(differences.low, differences.high)],
-        "p": [_p(v) for v in differences.p_value],
-    })
+    paired = pd.DataFrame(
+        {
+            "status": ordered.status,
+            "hypothesis": ordered.hypothesis,
+            "comparison": ordered.arm + " - " + ordered.baseline,
+            "metric": ordered.metric.map(_METRIC_NAMES),
+            "questions": ordered.questions,
+            "difference": [_points(v) for v in ordered.difference],
+            f"company bootstrap interval ({method})": [
+                f"{_points(lo)} to {_points(hi)} ({100 * c:.0f}%)"
+                for lo, hi, c in zip(ordered.low, ordered.high, ordered.confidence)
+            ],
+            "discordant (arm only / baseline only)": [
+                f"{b} / {c}" for b, c in zip(ordered.discordant_arm_only, ordered.discordant_baseline_only)
+            ],
+            "exact McNemar p" + (" (exploratory)" if v2 else ""): [_p(v) for v in ordered.mcnemar_p],
+            "minimum detectable effect" + (" (design)" if v2 else ""): [
+                _mde(v, 1 if v2 else b + c)
+                for v, b, c in zip(
+                    ordered.minimum_detectable_effect, ordered.discordant_arm_only, ordered.discordant_baseline_only
+                )
+            ],
+            "decision": ordered.decision,
+        }
+    )
+    gate_table = pd.DataFrame(
+        {
+            "gate score": gates.gate,
+            "AUROC": [_number(v) for v in gates.auroc],
+            "AUROC DeLong 95%": [
+                f"{_number(lo)} to {_number(hi)}" for lo, hi in zip(gates.auroc_low, gates.auroc_high)
+            ],
+            "answerable / unanswerable": [f"{p} / {n}" for p, n in zip(gates.positives, gates.negatives)],
+            "AURC": [_number(v, 4) for v in gates.aurc],
+            "best possible AURC": [_number(v, 4) for v in gates.aurc_optimal],
+            "Brier": [_number(v, 4) for v in gates.brier],
+        }
+    )
+    reader = (
+        f" Arm A's reader answers {int(gates.reader_right.iloc[0])} of {int(gates.reader_answerable.iloc[0])} "
+        "answerable "
+        f"questions right ({percent(gates.reader_right.iloc[0] / gates.reader_answerable.iloc[0])}): AURC grades the "
+        "gate "
+        "and that reader together, since each wrong answer it admits counts as risk, so a gate's AURC moves with the "
+        "reader's accuracy and only AUROC describes the gate alone."
+        if "reader_right" in gates and len(gates) and gates.reader_answerable.iloc[0]
+        else ""
+    )
+    difference_table = pd.DataFrame(
+        {
+            "comparison": differences["first"] + " - " + differences["second"],
+            "AUROC difference": [_number(v) for v in differences.difference],
+            "DeLong 95%": [f"{_number(lo)} to {_number(hi)}" for lo, hi in zip(differences.low, differences.high)],
+            "p": [_p(v) for v in differences.p_value],
+        }
+    )
     by_kind = inputs.gates_by_kind
-    kind_table = pd.DataFrame({
-        "unanswerable kind": by_kind.get("kind", pd.Series(dtype=str)), "gate score": by_kind.get("gate", pd.Series(dtype=str)),
-        "AUROC": [_number(v) for v in by_kind.get("auroc", [])],
-        "AUROC DeLong 95%": [f"{_number(lo)} to {_number(hi)}" for lo, hi in zip(by_kind.get("auroc_low", []), by_kind.get("auroc_high", []))],
-        "answerable / of this kind": [f"{p} / {n}" for p, n in zip(by_kind.get("positives", []), by_kind.get("negatives", []))],
-    })
+    kind_table = pd.DataFrame(
+        {
+            "unanswerable kind": by_kind.get("kind", pd.Series(dtype=str)),
+            "gate score": by_kind.get("gate", pd.Series(dtype=str)),
+            "AUROC": [_number(v) for v in by_kind.get("auroc", [])],
+            "AUROC DeLong 95%": [
+                f"{_number(lo)} to {_number(hi)}"
+                for lo, hi in zip(by_kind.get("auroc_low", []), by_kind.get("auroc_high", []))
+            ],
+            "answerable / of this kind": [
+                f"{p} / {n}" for p, n in zip(by_kind.get("positives", []), by_kind.get("negatives", []))
+            ],
+        }
+    )
     mutations = inputs.mutations
     summary = experiment.mutation_summary(mutations)
-    mutation_table = pd.DataFrame({
-        "mutant kind": summary.kind, "mutants": summary.mutants, "right answers": summary.answers,
-        "withheld by the citation check": [f"{w} ({percent(r)})" if n else "n/a" for w, r, n in zip(summary.withheld, summary.withheld_share, summary.mutants)],
-        "withheld Wilson 95%": [interval(lo, hi) if n else "n/a" for lo, hi, n in zip(summary.withheld_low, summary.withheld_high, summary.mutants)],
-        "judged wrong": [f"{w} ({percent(r)})" if n else "n/a" for w, r, n in zip(summary.judged_wrong, summary.wrong_share, summary.mutants)],
-        "wrong Wilson 95%": [interval(lo, hi) if n else "n/a" for lo, hi, n in zip(summary.wrong_low, summary.wrong_high, summary.mutants)],
-        "whose to catch": [_MUTANT_CATCHER[k] for k in summary.kind],
-    })
+    mutation_table = pd.DataFrame(
+        {
+            "mutant kind": summary.kind,
+            "mutants": summary.mutants,
+            "right answers": summary.answers,
+            "withheld by the citation check": [
+                f"{w} ({percent(r)})" if n else "n/a"
+                for w, r, n in zip(summary.withheld, summary.withheld_share, summary.mutants)
+            ],
+            "withheld Wilson 95%": [
+                interval(lo, hi) if n else "n/a"
+                for lo, hi, n in zip(summary.withheld_low, summary.withheld_high, summary.mutants)
+            ],
+            "judged wrong": [
+                f"{w} ({percent(r)})" if n else "n/a"
+                for w, r, n in zip(summary.judged_wrong, summary.wrong_share, summary.mutants)
+            ],
+            "wrong Wilson 95%": [
+                interval(lo, hi) if n else "n/a"
+                for lo, hi, n in zip(summary.wrong_low, summary.wrong_high, summary.mutants)
+            ],
+            "whose to catch": [_MUTANT_CATCHER[k] for k in summary.kind],
+        }
+    )
     row = determinism.iloc[0]
     applicable = bool(row.get("applicable", True))
-    determinism_table = pd.DataFrame([{
-        "generator": row.get("generator", ""),
-        "prompts sent twice": int(row.prompts) if applicable else "not applicable: a deterministic generator",
-        "same text": int(row.same_text) if applicable else "n/a", "share": percent(row.share) if applicable else "n/a",
-        "Wilson 95%": interval(row.low, row.high) if applicable else "n/a",
-    }])
+    determinism_table = pd.DataFrame(
+        [
+            {
+                "generator": row.get("generator", ""),
+                "prompts sent twice": int(row.prompts) if applicable else "not applicable: a deterministic generator",
+                "same text": int(row.same_text) if applicable else "n/a",
+                "share": percent(row.share) if applicable else "n/a",
+                "Wilson 95%": interval(row.low, row.high) if applicable else "n/a",
+            }
+        ]
+    )
     return [
-        ReportTable(f"Paired arm comparisons (protocol {protocol}, {split_words(comparisons)})", paired,
-                    Provenance("arm_comparisons", content_version(comparisons), "arm_outcomes, interval_coverage, protocol/" + str(protocol) + ".toml"),
-                    note=(_V2_NOTE if v2 else _V1_NOTE) + cluster_warning(comparisons.companies.max() if "companies" in comparisons else None, method)),
+        ReportTable(
+            f"Paired arm comparisons (protocol {protocol}, {split_words(comparisons)})",
+            paired,
+            Provenance(
+                "arm_comparisons",
+                content_version(comparisons),
+                "arm_outcomes, interval_coverage, protocol/" + str(protocol) + ".toml",
+            ),
+            note=(_V2_NOTE if v2 else _V1_NOTE)
+            + cluster_warning(comparisons.companies.max() if "companies" in comparisons else None, method),
+        ),
         *([coverage_table(inputs.coverage)] if len(inputs.coverage) else []),
-        ReportTable(f"Gate quality ({split_words(gates)})", gate_table, Provenance("gate_quality", content_version(gates), "gate_scores x arm_outcomes (arm A)"),
-                    note="AUROC: how well each gate score separates answerable from unanswerable questions. AURC: area under the "
-                         "risk-coverage curve of arm A's kept answers admitted in the score's order (lower is better). Brier: the "
-                         "relevance model's probability against the answerable label." + reader),
-        ReportTable(f"Gate quality per unanswerable kind ({split_words(by_kind)})", kind_table,
-                    Provenance("gate_quality_by_kind", content_version(by_kind), "gate_scores x golden_questions"),
-                    note="Each gate score's AUROC for telling the answerable questions from one unanswerable kind at a time. A kind "
-                         "that a surface feature gives away (a year no filing of the company reports, for the period guard; a "
-                         "company name the passages never print, for the relevance model's name feature) is separated by that "
-                         "feature alone: a high AUROC there measures how easy the twin is, not how good the gate is. The kind "
-                         "no surface feature gives away (absent concept) is the one that tests a gate."),
-        ReportTable(f"Gate scores compared ({split_words(differences)})", difference_table,
-                    Provenance("gate_comparisons", content_version(differences), "gate_scores"),
-                    note="Paired AUROC differences on the same questions (DeLong), exploratory: DeLong treats questions as "
-                         "independent, which they are not (they cluster by company)."),
-        ReportTable("Citation check and judge under figure mutations", mutation_table,
-                    Provenance("citation_mutations", content_version(mutations),
-                               "generations, arm_outcomes, retrievals, search_index, golden_questions"),
-                    note="Every answer arm A got right, with one figure changed in one of five ways, checked again against its "
-                         "passages (withheld?) and judged again against its golden case (wrong?). A wrong-column mutant prints "
-                         "another period's figure from the same table row: the passage prints it, so the citation check rightly "
-                         "backs it and only the judge can catch it. A one-digit rounding that lies within 2% of the figure is "
-                         "rightly backed and judged right."),
-        ReportTable("Determinism", determinism_table, Provenance("determinism", content_version(determinism), "generations"),
-                    note="A seeded sample of prompts sent to the generator twice; from a tape, the two recorded calls are compared. "
-                         "A deterministic generator (the offline readers) is not measured: it would only be compared with itself."),
+        ReportTable(
+            f"Gate quality ({split_words(gates)})",
+            gate_table,
+            Provenance("gate_quality", content_version(gates), "gate_scores x arm_outcomes (arm A)"),
+            note="AUROC: how well each gate score separates answerable from unanswerable questions. AURC: area under "
+            "the "
+            "risk-coverage curve of arm A's kept answers admitted in the score's order (lower is better). Brier: the "
+            "relevance model's probability against the answerable label." + reader,
+        ),
+        ReportTable(
+            f"Gate quality per unanswerable kind ({split_words(by_kind)})",
+            kind_table,
+            Provenance("gate_quality_by_kind", content_version(by_kind), "gate_scores x golden_questions"),
+            note="Each gate score's AUROC for telling the answerable questions from one unanswerable kind at a time. A "
+            "kind "
+            "that a surface feature gives away (a year no filing of the company reports, for the period guard; a "
+            "company name the passages never print, for the relevance model's name feature) is separated by that "
+            "feature alone: a high AUROC there measures how easy the twin is, not how good the gate is. The kind "
+            "no surface feature gives away (absent concept) is the one that tests a gate.",
+        ),
+        ReportTable(
+            f"Gate scores compared ({split_words(differences)})",
+            difference_table,
+            Provenance("gate_comparisons", content_version(differences), "gate_scores"),
+            note="Paired AUROC differences on the same questions (DeLong), exploratory: DeLong treats questions as "
+            "independent, which they are not (they cluster by company).",
+        ),
+        ReportTable(
+            "Citation check and judge under figure mutations",
+            mutation_table,
+            Provenance(
+                "citation_mutations",
+                content_version(mutations),
+                "generations, arm_outcomes, retrievals, search_index, golden_questions",
+            ),
+            note="Every answer arm A got right, with one figure changed in one of five ways, checked again against its "
+            "passages (withheld?) and judged again against its golden case (wrong?). A wrong-column mutant prints "
+            "another period's figure from the same table row: the passage prints it, so the citation check rightly "
+            "backs it and only the judge can catch it. A one-digit rounding that lies within 2% of the figure is "
+            "rightly backed and judged right.",
+        ),
+        ReportTable(
+            "Determinism",
+            determinism_table,
+            Provenance("determinism", content_version(determinism), "generations"),
+            note="A seeded sample of prompts sent to the generator twice; from a tape, the two recorded calls are "
+            "compared. "
+            "A deterministic generator (the offline readers) is not measured: it would only be compared with itself.",
+        ),
     ]
 
 
 _MUTANT_CATCHER = {
-    "last_digit": "both", "sign_flipped": "both", "scale_word": "both", "wrong_column": "the judge",
+    "last_digit": "both",
+    "sign_flipped": "both",
+    "scale_word": "both",
+    "wrong_column": "the judge",
     "one_significant_digit": "both (unless within 2%)",
 }
 
 
 def timing_tables(inputs: "ReportInputs") -> list[ReportTable]:
     latency, costs = inputs.latency, inputs.costs
-    stage_table = pd.DataFrame({"stage": latency.stage, "calls": latency.calls,
-                                "P50 ms": [_number(v, 2) for v in latency.p50_ms], "P95 ms": [_number(v, 2) for v in latency.p95_ms]})
-    cost_table = pd.DataFrame({"arm": costs.arm, "questions": costs.questions, "generated": costs.generated,
-                               "generator seconds per question": [_number(v, 4) for v in costs.generator_seconds_per_question]})
+    stage_table = pd.DataFrame(
+        {
+            "stage": latency.stage,
+            "calls": latency.calls,
+            "P50 ms": [_number(v, 2) for v in latency.p50_ms],
+            "P95 ms": [_number(v, 2) for v in latency.p95_ms],
+        }
+    )
+    cost_table = pd.DataFrame(
+        {
+            "arm": costs.arm,
+            "questions": costs.questions,
+            "generated": costs.generated,
+            "generator seconds per question": [_number(v, 4) for v in costs.generator_seconds_per_question],
+        }
+    )
     return [
-        ReportTable("Latency per stage", stage_table, Provenance("stage_latency", content_version(latency), "retrievals, gate_scores, generations")),
-        ReportTable("Generator cost per arm", cost_table, Provenance("arm_costs", content_version(costs), "arm_outcomes"),
-                    note="A question an arm's gates decline before generation costs no generator time."),
+        ReportTable(
+            "Latency per stage",
+            stage_table,
+            Provenance("stage_latency", content_version(latency), "retrievals, gate_scores, generations"),
+        ),
+        ReportTable(
+            "Generator cost per arm",
+            cost_table,
+            Provenance("arm_costs", content_version(costs), "arm_outcomes"),
+            note="A question an arm's gates decline before generation costs no generator time.",
+        ),
     ]
 
 
@@ -210,13 +344,22 @@ def run_receipt(inputs: "ReportInputs") -> dict:
             "generator_id": str(first.generator_id) if first is not None else "",
             "model_id": str(first.model_id) if first is not None else "",
             "parameters": json.loads(first.parameters) if first is not None else {},
-            "prompt_version": first.prompt_version if first is not None and isinstance(first.prompt_version, str) else None,
+            "prompt_version": first.prompt_version
+            if first is not None and isinstance(first.prompt_version, str)
+            else None,
             "replayed_generations": int(generations.replayed.sum()),
         },
         "embedder_and_index": json.loads(inputs.index_fingerprint),
-        "golden_set": {"version": str(inputs.golden_set.version.iloc[0]), "sha256": str(inputs.golden_set.content_hash.iloc[0])},
-        "protocol": {"version": str(inputs.comparisons.protocol.iloc[0]), "sha256": str(inputs.comparisons.protocol_sha256.iloc[0])}
-        if len(inputs.comparisons) else None,
+        "golden_set": {
+            "version": str(inputs.golden_set.version.iloc[0]),
+            "sha256": str(inputs.golden_set.content_hash.iloc[0]),
+        },
+        "protocol": {
+            "version": str(inputs.comparisons.protocol.iloc[0]),
+            "sha256": str(inputs.comparisons.protocol_sha256.iloc[0]),
+        }
+        if len(inputs.comparisons)
+        else None,
         "corpus": dict(sorted(zip(inputs.filings.filing_id, inputs.filings.sha256))),
         "code_version": inputs.settings.get("code_version", ""),
         "settings": {k: v for k, v in sorted(inputs.settings.items()) if k != "code_version"},
@@ -226,16 +369,27 @@ def run_receipt(inputs: "ReportInputs") -> dict:
 def receipt_table(receipt: dict) -> ReportTable:
     generator, index = receipt["generator"], receipt["embedder_and_index"]
     rows = [
-        ("generator", generator["generator_id"]), ("model", generator["model_id"] or "n/a"),
+        ("generator", generator["generator_id"]),
+        ("model", generator["model_id"] or "n/a"),
         ("model parameters", json.dumps(generator["parameters"], sort_keys=True)),
         ("prompt version", generator["prompt_version"] or "n/a (no prompt)"),
         ("generations replayed from a tape", str(generator["replayed_generations"])),
-        ("embedder", index["embedder_id"]), ("index fingerprint", json.dumps(index, sort_keys=True)),
+        ("embedder", index["embedder_id"]),
+        ("index fingerprint", json.dumps(index, sort_keys=True)),
         ("golden set", f"{receipt['golden_set']['version']} sha256 {receipt['golden_set']['sha256']}"),
-        ("protocol", f"{receipt['protocol']['version']} sha256 {receipt['protocol']['sha256']}" if receipt["protocol"] else "n/a"),
+        (
+            "protocol",
+            f"{receipt['protocol']['version']} sha256 {receipt['protocol']['sha256']}"
+            if receipt["protocol"]
+            else "n/a",
+        ),
         ("corpus", f"{len(receipt['corpus'])} filings (sha256 each in the Corpus table and receipt.json)"),
     ]
     frame = pd.DataFrame(rows, columns=["item", "value"])
-    return ReportTable("Run receipt", frame, Provenance("report", content_version(frame), "every asset above"),
-                       note="The same, with every filing's sha256 and the code version (package version and source hash, which "
-                            "changes with any code edit and so is kept out of this page), is written to receipt.json beside this report.")
+    return ReportTable(
+        "Run receipt",
+        frame,
+        Provenance("report", content_version(frame), "every asset above"),
+        note="The same, with every filing's sha256 and the code version (package version and source hash, which "
+        "changes with any code edit and so is kept out of this page), is written to receipt.json beside this report.",
+    )

@@ -24,8 +24,10 @@ import pandas as pd
 
 from edgar_eval.report.markdown import ReportTable
 
-CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'none'; object-src 'none'; style-src 'unsafe-inline'; "
-                           "base-uri 'none'; form-action 'none'")
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'none'; object-src 'none'; style-src 'unsafe-inline'; "
+    "base-uri 'none'; form-action 'none'"
+)
 
 _STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 80rem; padding: 0 1rem; color: #222; line-height: 1.45; }
@@ -38,7 +40,7 @@ thead th { background: #f0f0f0; }
 tbody tr:nth-child(even) { background: #fafafa; }
 p.source { color: #555; font-size: .85rem; }
 figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; }
-""".strip()
+""".strip()  # noqa: E501  (one CSS rule per line, as the report carries it)
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _CODE_SPAN = re.compile(r"(`[^`]*`)")
@@ -89,8 +91,17 @@ def _table(frame: pd.DataFrame) -> list[str]:
     if len(frame.columns) == 0:
         return ['<p class="empty">No rows.</p>']
     head = "".join(f"<th>{html_cell(c)}</th>" for c in frame.columns)
-    body = ["<tr>" + "".join(f"<td>{html_cell(v)}</td>" for v in row) + "</tr>" for row in frame.itertuples(index=False)]
-    return ['<div class="table-wrap"><table>', f"<thead><tr>{head}</tr></thead>", "<tbody>", *body, "</tbody>", "</table></div>"]
+    body = [
+        "<tr>" + "".join(f"<td>{html_cell(v)}</td>" for v in row) + "</tr>" for row in frame.itertuples(index=False)
+    ]
+    return [
+        '<div class="table-wrap"><table>',
+        f"<thead><tr>{head}</tr></thead>",
+        "<tbody>",
+        *body,
+        "</tbody>",
+        "</table></div>",
+    ]
 
 
 def check_svg(svg: str) -> str:
@@ -112,13 +123,19 @@ def check_svg(svg: str) -> str:
         if name not in _SVG_ELEMENTS:
             raise ValueError(f"figure holds a {name!r} element")
         for attribute, value in element.attrib.items():
-            if attribute.lower().startswith("on") or "href" in attribute.lower() or attribute.startswith("{") or "url(" in value.lower():
+            if (
+                attribute.lower().startswith("on")
+                or "href" in attribute.lower()
+                or attribute.startswith("{")
+                or "url(" in value.lower()
+            ):
                 raise ValueError(f"figure holds a {attribute!r} attribute")
     return svg
 
 
 def render_html(title: str, preface: list[str], tables: list[ReportTable], figures: list[tuple[str, str]]) -> str:
-    """The report as one HTML5 document: preface, each table with its note and provenance, then each figure under its title."""
+    """The report as one HTML5 document: preface, each table with its note and provenance, then each figure under its
+    title."""
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -139,8 +156,10 @@ def render_html(title: str, preface: list[str], tables: list[ReportTable], figur
             parts += _blocks([table.note])
         parts += _table(table.frame)
         p = table.provenance
-        parts.append(f'<p class="source">Source: asset <code>{_escape(p.asset)}</code>, data version '
-                     f"<code>{_escape(p.data_version)}</code>, read from {html_cell(p.read_from)}.</p>")
+        parts.append(
+            f'<p class="source">Source: asset <code>{_escape(p.asset)}</code>, data version '
+            f"<code>{_escape(p.data_version)}</code>, read from {html_cell(p.read_from)}.</p>"
+        )
     for figure_title, svg in figures:
         parts += [f"<h2>{html_cell(figure_title)}</h2>", "<figure>", check_svg(svg).strip(), "</figure>"]
     parts += ["</body>", "</html>"]

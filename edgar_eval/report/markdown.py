@@ -9,7 +9,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*\[\]|<>])")
-_ENTITY_START = re.compile(r"&(?=#?[A-Za-z0-9]+;)")  # "&lt;" in filing text stays text; "Johnson & Johnson" stays as written
+_ENTITY_START = re.compile(
+    r"&(?=#?[A-Za-z0-9]+;)"
+)  # "&lt;" in filing text stays text; "Johnson & Johnson" stays as written
 
 
 def md_cell(value: object) -> str:

@@ -13,7 +13,8 @@ START, END = "<!-- figures:start (edgar-eval readme writes this block) -->", "<!
 
 
 def report_table(markdown: str, title: str) -> list[dict[str, str]]:
-    """The rows of the report table under `## title` (or `## title (the split it reads)`), as dicts of the cells as printed."""
+    """The rows of the report table under `## title` (or `## title (the split it reads)`), as dicts of the cells as
+    printed."""
     section = re.search(rf"^## {re.escape(title)}(?: \([^\n]*\))?\n(.*?)(?=^## |\Z)", markdown, re.M | re.S)
     if section is None:
         raise ValueError(f"the report has no table {title!r}")
@@ -27,18 +28,34 @@ def readme_figures(reports: dict[str, str]) -> str:
     """One row per corpus: golden questions, page hit at each depth per retriever, the reader's accuracy on answerable
     questions (all of them, arm A), the false-answer rate of arm A (no gate) against arm E (period guard + relevance
     model) on the eval split, and the hard questions the ten gates accepted."""
-    lines = [START, "", "| corpus | golden questions (answerable) | page hit@30 / @50: dense, bm25, hybrid | reader right on answerable "
-             "| FAR arm A (eval) | FAR arm E (eval) | hard questions accepted / proposed |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        START,
+        "",
+        "| corpus | golden questions (answerable) | page hit@30 / @50: dense, bm25, hybrid | reader right on "
+        "answerable "
+        "| FAR arm A (eval) | FAR arm E (eval) | hard questions accepted / proposed |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for corpus, markdown in sorted(reports.items()):
         kinds = {row["kind"]: int(row["questions"]) for row in report_table(markdown, "Golden questions")}
-        hits = {(row["retriever"], row["K"]): row["page hit"].split(" ")[0] for row in report_table(markdown, "Retrieval")}
+        hits = {
+            (row["retriever"], row["K"]): row["page hit"].split(" ")[0] for row in report_table(markdown, "Retrieval")
+        }
         arms = {row["arm"]: f"{row['FAR']} ({row['false answers']})" for row in report_table(markdown, "Arms")}
-        reader = next(row for row in report_table(markdown, "Readers") if row["reader"].endswith("(the arms read this one)"))
+        reader = next(
+            row for row in report_table(markdown, "Readers") if row["reader"].endswith("(the arms read this one)")
+        )
         retrieval = ", ".join(f"{hits[(r, '30')]} / {hits[(r, '50')]}" for r in ("dense", "bm25", "hybrid"))
-        funnel = next(row for row in report_table(markdown, "Hard golden questions: the funnel per dispersion pattern")
-                      if row["pattern"] == "all")
-        lines.append(f"| `reports/{corpus}/report.md` | {sum(kinds.values())} ({kinds.get('answerable', 0)}) | {retrieval} "
-                     f"| {reader['right']} ({reader['reader'].split(' ')[0]}) | {arms['A']} | {arms['E']} | {funnel['accepted']} / {funnel['proposed']} |")
+        funnel = next(
+            row
+            for row in report_table(markdown, "Hard golden questions: the funnel per dispersion pattern")
+            if row["pattern"] == "all"
+        )
+        lines.append(
+            f"| `reports/{corpus}/report.md` | {sum(kinds.values())} ({kinds.get('answerable', 0)}) | {retrieval} "
+            f"| {reader['right']} ({reader['reader'].split(' ')[0]}) | {arms['A']} | {arms['E']} | "
+            f"{funnel['accepted']} / {funnel['proposed']} |"
+        )
     return "\n".join([*lines, "", END])
 
 

@@ -53,7 +53,7 @@ def nice_ceiling(value: float) -> tuple[float, float]:
     exponent = math.floor(math.log10(value / 5))
     while True:
         for mantissa in (1, 2, 5):
-            step = mantissa * 10.0 ** exponent
+            step = mantissa * 10.0**exponent
             steps = math.ceil(value / step - 1e-9)
             if steps <= 5:
                 return round(steps * step, 12), step
@@ -93,7 +93,8 @@ def _open(title: str) -> list[str]:
         f'role="img" font-family="sans-serif" font-size="12">',
         f"<title>{svg_text(title)}</title>",
         f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/>',
-        f'<text x="{_num(WIDTH / 2)}" y="24.00" text-anchor="middle" font-size="14" font-weight="bold">{svg_text(title)}</text>',
+        f'<text x="{_num(WIDTH / 2)}" y="24.00" text-anchor="middle" font-size="14" '
+        f'font-weight="bold">{svg_text(title)}</text>',
     ]
 
 
@@ -106,18 +107,28 @@ def _value_axis(box: PlotBox, top: float, step: float, label: str) -> list[str]:
         y = _num(scale(value, 0.0, top, box.bottom, box.top))
         parts.append(f'<line x1="{_num(box.left)}" y1="{y}" x2="{_num(box.right)}" y2="{y}" stroke="#dddddd"/>')
         parts.append(f'<line x1="{_num(box.left - 5)}" y1="{y}" x2="{_num(box.left)}" y2="{y}" stroke="#333333"/>')
-        parts.append(f'<text x="{_num(box.left - 8)}" y="{y}" dy="4.00" text-anchor="end">{_percent(value, decimals)}</text>')
+        parts.append(
+            f'<text x="{_num(box.left - 8)}" y="{y}" dy="4.00" text-anchor="end">{_percent(value, decimals)}</text>'
+        )
     middle = _num((box.top + box.bottom) / 2)
-    parts.append(f'<text x="18.00" y="{middle}" text-anchor="middle" transform="rotate(-90 18.00 {middle})">{svg_text(label)}</text>')
-    parts.append(f'<rect x="{_num(box.left)}" y="{_num(box.top)}" width="{_num(box.right - box.left)}" '
-                 f'height="{_num(box.bottom - box.top)}" fill="none" stroke="#333333"/>')
+    parts.append(
+        f'<text x="18.00" y="{middle}" text-anchor="middle" transform="rotate(-90 18.00 '
+        f'{middle})">{svg_text(label)}</text>'
+    )
+    parts.append(
+        f'<rect x="{_num(box.left)}" y="{_num(box.top)}" width="{_num(box.right - box.left)}" '
+        f'height="{_num(box.bottom - box.top)}" fill="none" stroke="#333333"/>'
+    )
     parts.append("</g>")
     return parts
 
 
 def _notes(lines: list[str]) -> list[str]:
-    return [f'<text class="note" x="{_num(12)}" y="{_num(HEIGHT - 12 - 16 * (len(lines) - 1 - i))}" font-style="italic">'
-            f"{svg_text(line)}</text>" for i, line in enumerate(lines)]
+    return [
+        f'<text class="note" x="{_num(12)}" y="{_num(HEIGHT - 12 - 16 * (len(lines) - 1 - i))}" font-style="italic">'
+        f"{svg_text(line)}</text>"
+        for i, line in enumerate(lines)
+    ]
 
 
 def risk_coverage_svg(curves: dict[str, tuple[Sequence[float], Sequence[float]]], title: str) -> str:
@@ -150,8 +161,10 @@ def risk_coverage_svg(curves: dict[str, tuple[Sequence[float], Sequence[float]]]
         x = _num(scale(value, 0.0, 1.0, box.left, box.right))
         parts.append(f'<line x1="{x}" y1="{_num(box.bottom)}" x2="{x}" y2="{_num(box.bottom + 5)}" stroke="#333333"/>')
         parts.append(f'<text x="{x}" y="{_num(box.bottom + 18)}" text-anchor="middle">{_percent(value, 0)}</text>')
-    parts.append(f'<text x="{_num((box.left + box.right) / 2)}" y="{_num(box.bottom + 38)}" text-anchor="middle">'
-                 "coverage (share of questions answered)</text>")
+    parts.append(
+        f'<text x="{_num((box.left + box.right) / 2)}" y="{_num(box.bottom + 38)}" text-anchor="middle">'
+        "coverage (share of questions answered)</text>"
+    )
     parts.append("</g>")
 
     parts.append('<g class="curves" fill="none" stroke-width="2" stroke-linejoin="round" stroke-linecap="round">')
@@ -178,10 +191,14 @@ def risk_coverage_svg(curves: dict[str, tuple[Sequence[float], Sequence[float]]]
         colour, dash = PALETTE[i % len(PALETTE)], DASHES[(i // len(PALETTE)) % len(DASHES)]
         y = box.top + 8 + 20 * i
         dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-        parts.append(f'<line x1="{_num(box.right + 16)}" y1="{_num(y)}" x2="{_num(box.right + 40)}" y2="{_num(y)}" '
-                     f'stroke="{colour}" stroke-width="2"{dash_attr}/>')
-        parts.append(f'<text x="{_num(box.right + 46)}" y="{_num(y)}" dy="4.00"><title>{svg_text(name)}</title>'
-                     f"{svg_text(_shorten(name, LEGEND_CHARS))}</text>")
+        parts.append(
+            f'<line x1="{_num(box.right + 16)}" y1="{_num(y)}" x2="{_num(box.right + 40)}" y2="{_num(y)}" '
+            f'stroke="{colour}" stroke-width="2"{dash_attr}/>'
+        )
+        parts.append(
+            f'<text x="{_num(box.right + 46)}" y="{_num(y)}" dy="4.00"><title>{svg_text(name)}</title>'
+            f"{svg_text(_shorten(name, LEGEND_CHARS))}</text>"
+        )
     parts.append("</g>")
     notes = []
     if not cleaned:
@@ -193,8 +210,14 @@ def risk_coverage_svg(curves: dict[str, tuple[Sequence[float], Sequence[float]]]
     return "\n".join(parts) + "\n"
 
 
-def interval_bars_svg(labels: list[str], estimates: Sequence[float], lows: Sequence[float], highs: Sequence[float],
-                      title: str, axis_label: str) -> str:
+def interval_bars_svg(
+    labels: list[str],
+    estimates: Sequence[float],
+    lows: Sequence[float],
+    highs: Sequence[float],
+    title: str,
+    axis_label: str,
+) -> str:
     """A bar per label at its estimate with a whisker from its low to its high bound, on a percentage axis.
 
     Values are proportions (0.169 reads 16.9%).  A NaN estimate omits the bar and is
@@ -205,7 +228,9 @@ def interval_bars_svg(labels: list[str], estimates: Sequence[float], lows: Seque
     est, low, high = _floats(estimates), _floats(lows), _floats(highs)
     names = [str(label) for label in labels]
     if not len(names) == len(est) == len(low) == len(high):
-        raise ValueError(f"need one estimate, low and high per label, got {len(names)}, {len(est)}, {len(low)}, {len(high)}")
+        raise ValueError(
+            f"need one estimate, low and high per label, got {len(names)}, {len(est)}, {len(low)}, {len(high)}"
+        )
     finite = [v for v in est + low + high if not math.isnan(v)]
     if any(not math.isfinite(v) or v < 0 for v in finite):
         raise ValueError("estimates and bounds must be finite, non-negative proportions (or NaN)")
@@ -226,27 +251,41 @@ def interval_bars_svg(labels: list[str], estimates: Sequence[float], lows: Seque
     for i, name in enumerate(names):
         centre = box.left + slot * (i + 0.5)
         parts.append(f'<g class="arm"><title>{svg_text(name)}</title>')
-        parts.append(f'<text x="{_num(centre)}" y="{_num(box.bottom + 18)}" text-anchor="middle">{svg_text(_shorten(name, label_chars))}</text>')
+        parts.append(
+            f'<text x="{_num(centre)}" y="{_num(box.bottom + 18)}" '
+            f'text-anchor="middle">{svg_text(_shorten(name, label_chars))}</text>'
+        )
         if math.isnan(est[i]):
             no_estimate.append(name)
-            parts.append(f'<text x="{_num(centre)}" y="{_num(box.bottom - 6)}" text-anchor="middle" fill="#666666">n/a</text>')
+            parts.append(
+                f'<text x="{_num(centre)}" y="{_num(box.bottom - 6)}" text-anchor="middle" fill="#666666">n/a</text>'
+            )
             parts.append("</g>")
             continue
         y = y_of(est[i])
-        parts.append(f'<rect class="bar" x="{_num(centre - width / 2)}" y="{_num(y)}" width="{_num(width)}" '
-                     f'height="{_num(box.bottom - y)}" fill="{PALETTE[0]}" fill-opacity="0.75"/>')
+        parts.append(
+            f'<rect class="bar" x="{_num(centre - width / 2)}" y="{_num(y)}" width="{_num(width)}" '
+            f'height="{_num(box.bottom - y)}" fill="{PALETTE[0]}" fill-opacity="0.75"/>'
+        )
         label_y = y
         if math.isnan(low[i]) or math.isnan(high[i]):
             no_interval.append(name)
         else:
             y_low, y_high, cap = _num(y_of(low[i])), _num(y_of(high[i])), width / 6
-            parts.append(f'<line class="whisker" x1="{_num(centre)}" y1="{y_low}" x2="{_num(centre)}" y2="{y_high}" '
-                         f'stroke="#222222" stroke-width="1.50"/>')
+            parts.append(
+                f'<line class="whisker" x1="{_num(centre)}" y1="{y_low}" x2="{_num(centre)}" y2="{y_high}" '
+                f'stroke="#222222" stroke-width="1.50"/>'
+            )
             for y_cap in (y_low, y_high):
-                parts.append(f'<line class="cap" x1="{_num(centre - cap)}" y1="{y_cap}" x2="{_num(centre + cap)}" y2="{y_cap}" '
-                             f'stroke="#222222" stroke-width="1.50"/>')
+                parts.append(
+                    f'<line class="cap" x1="{_num(centre - cap)}" y1="{y_cap}" x2="{_num(centre + cap)}" y2="{y_cap}" '
+                    f'stroke="#222222" stroke-width="1.50"/>'
+                )
             label_y = min(y, y_of(high[i]))
-        parts.append(f'<text class="value" x="{_num(centre)}" y="{_num(label_y - 6)}" text-anchor="middle">{_percent(est[i], 1)}</text>')
+        parts.append(
+            f'<text class="value" x="{_num(centre)}" y="{_num(label_y - 6)}" '
+            f'text-anchor="middle">{_percent(est[i], 1)}</text>'
+        )
         parts.append("</g>")
     parts.append("</g>")
     notes = []

@@ -49,8 +49,16 @@ def index_fingerprint(chunk_size: int, chunk_overlap: int) -> IndexFingerprint:
 
 
 def _tokenise(texts: list[str], stemmer: Stemmer.Stemmer, return_ids: bool):
-    return bm25s.tokenize(texts, lower=True, token_pattern=TOKEN_PATTERN, stopwords=list(STOPWORDS), stemmer=stemmer,
-                          return_ids=return_ids, show_progress=False, allow_empty=True)
+    return bm25s.tokenize(
+        texts,
+        lower=True,
+        token_pattern=TOKEN_PATTERN,
+        stopwords=list(STOPWORDS),
+        stemmer=stemmer,
+        return_ids=return_ids,
+        show_progress=False,
+        allow_empty=True,
+    )
 
 
 class BM25Index:
@@ -80,7 +88,8 @@ class BM25Index:
         return _tokenise([query], self._stemmer, return_ids=False)[0]
 
     def search(self, query: str, scope: list[str], k: int) -> list[Hit]:
-        """Top k chunks of the filings in `scope` that share a term with the query; no other filing's chunk can come back."""
+        """Top k chunks of the filings in `scope` that share a term with the query; no other filing's chunk can come
+        back."""
         if self._retriever is None or k <= 0:
             return []
         vocab = self._retriever.vocab_dict

@@ -34,7 +34,7 @@ def rrf_fuse(rankings: Sequence[Sequence[Hit]], k: int, rrf_k: int = RRF_K) -> l
             if hit.rank < 1:
                 raise ValueError(f"ranks count from 1, got {hit.rank}")
             fused[hit.row] = fused.get(hit.row, Fraction(0)) + Fraction(1, rrf_k + hit.rank)
-    order = sorted(fused, key=lambda row: (-fused[row], row))[:max(k, 0)]
+    order = sorted(fused, key=lambda row: (-fused[row], row))[: max(k, 0)]
     return [Hit(row, float(fused[row]), rank) for rank, row in enumerate(order, start=1)]
 
 
@@ -64,4 +64,6 @@ class HybridRetriever:
         """Top k fused chunks of the filings in `scope`; both pools are searched k deep."""
         if k <= 0:
             return []
-        return rrf_fuse([self.dense.search(query_vector, scope, k), self.bm25.search(query_text, scope, k)], k, self.rrf_k)
+        return rrf_fuse(
+            [self.dense.search(query_vector, scope, k), self.bm25.search(query_text, scope, k)], k, self.rrf_k
+        )

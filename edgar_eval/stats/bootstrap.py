@@ -146,7 +146,13 @@ def _as_arrays(x: ArrayLike, y: ArrayLike, clusters: ArrayLike) -> tuple[np.ndar
 
 
 def _bootstrap(
-    num: np.ndarray, den: np.ndarray, labels: np.ndarray, confidence: float, resamples: int, seed: int, method: str = "percentile"
+    num: np.ndarray,
+    den: np.ndarray,
+    labels: np.ndarray,
+    confidence: float,
+    resamples: int,
+    seed: int,
+    method: str = "percentile",
 ) -> Interval:
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
@@ -191,8 +197,9 @@ def _bootstrap(
     return Interval(estimate, float(low), float(high), confidence, resamples, k, undefined, method)
 
 
-def _resample(num_k: np.ndarray, den_k: np.ndarray, resamples: int, seed: int,
-              studentized: bool) -> tuple[np.ndarray, np.ndarray | None]:
+def _resample(
+    num_k: np.ndarray, den_k: np.ndarray, resamples: int, seed: int, studentized: bool
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Each resample's ratio, and (studentized) its linearised standard error, drawn in bounded chunks."""
     k = num_k.size
     rng = np.random.default_rng(seed)
@@ -208,8 +215,11 @@ def _resample(num_k: np.ndarray, den_k: np.ndarray, resamples: int, seed: int,
             ratios[start:stop] = ratio
             if errors is not None:
                 # sum_k (n_k - r d_k)^2 expanded, so each term is one gather-and-sum
-                squares = ((num_k ** 2)[drawn].sum(axis=1) - 2 * ratio * (num_k * den_k)[drawn].sum(axis=1)
-                           + ratio ** 2 * (den_k ** 2)[drawn].sum(axis=1))
+                squares = (
+                    (num_k**2)[drawn].sum(axis=1)
+                    - 2 * ratio * (num_k * den_k)[drawn].sum(axis=1)
+                    + ratio**2 * (den_k**2)[drawn].sum(axis=1)
+                )
                 errors[start:stop] = np.sqrt(np.maximum(squares, 0) * k / (k - 1)) / bottom
     if errors is not None:
         errors = np.round(errors, 12)  # a resample of identical companies has no spread, not a rounding residue
@@ -230,8 +240,8 @@ def _bca_levels(ratios: np.ndarray, estimate: float, num_k: np.ndarray, den_k: n
     keep = den_k.sum() - den_k > 0
     jackknife = (num_k.sum() - num_k[keep]) / (den_k.sum() - den_k[keep])
     deviation = jackknife.mean() - jackknife
-    spread = float(np.sum(deviation ** 2))
-    acceleration = float(np.sum(deviation ** 3) / (6 * spread ** 1.5)) if spread > 0 else 0.0
+    spread = float(np.sum(deviation**2))
+    acceleration = float(np.sum(deviation**3) / (6 * spread**1.5)) if spread > 0 else 0.0
     levels = []
     for z in (norm.ppf(tail), norm.ppf(1 - tail)):
         shifted = bias + (bias + z) / (1 - acceleration * (bias + z))

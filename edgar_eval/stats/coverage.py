@@ -41,9 +41,16 @@ class Coverage:
         return self.covered / self.replicates if self.replicates else float("nan")
 
 
-def simulate_coverage(company_sizes: list[int], confidence: float, replicates: int = 400, resamples: int = 1_000,
-                      seed: int = 0, methods: tuple[str, ...] = METHODS) -> list[Coverage]:
-    """Each method's coverage of the true paired difference over `replicates` simulated runs with these company sizes."""
+def simulate_coverage(
+    company_sizes: list[int],
+    confidence: float,
+    replicates: int = 400,
+    resamples: int = 1_000,
+    seed: int = 0,
+    methods: tuple[str, ...] = METHODS,
+) -> list[Coverage]:
+    """Each method's coverage of the true paired difference over `replicates` simulated runs with these company
+    sizes."""
     sizes = np.asarray(company_sizes, dtype=int)
     if sizes.ndim != 1 or sizes.size < 2 or np.any(sizes < 1):
         raise ValueError(f"need two or more companies of one or more questions, got sizes {company_sizes}")
@@ -60,8 +67,9 @@ def simulate_coverage(company_sizes: list[int], confidence: float, replicates: i
         kept = rng.random(clusters.size) < kept_p
         baseline, arm = answered.astype(float), (answered & kept).astype(float)
         for method in methods:
-            interval = cluster_bootstrap_paired_difference(arm, baseline, clusters, confidence=confidence,
-                                                           resamples=resamples, seed=replicate, method=method)
+            interval = cluster_bootstrap_paired_difference(
+                arm, baseline, clusters, confidence=confidence, resamples=resamples, seed=replicate, method=method
+            )
             if np.isnan(interval.low):
                 continue  # counted as not covering: an interval that cannot be built covers nothing
             covered[method] += interval.low <= TRUE_DIFFERENCE <= interval.high
@@ -69,8 +77,16 @@ def simulate_coverage(company_sizes: list[int], confidence: float, replicates: i
     results = []
     for method in methods:
         share = wilson(covered[method], replicates)
-        results.append(Coverage(method, covered[method], replicates, share.low, share.high,
-                                float(np.mean(widths[method])) if widths[method] else float("nan")))
+        results.append(
+            Coverage(
+                method,
+                covered[method],
+                replicates,
+                share.low,
+                share.high,
+                float(np.mean(widths[method])) if widths[method] else float("nan"),
+            )
+        )
     return results
 
 

@@ -151,9 +151,7 @@ def _validate(scores: ArrayLike, positives: ArrayLike) -> tuple[np.ndarray, np.n
     matrix = np.atleast_2d(np.asarray(scores, dtype=float))
     labels = np.asarray(positives)
     if matrix.ndim != 2 or labels.ndim != 1 or matrix.shape[1] != labels.size:
-        raise ValueError(
-            f"need scores of shape (N,) or (k, N) and N labels, got {np.shape(scores)} and {labels.shape}"
-        )
+        raise ValueError(f"need scores of shape (N,) or (k, N) and N labels, got {np.shape(scores)} and {labels.shape}")
     if np.isnan(matrix).any():
         raise ValueError("scores must not be NaN")
     if not np.isin(labels, (0, 1)).all():
