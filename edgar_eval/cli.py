@@ -51,15 +51,14 @@ def run(args: argparse.Namespace) -> int:
     warnings.filterwarnings("ignore", category=Warning, module="dagster")
     from dagster import DagsterInstance
 
-    from edgar_eval.defs.factory import build_definitions
-    from edgar_eval.defs.runner import materialise_graph
+    from edgar_eval.defs.runner import CodeLocationLauncher, materialise_graph
     from edgar_eval.defs.settings import EvalSettings
 
     try:
         settings = EvalSettings.from_env()
         _check_corpus_folder(settings)
         settings.check()
-        defs = build_definitions(settings)
+        from edgar_eval.definitions import defs  # the code location the UI loads, from the same environment
     except ValueError as exc:  # a bad setting or corpus folder: one line, before any partition runs
         print(f"edgar-eval: {exc}", file=sys.stderr)
         return 2
@@ -70,7 +69,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {'ok' if error is None else 'FAILED':6} {key}" + (f": {error}" if error else ""), flush=True)
 
     try:
-        graph = materialise_graph(defs, DagsterInstance.get(), on_partition=show)
+        instance = DagsterInstance.get()
+        launcher = CodeLocationLauncher(instance, working_directory=os.getcwd())
+        graph = materialise_graph(defs, instance, on_partition=show, launch=launcher.launch)
     except KeyboardInterrupt:
         print(
             "edgar-eval: interrupted; no further partition ran and no report was written "

@@ -32,34 +32,6 @@ def table_head(frame: pd.DataFrame, columns: list[str] | None = None, rows: int 
     return dg.MetadataValue.md(shown.head(rows).to_markdown(index=False) if len(shown) else "(empty)")
 
 
-_NOT_PARSING = frozenset(
-    {
-        "company_names.py",
-        "demo.py",
-        "figure_match.py",
-        "line_items.py",
-        "number_words.py",
-        "sentences.py",
-        "untrusted.py",
-    }
-)
-
-
-@functools.cache
-def corpus_code_fingerprint() -> str:
-    """A hash of the parsing code: a table built by other parsing code is rebuilt, never reused. The demo corpus
-    generator parses nothing (its output is input, checked by sha256 like any filing), and the figure reader and policy,
-    the sentence splitter and the prompt neutraliser serve the answer and golden checks, not parsing, so editing them
-    rebuilds no corpus."""
-    import edgar_eval.corpus as corpus
-
-    digest = hashlib.sha256()
-    for path in sorted(Path(corpus.__file__).parent.glob("*.py")):
-        if path.name not in _NOT_PARSING:
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
 def recorded_sha256(store: ParquetStore, key: str) -> str:
     return store.read("filings", key, columns=["sha256"]).sha256.iloc[0]
 
@@ -81,16 +53,18 @@ def materialize_partitions(
     store: ParquetStore,
     asset: str,
     work: PartitionWork,
-    build_key: str,
     current_sha256: Callable[[str], str],
+    parameters: Callable[[str], str] = lambda key: "",
 ) -> dg.MaterializeResult:
     """Run `work` for every partition of this run, writing each partition's table on its own.
 
-    A partition whose table was built from the same filing bytes by the same code and parameters
-    (`build_key`) is reused, not rebuilt: a re-run over unchanged files parses and embeds nothing.
-    A partition that fails leaves its earlier materialisation untouched; the step fails naming it,
-    after the other partitions of the run have been written.
+    A partition whose table was built from the same filing bytes by the same code (the asset's code_version, a hash of
+    the code it reaches) and the same `parameters` (of its partition key: the settings and upstream builds the table
+    depends on) is reused, not rebuilt: a re-run over unchanged files parses and embeds nothing. A partition that fails
+    leaves its earlier materialisation untouched; the step fails naming it, after the other partitions of the run have
+    been written.
     """
+    code_version = context.assets_def.code_versions_by_key[context.asset_key]
     errors: dict[str, str] = {}
     metadata: dict = {}
     versions: list[str] = []
@@ -98,6 +72,7 @@ def materialize_partitions(
     for key in context.partition_keys:
         try:
             sha256 = current_sha256(key)
+            build_key = f"{code_version}:{parameters(key)}"
             frame = _reusable(store, asset, key, sha256, build_key)
             if frame is not None:
                 reused += 1

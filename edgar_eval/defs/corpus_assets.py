@@ -18,7 +18,6 @@ from edgar_eval.corpus.tables import (
     text_frame,
 )
 from edgar_eval.defs.common import (
-    corpus_code_fingerprint,
     filing_path,
     materialize_partitions,
     parsed_filing,
@@ -34,7 +33,6 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
     common = dict(group_name=GROUP, partitions_def=partitions, backfill_policy=dg.BackfillPolicy.single_run())
 
     @dg.asset(
-        code_version="1",
         description="One filing per partition: its bytes' sha256, who filed which form for which fiscal period. "
         "Fails its partition with the reason when the document is not a readable inline-XBRL filing.",
         **common,
@@ -70,13 +68,10 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
         def file_sha256(key: str) -> str:
             return hashlib.sha256(filing_path(settings, key).read_bytes()).hexdigest()
 
-        return materialize_partitions(
-            context, settings.store(), "filings", work, corpus_code_fingerprint(), file_sha256
-        )
+        return materialize_partitions(context, settings.store(), "filings", work, file_sha256)
 
     @dg.asset(
         deps=[filings],
-        code_version="1",
         description="Clean text of the filing: tables as one Markdown pipe row per line, "
         "hidden iXBRL content dropped, stable offsets, and the page map (page start offset -> printed page number).",
         **common,
@@ -97,13 +92,11 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
             settings.store(),
             "filing_text",
             work,
-            corpus_code_fingerprint(),
             partial(recorded_sha256, settings.store()),
         )
 
     @dg.asset(
         deps=[filings, filing_text],
-        code_version="1",
         description="Every ix:nonFraction and ix:nonNumeric fact: value with scale and sign "
         "applied, displayed text, unit, decimals, period, dimensions, fiscal year, and its offset in filing_text.",
         **common,
@@ -125,13 +118,11 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
             settings.store(),
             "xbrl_facts",
             work,
-            corpus_code_fingerprint(),
             partial(recorded_sha256, settings.store()),
         )
 
     @dg.asset(
         deps=[filings, filing_text],
-        code_version="1",
         description="Sections keyed by part and item, cross-reference stubs flagged "
         "with their target, and the offset where the notes to the financial statements begin.",
         **common,
@@ -152,13 +143,11 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
             settings.store(),
             "sections",
             work,
-            corpus_code_fingerprint(),
             partial(recorded_sha256, settings.store()),
         )
 
     @dg.asset(
         deps=[filings, sections],
-        code_version="2",
         description="Fixed-size character chunks with overlap, each with its section, "
         "the printed pages it spans and its offsets in filing_text; a chunk that starts inside a table carries the "
         "table's scale line and header rows.",
@@ -177,15 +166,13 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
                 "head": table_head(frame, ["chunk_id", "section", "pages", "start", "end"]),
             }
 
-        chunking = f"{settings.chunk_size}/{settings.chunk_overlap}/headers={int(settings.chunk_table_headers)}"
-        build_key = f"{corpus_code_fingerprint()}:chunks={chunking}"
+        chunking = f"chunks={settings.chunk_size}/{settings.chunk_overlap}/headers={int(settings.chunk_table_headers)}"
         return materialize_partitions(
-            context, settings.store(), "chunks", work, build_key, partial(recorded_sha256, settings.store())
+            context, settings.store(), "chunks", work, partial(recorded_sha256, settings.store()), lambda key: chunking
         )
 
     @dg.asset(
         deps=[filings, chunks],
-        code_version="1",
         description="An embedding per chunk from the local all-MiniLM-L6-v2 (L2-normalised), "
         "stamped with the index fingerprint: embedder id, normalisation, chunk parameters.",
         **common,
@@ -218,9 +205,13 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
                 "fingerprint_digest": fingerprint.digest,
             }
 
-        build_key = f"{corpus_code_fingerprint()}:index={fingerprint.digest}"
+        def parameters(key: str) -> str:
+            """The index fingerprint and the build of the chunks embedded: rebuilt chunks are embedded again."""
+            chunks_build = settings.store().read("chunks", key, columns=["build_key"]).build_key.iloc[0]
+            return f"index={fingerprint.digest}:chunks=({chunks_build})"
+
         return materialize_partitions(
-            context, settings.store(), "chunk_embeddings", work, build_key, partial(recorded_sha256, settings.store())
+            context, settings.store(), "chunk_embeddings", work, partial(recorded_sha256, settings.store()), parameters
         )
 
     return [filings, filing_text, xbrl_facts, sections, chunks, chunk_embeddings]

@@ -15,6 +15,7 @@ from edgar_eval.defs import (
     runs_assets,
     statistics_assets,
 )
+from edgar_eval.defs.code_versions import with_code_versions
 from edgar_eval.defs.corpus_assets import build_corpus_assets
 from edgar_eval.defs.jobs import build_jobs
 from edgar_eval.defs.settings import EvalSettings
@@ -38,7 +39,7 @@ def build_definitions(settings: EvalSettings) -> dg.Definitions:
     ]
     jobs, schedules = build_jobs(partitions)
     return dg.Definitions(
-        assets=[*build_corpus_assets(partitions), *evaluation],
+        assets=with_code_versions([*build_corpus_assets(partitions), *evaluation], resources=(EvalSettings,)),
         asset_checks=[*gate_checks.CHECKS, *invariant_checks.CHECKS],
         jobs=jobs,
         schedules=schedules,

@@ -22,7 +22,6 @@ _GOLDEN_INPUTS = ["xbrl_facts", "chunks", "filing_text", "sections", "filings"]
             "golden_questions",
             deps=_GOLDEN_INPUTS,
             group_name="golden",
-            code_version="2",
             description="XBRL-template golden questions that pass the fairness rules: answerable ones from the figures "
             "a "
             "10-K or 10-Q reports for its own periods, gold = every chunk and page of the scope printing the "
@@ -32,7 +31,6 @@ _GOLDEN_INPUTS = ["xbrl_facts", "chunks", "filing_text", "sections", "filings"]
             "golden_rejections",
             deps=_GOLDEN_INPUTS,
             group_name="golden",
-            code_version="2",
             description="Every candidate the fairness rules and quotas turned away, one row each with the rule and its "
             "detail, so the golden set's selection can be audited and counted per rule.",
         ),
@@ -91,7 +89,6 @@ def golden_questions_and_rejections(context: dg.AssetExecutionContext, settings:
 @dg.asset(
     deps=["golden_questions", "filings"],
     group_name="golden",
-    code_version="1",
     description="The frozen golden set: a dev/eval split by company fixed by the golden seed, exported as JSON Lines "
     "in "
     "the brief's schema under a version and a content hash. A pinned version is never silently replaced.",
@@ -134,7 +131,6 @@ def golden_set(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.
 @dg.asset(
     deps=["golden_questions", "golden_set", "golden_patterns", "golden_proposals", "filing_text", "filings"],
     group_name="golden",
-    code_version="1",
     description="The golden set audited by sample: a seeded sample of the frozen set (per template kind, and every "
     "hard-question case), written with its evidence to `data/<corpus>/golden_audit.md`; a person's verdicts read "
     "from `reviews/<corpus>/audit-v1.jsonl`, bound to each case's sha256. Unreviewed cases count as "

@@ -10,7 +10,6 @@ from edgar_eval.retrieval.fingerprint import IndexFingerprint, IndexMismatch, ch
 @dg.asset(
     deps=["chunk_embeddings", "chunks", "filings"],
     group_name="index",
-    code_version="1",
     description="Exact-cosine search index over every current chunk embedding; refuses embeddings whose fingerprint "
     "differs from the configured embedder and chunker.",
 )

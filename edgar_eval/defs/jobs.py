@@ -2,6 +2,10 @@
 
 import dagster as dg
 
+# The code location the UI loads (workspace.yaml, pyproject's [tool.dagster]); the CLI launches runs in it.
+DEFINITIONS_MODULE = "edgar_eval.definitions"
+DEFINITIONS_ATTRIBUTE = "defs"
+CODE_LOCATION = "edgar_eval"
 CORPUS_JOB = "corpus_job"
 EVALUATION_JOB = "evaluation_job"
 EVALUATION_GROUPS = ("index", "golden", "runs", "statistics", "report")

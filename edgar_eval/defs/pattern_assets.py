@@ -104,7 +104,6 @@ def proposal_candidates(proposals: pd.DataFrame) -> list[Candidate]:
 @dg.asset(
     deps=_CORPUS,
     group_name="golden",
-    code_version="1",
     description="Golden-question proposals by dispersion pattern, each with its source, prompt version and excerpt "
     "ids: "
     "the demo corpus's planted ones (good, and broken in each way a gate exists for), any JSON Lines "
@@ -183,7 +182,6 @@ def _reviews(settings: EvalSettings):
             "gate_verdicts",
             deps=["golden_proposals", *_CORPUS],
             group_name="golden",
-            code_version="1",
             description="The ten gates' verdict on every proposal, one row per candidate per gate in order, each with "
             "its "
             "reason: pass, fail, not_run (needs verified quotes) or not_applicable.",
@@ -192,7 +190,6 @@ def _reviews(settings: EvalSettings):
             "pattern_funnel",
             deps=["golden_proposals", *_CORPUS],
             group_name="golden",
-            code_version="1",
             description="Per dispersion pattern: proposed -> quotes verified -> conforming -> supported -> accepted -> "
             "selected.",
         ),
@@ -200,14 +197,12 @@ def _reviews(settings: EvalSettings):
             "gate_agreement",
             deps=["golden_proposals", *_CORPUS],
             group_name="golden",
-            code_version="1",
             description="For proposals that carry a hand-written verdict: agreement per gate, and every disagreement.",
         ),
         dg.AssetSpec(
             "golden_patterns",
             deps=["golden_proposals", "chunks", *_CORPUS],
             group_name="golden",
-            code_version="1",
             description="The frozen hard-question set: up to N accepted cases per pattern (half single-document, half "
             "two-document when every pattern fills), in the brief's schema under a version and a content hash. "
             "Freezing refuses a set holding a case that fails a gate; a pinned version is never replaced.",
@@ -353,7 +348,6 @@ def _correct(case, checked) -> bool:
 @dg.asset(
     deps=["golden_patterns", "search_index", "filings"],
     group_name="runs",
-    code_version="1",
     description="A naive baseline on the frozen hard-question set through the same harness: dense top-k over the "
     "company's filings, the extractive reader, the citation check; per case the share of evidence "
     "documents retrieved (document recall) and of evidence quotes whose chunk was retrieved (quote recall), whether "

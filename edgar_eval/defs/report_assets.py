@@ -60,7 +60,6 @@ def code_version() -> str:
 @dg.asset(
     deps=REPORT_INPUTS,
     group_name="report",
-    code_version="2",
     description="`reports/<corpus>/report.md` and `report.html` (with the arm bar chart and the risk-coverage plot), "
     "receipt.json and timings.md, built only from the assets above; each table names the asset and data "
     "version it came from.",

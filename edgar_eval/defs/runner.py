@@ -1,16 +1,27 @@
-"""Materialise the whole graph: one corpus run per filing partition, then one evaluation run."""
+"""Materialise the whole graph: one corpus run per filing partition, then one evaluation run.
+
+The CLI launches each run through the instance as a run of the code location the UI loads (`CodeLocationLauncher`),
+so the UI lists it under its job and code location; tests that build Definitions of their own run them in process.
+"""
 
 from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Protocol, Sequence
 
 import dagster as dg
+from dagster._core.definitions.reconstruct import ReconstructableRepository
+from dagster._core.definitions.repository_definition.valid_definitions import SINGLETON_REPOSITORY_NAME
+from dagster._core.execution.api import execute_run
+from dagster._core.remote_origin import InProcessCodeLocationOrigin, RemoteJobOrigin, RemoteRepositoryOrigin
+from dagster._core.storage.tags import PARTITION_NAME_TAG
+from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
 
-from edgar_eval.defs.jobs import CORPUS_JOB, EVALUATION_JOB
+from edgar_eval.defs.jobs import CODE_LOCATION, CORPUS_JOB, DEFINITIONS_ATTRIBUTE, DEFINITIONS_MODULE, EVALUATION_JOB
 
 # The CLI prints each failure in one line itself; the full record, tracebacks included, stays in the run history.
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
@@ -27,7 +38,67 @@ class GraphRun:
         return self.evaluation_error is None
 
 
-def failure_message(result: dg.ExecuteInProcessResult) -> str:
+class RunResult(Protocol):
+    @property
+    def success(self) -> bool: ...
+
+    @property
+    def all_events(self) -> Sequence[dg.DagsterEvent]: ...
+
+
+Launch = Callable[[str, "str | None"], RunResult]  # (job name, partition key or None) -> the finished run
+
+
+class CodeLocationLauncher:
+    """Runs jobs of the code location the UI loads (workspace.yaml: `DEFINITIONS_MODULE`, location `CODE_LOCATION`)
+    in this process, each created through the instance with its job's origin in that location, as the UI's own launch
+    would: the run carries the location's repository tag, so Overview and the job's page list it, and Ctrl-C reaches
+    it here."""
+
+    def __init__(self, instance: dg.DagsterInstance, working_directory: str) -> None:
+        self.instance = instance
+        self.repository = ReconstructableRepository.for_module(
+            DEFINITIONS_MODULE, DEFINITIONS_ATTRIBUTE, working_directory
+        )
+        self._location = InProcessCodeLocationOrigin(
+            LoadableTargetOrigin(
+                executable_path=sys.executable,
+                module_name=DEFINITIONS_MODULE,
+                attribute=DEFINITIONS_ATTRIBUTE,
+                working_directory=working_directory,
+            ),
+            location_name=CODE_LOCATION,
+        )
+
+    def job(self, name: str) -> dg.JobDefinition:
+        return self.repository.get_definition().get_job(name)
+
+    def launch(self, job_name: str, partition_key: str | None = None) -> RunResult:
+        job = self.repository.get_reconstructable_job(job_name)
+        run = self.instance.create_run_for_job(
+            job_def=job.get_definition(),
+            run_config=QUIET_RUN_CONFIG,
+            tags={PARTITION_NAME_TAG: partition_key} if partition_key else {},
+            job_code_origin=job.get_python_origin(),
+            remote_job_origin=RemoteJobOrigin(
+                RemoteRepositoryOrigin(self._location, SINGLETON_REPOSITORY_NAME), job_name
+            ),
+        )
+        return execute_run(job, run, self.instance, raise_on_error=False)
+
+
+def in_process(defs: dg.Definitions, instance: dg.DagsterInstance) -> Launch:
+    """Run the jobs of Definitions built here (tests: settings of their own) in process, with the given instance."""
+
+    def launch(job_name: str, partition_key: str | None = None) -> RunResult:
+        return defs.resolve_job_def(job_name).execute_in_process(
+            partition_key=partition_key, instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG
+        )
+
+    return launch
+
+
+def failure_message(result: RunResult) -> str:
     for event in result.all_events:  # a failed blocking check says why in its evaluation, not in the step failure
         evaluation = (
             event.event_specific_data if event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION else None
@@ -43,7 +114,7 @@ def failure_message(result: dg.ExecuteInProcessResult) -> str:
     return "run failed"
 
 
-def _interrupted(result: dg.ExecuteInProcessResult) -> bool:
+def _interrupted(result: RunResult) -> bool:
     """Was the run stopped by Ctrl-C (Dagster turns the KeyboardInterrupt into a step failure and returns)?"""
     return any(
         event.is_step_failure
@@ -91,16 +162,16 @@ def materialise_corpus(
     instance: dg.DagsterInstance,
     keys: list[str] | None = None,
     on_partition: Callable[[str, str | None], None] | None = None,
+    launch: Launch | None = None,
 ) -> dict[str, str]:
-    """Run the corpus job once per partition, so a bad filing fails its own partition and no other."""
-    job = defs.resolve_job_def(CORPUS_JOB)
+    """Run the corpus job once per partition, so a bad filing fails its own partition and no other. `launch`: how
+    a run starts (default: in process, with `instance`)."""
+    launch = launch or in_process(defs, instance)
     failed: dict[str, str] = {}
     watch = InterruptWatch()
     try:
-        for key in keys if keys is not None else job.partitions_def.get_partition_keys():
-            result = job.execute_in_process(
-                partition_key=key, instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG
-            )
+        for key in keys if keys is not None else partition_keys(defs):
+            result = launch(CORPUS_JOB, key)
             if _interrupted(result) or watch.arrived():
                 raise KeyboardInterrupt  # no further partition, and no evaluation over a part of the corpus
             if not result.success:
@@ -112,24 +183,33 @@ def materialise_corpus(
     return failed
 
 
-def materialise_evaluation(defs: dg.Definitions, instance: dg.DagsterInstance) -> str | None:
+def materialise_evaluation(
+    defs: dg.Definitions, instance: dg.DagsterInstance, launch: Launch | None = None
+) -> str | None:
     """Run the evaluation job; the failure message, or None on success."""
-    result = defs.resolve_job_def(EVALUATION_JOB).execute_in_process(
-        instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG
-    )
+    result = (launch or in_process(defs, instance))(EVALUATION_JOB, None)
     if _interrupted(result):  # an interrupt after the last step is forgotten, but then the report is whole
         raise KeyboardInterrupt
     return None if result.success else failure_message(result)
 
 
+def partition_keys(defs: dg.Definitions) -> list[str]:
+    partitions = defs.resolve_job_def(CORPUS_JOB).partitions_def
+    assert partitions is not None
+    return list(partitions.get_partition_keys())
+
+
 def materialise_graph(
-    defs: dg.Definitions, instance: dg.DagsterInstance, on_partition: Callable[[str, str | None], None] | None = None
+    defs: dg.Definitions,
+    instance: dg.DagsterInstance,
+    on_partition: Callable[[str, str | None], None] | None = None,
+    launch: Launch | None = None,
 ) -> GraphRun:
-    keys = list(defs.resolve_job_def(CORPUS_JOB).partitions_def.get_partition_keys())
+    keys = partition_keys(defs)
     run = GraphRun(partitions=keys)
-    run.failed_partitions = materialise_corpus(defs, instance, keys, on_partition)
+    run.failed_partitions = materialise_corpus(defs, instance, keys, on_partition, launch)
     if keys and len(run.failed_partitions) == len(keys):  # nothing to evaluate: say so instead of failing deep inside
         run.evaluation_error = f"none of the {len(keys)} filings could be materialised; the evaluation did not run"
         return run
-    run.evaluation_error = materialise_evaluation(defs, instance)
+    run.evaluation_error = materialise_evaluation(defs, instance, launch)
     return run

@@ -35,7 +35,6 @@ from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
 @dg.asset(
     deps=["search_index", "golden_questions"],
     group_name="runs",
-    code_version="2",
     description="The passages the answerer reads: the top K chunks per golden question from the answerer's retriever "
     "(settings answer_retriever and top_k; hybrid by default), scoped to the company's filings of the fiscal "
     "year asked, with each chunk's cosine to the question (what the cosine and relevance gates read) and "
@@ -98,7 +97,6 @@ def retrievals(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.
 @dg.asset(
     deps=["search_index", "golden_questions"],
     group_name="runs",
-    code_version="1",
     description="The retrieval measurement: every golden question searched by dense (exact cosine), BM25 (bm25s) and "
     "hybrid (reciprocal rank fusion) retrievers, each depth K its own search, scoped like the answerer's; "
     "per question and run, document and page hits, recall@K, precision@K, reciprocal rank, nDCG@10, or the error.",
@@ -159,7 +157,6 @@ DETERMINISM_SAMPLE = 40  # questions asked twice to measure whether the same pro
 @dg.asset(
     deps=["retrievals", "golden_questions", "search_index"],
     group_name="runs",
-    code_version="2",
     description="One generation per question from the configured generator (the extractive baseline by default; an "
     "OpenAI-compatible chat model or an external RAG service through a record/replay tape), then the citation "
     "check: answered, model_declined, no_valid_citation or unsupported_claim, with the stated figure and latency. "
@@ -237,7 +234,6 @@ def generations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
 @dg.asset(
     deps=["retrievals", "golden_questions", "search_index"],
     group_name="runs",
-    code_version="1",
     description="Both offline readers (extractive-baseline and table-reader) on the passages the answerer read, for "
     "every "
     "answerable question, judged as under arm A: right (Wilson 95%), wrong, declined, beside the share whose "
@@ -268,7 +264,6 @@ def reader_accuracy(context: dg.AssetExecutionContext, settings: EvalSettings) -
 @dg.asset(
     deps=["retrievals", "golden_questions", "search_index", "xbrl_facts", "filings", "golden_set"],
     group_name="runs",
-    code_version="3",
     description="Per question: the period guard's verdict, the top cosine score and the relevance model's score, each "
     "with its threshold admitting 90% of the fitting questions' answerable ones. The dev split fits: eval "
     "questions are scored by a model and thresholds fitted on the whole dev split, dev questions two-fold by "
@@ -327,7 +322,6 @@ def gate_scores(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
 @dg.asset(
     deps=["gate_scores", "generations", "golden_questions"],
     group_name="runs",
-    code_version="2",
     description="The six arms A-F as masks over the one generation per question; each outcome right or wrong against "
     "the "
     "golden case, with the question's split (dev or eval).",

@@ -18,7 +18,6 @@ from edgar_eval.evaluation.summaries import retrieval_slices as summarise_slices
 @dg.asset(
     deps=["arm_outcomes", "interval_coverage"],
     group_name="statistics",
-    code_version="3",
     description="Per arm, on the protocol's split (eval): false-answer rate on unanswerable questions, recall cost and "
     "accuracy on answerable ones, each with a Wilson and a company-cluster bootstrap 95% interval (by the "
     "method the coverage simulation chose).",
@@ -58,7 +57,6 @@ COVERAGE_RESAMPLES = 1_000
 @dg.asset(
     deps=["arm_outcomes"],
     group_name="statistics",
-    code_version="1",
     description="How often each company-cluster bootstrap interval (percentile, BCa, studentised) covers a known true "
     "paired difference, simulated with the companies and question counts of the protocol's split at the "
     "protocol's level; the method closest to nominal is the one the paired comparisons use.",
@@ -87,7 +85,6 @@ def interval_coverage(context: dg.AssetExecutionContext, settings: EvalSettings)
 @dg.asset(
     deps=["arm_outcomes", "interval_coverage"],
     group_name="statistics",
-    code_version="2",
     description="Paired differences between arms on the same questions of the protocol's split (every arm against A, "
     "and "
     "the protocol's pairs): a company-bootstrap interval at the protocol's level by the method the coverage "
@@ -120,7 +117,6 @@ def arm_comparisons(context: dg.AssetExecutionContext, settings: EvalSettings) -
 @dg.asset(
     deps=["gate_scores", "arm_outcomes"],
     group_name="statistics",
-    code_version="2",
     description="Per gate score (cosine, relevance model, period guard), on the protocol's split: AUROC for answerable "
     "vs "
     "unanswerable with a DeLong 95% interval, and the AURC of admitting arm A's generations in that score's "
@@ -138,7 +134,6 @@ def gate_quality(context: dg.AssetExecutionContext, settings: EvalSettings) -> d
 @dg.asset(
     deps=["gate_scores", "golden_questions"],
     group_name="statistics",
-    code_version="1",
     description="Per unanswerable kind (other year, other company, absent concept), each gate score's AUROC against "
     "the answerable questions alone, with DeLong 95% intervals: a kind a surface feature gives away measures "
     "the twin's ease, not the gate.",
@@ -155,7 +150,6 @@ def gate_quality_by_kind(context: dg.AssetExecutionContext, settings: EvalSettin
 @dg.asset(
     deps=["gate_scores"],
     group_name="statistics",
-    code_version="1",
     description="Paired AUROC differences between the gate scores on the same questions, with DeLong 95% intervals.",
 )
 def gate_comparisons(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
@@ -168,7 +162,6 @@ def gate_comparisons(context: dg.AssetExecutionContext, settings: EvalSettings) 
 @dg.asset(
     deps=["retrievals", "gate_scores", "generations"],
     group_name="statistics",
-    code_version="1",
     description="P50/P95 latency per stage (embed, search, gate, generate); generation latency is the original call's, "
     "also when replayed from a tape.",
 )
@@ -189,7 +182,6 @@ def stage_latency(context: dg.AssetExecutionContext, settings: EvalSettings) -> 
 @dg.asset(
     deps=["arm_outcomes"],
     group_name="statistics",
-    code_version="1",
     description="Generator seconds per question per arm (a question gated out before generation costs none); "
     "wall-clock, "
     "so the report prints it in timings.md, not in its byte-identical body.",
@@ -203,7 +195,6 @@ def arm_costs(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.M
 @dg.asset(
     deps=["generations", "arm_outcomes", "retrievals", "search_index", "golden_questions"],
     group_name="statistics",
-    code_version="2",
     description="The mutation test of the citation check and the judge: every answer arm A got right, with one figure "
     "changed in five ways (last digit, sign flipped, scale word, the other column of its table row, rounded to "
     "one significant digit), checked again against the passages it was generated from (withheld?) and judged "
@@ -248,7 +239,6 @@ def citation_mutations(context: dg.AssetExecutionContext, settings: EvalSettings
 @dg.asset(
     deps=["generations"],
     group_name="statistics",
-    code_version="2",
     description="Determinism: the share of a seeded sample of prompts that gave the same text when sent twice, with a "
     "Wilson 95% interval (replayed: the two recorded calls compared); not applicable to a deterministic generator.",
 )
@@ -269,7 +259,6 @@ def determinism(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
 @dg.asset(
     deps=["retrieval_runs"],
     group_name="statistics",
-    code_version="2",
     description="Per retriever and depth, over answerable questions: document and page hit rates with Wilson 95% "
     "intervals, "
     "recall@K, precision@K, MRR and nDCG@10; searches that errored are counted apart, and a run that scored nothing "
@@ -295,7 +284,6 @@ def retrieval_metrics(context: dg.AssetExecutionContext, settings: EvalSettings)
 @dg.asset(
     deps=["retrieval_runs", "golden_questions"],
     group_name="statistics",
-    code_version="1",
     description="Retrieval by slice (form of the source filing, statement type, company) x retriever x depth: page hit "
     "rate with a Wilson 95% interval and the median rank of the first gold chunk, over answerable questions.",
 )

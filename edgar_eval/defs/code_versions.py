@@ -1,0 +1,238 @@
+"""Each asset's code_version: a hash of the code that builds it, so the UI's stale markers follow real code edits.
+
+The code an asset runs is found by following names from its compute function: a project function or class defined in
+defs/ is followed function by function (the wiring modules hold many assets, and an edit to one asset's wiring leaves
+the others current); outside defs/ the syntax tree is followed from each name to the top-level statement that binds
+it (a function, a class with all its methods, a constant), then to every name that statement uses, in its module or
+imported from another project module, and to the statements of a module that bind nothing. Sources are hashed as
+syntax trees without docstrings, so a comment, a docstring or reformatting changes no version. A method of a resource
+the asset calls (`settings.generator_adapter()`) is followed like a wiring function, so the generators and embedders
+written here are versioned with the assets that use them; a model behind an endpoint is named by its id in the data.
+A method called on an object the asset was handed, of a class it never names, is not followed: the classes the graph
+passes around are built, and so named, by the code that makes them.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import sys
+import textwrap
+import types
+from functools import cache
+
+import dagster as dg
+
+PACKAGE = "edgar_eval"
+_WIRING = f"{PACKAGE}.defs."
+
+
+def _without_docstrings(tree: ast.AST) -> str:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                node.body = node.body[1:] or [ast.Pass()]
+    return ast.dump(tree, annotate_fields=False, include_attributes=False)
+
+
+class _Module:
+    """A project module's top-level bindings, read from its syntax tree: what each name is bound by, and the
+    statements that bind nothing (run whenever the module is)."""
+
+    def __init__(self, name: str) -> None:
+        module = sys.modules[name]
+        self.name = name
+        self.package = module.__package__ or ""
+        self.bindings: dict[str, list[ast.stmt]] = {}
+        self.loose: list[ast.stmt] = []
+        self.position: dict[int, int] = {}
+        for position, node in enumerate(ast.parse(inspect.getsource(module)).body):
+            self.position[id(node)] = position
+            bound = _bound_names(node)
+            if bound is None:
+                self.loose.append(node)
+            for bound_name in bound or ():
+                self.bindings.setdefault(bound_name, []).append(node)
+
+    def absolute(self, node: ast.ImportFrom) -> str:
+        if not node.level:
+            return node.module or ""
+        return importlib.util.resolve_name("." * node.level + (node.module or ""), self.package)
+
+
+def _bound_names(node: ast.stmt) -> list[str] | None:
+    """The names a top-level statement binds; None for a statement that binds none (a docstring binds nothing and
+    is not code: an empty list)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [(alias.asname or alias.name).split(".")[0] for alias in node.names]
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return [n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)]
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+        return []
+    return None
+
+
+@cache
+def _module(name: str) -> _Module:
+    return _Module(name)
+
+
+def _digest(node: ast.AST) -> str:
+    return hashlib.sha256(_without_docstrings(node).encode()).hexdigest()
+
+
+def _symbol_closure(module_name: str, symbol: str | None, units: dict[str, str]) -> None:
+    """Add to `units` the top-level statements of `module_name` that bind `symbol` (every statement when None), and
+    what they reach: names of the same module, names imported from project modules, `module.attribute`."""
+    pending: list[tuple[str, str | None]] = [(module_name, symbol)]
+    while pending:
+        name, wanted = pending.pop()
+        if name not in sys.modules or not name.startswith(PACKAGE) or name.startswith(_WIRING) or name == PACKAGE:
+            continue
+        module = _module(name)
+        if wanted is None:
+            nodes = [node for group in module.bindings.values() for node in group]
+        elif f"{name}.{wanted}" in sys.modules:  # `from package import submodule`
+            pending.append((f"{name}.{wanted}", None))
+            continue
+        else:
+            nodes = module.bindings.get(wanted, [])
+        if f"{name}:" not in units:  # the statements that run with the module, whatever is reached of it
+            units[f"{name}:"] = _digest(ast.Module(body=module.loose, type_ignores=[]))
+            nodes = nodes + module.loose
+        for node in nodes:
+            key = f"{name}:{module.position[id(node)]}"  # the statement's place, not its line: comments move lines
+            if key in units:
+                continue
+            units[key] = _digest(node)
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.ImportFrom):
+                    source = module.absolute(inner)
+                    pending.extend((source, alias.name) for alias in inner.names)
+                elif isinstance(inner, ast.Import):
+                    pending.extend((alias.name, None) for alias in inner.names)
+                elif isinstance(inner, ast.Name) and inner.id in module.bindings:
+                    pending.extend(_through_imports(module, inner.id))
+                elif isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name):
+                    imported = sys.modules.get(_imported_module(module, inner.value.id) or "")
+                    if imported is not None:
+                        pending.append((imported.__name__, inner.attr))
+
+
+def _through_imports(module: _Module, name: str) -> list[tuple[str, str | None]]:
+    """A name of the module: itself, or where an import statement brings it from."""
+    found: list[tuple[str, str | None]] = [(module.name, name)]
+    for node in module.bindings[name]:
+        if isinstance(node, ast.ImportFrom):
+            source = module.absolute(node)
+            found += [(source, alias.name) for alias in node.names if (alias.asname or alias.name) == name]
+    return found
+
+
+def _imported_module(module: _Module, name: str) -> str | None:
+    """The project module a top-level name of `module` is bound to by an import, if it is one."""
+    for node in module.bindings.get(name, []):
+        if isinstance(node, ast.Import):
+            return next((alias.name for alias in node.names if (alias.asname or alias.name) == name), None)
+        if isinstance(node, ast.ImportFrom):
+            source = module.absolute(node)
+            for alias in node.names:
+                if (alias.asname or alias.name) == name and f"{source}.{alias.name}" in sys.modules:
+                    return f"{source}.{alias.name}"
+    return None
+
+
+def _code_names(code: types.CodeType) -> set[str]:
+    names = set(code.co_names) | set(code.co_freevars)
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            names |= _code_names(constant)
+    return names
+
+
+def _resolve(function: types.FunctionType, name: str) -> object | None:
+    if function.__closure__:
+        for free, cell in zip(function.__code__.co_freevars, function.__closure__, strict=True):
+            if free == name:
+                try:
+                    return cell.cell_contents
+                except ValueError:  # a cell not yet filled: a name defined later in the enclosing function
+                    return None
+    return function.__globals__.get(name)
+
+
+def reached_code(function: types.FunctionType, resources: tuple[type, ...] = ()) -> dict[str, str]:
+    """Each unit of project code the function reaches (a wiring function or class, or a top-level statement of a pure
+    module) and its digest. `resources`: classes of the resources assets are handed; a name the function uses that is
+    a method or property of one is followed as if called (`settings.generator_adapter()` reaches the generators)."""
+    units: dict[str, str] = {}
+    functions: list[types.FunctionType] = [function]
+    symbols: list[tuple[str, str | None]] = []
+    seen: set[int] = set()
+    while functions:
+        current = functions.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        source = textwrap.dedent(inspect.getsource(current))
+        units[f"{current.__module__}.{current.__qualname__}"] = hashlib.sha256(
+            _without_docstrings(ast.parse(source)).encode()
+        ).hexdigest()
+        wiring = _module(current.__module__)
+        for name in sorted(_code_names(current.__code__)):
+            for resource in resources:
+                member = inspect.getattr_static(resource, name, None)
+                member = member.fget if isinstance(member, property) else member
+                if isinstance(member, types.FunctionType) and member.__module__.startswith(PACKAGE):
+                    functions.append(member)
+            if name in wiring.bindings:  # a constant imported from a pure module has no __module__ of its own
+                symbols.extend(found for found in _through_imports(wiring, name)[1:])
+            target = _resolve(current, name)
+            if callable(target) and hasattr(target, "__wrapped__"):  # functools.cache and the like: the function
+                target = inspect.unwrap(target)
+            if isinstance(target, types.ModuleType):
+                symbols.append((target.__name__, None))  # `module.attribute`: the names are not paired here
+                continue
+            module = getattr(target, "__module__", None)
+            if not isinstance(module, str) or not module.startswith(PACKAGE):
+                continue
+            if module.startswith(_WIRING) and isinstance(target, types.FunctionType):
+                functions.append(target)
+            elif module.startswith(_WIRING) and isinstance(target, type):
+                units[f"{module}.{target.__qualname__}"] = hashlib.sha256(
+                    _without_docstrings(ast.parse(textwrap.dedent(inspect.getsource(target)))).encode()
+                ).hexdigest()
+            else:
+                symbols.append((module, getattr(target, "__name__", name)))
+    for module, symbol in symbols:
+        _symbol_closure(module, symbol, units)
+    return units
+
+
+def code_version_of(function: types.FunctionType, resources: tuple[type, ...] = ()) -> str:
+    digest = hashlib.sha256()
+    for unit, unit_digest in sorted(reached_code(function, resources).items()):
+        digest.update(f"{unit}\0{unit_digest}\n".encode())
+    return digest.hexdigest()[:16]
+
+
+def with_code_versions(assets: list[dg.AssetsDefinition], resources: tuple[type, ...]) -> list[dg.AssetsDefinition]:
+    """The assets with each code_version set to the hash of the code its compute function reaches."""
+    versioned = []
+    for asset in assets:
+        version = code_version_of(asset.op.compute_fn.decorated_fn, resources)
+        versioned.append(
+            asset.map_asset_specs(lambda spec, version=version: spec.replace_attributes(code_version=version))
+        )
+    return versioned

@@ -1,0 +1,101 @@
+"""Each asset's code_version is a hash of the code it reaches: an edit marks the assets that run that code, no other.
+
+The edits are made to a copy of the package, loaded in a subprocess, so the versions are those Dagster would show
+after the edit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import edgar_eval
+
+PACKAGE = Path(edgar_eval.__file__).resolve().parent
+
+_PRINT_VERSIONS = """
+import json
+import os
+import edgar_eval
+assert edgar_eval.__file__.startswith(os.getcwd()), edgar_eval.__file__  # the copy, not the checkout
+from edgar_eval.definitions import defs
+graph = defs.resolve_asset_graph()
+print(json.dumps({key.to_user_string(): graph.get(key).code_version for key in graph.get_all_asset_keys()}))
+"""
+
+
+def _versions(root: Path, home: Path) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(root), "EDGAR_EVAL_HOME": str(home), "PYTHONWARNINGS": "ignore"}
+    env.pop("EDGAR_EVAL_CORPUS_DIR", None)
+    done = subprocess.run(
+        [sys.executable, "-c", _PRINT_VERSIONS], env=env, cwd=root, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    versions = json.loads(done.stdout.strip().splitlines()[-1])
+    assert json.loads(json.dumps(versions)) == versions
+    return versions
+
+
+@pytest.fixture(scope="module")
+def copies(tmp_path_factory):
+    """Versions of the package as it is, and after three edits: a comment and reformatting only, one line of the
+    table reader, one line of the chunker."""
+    base = tmp_path_factory.mktemp("code")
+    home = base / "home"
+    shutil.copytree(PACKAGE.parent / "protocol", home / "protocol")
+
+    def copy(name: str, path: str | None = None, old: str = "", new: str = "") -> dict[str, str]:
+        root = base / name
+        shutil.copytree(PACKAGE, root / "edgar_eval", ignore=shutil.ignore_patterns("__pycache__"))
+        if path:
+            target = root / "edgar_eval" / path
+            source = target.read_text()
+            assert source.count(old) == 1, (path, old)
+            target.write_text(source.replace(old, new))
+        return _versions(root, home)
+
+    reader = (PACKAGE / "answering" / "table_reader.py").read_text()
+    first_def = next(line for line in reader.splitlines() if line.startswith("def "))
+    return {
+        "as_is": copy("as_is"),
+        "cosmetic": copy("cosmetic", "answering/table_reader.py", first_def, f"# a comment\n\n\n{first_def}  "),
+        "reader": copy("reader", "answering/table_reader.py", first_def, f"EDITED = 1\n\n\n{first_def}"),
+        "chunker": copy(
+            "chunker",
+            "corpus/chunking.py",
+            "from __future__ import annotations\n",
+            "from __future__ import annotations\n\nEDITED = 1\n",
+        ),
+    }
+
+
+def test_versions_are_hashes_of_code_and_stable(copies):
+    versions = copies["as_is"]
+    assert all(len(v) == 16 and int(v, 16) >= 0 for v in versions.values())
+    assert len(set(versions.values())) > len(versions) // 2  # assets of one module do not share one version
+    from edgar_eval.definitions import defs
+
+    graph = defs.resolve_asset_graph()
+    here = {key.to_user_string(): graph.get(key).code_version for key in graph.get_all_asset_keys()}
+    assert here == versions  # the same code, loaded from another folder, the same versions
+
+
+def test_a_comment_or_reformatting_changes_no_version(copies):
+    assert copies["cosmetic"] == copies["as_is"]
+
+
+def test_an_edit_marks_the_assets_that_run_that_code_and_no_other(copies):
+    changed = {name for name, version in copies["reader"].items() if version != copies["as_is"][name]}
+    assert "generations" in changed  # the answerer reads passages through the table reader
+    assert not changed & {"filings", "filing_text", "xbrl_facts", "sections", "chunks", "chunk_embeddings"}
+    assert not changed & {"retrievals", "retrieval_runs", "search_index", "golden_questions", "arm_statistics"}
+
+    changed = {name for name, version in copies["chunker"].items() if version != copies["as_is"][name]}
+    assert "chunks" in changed
+    assert not changed & {"filings", "filing_text", "xbrl_facts", "generations", "arm_statistics", "golden_questions"}

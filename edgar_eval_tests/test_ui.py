@@ -1,0 +1,130 @@
+"""What the Dagster UI shows after `edgar-eval run`, read through the UI's own GraphQL API over the code location
+of workspace.yaml: the CLI's runs under their jobs, the asset checks with their results, and stale markers that follow
+a code edit (the edit made to a copy of the package, loaded as the code location a user would reload)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import dagster as dg
+import pytest
+import yaml
+from dagster._core.workspace.context import WorkspaceProcessContext
+from dagster._core.workspace.load_target import ModuleTarget
+from dagster_graphql.test.utils import execute_dagster_graphql
+
+import edgar_eval
+from edgar_eval.defs.jobs import CODE_LOCATION, CORPUS_JOB, DEFINITIONS_MODULE, EVALUATION_JOB
+
+PROJECT = Path(__file__).resolve().parents[1]
+PACKAGE = Path(edgar_eval.__file__).resolve().parent
+
+JOB_RUNS = """
+query JobRuns($selector: PipelineSelector!) {
+  pipelineOrError(params: $selector) {
+    __typename
+    ... on Pipeline { name runs { runId status tags { key value } } }
+  }
+}
+"""
+
+ASSETS = """
+query {
+  assetNodes {
+    assetKey { path }
+    isPartitioned
+    staleStatus
+    staleCauses { reason }
+    assetChecksOrError { ... on AssetChecks { checks { name blocking executionForLatestMaterialization { status } } } }
+  }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory):
+    """A project home of its own (the protocols and the eval gate's baselines), after `edgar-eval run` on the demo
+    corpus as a subprocess."""
+    home = tmp_path_factory.mktemp("ui")
+    for folder in ("protocol", "baselines"):
+        shutil.copytree(PROJECT / folder, home / folder)
+    env = {"EDGAR_EVAL_HOME": str(home), "DAGSTER_HOME": str(home / ".dagster_home")}
+    done = subprocess.run(
+        [sys.executable, "-m", "edgar_eval", "run"],
+        env={**os.environ, **env},
+        cwd=home,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        patch.delenv("EDGAR_EVAL_CORPUS_DIR", raising=False)
+        yield home
+
+
+def _query(home: Path, query: str, variables: dict | None = None, code: Path | None = None) -> dict:
+    """The answer of the UI's GraphQL API over the code location, loaded from `code` (default: the checkout)."""
+    target = ModuleTarget(
+        module_name=DEFINITIONS_MODULE, attribute=None, working_directory=str(code or home), location_name=CODE_LOCATION
+    )
+    with dg.DagsterInstance.get() as instance, WorkspaceProcessContext(instance, target) as process:
+        result = execute_dagster_graphql(process.create_request_context(), query, variables)
+    assert not result.errors, result.errors
+    return result.data
+
+
+def test_the_workspace_names_the_location_the_cli_launches_into():
+    workspace = yaml.safe_load((PROJECT / "workspace.yaml").read_text())
+    entry = workspace["load_from"][0]["python_module"]
+    assert (entry["module_name"], entry["location_name"]) == (DEFINITIONS_MODULE, CODE_LOCATION)
+
+
+def test_cli_runs_show_under_their_job_in_the_code_location(ran):
+    partitions = len(list((ran / "data" / "demo_corpus").rglob("*.htm")))
+    for job, expected in ((CORPUS_JOB, partitions), (EVALUATION_JOB, 1)):
+        selector = {"repositoryLocationName": CODE_LOCATION, "repositoryName": "__repository__", "pipelineName": job}
+        found = _query(ran, JOB_RUNS, {"selector": selector})["pipelineOrError"]
+        assert found["__typename"] == "Pipeline"
+        # A job's runs are those tagged with its location's repository (hidden from the run's tags): the CLI's runs
+        # are listed here only because they were created with their job's origin in this code location.
+        assert [run["status"] for run in found["runs"]] == ["SUCCESS"] * expected, job
+    corpus_runs = _query(ran, JOB_RUNS, {"selector": {**selector, "pipelineName": CORPUS_JOB}})["pipelineOrError"]
+    keys = {tag["value"] for run in corpus_runs["runs"] for tag in run["tags"] if tag["key"] == "dagster/partition"}
+    assert len(keys) == partitions  # one run per filing partition
+
+
+def test_asset_checks_show_with_their_latest_result(ran):
+    nodes = {node["assetKey"]["path"][0]: node for node in _query(ran, ASSETS)["assetNodes"]}
+    checks = {
+        check["name"]: (check["blocking"], check["executionForLatestMaterialization"]["status"])
+        for node in nodes.values()
+        for check in node["assetChecksOrError"].get("checks", [])
+    }
+    assert checks["golden_set_consistent"] == (True, "SUCCEEDED")
+    assert checks["search_index_fingerprint"] == (True, "SUCCEEDED")
+    assert checks["eval_gate"] == (True, "SUCCEEDED")
+    assert checks["report_sources_present"] == (False, "SUCCEEDED")
+
+
+def test_stale_markers_follow_a_code_edit(ran, tmp_path):
+    before = {node["assetKey"]["path"][0]: node for node in _query(ran, ASSETS)["assetNodes"]}
+    assert {name for name, node in before.items() if node["staleStatus"] != "FRESH"} == set()
+
+    code = tmp_path / "code"
+    shutil.copytree(PACKAGE, code / "edgar_eval", ignore=shutil.ignore_patterns("__pycache__"))
+    reader = code / "edgar_eval" / "answering" / "table_reader.py"
+    source = reader.read_text()
+    first_def = next(line for line in source.splitlines() if line.startswith("def "))
+    reader.write_text(source.replace(first_def, f"EDITED = 1\n\n\n{first_def}", 1))
+    after = {node["assetKey"]["path"][0]: node for node in _query(ran, ASSETS, code=code)["assetNodes"]}
+    stale = {name for name, node in after.items() if node["staleStatus"] == "STALE"}
+    assert "generations" in stale
+    assert "has a new code version" in {cause["reason"] for cause in after["generations"]["staleCauses"]}
+    assert not stale & {"filings", "chunks", "chunk_embeddings", "search_index", "golden_questions", "retrievals"}
