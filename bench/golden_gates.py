@@ -19,12 +19,14 @@ import re
 import sys
 import time
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from edgar_eval.adapters.local_corpus import list_filings, read_manifest  # noqa: E402
+from edgar_eval.corpus.frames import iter_rows  # noqa: E402
 from edgar_eval.corpus.parse import parse_filing  # noqa: E402
 from edgar_eval.corpus.tables import filing_frame, sections_frame, text_frame  # noqa: E402
 from edgar_eval.domain.filings import FilingError  # noqa: E402
@@ -76,7 +78,7 @@ def synthetic_candidates(
     text_of = dict(zip(texts.filing_id, texts.text))
     notes = dict(zip(sections.filing_id, sections.notes_start))
     pool: list[dict] = []
-    for filing in filings.itertuples():
+    for filing in iter_rows(filings):
         rows, sentences = _rows_and_sentences(text_of[filing.filing_id])
         for _ in range(30):
             if not rows or not sentences:
@@ -100,8 +102,11 @@ def synthetic_candidates(
             )
     by_company = filings.groupby("cik")
     for _, group in by_company:
-        quarterly, annual = group[group.form == "10-Q"], group[group.form == "10-K"]
-        for q, k in zip(quarterly.itertuples(), annual.itertuples()):
+        quarterly, annual = (
+            cast(pd.DataFrame, group[group.form == "10-Q"]),
+            cast(pd.DataFrame, group[group.form == "10-K"]),
+        )
+        for q, k in zip(iter_rows(quarterly), iter_rows(annual)):
             q_rows, _ = _rows_and_sentences(text_of[q.filing_id])
             k_rows, _ = _rows_and_sentences(text_of[k.filing_id])
             for _ in range(40):
@@ -135,7 +140,7 @@ def synthetic_candidates(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=cast(str, __doc__).split("\n\n")[0])
     parser.add_argument("corpus", type=Path)
     parser.add_argument("--candidates", type=Path, default=None, help="hand-written candidates to include (JSON Lines)")
     parser.add_argument("--n", type=int, default=1000)

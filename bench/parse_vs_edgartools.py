@@ -116,8 +116,8 @@ def _run_ours(corpus: Path, files: list[tuple[str, str]]) -> dict:
 def _run_edgartools(corpus: Path, files: list[tuple[str, str]]) -> dict:
     t0 = time.perf_counter()
     try:
-        import edgar
-        from edgar.documents import HTMLParser, ParserConfig
+        import edgar  # pyright: ignore[reportMissingImports]  # optional: edgartools, absent unless installed
+        from edgar.documents import HTMLParser, ParserConfig  # pyright: ignore[reportMissingImports]  # likewise
     except ImportError as exc:
         return {"unavailable": f"edgartools is not importable ({exc}); pip install edgartools into this venv"}
     import_s = time.perf_counter() - t0
@@ -155,7 +155,7 @@ def child(side: str, corpus: Path, result_path: Path) -> int:
     _block_network()
     files = list_corpus(corpus)
     try:
-        result = _run_ours(corpus, files) if side == "ours" else _run_edgartools(corpus, files)
+        result: dict = _run_ours(corpus, files) if side == "ours" else _run_edgartools(corpus, files)
     except Exception:  # noqa: BLE001 - report it to the parent rather than die without a result
         result = {"crashed": traceback.format_exc()}
     result["net_tries"] = _net_tries
@@ -187,7 +187,7 @@ def run_side(side: str, corpus: Path) -> dict:
             )
             _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage, not a running max
             proc.returncode = os.waitstatus_to_exitcode(status)
-        result = json.loads(result_path.read_text()) if result_path.is_file() else {}
+        result: dict = json.loads(result_path.read_text()) if result_path.is_file() else {}
         if proc.returncode != 0 or not result:
             tail = log_path.read_text(errors="replace")[-2000:]
             result = {"crashed": f"child exited {proc.returncode}\n{tail}"}

@@ -6,12 +6,14 @@ shows what a shallower or deeper read would give. Usage: .venv/bin/python bench/
 import sys
 import time
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
 
 from edgar_eval.adapters.embedders import MiniLMEmbedder
 from edgar_eval.answering.answerer import ExtractiveGenerator, TableReaderGenerator
+from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.evaluation.readers import reader_accuracy, reader_outcomes
 from edgar_eval.retrieval.bm25 import BM25Index
 from edgar_eval.retrieval.dense import DenseIndex
@@ -20,7 +22,7 @@ from edgar_eval.retrieval.hybrid import HybridRetriever
 
 def main(root: Path, depths: list[int]) -> None:
     golden = pd.read_parquet(root / "golden_questions.parquet").set_index("question_id")
-    answerable = golden[golden.expected_route == "answer"]
+    answerable = cast(pd.DataFrame, golden[golden.expected_route == "answer"])
     index = pd.read_parquet(root / "search_index.parquet", columns=["chunk_id", "filing_id", "text", "embedding"])
     texts = index.set_index("chunk_id").text
     dense = DenseIndex(np.stack(index.embedding.to_numpy()), index.filing_id.tolist())
@@ -44,7 +46,7 @@ def main(root: Path, depths: list[int]) -> None:
             f"hybrid top {k}: gold chunk retrieved for {np.mean(hits):.1%} of {len(answerable)} answerable questions "
             f"({seconds / len(answerable) / 2 * 1000:.1f} ms per question per reader)"
         )
-        for row in table.itertuples():
+        for row in iter_rows(table):
             print(
                 f"  {row.reader:24s} right {row.right}/{row.questions} ({row.right_share:.1%}, Wilson "
                 f"{row.right_low:.1%} to "

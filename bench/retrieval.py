@@ -24,6 +24,7 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -53,7 +54,7 @@ def _percentile_ms(samples: list[float], q: float) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=cast(str, __doc__).split("\n\n")[0])
     parser.add_argument(
         "corpus", nargs="?", default=str(Path(__file__).resolve().parents[2] / "shared" / "corpus" / "edgar")
     )
@@ -182,7 +183,7 @@ def _one_filing_changed(corpus: Path, store: Path) -> int:
             records = instance.fetch_materializations(
                 dg.AssetRecordsFilter(asset_key=dg.AssetKey("chunk_embeddings"), asset_partitions=[key]), limit=1
             ).records
-            if records and not records[0].asset_materialization.metadata["reused"].value:
+            if records and not cast(dg.AssetMaterialization, records[0].asset_materialization).metadata["reused"].value:
                 embedded.append(key)
         print(
             f"one filing changed ({changed_key}): corpus job over {len(keys)} partitions in {seconds:.1f} s, "

@@ -2,6 +2,7 @@
 
 import re
 from pathlib import Path
+from typing import Any, cast
 
 import dagster as dg
 import pytest
@@ -81,7 +82,7 @@ def test_a_file_corrupted_after_materialisation_keeps_the_earlier_data(broken_co
     assert materialise_corpus(defs, instance, [key]) == {}
     stored = settings.store().path("filings", key).read_bytes()
     chunks = settings.store().path("chunks", key).read_bytes()
-    before = instance.get_latest_materialization_event(dg.AssetKey("filings")).run_id
+    before = cast(dg.EventLogEntry, instance.get_latest_materialization_event(dg.AssetKey("filings"))).run_id
 
     original = (corpus / GOOD[1]).read_bytes()
     (corpus / GOOD[1]).write_bytes(original[: len(original) // 2])
@@ -89,7 +90,7 @@ def test_a_file_corrupted_after_materialisation_keeps_the_earlier_data(broken_co
     assert "truncated document" in failed[key]
     assert settings.store().path("filings", key).read_bytes() == stored
     assert settings.store().path("chunks", key).read_bytes() == chunks
-    assert instance.get_latest_materialization_event(dg.AssetKey("filings")).run_id == before
+    assert cast(dg.EventLogEntry, instance.get_latest_materialization_event(dg.AssetKey("filings"))).run_id == before
 
     # A changed but valid file is caught downstream: its text is not silently rebuilt from other bytes.
     (corpus / GOOD[1]).write_bytes(
@@ -120,7 +121,9 @@ def test_an_index_built_by_another_chunker_is_refused(broken_corpus):
 
 
 def test_an_unknown_answer_retriever_or_depth_is_refused_in_one_line_naming_the_choices(tmp_path):
-    base = dict(corpus_dir=str(tmp_path), corpus_name="x", data_dir=str(tmp_path), reports_dir=str(tmp_path))
+    base: dict[str, Any] = dict(
+        corpus_dir=str(tmp_path), corpus_name="x", data_dir=str(tmp_path), reports_dir=str(tmp_path)
+    )
     with pytest.raises(ValueError, match="unknown answer_retriever 'semantic'; choose one of dense, bm25, hybrid"):
         EvalSettings(**base, answer_retriever="semantic").answer_search()
     with pytest.raises(ValueError, match="top_k must be at least 1"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from typing import Callable
+from typing import Callable, cast
 
 import pytest
 
@@ -50,7 +50,7 @@ def chat_ok(request: dict) -> Reply:
     system, user = request["messages"][0]["content"], request["messages"][1]["content"]
     question = user.rsplit("Question: ", 1)[1]
     if "unanswerable" in question:
-        return json_reply(chat_body(re.search(r"REFUSE-[0-9a-f]+", system).group(0)))
+        return json_reply(chat_body(cast(re.Match[str], re.search(r"REFUSE-[0-9a-f]+", system)).group(0)))
     return json_reply(chat_body(f"For '{question}': $5,120 million [P1]."))
 
 

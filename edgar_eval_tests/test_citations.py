@@ -1,3 +1,5 @@
+from typing import cast
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,6 +13,7 @@ from edgar_eval.answering.citations import (
 )
 from edgar_eval.answering.extractive import Passage, read
 from edgar_eval.answering.mutations import digit_mutations
+from edgar_eval.corpus.number_words import Figure
 
 STATEMENT = """CONSOLIDATED STATEMENTS OF OPERATIONS
 (In millions, except per share data)
@@ -107,7 +110,7 @@ def test_no_valid_citation_outranks_an_unsupported_claim():
     verdict = check_citations("Revenue was $5 billion [P1]. Net income was $216 million.", PASSAGES)
     assert verdict.reason == NO_VALID_CITATION
     assert [s.reason for s in verdict.sentences] == [UNSUPPORTED_CLAIM, NO_VALID_CITATION]
-    assert verdict.sentences[0].failed_figure.text == "$5 billion"
+    assert cast(Figure, verdict.sentences[0].failed_figure).text == "$5 billion"
 
 
 def test_marker_forms():

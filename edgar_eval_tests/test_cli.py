@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import IO, cast
 
 import pytest
 
@@ -123,7 +124,7 @@ def test_ctrl_c_stops_the_run_writes_no_report_and_exits_130(home):
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     seen = []
-    for line in process.stdout:  # wait for the first partition, then press Ctrl-C
+    for line in cast(IO[str], process.stdout):  # wait for the first partition, then press Ctrl-C
         seen.append(line)
         if line.strip().startswith("ok"):
             process.send_signal(signal.SIGINT)

@@ -1,4 +1,5 @@
 from datetime import date
+from typing import cast
 
 import pytest
 
@@ -22,7 +23,7 @@ from edgar_eval.domain.filings import Context, Page, Section
     ],
 )
 def test_fiscal_year_is_named_for_the_year_it_ends(day, fye, expected):
-    assert fiscal_year_of(day, parse_fiscal_year_end(fye)) == expected
+    assert fiscal_year_of(day, cast(tuple[int, int], parse_fiscal_year_end(fye))) == expected
 
 
 def test_period_kinds():

@@ -1,3 +1,5 @@
+from typing import cast
+
 import numpy as np
 import pandas as pd
 
@@ -39,10 +41,10 @@ def test_threshold_admits_ninety_percent_of_answerable_scores():
 def test_folds_split_by_company_and_thresholds_come_from_the_other_fold():
     frame = _frame()
     folds = company_folds(frame.cik)
-    assert frame.groupby("cik").apply(lambda g: folds[g.index].nunique()).eq(1).all()
+    assert cast(pd.Series, frame.groupby("cik").apply(lambda g: cast(pd.Series, folds[g.index]).nunique())).eq(1).all()
     scored = cross_fit(frame)
     for fold in (0, 1):
-        other = scored[scored.fold != fold]
+        other = cast(pd.DataFrame, scored[scored.fold != fold])
         expected = admitting_threshold(other[other.answerable].top_score.to_numpy())
         assert (scored[scored.fold == fold].cosine_threshold == expected).all()
     assert scored.relevance_score.between(0, 1).all()
@@ -77,7 +79,7 @@ def test_arms_are_masks_over_one_generation():
     answered = outcomes.pivot(index="question_id", columns="arm", values="answered")
     assert answered.loc["a"].to_dict() == {"A": True, "B": True, "C": False, "D": True, "E": False, "F": True}
     for arm in ARMS:  # a gate can only withhold the shared answer, never create one
-        assert not (answered[arm] & ~answered["A"]).any()
+        assert not cast(pd.Series, answered[arm] & ~answered["A"]).any()
     reasons = outcomes.set_index(["question_id", "arm"]).outcome
     assert (
         reasons[("b", "D")] == "out_of_period"
@@ -97,12 +99,15 @@ def test_the_dev_split_fits_and_nothing_is_fitted_on_eval():
         {"0000000000": "dev", "0000000001": "dev", "0000000002": "eval", "0000000003": "eval"}
     )
     scored = cross_fit(frame)
-    dev, evaluation = scored[scored.split == "dev"], scored[scored.split == "eval"]
+    dev, evaluation = (
+        cast(pd.DataFrame, scored[scored.split == "dev"]),
+        cast(pd.DataFrame, scored[scored.split == "eval"]),
+    )
     assert set(dev.fold) == {0, 1} and set(evaluation.fold) == {-1}
     expected = admitting_threshold(dev[dev.answerable].top_score.to_numpy())
     assert (evaluation.cosine_threshold == expected).all()  # every dev question fits the eval threshold
     for fold in (0, 1):  # dev questions are scored from the other dev company only
-        other = dev[dev.fold != fold]
+        other = cast(pd.DataFrame, dev[dev.fold != fold])
         assert (
             dev[dev.fold == fold].cosine_threshold == admitting_threshold(other[other.answerable].top_score.to_numpy())
         ).all()
@@ -111,7 +116,7 @@ def test_the_dev_split_fits_and_nothing_is_fitted_on_eval():
     shaken.loc[eval_rows, "top_score"] = 1 - shaken.loc[eval_rows, "top_score"]  # eval data changes ...
     shaken.loc[eval_rows, "answerable"] = ~shaken.loc[eval_rows, "answerable"]
     again = cross_fit(shaken)
-    assert again[again.split == "dev"][["relevance_score", "cosine_threshold", "relevance_threshold"]].equals(
-        dev[["relevance_score", "cosine_threshold", "relevance_threshold"]]
-    )  # ... and no fitted value moves
+    assert cast(pd.DataFrame, again[again.split == "dev"])[
+        ["relevance_score", "cosine_threshold", "relevance_threshold"]
+    ].equals(dev[["relevance_score", "cosine_threshold", "relevance_threshold"]])  # ... and no fitted value moves
     assert (again[again.split == "eval"].cosine_threshold == expected).all()

@@ -37,6 +37,7 @@ from edgar_eval_tests.loopback import LoopbackServer, json_reply
 NONCE = "0123456789abcdef"
 SOURCE = "chat:test-model"
 ONE_TRY = RetryPolicy(attempts=1)  # a replay that touched the network would fail at once
+Corpus = tuple[pd.DataFrame, dict[str, str], pd.DataFrame]  # (filings, texts, sections): the `corpus` fixture
 
 
 # ---------------------------------------------------------------- the demo corpus as the corpus assets hold it
@@ -56,7 +57,7 @@ def corpus(demo_files, demo_parsed):
 
 
 @pytest.fixture(scope="module")
-def bundles(corpus):
+def bundles(corpus: Corpus):
     return {pattern: align_excerpts(*corpus, pattern) for pattern in PATTERNS}
 
 
@@ -94,7 +95,7 @@ def test_window_keeps_its_budget_bounds_and_whole_lines():
     assert find_anchor("Revenue rose", ("fell",), 0, 12) is None
 
 
-def test_every_bundle_stays_within_budget_and_never_cuts_a_row(corpus, bundles):
+def test_every_bundle_stays_within_budget_and_never_cuts_a_row(corpus: Corpus, bundles):
     _, texts, _ = corpus
     assert all(bundles[p] for p in PATTERNS), "the demo corpus plants every pattern"
     for budget in (6_000, 2_400):
@@ -493,7 +494,7 @@ def test_golden_proposals_asks_the_configured_proposer_through_the_tape_and_the_
     assert all(r.status == "pass" for r in quotes), "the model's verbatim quotes are found wherever it was prompted"
 
 
-#----------------------------------------------------------- a real model's proposals, replayed from the committed tape
+# ----------------------------------------------------------- a real model's proposals, replayed from the committed tape
 
 LLAMA_PROPOSALS_TAPE = Path(__file__).resolve().parents[1] / "tapes" / "demo-llama-proposals"
 

@@ -1,3 +1,6 @@
+from typing import cast
+
+import pandas as pd
 import pytest
 
 from edgar_eval.corpus.company_names import display_name as plain_company_name
@@ -103,7 +106,7 @@ def test_quotas_turn_away_what_exceeds_them_and_say_so(golden_inputs, demo_build
     ):
         tight = build_golden_questions(*golden_inputs, seed=7, limits=limits)
         answerable = tight.questions[tight.questions.kind == "answerable"]
-        assert answerable.groupby(column).size().max() == cap
+        assert cast(pd.Series, answerable.groupby(column).size()).max() == cap
         assert (tight.rejections.rule == rule).sum() > 0
         quota_rules = tight.rejections.rule.str.startswith("quota_").sum()
         assert len(answerable) + quota_rules == len(loose) + demo_build.rejections.rule.str.startswith("quota_").sum()

@@ -1,5 +1,7 @@
 """A re-run over unchanged files parses and embeds nothing; a changed file or parameter rebuilds."""
 
+from typing import Any, cast
+
 import dagster as dg
 
 from edgar_eval.adapters.local_corpus import partition_key
@@ -46,7 +48,7 @@ def test_unchanged_files_are_reused_and_changes_rebuild(tmp_path, demo_files):
     assert set(_reused(instance, first).values()) == {True}
     assert settings.store().path("chunk_embeddings", first).read_bytes() == stored
     versions = {
-        e.asset_materialization.tags["dagster/data_version"]
+        cast(Any, e.asset_materialization).tags["dagster/data_version"]  # a materialization, tagged
         for e in instance.fetch_materializations(
             dg.AssetRecordsFilter(asset_key=dg.AssetKey("chunks"), asset_partitions=[first]), limit=2
         ).records

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from html.parser import HTMLParser
+from typing import cast
 
 import pandas as pd
 import pytest
@@ -84,7 +85,7 @@ def question(company, fiscal_year) -> str:
 
 
 def planted_refusal(quote: str) -> str:
-    return re.search(re.escape(REFUSAL_PREFIX) + r"[0-9a-z]+", quote).group(0)
+    return cast(re.Match[str], re.search(re.escape(REFUSAL_PREFIX) + r"[0-9a-z]+", quote)).group(0)
 
 
 def make_request(company, fiscal_year, *passages, ask: str | None = None) -> GenerationRequest:
@@ -190,8 +191,9 @@ def test_the_extractive_baseline_does_not_answer_the_injected_figure(company, fi
     both = make_request(company, fiscal_year, hostile, statement)  # the injection ranked first
     answer = check_generation(both, generator.generate(both))
     revenue = build_financials(company, DEMO_SEED).lines[fiscal_year]["Revenues"]
-    assert answer.outcome == ANSWERED and answer.generation.citations == [statement.chunk_id]
-    assert answer.figure == revenue * 1e6 and "999" not in answer.generation.text
+    generation = cast(Generation, answer.generation)  # answered: a generation
+    assert answer.outcome == ANSWERED and generation.citations == [statement.chunk_id]
+    assert answer.figure == revenue * 1e6 and "999" not in generation.text
 
 
 def test_the_citation_check_withholds_the_injected_figure(company, fiscal_year, injection, hostile):

@@ -1,3 +1,6 @@
+from datetime import date
+from typing import cast
+
 import pytest
 
 from edgar_eval.corpus.ixbrl import TransformError, fact_value, transform_number
@@ -65,7 +68,7 @@ def test_facts_carry_value_period_dimensions_and_offset():
     facts = {(f.concept, f.context.context_id): f for f in parsed.facts}
     revenue = facts[("us-gaap:Revenues", "FY24")]
     assert revenue.value == 1_980_000_000.0 and revenue.unit == "USD" and revenue.decimals == "-6"
-    assert revenue.context.period_start.isoformat() == "2024-01-01" and not revenue.context.is_instant
+    assert cast(date, revenue.context.period_start).isoformat() == "2024-01-01" and not revenue.context.is_instant
     assert facts[("us-gaap:OtherNonoperatingIncomeExpense", "FY24")].value == -8_000_000.0
     assert facts[("us-gaap:RestructuringCharges", "FY24")].value == 0.0
     segment = facts[("us-gaap:Revenues", "FY24seg")]

@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, cast
 
 import httpx
 import pytest
@@ -340,7 +340,7 @@ def test_committed_llama_tape_replays_offline():
     keys = {g.tape_key for g in generations}
     assert keys == set(tape.keys()), "the tape holds entries no request asks for: re-record it to drop them"
     for request, generation in zip(requests, generations):
-        entry = json.loads(tape.path(generation.tape_key).read_text(encoding="utf-8"))
+        entry = json.loads(tape.path(cast(str, generation.tape_key)).read_text(encoding="utf-8"))  # taped: a key
         assert generation.replayed is True
         assert generation.model_id == MODEL and entry["response"]["served_model"] == MODEL
         assert entry["question"] == request.question
@@ -379,7 +379,7 @@ def record_committed_tape() -> None:
             keep: set[str] = set()
             for request in requests:
                 generation = chat.generate(request)
-                keep.add(generation.tape_key)
+                keep.add(cast(str, generation.tape_key))  # recorded: a key
                 print(f"{generation.latency_seconds:6.2f} s  {request.question[:60]!r} -> {generation.text[:80]!r}")
     for stale in TAPE_DIR.glob("*.json"):
         if stale.stem not in keep:

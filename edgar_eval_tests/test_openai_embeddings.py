@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import socket
-from typing import Callable
+from typing import Callable, cast
 
 import numpy as np
 import pytest
@@ -145,8 +145,9 @@ def test_batches_restore_order_and_normalise(server, make):
     headers, body = server.requests[0]
     assert body["model"] == MODEL and body["encoding_format"] == "float" and "dimensions" not in body
     assert headers["content-type"] == "application/json" and "authorization" not in headers
-    assert embedder.dimension == DIM and embedder.served_model == MODEL
-    assert embedder.normalisation == "l2"
+    concrete = cast(OpenAICompatibleEmbedder, embedder)  # what the Embedder protocol does not name
+    assert concrete.dimension == DIM and concrete.served_model == MODEL
+    assert concrete.normalisation == "l2"
 
 
 def test_empty_input_sends_nothing(server, make):

@@ -4,6 +4,7 @@ a refusal, and the refusal nonce is fresh per request yet reproducible from the 
 from __future__ import annotations
 
 import re
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -135,10 +136,10 @@ def test_refusal_only_by_the_exact_current_nonce():
     old = build_prompt(request("Old."), SEEDED)
     prompt = build_prompt(request(TABLE), SEEDED)
     reply = parse_reply(prompt, prompt.refusal_phrase)
-    assert reply.abstained and reply.citations == [] and "do not establish" in reply.reason
+    assert reply.abstained and reply.citations == [] and "do not establish" in cast(str, reply.reason)
     assert parse_reply(prompt, f"`{prompt.refusal_phrase}`.").reason == reply.reason
     mixed = parse_reply(prompt, f"I think {prompt.refusal_phrase} because [P1] is another year.")
-    assert mixed.abstained and mixed.citations == [] and "among other text" in mixed.reason
+    assert mixed.abstained and mixed.citations == [] and "among other text" in cast(str, mixed.reason)
     stale = parse_reply(prompt, old.refusal_phrase)
     assert not stale.abstained and stale.text == old.refusal_phrase
     assert not parse_reply(prompt, prompt.refusal_phrase + "0").abstained  # a longer token is not the nonce
@@ -171,14 +172,17 @@ def test_request_validation():
     with pytest.raises(ValueError, match="unique"):
         GenerationRequest("q?", (("a", "x"), ("a", "y")))
     with pytest.raises(TypeError, match="pair of strings"):
-        GenerationRequest("q?", (("a", 3),))
+        GenerationRequest("q?", cast(Any, (("a", 3),)))
     with pytest.raises(TypeError, match="fiscal_year"):
-        GenerationRequest("q?", fiscal_year="2024")
-    assert GenerationRequest("q?", [["a", "x"]]).passages == (("a", "x"),)
+        GenerationRequest("q?", fiscal_year=cast(Any, "2024"))
+    assert GenerationRequest("q?", cast(Any, [["a", "x"]])).passages == (("a", "x"),)
     with pytest.raises(TypeError, match="fiscal_year"):
         GenerationRequest("q?", fiscal_year=True)
     from_pandas = GenerationRequest(
-        np.str_("q?"), [[np.str_("a"), np.str_("x")]], cik=np.str_("42"), fiscal_year=np.int64(2024)
+        np.str_("q?"),
+        cast(Any, [[np.str_("a"), np.str_("x")]]),
+        cik=np.str_("42"),
+        fiscal_year=cast(Any, np.int64(2024)),
     )
     assert type(from_pandas.fiscal_year) is int and type(from_pandas.passages[0][0]) is str
     assert from_pandas == GenerationRequest("q?", (("a", "x"),), cik="42", fiscal_year=2024)

@@ -4,6 +4,7 @@ import math
 import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
+from typing import cast
 
 import pandas as pd
 import pytest
@@ -269,7 +270,7 @@ def test_curve_points_land_inside_the_plot_box():
     top, _ = nice_ceiling(max(max(risk) for _, risk in curves.values()))
     assert top == pytest.approx(0.5)  # the largest risk, 1/2, is already a round top
     for line, (coverage, risk) in zip(lines, curves.values()):
-        points = [tuple(map(float, p.split(","))) for p in line.get("points").split()]
+        points = [tuple(map(float, p.split(","))) for p in cast(str, line.get("points")).split()]
         assert len(points) == len(coverage)
         for (x, y), (c, r) in zip(points, zip(coverage, risk)):
             assert box.left <= x <= box.right and box.top <= y <= box.bottom
@@ -300,18 +301,28 @@ def test_whisker_spans_low_to_high_upward():
     bars = root.findall(f".//{SVG}rect[@class='bar']")
     slot = (box.right - box.left) / len(labels)
     for i, (whisker, bar) in enumerate(zip(whiskers, bars)):
-        y_low, y_high = float(whisker.get("y1")), float(whisker.get("y2"))
+        y_low, y_high = float(cast(str, whisker.get("y1"))), float(cast(str, whisker.get("y2")))
         assert y_low == pytest.approx(scale(low[i], 0, top, box.bottom, box.top), abs=0.005)
         assert y_high == pytest.approx(scale(high[i], 0, top, box.bottom, box.top), abs=0.005)
         assert box.top <= y_high < y_low <= box.bottom  # higher values sit higher on the page
         centre = box.left + slot * (i + 0.5)
-        assert float(whisker.get("x1")) == float(whisker.get("x2")) == pytest.approx(centre, abs=0.005)
-        assert float(bar.get("x")) + float(bar.get("width")) / 2 == pytest.approx(centre, abs=0.01)
-        assert float(bar.get("y")) == pytest.approx(scale(est[i], 0, top, box.bottom, box.top), abs=0.005)
-        assert float(bar.get("y")) + float(bar.get("height")) == pytest.approx(box.bottom, abs=0.01)
+        assert (
+            float(cast(str, whisker.get("x1")))
+            == float(cast(str, whisker.get("x2")))
+            == pytest.approx(centre, abs=0.005)
+        )
+        assert float(cast(str, bar.get("x"))) + float(cast(str, bar.get("width"))) / 2 == pytest.approx(
+            centre, abs=0.01
+        )
+        assert float(cast(str, bar.get("y"))) == pytest.approx(scale(est[i], 0, top, box.bottom, box.top), abs=0.005)
+        assert float(cast(str, bar.get("y"))) + float(cast(str, bar.get("height"))) == pytest.approx(
+            box.bottom, abs=0.01
+        )
     values = ["".join(e.itertext()) for e in root.iter(SVG + "text") if e.get("class") == "value"]
     assert values == ["16.9%", "5.0%"]
-    ticks = ["".join(e.itertext()) for e in root.find(f".//{SVG}g[@class='y-axis']").iter(SVG + "text")][:-1]
+    ticks = [
+        "".join(e.itertext()) for e in cast(ET.Element, root.find(f".//{SVG}g[@class='y-axis']")).iter(SVG + "text")
+    ][:-1]
     assert ticks == ["0%", "10%", "20%", "30%"]
 
 

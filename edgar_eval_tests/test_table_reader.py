@@ -1,7 +1,9 @@
 """The table-aware reader on hand-made tables: the row of the asked line item, the column of the asked period."""
 
+from typing import cast
+
 from edgar_eval.answering.extractive import Passage
-from edgar_eval.answering.table_reader import parse_question, read_tables
+from edgar_eval.answering.table_reader import AskedPeriod, parse_question, read_tables
 from edgar_eval.evaluation.judge import judge_answer
 
 QUARTERLY = """CONDENSED CONSOLIDATED STATEMENTS OF OPERATIONS
@@ -30,9 +32,12 @@ def _read(question, *texts):
 
 
 def test_questions_are_read_for_their_line_item_and_period():
-    item, period = parse_question("What was Nvidia's total revenue for the six months ended July 27, 2025?")
+    item, period = cast(
+        tuple[str, AskedPeriod],
+        parse_question("What was Nvidia's total revenue for the six months ended July 27, 2025?"),
+    )
     assert item == "total revenue" and (period.kind, period.date) == ("H", (2025, 7, 27))
-    assert parse_question("What was Apple's total assets at the end of fiscal 2024?")[1].kind == "instant"
+    assert cast(tuple, parse_question("What was Apple's total assets at the end of fiscal 2024?"))[1].kind == "instant"
     assert parse_question("Why did margins fall?") is None
 
 

@@ -1,4 +1,6 @@
-from lxml import etree
+from typing import cast
+
+import lxml.etree as etree
 
 from edgar_eval.corpus.pages import build_page_map, page_at, page_label
 from edgar_eval.corpus.text import extract_text
@@ -61,7 +63,7 @@ def test_an_inline_text_block_closed_inside_a_div_it_opened_outside_keeps_the_re
     filings, _ = generate_demo_corpus()
     data = next(f.data for f in filings if f.form == "10-K")
     intact = parse_filing(data)
-    context = re.search(rb'contextRef="([^"]+)"', data).group(1)
+    context = cast(re.Match[bytes], re.search(rb'contextRef="([^"]+)"', data)).group(1)
     opening = b'<ix:nonNumeric name="us-gaap:IncomeTaxDisclosureTextBlock" contextRef="' + context + b'" escape="true">'
     first_div = data.index(b"<div", data.index(b"<body"))
     close_at = data.index(b"</div>", first_div)

@@ -13,7 +13,7 @@ retrieval and answers {text, citations, abstained, reason}; its citations are it
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Callable, cast
 from urllib.parse import urlsplit
 
 import httpx
@@ -109,7 +109,7 @@ def _chat_reply(payload: dict, where: str) -> dict:
     if finish is not None and not isinstance(finish, str):
         raise GenerationResponseError(f"{where} returned a non-text 'finish_reason': {finish!r}")
     served = payload.get("model") if isinstance(payload.get("model"), str) else None
-    usage = payload.get("usage") if isinstance(payload.get("usage"), dict) else {}
+    usage = cast(dict, payload.get("usage")) if isinstance(payload.get("usage"), dict) else {}
     usage = {k: usage[k] for k in _USAGE_FIELDS if isinstance(usage.get(k), int) and not isinstance(usage[k], bool)}
     return {"content": content, "finish_reason": finish, "served_model": served, "usage": usage}
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Sequence, cast
 
 import httpx
 
@@ -437,7 +437,7 @@ class EdgarClient:
         cik, ticker = parse_subject(subject)
         if cik is not None:
             return cik, None
-        resolved = self.company_tickers().get(ticker)
+        resolved = self.company_tickers().get(cast(str, ticker))  # parse_subject gives a cik or a ticker
         if resolved is None:
             raise UnknownTicker(f"ticker {ticker} is not in {self.endpoints.company_tickers()}")
         return resolved, ticker

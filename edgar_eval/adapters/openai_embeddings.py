@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -242,7 +242,7 @@ class OpenAICompatibleEmbedder:
                 f"{where} returned indices {sorted(indices)[:10]} for {expected} texts; "
                 f"expected each of 0..{expected - 1} once"
             )
-        ordered = [None] * expected
+        ordered: list[Any] = [None] * expected
         for index, item in zip(indices, data):
             ordered[index] = item["embedding"]
         if any(isinstance(vector, str) for vector in ordered):

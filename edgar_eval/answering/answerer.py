@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import cast
 
 from edgar_eval.answering.citations import answer_figures, check_citations
 from edgar_eval.answering.extractive import READER_ID, Passage, ReaderAnswer, read
@@ -100,5 +101,5 @@ def check_generation(request: GenerationRequest, generation: Generation) -> Chec
     figures = answer_figures(generation.text)
     figure = figures[0].value if figures else None
     if not verdict.ok:
-        return CheckedAnswer(generation, verdict.reason, figure, verdict.why)
+        return CheckedAnswer(generation, cast(str, verdict.reason), figure, verdict.why)  # not ok: a reason
     return CheckedAnswer(generation, ANSWERED, figure, "")

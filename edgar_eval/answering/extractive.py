@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import cast
 
 from edgar_eval.answering.text_tools import asked_years, content_tokens
 
@@ -74,7 +75,7 @@ class _Candidate:
 
 def _row_candidate(lines: list[str], index: int, years: list[int], question_tokens: list[str]):
     cells = _cells(lines[index])
-    numbers = [(c, _number_value(c)) for c in cells[1:] if _number_value(c) is not None]
+    numbers = cast(list[tuple[str, float]], [(c, _number_value(c)) for c in cells[1:] if _number_value(c) is not None])
     if not numbers:
         return None
     label = cells[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from lxml import etree
+import lxml.etree as etree
 
 from edgar_eval.corpus.text import IX_NS, is_ix
 from edgar_eval.domain.filings import Context, Fact, FilingError

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from edgar_eval.corpus.fiscal import period_kind
 from edgar_eval.corpus.parse import ParsedFiling
@@ -48,7 +49,8 @@ def _first(parsed: ParsedFiling, concepts: tuple[str, ...], instant: bool) -> Ke
         for fact in parsed.facts:
             if fact.concept == concept and _own_period(fact, parsed, instant):
                 start = fact.context.period_start.isoformat() if fact.context.period_start else None
-                return KeyFigure(concept, fact.value, fact.displayed, start, fact.context.period_end.isoformat())
+                value = cast(float, fact.value)  # _own_period admits no fact without a value
+                return KeyFigure(concept, value, fact.displayed, start, fact.context.period_end.isoformat())
     return None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lxml import etree
+import lxml.etree as etree
 
 from edgar_eval.corpus.fiscal import fiscal_year_of, parse_fiscal_year_end
 from edgar_eval.corpus.ixbrl import has_inline_xbrl, parse_facts

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import cast
 
 import pandas as pd
 
 from edgar_eval.corpus.chunking import chunk_filing
 from edgar_eval.corpus.fiscal import FiscalCalendar, period_kind
+from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.corpus.parse import ParsedFiling
 
 
@@ -105,8 +107,8 @@ def facts_frame(key: str, sha256: str, parsed: ParsedFiling) -> pd.DataFrame:
 
 def numeric_facts_at_offset(facts: pd.DataFrame, text: str) -> tuple[int, int]:
     """How many located numeric facts show their displayed text at their offset, of how many."""
-    located = facts[facts.is_numeric & facts.offset.notna()]
-    found = sum(text[int(r.offset) : int(r.end)] == r.displayed for r in located.itertuples())
+    located = cast(pd.DataFrame, facts[facts.is_numeric & facts.offset.notna()])
+    found = sum(text[int(r.offset) : int(r.end)] == r.displayed for r in iter_rows(located))
     return found, len(located)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lxml import etree
+import lxml.etree as etree
 
 IX_NS = "http://www.xbrl.org/2013/inlineXBRL"
 _SKIP_TAGS = {"head", "script", "style", "title", "meta", "link"}

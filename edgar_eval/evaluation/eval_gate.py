@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import cast
 
 import pandas as pd
+
+from edgar_eval.corpus.frames import iter_rows
 
 NET_WORSENING_LIMIT = 3
 BASELINE_COLUMNS = ["question_id", "arm", "kind", "correct"]
@@ -29,7 +32,7 @@ class GateResult:
         return not self.groups.failed.any() and self.missing_cases == 0
 
     def summary(self) -> str:
-        failed = self.groups[self.groups.failed]
+        failed = cast(pd.DataFrame, self.groups[self.groups.failed])
         if self.missing_cases:
             return (
                 f"{self.missing_cases} baseline cases were not judged: the golden set or its split changed; "
@@ -38,7 +41,7 @@ class GateResult:
         if len(failed):
             return "; ".join(
                 f"arm {r.arm} {r.group}: {r.worsened} worse, {r.improved} better (net {r.net_worsening})"
-                for r in failed.itertuples()
+                for r in iter_rows(failed)
             )
         return f"no group worsened by {NET_WORSENING_LIMIT} or more cases ({int(self.groups.cases.sum())} judged)"
 
@@ -46,7 +49,7 @@ class GateResult:
 def dev_cases(outcomes: pd.DataFrame, split: pd.DataFrame) -> pd.DataFrame:
     """The dev split's cases under every arm, in a stable order."""
     dev = set(split[split.split == "dev"].question_id)
-    cases = outcomes[outcomes.question_id.isin(dev)][BASELINE_COLUMNS]
+    cases = cast(pd.DataFrame, outcomes[outcomes.question_id.isin(dev)][BASELINE_COLUMNS])
     return cases.sort_values(["arm", "question_id"]).reset_index(drop=True)
 
 
@@ -56,7 +59,7 @@ def baseline_json(cases: pd.DataFrame) -> str:
         json.dumps(
             {"question_id": r.question_id, "arm": r.arm, "kind": r.kind, "correct": bool(r.correct)}, sort_keys=True
         )
-        for r in cases.itertuples()
+        for r in iter_rows(cases)
     ]
     return "[\n" + ",\n".join(records) + "\n]\n"
 
@@ -66,7 +69,7 @@ def read_baseline(text: str) -> pd.DataFrame:
     missing = set(BASELINE_COLUMNS) - set(frame.columns)
     if missing:
         raise ValueError(f"baseline is missing {sorted(missing)}")
-    return frame[BASELINE_COLUMNS]
+    return cast(pd.DataFrame, frame[BASELINE_COLUMNS])
 
 
 def route_group(kinds: pd.Series) -> pd.Series:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -110,7 +111,7 @@ class Protocol:
 
     def questions(self, outcomes: pd.DataFrame) -> pd.DataFrame:
         """The outcomes the confirmatory rows read."""
-        return outcomes if self.split == "all" else outcomes[outcomes.split == self.split]
+        return outcomes if self.split == "all" else cast(pd.DataFrame, outcomes[outcomes.split == self.split])
 
     def design_mde(self, planned_n: int) -> float:
         """The minimum detectable effect at design time: the planned number of questions (the frozen golden set's
@@ -214,11 +215,12 @@ def decide_non_inferior(hypothesis: Hypothesis, far_high: float, far_low: float,
     if any(np.isnan(v) for v in (far_high, far_low, accuracy_low)):
         return "undecided (no interval: too few companies)"
     falls = far_high < 0 if hypothesis.direction == "lower" else far_low > 0
-    inside = accuracy_low > -hypothesis.recall_cost_margin
+    margin = cast(float, hypothesis.recall_cost_margin)  # v2: called for hypotheses with a margin
+    inside = accuracy_low > -margin
     if falls and inside:
         return "confirmed"
     if falls:
-        return f"not confirmed: the recall cost may exceed {100 * hypothesis.recall_cost_margin:.0f} points"
+        return f"not confirmed: the recall cost may exceed {100 * margin:.0f} points"
     if inside:
         return "not confirmed: the false-answer rate is not shown to fall"
     return "not confirmed: neither condition holds"
@@ -304,7 +306,7 @@ def gate_quality_by_kind(scores: pd.DataFrame, kinds: pd.DataFrame) -> pd.DataFr
     merged = scores.merge(kinds[["question_id", "kind"]], on="question_id", validate="one_to_one")
     rows = []
     for kind in sorted(k for k in merged.kind.unique() if k != "answerable"):
-        subset = merged[merged.answerable | (merged.kind == kind)]
+        subset = cast(pd.DataFrame, merged[merged.answerable | (merged.kind == kind)])
         positives = subset.answerable.to_numpy(bool)
         for gate, column in GATE_SCORES.items():
             area = auroc(subset[column].to_numpy(float), positives)

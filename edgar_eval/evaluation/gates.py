@@ -3,6 +3,8 @@ over one generation."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pandas as pd
 
@@ -77,17 +79,17 @@ def cross_fit(frame: pd.DataFrame) -> pd.DataFrame:
     out["relevance_score"] = np.nan
     out["cosine_threshold"] = np.nan
     out["relevance_threshold"] = np.nan
-    dev = out[out.split == "dev"]
+    dev = cast(pd.DataFrame, out[out.split == "dev"])
     folded = dev if len(dev) else out
     out.loc[folded.index, "fold"] = company_folds(folded.cik)
     for fold in (0, 1):
-        test = out[(out.fold == fold)]
+        test = cast(pd.DataFrame, out[(out.fold == fold)])
         if test.empty:
             continue
-        train = out[(out.fold == 1 - fold)]
+        train = cast(pd.DataFrame, out[(out.fold == 1 - fold)])
         _fit(test if train.empty else train, test, out)
     if len(dev):
-        _fit(dev, out[out.split != "dev"], out)
+        _fit(dev, cast(pd.DataFrame, out[out.split != "dev"]), out)
     out["cosine_pass"] = out.top_score >= out.cosine_threshold
     out["relevance_pass"] = out.relevance_score >= out.relevance_threshold
     return out

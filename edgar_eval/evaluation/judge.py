@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import cast
 
 from edgar_eval.answering.citations import answer_figures
 from edgar_eval.corpus.figure_match import (
@@ -103,7 +104,7 @@ def judge_answer(
         return Judgement(False, stated[0].figure.value, f"no figure of the gold's kind ({gold_kind})")
     sign = value_sign(gold_value, label)
     if gold_kind == PERCENT:  # XBRL tags a rate as a fraction (0.233); the gold answer writes it as printed (23.3%)
-        gold_value = stated_figures(gold_answer)[0].magnitude * (-1 if gold_value < 0 else 1)
+        gold_value = stated_figures(cast(str, gold_answer))[0].magnitude * (-1 if gold_value < 0 else 1)
     right = [s for s in comparable if matches_value(s, gold_value, sign)]
     previous_end = {id(s): (stated[k - 1].figure.end if k else 0) for k, s in enumerate(stated)}
     rivals = [

@@ -9,12 +9,12 @@ column header.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, cast
 
 import pandas as pd
 
 from edgar_eval.answering.answerer import ANSWERED, answer_question
-from edgar_eval.domain.generation import GenerationRequest, Generator
+from edgar_eval.domain.generation import Generation, GenerationRequest, Generator
 from edgar_eval.evaluation.judge import judge_answer
 from edgar_eval.stats.proportions import wilson
 
@@ -43,7 +43,7 @@ def reader_outcomes(
             retrieval = retrieved.loc[question_id]
             request = GenerationRequest(
                 case.question,
-                tuple((c, texts[c]) for c in retrieval.chunk_ids),
+                cast(tuple[tuple[str, str], ...], tuple((c, texts[c]) for c in retrieval.chunk_ids)),
                 cik=case.cik,
                 fiscal_year=int(case.fiscal_year),
             )
@@ -52,7 +52,11 @@ def reader_outcomes(
             right = (
                 answered
                 and judge_answer(
-                    checked.generation.text, case.gold_value, case.gold_answer, case.label, int(case.fiscal_year)
+                    cast(Generation, checked.generation).text,  # answered: a generation
+                    case.gold_value,
+                    case.gold_answer,
+                    case.label,
+                    int(case.fiscal_year),
                 ).correct
             )
             rows.append(

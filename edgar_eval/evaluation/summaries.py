@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import pandas as pd
 
+from edgar_eval.corpus.frames import iter_groups
 from edgar_eval.evaluation.gates import ARM_NAMES, ARMS
 from edgar_eval.stats.bootstrap import cluster_bootstrap_ratio
 from edgar_eval.stats.proportions import wilson
@@ -66,8 +69,9 @@ def retrieval_statistics(runs: pd.DataFrame) -> pd.DataFrame:
     """Per retriever and depth, over answerable questions whose search ran: document and page hit rates with
     Wilson intervals, recall@K, precision@K, MRR and nDCG@10 of the gold chunks; searches that errored apart."""
     rows = []
-    for (retriever, depth), run in runs[runs.expected_route == "answer"].groupby(["retriever", "k"], sort=True):
-        scored = run[run.error.isna()]
+    answerable = cast(pd.DataFrame, runs[runs.expected_route == "answer"])
+    for (retriever, depth), run in iter_groups(answerable.groupby(["retriever", "k"], sort=True)):
+        scored = cast(pd.DataFrame, run[run.error.isna()])
         document, page = (
             wilson(int(scored.document_hit.sum()), len(scored)),
             wilson(int(scored.page_hit.sum()), len(scored)),
@@ -87,7 +91,7 @@ def retrieval_statistics(runs: pd.DataFrame) -> pd.DataFrame:
                 "page_low": page.low,
                 "page_high": page.high,
                 **{
-                    name: float(scored[name].mean()) if len(scored) else float("nan")
+                    name: float(cast(pd.Series, scored[name]).mean()) if len(scored) else float("nan")
                     for name in ("recall", "precision", "rr", "ndcg10")
                 },
             }
@@ -101,10 +105,10 @@ SLICES = {"form": "source_form", "statement": "statement_type", "company": "comp
 def retrieval_slices(runs: pd.DataFrame) -> pd.DataFrame:
     """Page hit rate with its Wilson interval and the median rank of the first gold chunk, per slice
     (form, statement type, company) x retriever x depth, over answerable questions whose search ran."""
-    scored = runs[(runs.expected_route == "answer") & runs.error.isna()]
+    scored = cast(pd.DataFrame, runs[(runs.expected_route == "answer") & runs.error.isna()])
     rows = []
     for slice_name, column in SLICES.items():
-        for (value, retriever, depth), group in scored.groupby([column, "retriever", "k"], sort=True):
+        for (value, retriever, depth), group in iter_groups(scored.groupby([column, "retriever", "k"], sort=True)):
             page = wilson(int(group.page_hit.sum()), len(group))
             found = group.first_gold_rank[group.first_gold_rank > 0]
             rows.append(

@@ -16,9 +16,11 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from typing import cast
 
 import pandas as pd
 
+from edgar_eval.corpus.frames import iter_groups, iter_rows
 from edgar_eval.golden.absence import read_decision_lines
 from edgar_eval.golden.labels import concept_words, label_for
 from edgar_eval.golden.printed_words import PrintedIndex
@@ -45,7 +47,7 @@ def _draw_rank(seed: int, case_id: str) -> str:
 def draw_sample(cases: pd.DataFrame, seed: int, per_kind: int = 20) -> pd.DataFrame:
     """`cases` has case_id, kind and the SAMPLE_COLUMNS' text; pattern cases (kind "pattern:Dn") are all kept."""
     picked = []
-    for kind, group in sorted(cases.groupby("kind"), key=lambda pair: pair[0]):
+    for kind, group in sorted(iter_groups(cases.groupby("kind")), key=lambda pair: pair[0]):
         ids = sorted(group.case_id)
         if not kind.startswith("pattern:"):
             ids = sorted(ids, key=lambda case_id: _draw_rank(seed, case_id))[:per_kind]
@@ -54,9 +56,9 @@ def draw_sample(cases: pd.DataFrame, seed: int, per_kind: int = 20) -> pd.DataFr
         return pd.DataFrame(columns=SAMPLE_COLUMNS)
     sample = pd.concat(picked, ignore_index=True)
     sample["case_sha256"] = [
-        case_sha256(r.question, r.expected_route, r.gold_answer, r.evidence) for r in sample.itertuples()
+        case_sha256(r.question, r.expected_route, r.gold_answer, r.evidence) for r in iter_rows(sample)
     ]
-    return sample[SAMPLE_COLUMNS].sort_values(["kind", "case_id"]).reset_index(drop=True)
+    return cast(pd.DataFrame, sample[SAMPLE_COLUMNS]).sort_values(["kind", "case_id"]).reset_index(drop=True)
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,7 @@ def read_audit_file(text: str, where: str) -> dict[str, AuditVerdict]:
 def apply_verdicts(sample: pd.DataFrame, verdicts: dict[str, AuditVerdict]) -> pd.DataFrame:
     """The sample with each case's status: correct, defect, unreviewed, or stale (a verdict for another version)."""
     status, reasons = [], []
-    for case in sample.itertuples():
+    for case in iter_rows(sample):
         verdict = verdicts.get(case.case_id)
         if verdict is None:
             status.append("unreviewed"), reasons.append("")
@@ -106,7 +108,7 @@ def review_sheet(judged: pd.DataFrame, review_file: str) -> str:
         "A case whose sha256 changed must be reviewed again.",
         "",
     ]
-    for case in judged.itertuples():
+    for case in iter_rows(judged):
         lines += [
             f"## {case.kind} {case.case_id}",
             "",
@@ -133,7 +135,7 @@ def template_cases(golden: pd.DataFrame, texts: dict[str, str], company_filings:
     company's filings, for another year) that print the concept's words or synonyms beside a figure."""
     rows = []
     indexes: dict[tuple[str, ...], PrintedIndex] = {}  # one per scope: many questions share a scope
-    for q in golden.itertuples():
+    for q in iter_rows(golden):
         if q.kind == "answerable":
             evidence = f"gold line ({q.source_filing_id}; pages {', '.join(q.gold_pages)}):\n{q.gold_quote}"
         else:
@@ -172,7 +174,7 @@ def pattern_cases(patterns: pd.DataFrame, proposals: pd.DataFrame) -> pd.DataFra
     document (what the ten gates verified)."""
     evidence_of = dict(zip(proposals.candidate_id, proposals.evidence)) if len(proposals) else {}
     rows = []
-    for case in patterns.itertuples():
+    for case in iter_rows(patterns):
         try:
             quotes = json.loads(evidence_of.get(case.case_id) or "[]")
         except json.JSONDecodeError:
@@ -195,7 +197,7 @@ def audit_summary(judged: pd.DataFrame) -> pd.DataFrame:
     """Per kind: sampled, reviewed, defects, the defect rate over reviewed cases with its Wilson 95% interval, and the
     cases still awaiting review (unreviewed or stale)."""
     rows = []
-    for kind, group in sorted(judged.groupby("kind"), key=lambda pair: pair[0]):
+    for kind, group in sorted(iter_groups(judged.groupby("kind")), key=lambda pair: pair[0]):
         reviewed = group[group.status.isin(VERDICTS)]
         defects = int((reviewed.status == DEFECT).sum())
         rate = wilson(defects, len(reviewed))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from typing import cast
 
 PATTERNS = ("D1", "D2", "D3", "D4", "D5", "D6", "D7", "D8")
 ANSWER_TYPES = ("number", "string", "list", "refusal")
@@ -119,12 +120,12 @@ def candidate_from_record(
         required = 0
     if problems:
         return CandidateProblem(candidate_id, source, "; ".join(problems))
-    expected = record.get("expected") if isinstance(record.get("expected"), dict) else {}
-    return Candidate(
+    expected = cast(dict, record.get("expected")) if isinstance(record.get("expected"), dict) else {}
+    return Candidate(  # no problems: the pattern and the answer type are among those listed
         str(record.get("id") or candidate_id),
-        chosen,
+        cast(str, chosen),
         question,
-        answer_type,
+        cast(str, answer_type),
         gold_answer,
         tuple(evidence),
         required,
@@ -149,7 +150,7 @@ def read_jsonl(text: str, source: str) -> tuple[list[Candidate], list[CandidateP
             problems.append(CandidateProblem(fallback_id, source, f"line {number} is not JSON: {exc.msg}"))
             continue
         made = candidate_from_record(record, fallback_id, source)
-        (problems if isinstance(made, CandidateProblem) else candidates).append(made)
+        cast(list, problems if isinstance(made, CandidateProblem) else candidates).append(made)
     seen: set[str] = set()
     unique: list[Candidate] = []
     for candidate in candidates:

@@ -10,7 +10,7 @@ the demo's golden_proposals asset and the tests that pin every gate's verdict.
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from typing import Mapping, cast
 
 from edgar_eval.golden.quotes import row_cells
 
@@ -170,7 +170,7 @@ def broken_candidates(good: list[dict], texts_by_path: Mapping[str, str]) -> lis
     figures = re.findall(r"\d[\d,]*", d4["gold_answer"])
     year, nine = int(figures[1].replace(",", "")), int(figures[2].replace(",", ""))
     d4_quarter = year - nine
-    short = re.match(r"By how much did (\w+)'s", d1["question"]).group(1)
+    short = cast(re.Match[str], re.match(r"By how much did (\w+)'s", d1["question"])).group(1)  # the demo's D1
     out = [
         _broken(
             d1,

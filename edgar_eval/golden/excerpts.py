@@ -15,10 +15,11 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 import pandas as pd
 
+from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.golden.candidates import PATTERNS
 
 DEFAULT_BUDGET = 6_000
@@ -185,10 +186,10 @@ def _missing(value) -> bool:
 def _filings(filings: pd.DataFrame, texts: Mapping[str, str], sections: pd.DataFrame) -> list[_Filing]:
     by_filing: dict[str, list] = {}
     if len(sections):
-        for row in sections.sort_values(["filing_id", "start"]).itertuples(index=False):
+        for row in iter_rows(sections.sort_values(["filing_id", "start"]), index=False):
             by_filing.setdefault(row.filing_id, []).append(row)
     made = []
-    for row in filings.itertuples(index=False):
+    for row in iter_rows(filings, index=False):
         text = texts.get(row.filing_id)
         if text is None:
             continue
@@ -198,7 +199,7 @@ def _filings(filings: pd.DataFrame, texts: Mapping[str, str], sections: pd.DataF
             notes = row.notes_start
         filed = getattr(row, "filed", None)
         filed = getattr(row, "period_end", "") if _missing(filed) else filed
-        year = getattr(row, "fiscal_year", None)
+        year: Any = getattr(row, "fiscal_year", None)
         made.append(
             _Filing(
                 row.filing_id,
@@ -253,7 +254,7 @@ def _section_excerpt(filing: _Filing, key: str | None, cues: Sequence[str], budg
     if region is None:
         return None
     anchor = find_anchor(filing.text, cues, *region) if cues else None
-    return _excerpt(filing, key, region, anchor, budget, lead)
+    return _excerpt(filing, cast(str, key), region, anchor, budget, lead)  # a region: a key
 
 
 def _notes_excerpt(filing: _Filing, statements: Excerpt, budget: int, lead: float) -> Excerpt | None:
@@ -316,7 +317,11 @@ def _consequence_excerpt(later: _Filing, words: Sequence[str], budget: int, lead
 
 
 def _bundle(pattern: str, cik: str, excerpts: Sequence[Excerpt | None]) -> ExcerptBundle | None:
-    return None if any(e is None for e in excerpts) else ExcerptBundle(pattern, cik, tuple(excerpts))
+    return (
+        None
+        if any(e is None for e in excerpts)
+        else ExcerptBundle(pattern, cik, cast(tuple[Excerpt, ...], tuple(excerpts)))
+    )
 
 
 def align_excerpts(
@@ -360,7 +365,7 @@ def align_excerpts(
                 statements = _statements_excerpt(f, half, lead_fraction) if f.notes_start is not None else None
                 notes = _notes_excerpt(f, statements, half, lead_fraction) if statements else None
                 if statements and notes:
-                    assert statements.end <= f.notes_start <= notes.start, "D2 windows overlap"
+                    assert statements.end <= cast(int, f.notes_start) <= notes.start, "D2 windows overlap"
                 bundles.append(_bundle(pattern, cik, [statements, notes]))
         elif pattern == "D3":
             bundles += [

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from edgar_eval.corpus.frames import iter_rows
+
 SPLITS = ("dev", "eval")
 
 
@@ -60,7 +62,7 @@ class FrozenSet:
 
 def freeze(golden: pd.DataFrame, filing_sha: dict[str, str], seed: int) -> FrozenSet:
     splits = split_by_company(golden.cik.tolist(), seed)
-    records = [case_record(row, splits[row.cik], filing_sha) for row in golden.sort_values("question_id").itertuples()]
+    records = [case_record(row, splits[row.cik], filing_sha) for row in iter_rows(golden.sort_values("question_id"))]
     jsonl = "".join(
         json.dumps(record, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n" for record in records
     )

@@ -8,8 +8,11 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import pandas as pd
 
+from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.golden.labels import concept_words
 from edgar_eval.golden.printed_words import PrintedIndex
 
@@ -36,11 +39,11 @@ def contradictions(
             indexes[key] = PrintedIndex.of(text_of[f] for f in key if f in text_of)
         return indexes[key]
 
-    for case in golden[golden.kind == "absent_concept"].itertuples():
+    for case in iter_rows(cast(pd.DataFrame, golden[golden.kind == "absent_concept"])):
         printed = printed_in(case.scope_filing_ids).printed(concept_words(case.concept))
         if printed:
             found.append(f"absent concept {case.question!r}: its scope prints {printed!r} beside a figure")
-    for case in golden[golden.kind == "other_year"].itertuples():
+    for case in iter_rows(cast(pd.DataFrame, golden[golden.kind == "other_year"])):
         printed = printed_in(filings_of_company.get(case.cik, [])).printed(
             concept_words(case.concept), int(case.fiscal_year)
         )

@@ -7,6 +7,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
+from typing import cast
 
 import pandas as pd
 
@@ -85,8 +86,8 @@ def funnel(outcomes: pd.DataFrame, unreadable: pd.Series, selected: set[str]) ->
             {
                 "pattern": pattern,
                 "name": PATTERN_CONTRACTS[pattern].name,
-                "proposed": len(mine) + int(unreadable.get(pattern, 0)),
-                "unreadable": int(unreadable.get(pattern, 0)),
+                "proposed": len(mine) + int(cast(int, unreadable.get(pattern, 0))),
+                "unreadable": int(cast(int, unreadable.get(pattern, 0))),
                 "quotes_verified": int(mine.quotes_verified.sum()),
                 "conforming": int(mine.conforming.sum()),
                 "supported": int(mine.supported.sum()),

@@ -233,7 +233,7 @@ class QuoteIndex:
         if not needle:
             return QuoteMatch(quote, False, None, (), "empty quote")
         indices = self._filing_indices(within)
-        hits = {}
+        hits: dict[int, int] = {}
         for i in indices:
             hit = self._first_hit(needle, i, table_row)
             if hit >= 0:

@@ -17,11 +17,13 @@ import hashlib
 import random
 import re
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
 
 from edgar_eval.corpus.company_names import display_name
+from edgar_eval.corpus.frames import iter_groups, iter_rows
 from edgar_eval.golden import fairness as rules
 from edgar_eval.golden.fairness import FairnessLimits, FigureIndex
 from edgar_eval.golden.labels import absence_probes, concept_words, is_boilerplate, label_for
@@ -110,33 +112,35 @@ class _Scope:
         chunks: pd.DataFrame,
         facts: pd.DataFrame,
     ):
-        self.scoped = [ScopedFiling(r.filing_id, r.cik, r.form, int(r.fiscal_year)) for r in filings.itertuples()]
-        self.filing = {r.filing_id: r for r in filings.itertuples()}
+        self.scoped = [ScopedFiling(r.filing_id, r.cik, r.form, int(r.fiscal_year)) for r in iter_rows(filings)]
+        self.filing = {r.filing_id: r for r in iter_rows(filings)}
         latest = filings.sort_values(["cik", "filed", "filing_id"]).drop_duplicates("cik", keep="last")
-        self.company = {r.cik: display_name(r.company) for r in latest.itertuples()}  # one name however it was spelt
+        self.company = {r.cik: display_name(r.company) for r in iter_rows(latest)}  # one name however it was spelt
         self.index: dict[str, FigureIndex] = {}
         self.headings: dict[str, list[tuple[int, str]]] = {}
         self.lower_text: dict[str, str] = {}
-        for row in texts.itertuples():
+        for row in iter_rows(texts):
             labels = [p if isinstance(p, str) and p else f"p{i + 1}" for i, p in enumerate(row.printed_pages)]
             self.index[row.filing_id] = FigureIndex(row.filing_id, row.text, [int(s) for s in row.page_starts], labels)
             self.headings[row.filing_id] = rules.statement_headings(row.text)
             self.lower_text[row.filing_id] = row.text.lower()
         notes = sections.dropna(subset=["notes_start"]).drop_duplicates("filing_id")
-        self.notes_start = {r.filing_id: int(r.notes_start) for r in notes.itertuples()}
+        self.notes_start = {r.filing_id: int(r.notes_start) for r in iter_rows(notes)}
         self.chunks = {
             fid: (g.start.to_numpy(), g.end.to_numpy(), g.chunk_id.to_numpy())
             for fid, g in chunks.sort_values(["filing_id", "start"]).groupby("filing_id")
         }
-        located = facts[facts.offset.notna()]
-        self.tagged_offsets = {fid: {(fid, int(o)) for o in g.offset} for fid, g in located.groupby("filing_id")}
+        located = cast(pd.DataFrame, facts[facts.offset.notna()])
+        self.tagged_offsets = {
+            fid: {(fid, int(o)) for o in g.offset} for fid, g in iter_groups(located.groupby("filing_id"))
+        }
         # An equity statement tags a balance again under a component member: the same figure, not another meaning.
         self.figure_offsets = {
             key: {(key[0], int(o)) for o in g.offset}
-            for key, g in located.groupby(["filing_id", "concept", "period_key", "value"])
+            for key, g in iter_groups(located.groupby(["filing_id", "concept", "period_key", "value"]))
         }
         self.concepts = facts.groupby("filing_id").concept.agg(set).to_dict()
-        self.texts = {row.filing_id: row.text for row in texts.itertuples()}
+        self.texts = {row.filing_id: row.text for row in iter_rows(texts)}
         self._printed: dict[tuple[str, ...], PrintedIndex] = {}
 
     def printed(self, filing_ids: list[str]) -> PrintedIndex:
@@ -158,7 +162,10 @@ class _Scope:
 
 
 def _own_period_facts(facts: pd.DataFrame, filings: pd.DataFrame) -> pd.DataFrame:
-    periodic = filings[filings.form.isin(list(PERIODIC_FORMS))][["filing_id", "form", "fiscal_year", "period_end"]]
+    periodic = cast(
+        pd.DataFrame,
+        filings[filings.form.isin(list(PERIODIC_FORMS))][["filing_id", "form", "fiscal_year", "period_end"]],
+    )
     merged = facts[facts.is_numeric].merge(periodic, on="filing_id", suffixes=("", "_filing"))
     own_kind = np.array(
         [kind in PERIODIC_FORMS[form] for kind, form in zip(merged.period_kind, merged.form)], dtype=bool
@@ -222,9 +229,9 @@ def build_golden_questions(
             }
         )
 
-    candidates = _own_period_facts(facts[facts.filing_id.isin(scope.index)], filings)
+    candidates = _own_period_facts(cast(pd.DataFrame, facts[facts.filing_id.isin(scope.index)]), filings)
     eligible: list[dict] = []
-    for fact in candidates.itertuples():
+    for fact in iter_rows(candidates):
         failed = _first_failing_rule(fact)
         if failed:
             reject("answerable", failed, fact.filing_id, fact.cik, fact.concept, fact.period_key)
@@ -259,7 +266,7 @@ def build_golden_questions(
 
 def _describe(fact, scope: _Scope) -> dict:
     filing = scope.filing[fact.filing_id]
-    label = label_for(fact.concept)
+    label = cast(str, label_for(fact.concept))  # _first_failing_rule passes labelled concepts only
     when = period_phrase(filing.form, fact.period_kind, fact.period_end, int(fact.fiscal_year))
     company = scope.company[fact.cik]
     printed = rules.printed_figure(str(fact.displayed))
@@ -549,7 +556,7 @@ def _unanswerable(
                 )
             else:
                 absent.append(concept)
-        seen_labels: set[str] = set()
+        seen_labels: set[str | None] = set()
         absent = [c for c in absent if not (label_for(c) in seen_labels or seen_labels.add(label_for(c)))]
         for concept in rng.sample(absent, min(per_kind, len(absent))):
             kind = "instant" if usual_instant[concept] else ("FY" if filing.form == "10-K" else "Q")
@@ -565,7 +572,7 @@ def _unanswerable(
                     "period": when.removeprefix("for ").removeprefix("at ").removeprefix("as of "),
                     "concept": concept,
                     "label": label_for(concept),
-                    "question": _question(company, label_for(concept), when),
+                    "question": _question(company, cast(str, label_for(concept)), when),  # a reported concept
                     "source_filing_id": filing_id,
                     "source_form": filing.form,
                     "source_sha256": filing.sha256,

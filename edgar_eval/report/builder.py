@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import cast
 
 import pandas as pd
 
+from edgar_eval.corpus.frames import iter_groups
 from edgar_eval.domain.versioning import content_version
 from edgar_eval.golden.audit import audit_summary
 from edgar_eval.golden.fairness import RULES
@@ -36,7 +38,9 @@ def _slice_table(slices: pd.DataFrame) -> pd.DataFrame:
     depths = sorted(slices.k.unique())
     shallow, deep = depths[0], depths[-1]
     rows = []
-    for (slice_name, value, retriever), group in slices.groupby(["slice", "value", "retriever"], sort=True):
+    for (slice_name, value, retriever), group in iter_groups(
+        slices.groupby(["slice", "value", "retriever"], sort=True)
+    ):
         by_depth = group.set_index("k")
         row = {"slice": slice_name, "value": value, "retriever": retriever}
         for depth in (shallow, deep):
@@ -62,15 +66,13 @@ def golden_tables(golden: pd.DataFrame, rejections: pd.DataFrame, partitions: st
     by_kind["expected route"] = by_kind.kind.map(lambda k: "answer" if k == "answerable" else "no-answer")
     answerable = golden[golden.kind == "answerable"]
     balance = (
-        answerable.groupby(["source_form", "statement_type"], sort=True)
-        .size()
+        cast(pd.Series, answerable.groupby(["source_form", "statement_type"], sort=True).size())
         .rename("answerable questions")
         .reset_index()
         .rename(columns={"source_form": "form", "statement_type": "printed in"})
     )
     rejected = (
-        rejections.groupby(["kind", "rule"], sort=False)
-        .size()
+        cast(pd.Series, rejections.groupby(["kind", "rule"], sort=False).size())
         .rename("rejected")
         .reset_index()
         .assign(order=lambda t: t.rule.map({rule: i for i, rule in enumerate(RULES)}))
@@ -167,7 +169,7 @@ def pattern_tables(inputs: ReportInputs) -> list[ReportTable]:
         tables.append(
             ReportTable(
                 "Gate verdicts against hand-written verdicts",
-                shown[["gate", "agreement", "gate_only", "person_only"]].rename(
+                cast(pd.DataFrame, shown[["gate", "agreement", "gate_only", "person_only"]]).rename(
                     columns={"gate_only": "failed by the gate only", "person_only": "failed by the person only"}
                 ),
                 Provenance("gate_agreement", content_version(agreement), source),
@@ -177,7 +179,9 @@ def pattern_tables(inputs: ReportInputs) -> list[ReportTable]:
             )
         )
     if len(frozen):
-        made_up = frozen.groupby(["pattern", "difficulty"], sort=True).size().rename("cases").reset_index()
+        made_up = (
+            cast(pd.Series, frozen.groupby(["pattern", "difficulty"], sort=True).size()).rename("cases").reset_index()
+        )
         per_pattern = int(frozen.per_pattern.iloc[0])
         counts = frozen.pattern.value_counts()
         short = [f"{p} {int(counts.get(p, 0))}" for p in PATTERN_CONTRACTS if counts.get(p, 0) < per_pattern]

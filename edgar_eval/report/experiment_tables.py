@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Iterable, cast
 
 import pandas as pd
 
@@ -179,13 +179,19 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
         {
             "unanswerable kind": by_kind.get("kind", pd.Series(dtype=str)),
             "gate score": by_kind.get("gate", pd.Series(dtype=str)),
-            "AUROC": [_number(v) for v in by_kind.get("auroc", [])],
+            "AUROC": [_number(v) for v in cast(Iterable[Any], by_kind.get("auroc", []))],
             "AUROC DeLong 95%": [
                 f"{_number(lo)} to {_number(hi)}"
-                for lo, hi in zip(by_kind.get("auroc_low", []), by_kind.get("auroc_high", []))
+                for lo, hi in zip(
+                    cast(Iterable[Any], by_kind.get("auroc_low", [])),
+                    cast(Iterable[Any], by_kind.get("auroc_high", [])),
+                )
             ],
             "answerable / of this kind": [
-                f"{p} / {n}" for p, n in zip(by_kind.get("positives", []), by_kind.get("negatives", []))
+                f"{p} / {n}"
+                for p, n in zip(
+                    cast(Iterable[Any], by_kind.get("positives", [])), cast(Iterable[Any], by_kind.get("negatives", []))
+                )
             ],
         }
     )

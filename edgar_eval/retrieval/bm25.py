@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 from importlib.metadata import version
+from typing import TYPE_CHECKING, cast
 
 import bm25s
 import numpy as np
@@ -27,6 +28,9 @@ from bm25s.stopwords import STOPWORDS_EN
 
 from edgar_eval.retrieval.dense import SCORE_DECIMALS, Hit
 from edgar_eval.retrieval.fingerprint import IndexFingerprint
+
+if TYPE_CHECKING:
+    from bm25s.tokenization import Tokenized
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 STOPWORDS: tuple[str, ...] = tuple(STOPWORDS_EN)
@@ -72,7 +76,7 @@ class BM25Index:
         """Index chunk `texts`; row i is the chunk of filing `filing_ids[i]`, as in the dense index."""
         if len(texts) != len(filing_ids):
             raise ValueError(f"{len(texts)} chunk texts do not match {len(filing_ids)} chunk rows")
-        tokenised = _tokenise(list(texts), Stemmer.Stemmer(STEMMER), return_ids=True)
+        tokenised = cast("Tokenized", _tokenise(list(texts), Stemmer.Stemmer(STEMMER), return_ids=True))
         if not tokenised.vocab:  # no chunk has a single token: nothing can ever match
             return cls(None, filing_ids)
         retriever = bm25s.BM25(k1=K1, b=B, method=METHOD, dtype="float64", backend="numpy")
@@ -85,7 +89,7 @@ class BM25Index:
 
     def query_tokens(self, query: str) -> list[str]:
         """The query as the index sees it (after lower-casing, stopwords and stemming)."""
-        return _tokenise([query], self._stemmer, return_ids=False)[0]
+        return cast(list[list[str]], _tokenise([query], self._stemmer, return_ids=False))[0]
 
     def search(self, query: str, scope: list[str], k: int) -> list[Hit]:
         """Top k chunks of the filings in `scope` that share a term with the query; no other filing's chunk can come

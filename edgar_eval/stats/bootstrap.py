@@ -54,6 +54,7 @@ corpus yields an honest "unknown" instead of crashing a report:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -187,7 +188,7 @@ def _bootstrap(
         low, high = np.quantile(ratios[defined], _bca_levels(ratios[defined], estimate, num_k, den_k, tail))
     else:
         own_error = _linearised_error(num_k, den_k, estimate)
-        t = (ratios[defined] - estimate) / errors[defined]
+        t = (ratios[defined] - estimate) / cast(np.ndarray, errors)[defined]  # studentized: errors are resampled
         t_low, t_high = np.quantile(t, [tail, 1 - tail])
         # A ratio of sums lies between its companies' smallest and largest ratio; so does every resample's.
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from statsmodels.stats.proportion import proportion_confint
 
@@ -24,5 +25,5 @@ def wilson(successes: int, trials: int, confidence: float = 0.95) -> Proportion:
         raise ValueError(f"need 0 <= successes <= trials, got {successes}/{trials}")
     if trials == 0:
         return Proportion(0, 0, float("nan"), float("nan"))
-    low, high = proportion_confint(successes, trials, alpha=1 - confidence, method="wilson")
+    low, high = cast(tuple[float, float], proportion_confint(successes, trials, alpha=1 - confidence, method="wilson"))
     return Proportion(int(successes), int(trials), float(low), float(high))
