@@ -1,4 +1,5 @@
-"""Command line: run the whole graph in-process with run history kept, list partitions, write the demo corpus."""
+"""Command line: run the whole graph through the run history (each run in the code location the UI loads), add the
+corpus folder's filings as partitions, fetch filings, write baselines, README figures and the demo corpus."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ def _configure(args: argparse.Namespace) -> None:
 
 def _check_corpus_folder(settings) -> None:
     """A missing or non-folder corpus folder is refused in one line (the demo corpus is generated); one without a
-    filing is refused by the definitions themselves (`factory.filing_partitions`, by the corpus's own listing)."""
+    filing is refused by the corpus listing the partitions are made from (`partitions.corpus_documents`)."""
     if settings.is_demo:
         return
     folder = Path(settings.corpus_dir)
@@ -59,6 +60,9 @@ def run(args: argparse.Namespace) -> int:
         _check_corpus_folder(settings)
         settings.check()
         from edgar_eval.definitions import defs  # the code location the UI loads, from the same environment
+        from edgar_eval.defs.partitions import corpus_documents
+
+        corpus_documents(settings)  # a folder without a filing: refused here, in one line
     except ValueError as exc:  # a bad setting or corpus folder: one line, before any partition runs
         print(f"edgar-eval: {exc}", file=sys.stderr)
         return 2
@@ -92,17 +96,31 @@ def run(args: argparse.Namespace) -> int:
     return 2 if graph.failed_partitions else 0
 
 
-def partitions(args: argparse.Namespace) -> int:
-    _configure(args)
-    from edgar_eval.adapters.local_corpus import list_filings, write_demo_corpus
+def _sync_partitions() -> int:
+    """Add the configured corpus folder's filings to the instance as partitions (and drop those that left it)."""
+    _ensure_dagster_home()
+    warnings.filterwarnings("ignore", category=Warning, module="dagster")
+    from dagster import DagsterInstance
+
+    from edgar_eval.defs.partitions import sync_filings
     from edgar_eval.defs.settings import EvalSettings
 
-    settings = EvalSettings.from_env()
-    if settings.is_demo:
-        write_demo_corpus(settings.corpus_dir)
-    for key in sorted(list_filings(settings.corpus_dir)):
+    try:
+        settings = EvalSettings.from_env()
+        _check_corpus_folder(settings)
+        with DagsterInstance.get() as instance:
+            changes = sync_filings(instance, settings)
+    except ValueError as exc:
+        print(f"edgar-eval: {exc}", file=sys.stderr)
+        return 2
+    for key in changes.documents:
         print(key)
     return 0
+
+
+def partitions(args: argparse.Namespace) -> int:
+    _configure(args)
+    return _sync_partitions()
 
 
 def fetch(args: argparse.Namespace) -> int:
@@ -122,6 +140,11 @@ def fetch(args: argparse.Namespace) -> int:
         print(
             f"  FAILED {failure.subject} {failure.accession or ''} [{failure.kind}]: {failure.reason}", file=sys.stderr
         )
+    if result.downloaded or result.reused:  # the fetched folder is a corpus: its filings become partitions
+        os.environ[CORPUS_DIR_ENV] = str(Path(args.cache).resolve())
+        print("partitions of this corpus in the run history:", file=sys.stderr)
+        synced = _sync_partitions()
+        return synced or (0 if result.ok else 1)
     return 0 if result.ok else 1
 
 
@@ -165,13 +188,15 @@ def demo_corpus(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="edgar-eval", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     run_parser = commands.add_parser(
         "run", help="materialise every asset: one corpus run per filing, then the evaluation"
     )
-    partitions_parser = commands.add_parser("partitions", help="print the filing partition keys, one a line")
+    partitions_parser = commands.add_parser(
+        "partitions", help="add the corpus folder's filings to the run history as partitions; print their keys"
+    )
     baseline_parser = commands.add_parser(
         "baseline", help="write the eval gate's baseline (baselines/<corpus>/<generator>.json) from the last run"
     )
@@ -203,7 +228,11 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("readme", help="rewrite the README's figures block from the committed reports")
     demo_parser = commands.add_parser("demo-corpus", help="write the generated demo corpus into a folder")
     demo_parser.add_argument("folder")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     return {
         "run": run,
         "partitions": partitions,

@@ -76,14 +76,15 @@ def copies(tmp_path_factory):
 
 
 def test_versions_are_hashes_of_code_and_stable(copies):
-    versions = copies["as_is"]
+    versions = dict(copies["as_is"])
+    assert versions.pop("filing_documents") is None  # the input, observed: no code builds it
     assert all(len(v) == 16 and int(v, 16) >= 0 for v in versions.values())
     assert len(set(versions.values())) > len(versions) // 2  # assets of one module do not share one version
     from edgar_eval.definitions import defs
 
     graph = defs.resolve_asset_graph()
     here = {key.to_user_string(): graph.get(key).code_version for key in graph.get_all_asset_keys()}
-    assert here == versions  # the same code, loaded from another folder, the same versions
+    assert here == copies["as_is"]  # the same code, loaded from another folder: the same versions
 
 
 def test_a_comment_or_reformatting_changes_no_version(copies):

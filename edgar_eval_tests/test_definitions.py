@@ -7,10 +7,12 @@ import pytest
 
 from edgar_eval.defs import gate_checks
 from edgar_eval.defs.factory import build_definitions
+from edgar_eval.defs.partitions import sync_filings
 from edgar_eval.defs.settings import EvalSettings
 
 GRAPH = {
-    "filings": ("corpus", set()),
+    "filing_documents": ("corpus", set()),
+    "filings": ("corpus", {"filing_documents"}),
     "filing_text": ("corpus", {"filings"}),
     "xbrl_facts": ("corpus", {"filings", "filing_text"}),
     "sections": ("corpus", {"filings", "filing_text"}),
@@ -110,21 +112,43 @@ def test_asset_graph_matches_the_snapshot(defs):
         spec = specs[name]
         assert spec.group_name == group, name
         assert {dep.asset_key.to_user_string() for dep in spec.deps} == upstream, name
-        assert spec.code_version and spec.description and len(spec.description) > 40, name
+        assert spec.description and len(spec.description) > 40, name
+        assert spec.code_version or name == "filing_documents", name  # the one input: observed, not built by code
         assert (spec.partitions_def is not None) == (group == "corpus"), name
 
 
-def test_jobs_and_schedules_are_defined_and_schedules_start_stopped(defs):
+def test_jobs_sensor_and_automation_conditions(defs):
+    """No schedules coupled by the clock: the corpus sensor adds partitions and observes documents, the corpus assets
+    rebuild eagerly, the evaluation runs nightly once what it reads is up to date."""
     assert defs.resolve_job_def("corpus_job").partitions_def is not None
     assert defs.resolve_job_def("evaluation_job")
-    schedules = {s.name: s for s in defs.schedules}
-    assert set(schedules) == {"nightly_corpus", "nightly_evaluation"}
-    assert all(s.default_status == dg.DefaultScheduleStatus.STOPPED for s in schedules.values())
+    assert not list(defs.schedules or [])
+    sensors = {sensor.name: sensor for sensor in defs.sensors or []}
+    assert set(sensors) == {"corpus_sensor"}
+    assert sensors["corpus_sensor"].default_status == dg.DefaultSensorStatus.RUNNING
+    for spec in defs.resolve_all_asset_specs():
+        label = spec.automation_condition.get_label() if spec.automation_condition else None
+        if spec.key.to_user_string() == "filing_documents":
+            assert label is None
+        elif spec.group_name == "corpus":
+            assert label == "eager", spec.key  # with an observed (never materialised) document not "missing"
+        else:
+            assert label == "on_cron(0 4 * * *, UTC)", spec.key
 
 
-def test_demo_partitions_are_one_per_filing(defs):
-    keys = defs.resolve_job_def("corpus_job").partitions_def.get_partition_keys()
-    assert len(keys) == 15 and keys == sorted(keys)
+def test_loading_the_definitions_reads_and_writes_no_corpus(tmp_path):
+    settings = EvalSettings(
+        corpus_dir=str(tmp_path / "demo_corpus"),
+        corpus_name="demo",
+        data_dir=str(tmp_path / "data"),
+        reports_dir=str(tmp_path / "reports"),
+    )
+    build_definitions(settings)
+    assert not (tmp_path / "demo_corpus").exists()  # partitions live in the instance, added before a run
+    instance = dg.DagsterInstance.ephemeral()
+    changes = sync_filings(instance, settings)
+    keys = instance.get_dynamic_partitions("filings")
+    assert len(keys) == 15 and keys == sorted(keys) == changes.added == changes.changed
 
 
 def test_descriptions_render_as_written(defs):

@@ -3,7 +3,6 @@ an asset it declares as a dependency (or of itself)."""
 
 import sys
 from collections import defaultdict
-from typing import Iterable, cast
 
 import dagster as dg
 
@@ -23,7 +22,9 @@ def test_every_asset_reads_only_what_it_declares(tmp_path, monkeypatch):
     defs = build_definitions(settings)
     code_of = {}
     declared = {}
-    for assets in cast(Iterable[dg.AssetsDefinition], defs.assets):  # the project defines only @asset assets
+    for assets in defs.assets or []:
+        if not isinstance(assets, dg.AssetsDefinition):  # filing_documents: observed, it reads no table
+            continue
         names = {key.to_user_string() for key in assets.keys}
         code_of[assets.op.compute_fn.decorated_fn.__code__] = assets.op.name
         declared[assets.op.name] = {key.to_user_string() for key in assets.dependency_keys} | names

@@ -6,6 +6,7 @@ import dagster as dg
 import pytest
 
 from edgar_eval.defs.factory import build_definitions
+from edgar_eval.defs.partitions import FILING_DOCUMENTS
 from edgar_eval.defs.runner import materialise_evaluation, materialise_graph
 from edgar_eval.defs.settings import EvalSettings
 
@@ -35,6 +36,8 @@ def test_every_asset_and_partition_is_materialised(demo_run):
     )
     assert len(graph.partitions) == 15
     for spec in defs.resolve_all_asset_specs():
+        if spec.key == FILING_DOCUMENTS:  # the input: observed, each partition with its sha256, never materialised
+            continue
         if spec.partitions_def is not None:
             assert instance.get_materialized_partitions(spec.key) == set(graph.partitions), spec.key
         else:

@@ -8,7 +8,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import pytest
@@ -69,7 +71,7 @@ def ran(tmp_path_factory):
         yield home
 
 
-def _query(home: Path, query: str, variables: dict | None = None, code: Path | None = None) -> dict:
+def _query(home: Path, query: str, variables: dict | None = None, code: Path | None = None) -> Mapping[str, Any]:
     """The answer of the UI's GraphQL API over the code location, loaded from `code` (default: the checkout)."""
     target = ModuleTarget(
         module_name=DEFINITIONS_MODULE, attribute=None, working_directory=str(code or home), location_name=CODE_LOCATION

@@ -19,6 +19,7 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
+import marshal
 import sys
 import textwrap
 import types
@@ -153,6 +154,21 @@ def _imported_module(module: _Module, name: str) -> str | None:
     return None
 
 
+def _function_digest(function: types.FunctionType) -> str:
+    """The function's syntax tree without docstrings; its compiled code where the source cannot be read back as a
+    statement (a lambda inside an expression)."""
+    try:
+        return _digest(ast.parse(textwrap.dedent(inspect.getsource(function))))
+    except (OSError, SyntaxError):
+        return hashlib.sha256(marshal.dumps(_positionless(function.__code__))).hexdigest()
+
+
+def _positionless(code: types.CodeType) -> types.CodeType:
+    """The code without its line numbers, so moving it in its file changes nothing."""
+    constants = tuple(_positionless(c) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_firstlineno=1, co_linetable=b"", co_consts=constants)
+
+
 def _code_names(code: types.CodeType) -> set[str]:
     names = set(code.co_names) | set(code.co_freevars)
     for constant in code.co_consts:
@@ -185,10 +201,7 @@ def reached_code(function: types.FunctionType, resources: tuple[type, ...] = ())
         if id(current) in seen:
             continue
         seen.add(id(current))
-        source = textwrap.dedent(inspect.getsource(current))
-        units[f"{current.__module__}.{current.__qualname__}"] = hashlib.sha256(
-            _without_docstrings(ast.parse(source)).encode()
-        ).hexdigest()
+        units[f"{current.__module__}.{current.__qualname__}"] = _function_digest(current)
         wiring = _module(current.__module__)
         for name in sorted(_code_names(current.__code__)):
             for resource in resources:

@@ -24,18 +24,23 @@ from edgar_eval.defs.common import (
     recorded_sha256,
     table_head,
 )
+from edgar_eval.defs.jobs import CORPUS_AUTOMATION
+from edgar_eval.defs.partitions import FILING_DOCUMENTS, FILINGS
 from edgar_eval.defs.settings import EvalSettings
 
 GROUP = "corpus"
+SINGLE_RUN = dg.BackfillPolicy.single_run()  # a backfill of many filings is one run, not one run per filing
 
 
-def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDefinition]:
-    common = dict(group_name=GROUP, partitions_def=partitions, backfill_policy=dg.BackfillPolicy.single_run())
-
+def build_corpus_assets() -> list[dg.AssetsDefinition]:
     @dg.asset(
+        deps=[FILING_DOCUMENTS],
         description="One filing per partition: its bytes' sha256, who filed which form for which fiscal period. "
         "Fails its partition with the reason when the document is not a readable inline-XBRL filing.",
-        **common,
+        group_name=GROUP,
+        partitions_def=FILINGS,
+        backfill_policy=SINGLE_RUN,
+        automation_condition=CORPUS_AUTOMATION,
     )
     def filings(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         manifest = read_manifest(settings.corpus_dir)
@@ -74,7 +79,10 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
         deps=[filings],
         description="Clean text of the filing: tables as one Markdown pipe row per line, "
         "hidden iXBRL content dropped, stable offsets, and the page map (page start offset -> printed page number).",
-        **common,
+        group_name=GROUP,
+        partitions_def=FILINGS,
+        backfill_policy=SINGLE_RUN,
+        automation_condition=CORPUS_AUTOMATION,
     )
     def filing_text(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         def work(key: str):
@@ -99,7 +107,10 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
         deps=[filings, filing_text],
         description="Every ix:nonFraction and ix:nonNumeric fact: value with scale and sign "
         "applied, displayed text, unit, decimals, period, dimensions, fiscal year, and its offset in filing_text.",
-        **common,
+        group_name=GROUP,
+        partitions_def=FILINGS,
+        backfill_policy=SINGLE_RUN,
+        automation_condition=CORPUS_AUTOMATION,
     )
     def xbrl_facts(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         def work(key: str):
@@ -125,7 +136,10 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
         deps=[filings, filing_text],
         description="Sections keyed by part and item, cross-reference stubs flagged "
         "with their target, and the offset where the notes to the financial statements begin.",
-        **common,
+        group_name=GROUP,
+        partitions_def=FILINGS,
+        backfill_policy=SINGLE_RUN,
+        automation_condition=CORPUS_AUTOMATION,
     )
     def sections(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         def work(key: str):
@@ -151,7 +165,10 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
         description="Fixed-size character chunks with overlap, each with its section, "
         "the printed pages it spans and its offsets in filing_text; a chunk that starts inside a table carries the "
         "table's scale line and header rows.",
-        **common,
+        group_name=GROUP,
+        partitions_def=FILINGS,
+        backfill_policy=SINGLE_RUN,
+        automation_condition=CORPUS_AUTOMATION,
     )
     def chunks(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         def work(key: str):
@@ -175,7 +192,10 @@ def build_corpus_assets(partitions: dg.PartitionsDefinition) -> list[dg.AssetsDe
         deps=[filings, chunks],
         description="An embedding per chunk from the local all-MiniLM-L6-v2 (L2-normalised), "
         "stamped with the index fingerprint: embedder id, normalisation, chunk parameters.",
-        **common,
+        group_name=GROUP,
+        partitions_def=FILINGS,
+        backfill_policy=SINGLE_RUN,
+        automation_condition=CORPUS_AUTOMATION,
     )
     def chunk_embeddings(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         embedder = settings.embedder_adapter()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dagster as dg
 
-from edgar_eval.adapters.local_corpus import list_filings, write_demo_corpus
 from edgar_eval.defs import (
     gate_checks,
     golden_assets,
@@ -17,32 +16,26 @@ from edgar_eval.defs import (
 )
 from edgar_eval.defs.code_versions import with_code_versions
 from edgar_eval.defs.corpus_assets import build_corpus_assets
-from edgar_eval.defs.jobs import build_jobs
+from edgar_eval.defs.jobs import EVALUATION_AUTOMATION, build_jobs
+from edgar_eval.defs.partitions import corpus_sensor, filing_documents
 from edgar_eval.defs.settings import EvalSettings
 
 
-def filing_partitions(settings: EvalSettings) -> dg.StaticPartitionsDefinition:
-    if settings.is_demo:
-        write_demo_corpus(settings.corpus_dir)  # generated, deterministic: same seed, same bytes
-    keys = sorted(list_filings(settings.corpus_dir))
-    if not keys:
-        raise ValueError(f"corpus folder {settings.corpus_dir} holds no .htm filing")
-    return dg.StaticPartitionsDefinition(keys)
-
-
 def build_definitions(settings: EvalSettings) -> dg.Definitions:
-    partitions = filing_partitions(settings)
+    """The graph over one corpus folder; loading it reads no folder (the filing partitions live in the instance)."""
     evaluation = [
-        asset
+        asset.map_asset_specs(lambda spec: spec.replace_attributes(automation_condition=EVALUATION_AUTOMATION))
         for module in (index_assets, golden_assets, pattern_assets, runs_assets, statistics_assets, report_assets)
         for asset in module.ASSETS
     ]
-    jobs, schedules = build_jobs(partitions)
     return dg.Definitions(
-        assets=with_code_versions([*build_corpus_assets(partitions), *evaluation], resources=(EvalSettings,)),
+        assets=[
+            filing_documents,
+            *with_code_versions([*build_corpus_assets(), *evaluation], resources=(EvalSettings,)),
+        ],
         asset_checks=[*gate_checks.CHECKS, *invariant_checks.CHECKS],
-        jobs=jobs,
-        schedules=schedules,
+        jobs=build_jobs(),
+        sensors=[corpus_sensor],
         resources={"settings": settings},
         executor=dg.in_process_executor,
     )

@@ -1,11 +1,13 @@
 """Golden group: template questions from the filings' own XBRL facts."""
 
 import hashlib
+from typing import cast
 
 import dagster as dg
 import pandas as pd
 
 from edgar_eval.adapters.files import replace_file
+from edgar_eval.corpus.frames import iter_groups
 from edgar_eval.defs.common import filing_keys, read_partitions, table_head, unpartitioned_result, usable_partitions
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.golden import audit
@@ -77,9 +79,11 @@ def golden_questions_and_rejections(context: dg.AssetExecutionContext, settings:
         "golden_rejections",
         rejections,
         {
-            "by_rule": dg.MetadataValue.json({f"{kind}/{rule}": int(n) for (kind, rule), n in by_rule.items()}),
+            "by_rule": dg.MetadataValue.json({"/".join(map(str, key)): int(n) for key, n in by_rule.to_dict().items()}),
             "head": table_head(
-                rejections[~rejections.rule.isin(list(PRE_FILTERS))], ["rule", "filing_id", "concept", "detail"], rows=8
+                cast(pd.DataFrame, rejections[~rejections.rule.isin(list(PRE_FILTERS))]),
+                ["rule", "filing_id", "concept", "detail"],
+                rows=8,
             ),
         },
         asset_key="golden_rejections",
@@ -144,12 +148,15 @@ def golden_audit(context: dg.AssetExecutionContext, settings: EvalSettings) -> d
     golden = store.read("golden_questions")
     frozen = set(store.read("golden_set").question_id)
     company_filings = {
-        cik: sorted(group.filing_id) for cik, group in filings[filings.form.isin(["10-K", "10-Q"])].groupby("cik")
+        str(cik): sorted(group.filing_id)
+        for cik, group in iter_groups(cast(pd.DataFrame, filings[filings.form.isin(["10-K", "10-Q"])]).groupby("cik"))
     }
     cases = pd.concat(
         [
             audit.template_cases(
-                golden[golden.question_id.isin(frozen)], dict(zip(texts.filing_id, texts.text)), company_filings
+                cast(pd.DataFrame, golden[golden.question_id.isin(frozen)]),
+                dict(zip(texts.filing_id, texts.text)),
+                company_filings,
             ),
             audit.pattern_cases(store.read("golden_patterns"), store.read("golden_proposals")),
         ],

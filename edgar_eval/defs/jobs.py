@@ -1,4 +1,9 @@
-"""Jobs and the nightly schedules: the UI, the schedule and CI run the same definitions."""
+"""Jobs and automation: the UI, the automation daemon, the CLI and CI run the same definitions.
+
+A new or changed filing document rebuilds its own corpus partition (eager); the evaluation runs nightly, once every
+corpus asset it reads has been brought up to date since the tick (on_cron), instead of at a fixed hour after the
+corpus that a slow corpus night could overrun.
+"""
 
 import dagster as dg
 
@@ -9,6 +14,12 @@ CODE_LOCATION = "edgar_eval"
 CORPUS_JOB = "corpus_job"
 EVALUATION_JOB = "evaluation_job"
 EVALUATION_GROUPS = ("index", "golden", "runs", "statistics", "report")
+# A filing document is observed, never materialised, so to the condition it would always be missing: it counts as a
+# dependency that updates (a new data version), not as one that must exist first.
+CORPUS_AUTOMATION = dg.AutomationCondition.eager().replace(
+    "any_deps_missing", dg.AutomationCondition.any_deps_missing().ignore(dg.AssetSelection.keys("filing_documents"))
+)
+EVALUATION_AUTOMATION = dg.AutomationCondition.on_cron("0 4 * * *", "UTC")
 
 
 @dg.success_hook(name="print_progress")
@@ -17,10 +28,10 @@ def print_progress(context: dg.HookContext) -> None:
     print(f"  done   {context.op.name}", flush=True)
 
 
-def build_jobs(partitions: dg.PartitionsDefinition):
+def build_jobs() -> list:
     corpus_job = dg.define_asset_job(
         CORPUS_JOB,
-        selection=dg.AssetSelection.groups("corpus"),
+        selection=dg.AssetSelection.groups("corpus") - dg.AssetSelection.keys("filing_documents"),
         description="Parse, chunk and embed one filing partition.",
     )
     evaluation_job = dg.define_asset_job(
@@ -29,24 +40,4 @@ def build_jobs(partitions: dg.PartitionsDefinition):
         hooks={print_progress},
         description="Index, golden questions, runs, statistics and the report, over every current filing partition.",
     )
-
-    @dg.schedule(
-        job=corpus_job,
-        cron_schedule="0 2 * * *",
-        default_status=dg.DefaultScheduleStatus.STOPPED,
-        description="Nightly at 02:00: one corpus run per filing partition. Off by default.",
-    )
-    def nightly_corpus(context: dg.ScheduleEvaluationContext):
-        tick = context.scheduled_execution_time.strftime("%Y-%m-%d")
-        for key in partitions.get_partition_keys(dynamic_partitions_store=context.instance):
-            yield dg.RunRequest(run_key=f"{key}:{tick}", partition_key=key)
-
-    nightly_evaluation = dg.ScheduleDefinition(
-        name="nightly_evaluation",
-        job=evaluation_job,
-        cron_schedule="0 4 * * *",
-        default_status=dg.DefaultScheduleStatus.STOPPED,
-        description="Nightly at 04:00, after the corpus runs: the evaluation over every current partition. Off by "
-        "default.",
-    )
-    return [corpus_job, evaluation_job], [nightly_corpus, nightly_evaluation]
+    return [corpus_job, evaluation_job]

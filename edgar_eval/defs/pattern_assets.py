@@ -4,6 +4,7 @@ naive baseline scored on it."""
 import json
 import re
 from pathlib import Path
+from typing import cast
 
 import dagster as dg
 import pandas as pd
@@ -11,6 +12,7 @@ import pandas as pd
 from edgar_eval.adapters.chat_proposer import ChatProposer
 from edgar_eval.adapters.files import replace_file
 from edgar_eval.answering.answerer import ANSWERED, ExtractiveGenerator, answer_question
+from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.defs.common import (
     checked_index,
     filing_keys,
@@ -80,9 +82,9 @@ def _proposal_row(made: Candidate | CandidateProblem, pattern: str | None = None
 
 
 def proposal_candidates(proposals: pd.DataFrame) -> list[Candidate]:
-    readable = proposals[proposals.unreadable_reason == ""]
+    readable = cast(pd.DataFrame, proposals[proposals.unreadable_reason == ""])
     made = []
-    for row in readable.itertuples():
+    for row in iter_rows(readable):
         record = {
             "id": row.candidate_id,
             "pattern": row.pattern,
@@ -232,7 +234,9 @@ def gate_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings):
             "candidates": len(candidates),
             "accepted": int(outcomes.accepted.sum()),
             "rejected_by_gate": dg.MetadataValue.json(outcomes.failing_gate.value_counts().sort_index().to_dict()),
-            "head": table_head(verdicts[verdicts.status == "fail"], ["candidate_id", "gate", "reason"], rows=8),
+            "head": table_head(
+                cast(pd.DataFrame, verdicts[verdicts.status == "fail"]), ["candidate_id", "gate", "reason"], rows=8
+            ),
         },
         asset_key="gate_verdicts",
     )
@@ -248,7 +252,7 @@ def gate_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings):
     )
     filings = frames["filings"]
     texts = frames["filing_text"]
-    pages = {r.filing_id: (list(r.page_starts), list(r.printed_pages)) for r in texts.itertuples()}
+    pages = {r.filing_id: (list(r.page_starts), list(r.printed_pages)) for r in iter_rows(texts)}
     try:
         frozen = freeze_patterns(
             selected, outcomes, run.placed, dict(zip(filings.filing_id, filings.sha256)), frames["chunks"], pages
@@ -363,7 +367,7 @@ def pattern_baseline(context: dg.AssetExecutionContext, settings: EvalSettings) 
     generator = ExtractiveGenerator()
     rows = []
     vectors = embedder.embed(cases.question.tolist()) if len(cases) else []
-    for case, vector in zip(cases.itertuples(), vectors):
+    for case, vector in zip(iter_rows(cases), vectors):
         evidence = list(case.evidence_filing_ids)
         cik = company_of.get(evidence[0]) if evidence else None
         scope = sorted(f for f, c in company_of.items() if cik is None or c == cik)

@@ -6,8 +6,10 @@ import hashlib
 import json
 from importlib.metadata import version
 from pathlib import Path
+from typing import cast
 
 import dagster as dg
+import pandas as pd
 
 import edgar_eval
 from edgar_eval.adapters.files import replace_file
@@ -88,7 +90,7 @@ def report(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.Mate
             costs=store.read("arm_costs"),
             mutations=store.read("citation_mutations"),
             generations=store.read("generations"),
-            risk_curves=risk_coverage_curves(scores, outcomes[outcomes.arm == "A"]),
+            risk_curves=risk_coverage_curves(scores, cast(pd.DataFrame, outcomes[outcomes.arm == "A"])),
             index_fingerprint=store.read("search_index").fingerprint.iloc[0],
             pattern_funnel=store.read("pattern_funnel"),
             gate_agreement=store.read("gate_agreement"),

@@ -22,6 +22,8 @@ from dagster._core.storage.tags import PARTITION_NAME_TAG
 from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
 
 from edgar_eval.defs.jobs import CODE_LOCATION, CORPUS_JOB, DEFINITIONS_ATTRIBUTE, DEFINITIONS_MODULE, EVALUATION_JOB
+from edgar_eval.defs.partitions import sync_filings
+from edgar_eval.defs.settings import EvalSettings
 
 # The CLI prints each failure in one line itself; the full record, tracebacks included, stays in the run history.
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
@@ -100,10 +102,12 @@ def in_process(defs: dg.Definitions, instance: dg.DagsterInstance) -> Launch:
 
 def failure_message(result: RunResult) -> str:
     for event in result.all_events:  # a failed blocking check says why in its evaluation, not in the step failure
-        evaluation = (
-            event.event_specific_data if event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION else None
-        )
-        if evaluation is not None and not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.ERROR:
+        evaluation = event.event_specific_data
+        if (
+            isinstance(evaluation, dg.AssetCheckEvaluation)
+            and not evaluation.passed
+            and evaluation.severity == dg.AssetCheckSeverity.ERROR
+        ):
             return f"{evaluation.check_name} failed: {evaluation.description}"
     for event in result.all_events:
         if event.is_step_failure and event.step_failure_data and event.step_failure_data.error:
@@ -167,10 +171,11 @@ def materialise_corpus(
     """Run the corpus job once per partition, so a bad filing fails its own partition and no other. `launch`: how
     a run starts (default: in process, with `instance`)."""
     launch = launch or in_process(defs, instance)
+    documents = sync_filings(instance, settings_of(defs)).documents
     failed: dict[str, str] = {}
     watch = InterruptWatch()
     try:
-        for key in keys if keys is not None else partition_keys(defs):
+        for key in keys if keys is not None else list(documents):
             result = launch(CORPUS_JOB, key)
             if _interrupted(result) or watch.arrived():
                 raise KeyboardInterrupt  # no further partition, and no evaluation over a part of the corpus
@@ -193,10 +198,10 @@ def materialise_evaluation(
     return None if result.success else failure_message(result)
 
 
-def partition_keys(defs: dg.Definitions) -> list[str]:
-    partitions = defs.resolve_job_def(CORPUS_JOB).partitions_def
-    assert partitions is not None
-    return list(partitions.get_partition_keys())
+def settings_of(defs: dg.Definitions) -> EvalSettings:
+    settings = (defs.resources or {})["settings"]
+    assert isinstance(settings, EvalSettings)
+    return settings
 
 
 def materialise_graph(
@@ -205,7 +210,7 @@ def materialise_graph(
     on_partition: Callable[[str, str | None], None] | None = None,
     launch: Launch | None = None,
 ) -> GraphRun:
-    keys = partition_keys(defs)
+    keys = list(sync_filings(instance, settings_of(defs)).documents)
     run = GraphRun(partitions=keys)
     run.failed_partitions = materialise_corpus(defs, instance, keys, on_partition, launch)
     if keys and len(run.failed_partitions) == len(keys):  # nothing to evaluate: say so instead of failing deep inside

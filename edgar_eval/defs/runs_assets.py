@@ -3,6 +3,7 @@
 import json
 import random
 import time
+from typing import cast
 
 import dagster as dg
 import numpy as np
@@ -12,6 +13,7 @@ from edgar_eval.answering.answerer import ANSWERED, ExtractiveGenerator, TableRe
 from edgar_eval.answering.period_guard import period_guard
 from edgar_eval.answering.relevance import FEATURES, relevance_features
 from edgar_eval.corpus.company_names import aliases_by_company
+from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.defs.common import (
     checked_index,
     filing_keys,
@@ -50,7 +52,7 @@ def retrievals(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.
     queries = embedder.embed(golden.question.tolist())
     embed_seconds = (time.perf_counter() - started) / max(len(golden), 1)
     rows = []
-    for question, query in zip(golden.itertuples(), queries):
+    for question, query in zip(iter_rows(golden), queries):
         started = time.perf_counter()
         hits = search(query, question.question, list(question.scope_filing_ids), settings.top_k)
         search_seconds = time.perf_counter() - started
@@ -107,7 +109,7 @@ def retrieval_runs(context: dg.AssetExecutionContext, settings: EvalSettings) ->
     golden = store.read("golden_questions")
     retrievers = searches(index_rows, dense, settings.rrf_k)
     rows = []
-    for question, vector in zip(golden.itertuples(), embedder.embed(golden.question.tolist())):
+    for question, vector in zip(iter_rows(golden), embedder.embed(golden.question.tolist())):
         scope = list(question.scope_filing_ids)
         for retriever, search in retrievers.items():
             for depth in settings.retrieval_depths:
@@ -180,7 +182,7 @@ def generations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
         )
     )
     rows = []
-    for retrieval in retrieved.itertuples():
+    for retrieval in iter_rows(retrieved):
         case = golden.loc[retrieval.question_id]
         request = GenerationRequest(
             case.question,
@@ -245,7 +247,10 @@ def reader_accuracy(context: dg.AssetExecutionContext, settings: EvalSettings) -
     retrieved = store.read("retrievals").set_index("question_id")
     texts = store.read("search_index").set_index("chunk_id").text
     outcomes = reader_outcomes(
-        golden[golden.expected_route == "answer"], retrieved, texts, (ExtractiveGenerator(), TableReaderGenerator())
+        cast(pd.DataFrame, golden[golden.expected_route == "answer"]),
+        retrieved,
+        texts,
+        (ExtractiveGenerator(), TableReaderGenerator()),
     )
     frame = summarise_readers(outcomes)
     return unpartitioned_result(
@@ -283,7 +288,7 @@ def gate_scores(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
     )
     names = aliases_by_company(read_partitions(store, "filings", keys))
     rows = []
-    for question in golden.itertuples():
+    for question in iter_rows(golden):
         retrieval = retrieved.loc[question.question_id]
         started = time.perf_counter()
         years = set().union(*(reported.get(f, set()) for f in question.scope_filing_ids))
@@ -335,13 +340,11 @@ def arm_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings) -> d
     )
     judged["figure_correct"] = [
         judge_answer(g.answer_text, g.gold_value, g.gold_answer, g.label, int(g.fiscal_year)).correct
-        for g in judged.itertuples()
+        for g in iter_rows(judged)
     ]
     gates = store.read("gate_scores")[["question_id", "cik", "split", "period_pass", "cosine_pass", "relevance_pass"]]
-    outcomes = mask_arms(
-        gates,
-        judged[["question_id", "answered", "outcome", "figure_correct", "expected_route", "kind", "generate_seconds"]],
-    )
+    judgements = ["question_id", "answered", "outcome", "figure_correct", "expected_route", "kind", "generate_seconds"]
+    outcomes = mask_arms(cast(pd.DataFrame, gates), cast(pd.DataFrame, judged[judgements]))
     return unpartitioned_result(
         store,
         "arm_outcomes",

@@ -3,10 +3,13 @@ determinism, retrieval metrics and slices, each with its intervals."""
 
 import hashlib
 import tomllib
+from typing import cast
 
 import dagster as dg
 import numpy as np
+import pandas as pd
 
+from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.defs.common import table_head, unpartitioned_result
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.evaluation import experiment
@@ -127,7 +130,9 @@ def gate_quality(context: dg.AssetExecutionContext, settings: EvalSettings) -> d
     protocol, _ = read_protocol(settings)
     outcomes = protocol.questions(store.read("arm_outcomes"))
     scores = protocol.questions(store.read("gate_scores"))
-    table = experiment.gate_quality(scores, outcomes[outcomes.arm == "A"]).assign(split=protocol.split)
+    table = experiment.gate_quality(scores, cast(pd.DataFrame, outcomes[outcomes.arm == "A"])).assign(
+        split=protocol.split
+    )
     return unpartitioned_result(store, "gate_quality", table, {"head": table_head(table, rows=3)})
 
 
@@ -218,7 +223,7 @@ def citation_mutations(context: dg.AssetExecutionContext, settings: EvalSettings
             golden.label[g.question_id],
             int(golden.fiscal_year[g.question_id]),
         )
-        for g in generated[generated.question_id.isin(right)].sort_values("question_id").itertuples()
+        for g in iter_rows(cast(pd.DataFrame, generated[generated.question_id.isin(right)]).sort_values("question_id"))
     ]
     table = experiment.citation_mutations(answers)  # empty when arm A got nothing right: the report says n/a
     summary = experiment.mutation_summary(table)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from typing import cast
 
 import pandas as pd
 
@@ -13,4 +14,4 @@ BUILD_STAMP_COLUMNS = ("build_key",)
 def content_version(frame: pd.DataFrame) -> str:
     content = frame.drop(columns=[c for c in BUILD_STAMP_COLUMNS if c in frame.columns]).reset_index(drop=True)
     canonical = content.to_json(orient="split", double_precision=12, date_format="iso", default_handler=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    return hashlib.sha256(cast(str, canonical).encode()).hexdigest()[:16]  # to_json without a path returns text

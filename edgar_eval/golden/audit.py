@@ -87,14 +87,14 @@ def apply_verdicts(sample: pd.DataFrame, verdicts: dict[str, AuditVerdict]) -> p
     for case in iter_rows(sample):
         verdict = verdicts.get(case.case_id)
         if verdict is None:
-            status.append("unreviewed"), reasons.append("")
+            status.append("unreviewed")
+            reasons.append("")
         elif verdict.case_sha256 != case.case_sha256:
-            (
-                status.append("stale"),
-                reasons.append("the verdict was given for another version of the case; review it again"),
-            )
+            status.append("stale")
+            reasons.append("the verdict was given for another version of the case; review it again")
         else:
-            status.append(verdict.verdict), reasons.append(verdict.reason)
+            status.append(verdict.verdict)
+            reasons.append(verdict.reason)
     return sample.assign(status=status, reason=reasons)
 
 

@@ -1,0 +1,119 @@
+"""Filings as dynamic partitions of the instance, kept in step with the corpus folder.
+
+Loading the definitions reads no folder and writes nothing: the filing partitions live in the instance. They are added
+(and a vanished filing's partition removed) by `edgar-eval run` / `fetch` before a run, and by the `corpus_sensor` in
+a deployment. Each filing document is the external asset `filing_documents`, observed with its sha256 as its data
+version: a changed document makes its `filings` partition stale, and the corpus assets' eager automation condition
+rebuilds it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import dagster as dg
+from dagster._core.definitions.data_version import DATA_VERSION_TAG
+
+from edgar_eval.adapters.local_corpus import list_filings, write_demo_corpus
+from edgar_eval.defs.settings import EvalSettings
+
+FILINGS_NAME = "filings"
+FILINGS = dg.DynamicPartitionsDefinition(name=FILINGS_NAME)
+FILING_DOCUMENTS = dg.AssetKey("filing_documents")
+
+
+@dg.observable_source_asset(
+    key=FILING_DOCUMENTS,
+    partitions_def=FILINGS,
+    group_name="corpus",
+    description="The filing documents of the corpus folder, one per partition, as filed: the graph's only input. "
+    "Observed (not materialised) with the document's sha256 as its data version, by `edgar-eval run`, by the "
+    "corpus sensor, or from the UI; a new version makes the partition's corpus assets stale.",
+)
+def filing_documents(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.DataVersionsByPartition:
+    documents = corpus_documents(settings)
+    return dg.DataVersionsByPartition({key: documents[key] for key in context.partition_keys if key in documents})
+
+
+@dataclass(frozen=True)
+class CorpusChanges:
+    """What the corpus folder holds against the instance's filing partitions."""
+
+    documents: dict[str, str]  # partition key -> sha256 of the document now in the folder
+    added: list[str]  # partitions to add: documents the instance does not know
+    removed: list[str]  # partitions to delete: their documents left the folder
+    changed: list[str]  # documents whose sha256 differs from their last observation (new ones included)
+
+    def observations(self) -> list[dg.AssetObservation]:
+        return [
+            dg.AssetObservation(
+                FILING_DOCUMENTS,
+                partition=key,
+                tags={DATA_VERSION_TAG: self.documents[key]},
+                metadata={"sha256": self.documents[key]},
+            )
+            for key in self.changed
+        ]
+
+
+def corpus_documents(settings: EvalSettings) -> dict[str, str]:
+    """Each filing document of the corpus folder and its sha256, by partition key; the demo corpus is written first
+    (generated from a fixed seed: the same bytes every time). A folder without a filing is refused in one line."""
+    if settings.is_demo:
+        write_demo_corpus(settings.corpus_dir)
+    listed = list_filings(settings.corpus_dir)
+    if not listed:
+        raise ValueError(f"corpus folder {settings.corpus_dir} holds no .htm filing")
+    return {
+        key: hashlib.sha256((Path(settings.corpus_dir) / relative).read_bytes()).hexdigest()
+        for key, relative in sorted(listed.items())
+    }
+
+
+def corpus_changes(instance: dg.DagsterInstance, settings: EvalSettings) -> CorpusChanges:
+    documents = corpus_documents(settings)
+    known = set(instance.get_dynamic_partitions(FILINGS_NAME))
+    changed = []
+    for key, sha256 in documents.items():
+        record = instance.get_latest_data_version_record(FILING_DOCUMENTS, is_source=True, partition_key=key)
+        observed = record.asset_observation if record is not None else None
+        if observed is None or observed.tags.get(DATA_VERSION_TAG) != sha256:
+            changed.append(key)
+    return CorpusChanges(
+        documents=documents,
+        added=sorted(set(documents) - known),
+        removed=sorted(known - set(documents)),
+        changed=changed,
+    )
+
+
+def sync_filings(instance: dg.DagsterInstance, settings: EvalSettings) -> CorpusChanges:
+    """Bring the instance's filing partitions and document observations in step with the folder, now (the CLI)."""
+    changes = corpus_changes(instance, settings)
+    if changes.added:
+        instance.add_dynamic_partitions(FILINGS_NAME, changes.added)
+    for key in changes.removed:
+        instance.delete_dynamic_partition(FILINGS_NAME, key)
+    for observation in changes.observations():
+        instance.report_runless_asset_event(observation)
+    return changes
+
+
+@dg.sensor(
+    name="corpus_sensor",
+    minimum_interval_seconds=60,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Watches the corpus folder: adds a filing partition for each new document, removes the partition of "
+    "one that left, and observes each new or changed document's sha256 on `filing_documents`, from which the corpus "
+    "assets' eager condition rebuilds that partition.",
+)
+def corpus_sensor(context: dg.SensorEvaluationContext, settings: EvalSettings) -> dg.SensorResult:
+    changes = corpus_changes(context.instance, settings)
+    requests = []
+    if changes.added:
+        requests.append(FILINGS.build_add_request(changes.added))
+    if changes.removed:
+        requests.append(FILINGS.build_delete_request(changes.removed))
+    return dg.SensorResult(dynamic_partitions_requests=requests, asset_events=changes.observations())
