@@ -1,4 +1,5 @@
-"""How fast the ten gates judge golden-question candidates against a real corpus (target: 1,000 in under a minute).
+"""How fast the ten admission gates judge golden-question candidates against a real corpus (target: 1,000 in under a
+minute).
 
     python bench/golden_gates.py ../shared/corpus/edgar [--candidates ../shared/golden/real_candidates.jsonl] [--n 1000]
 
@@ -30,8 +31,8 @@ from edgar_eval.corpus.frames import iter_rows  # noqa: E402
 from edgar_eval.corpus.parse import parse_filing  # noqa: E402
 from edgar_eval.corpus.tables import filing_frame, sections_frame, text_frame  # noqa: E402
 from edgar_eval.domain.filings import FilingError  # noqa: E402
+from edgar_eval.golden.admission import build_gate_corpus, run_gates  # noqa: E402
 from edgar_eval.golden.candidates import read_jsonl  # noqa: E402
-from edgar_eval.golden.gates import build_gate_corpus, run_gates  # noqa: E402
 from edgar_eval.golden.pattern_set import candidate_outcomes, verdict_frame  # noqa: E402
 from edgar_eval.golden.quotes import row_cells  # noqa: E402
 

@@ -149,11 +149,11 @@ def fetch(args: argparse.Namespace) -> int:
 
 
 def baseline(args: argparse.Namespace) -> int:
-    """Write the eval gate's baseline from the current arm_outcomes: do this only from a run you trust."""
+    """Write the regression gate's baseline from the current arm_outcomes: do this only from a run you trust."""
     _configure(args)
     from edgar_eval.adapters.files import replace_file
     from edgar_eval.defs.settings import EvalSettings
-    from edgar_eval.evaluation.eval_gate import baseline_json, dev_cases
+    from edgar_eval.evaluation.regression_gate import baseline_json, dev_cases
 
     settings = EvalSettings.from_env()
     store = settings.store()
@@ -198,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
         "partitions", help="add the corpus folder's filings to the run history as partitions; print their keys"
     )
     baseline_parser = commands.add_parser(
-        "baseline", help="write the eval gate's baseline (baselines/<corpus>/<generator>.json) from the last run"
+        "baseline", help="write the regression gate's baseline (baselines/<corpus>/<generator>.json) from the last run"
     )
     for sub in (run_parser, partitions_parser, baseline_parser):
         sub.add_argument(
@@ -211,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--proposals",
         nargs="+",
         metavar="JSONL",
-        help=f"golden-question proposals to run through the ten gates (env {PROPOSALS_ENV})",
+        help=f"golden-question proposals to run through the ten admission gates (env {PROPOSALS_ENV})",
     )
     fetch_parser = commands.add_parser(
         "fetch", help="download EDGAR filings into a pinned cache folder usable as a corpus"

@@ -6,7 +6,7 @@ import pytest
 
 from edgar_eval.answering.relevance import relevance_features
 from edgar_eval.corpus.company_names import companies_named, company_aliases, display_name
-from edgar_eval.golden.gates import build_gate_corpus
+from edgar_eval.golden.admission import build_gate_corpus
 from edgar_eval.report.markdown import md_cell
 
 # (registrant as filed, ticker) -> the forms a question may use

@@ -5,7 +5,7 @@ import re
 import dagster as dg
 import pytest
 
-from edgar_eval.defs import gate_checks
+from edgar_eval.defs import regression_checks
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.partitions import sync_filings
 from edgar_eval.defs.settings import EvalSettings
@@ -23,40 +23,43 @@ GRAPH = {
     "golden_rejections": ("golden", {"xbrl_facts", "chunks", "filing_text", "sections", "filings"}),
     "golden_set": ("golden", {"golden_questions", "filings"}),
     "golden_proposals": ("golden", {"filings", "filing_text", "sections"}),
-    "gate_verdicts": ("golden", {"golden_proposals", "filings", "filing_text", "sections"}),
+    "admission_verdicts": ("golden", {"golden_proposals", "filings", "filing_text", "sections"}),
     "pattern_funnel": ("golden", {"golden_proposals", "filings", "filing_text", "sections"}),
-    "gate_agreement": ("golden", {"golden_proposals", "filings", "filing_text", "sections"}),
+    "admission_agreement": ("golden", {"golden_proposals", "filings", "filing_text", "sections"}),
     "golden_patterns": ("golden", {"golden_proposals", "chunks", "filings", "filing_text", "sections"}),
     "pattern_baseline": ("runs", {"golden_patterns", "search_index", "filings"}),
-    "retrievals": ("runs", {"search_index", "golden_questions"}),
-    "retrieval_runs": ("runs", {"search_index", "golden_questions"}),
-    "generations": ("runs", {"retrievals", "golden_questions", "search_index"}),
-    "gate_scores": ("runs", {"retrievals", "golden_questions", "search_index", "xbrl_facts", "filings", "golden_set"}),
-    "reader_accuracy": ("runs", {"retrievals", "golden_questions", "search_index"}),
-    "arm_outcomes": ("runs", {"gate_scores", "generations", "golden_questions"}),
+    "answerer_retrievals": ("runs", {"search_index", "golden_questions"}),
+    "retriever_rankings": ("runs", {"search_index", "golden_questions"}),
+    "generations": ("runs", {"answerer_retrievals", "golden_questions", "search_index"}),
+    "abstention_scores": (
+        "runs",
+        {"answerer_retrievals", "golden_questions", "search_index", "xbrl_facts", "filings", "golden_set"},
+    ),
+    "reader_accuracy": ("runs", {"answerer_retrievals", "golden_questions", "search_index"}),
+    "arm_outcomes": ("runs", {"abstention_scores", "generations", "golden_questions"}),
     "arm_statistics": ("statistics", {"arm_outcomes", "interval_coverage"}),
     "arm_costs": ("statistics", {"arm_outcomes"}),
     "interval_coverage": ("statistics", {"arm_outcomes"}),
     "arm_comparisons": ("statistics", {"arm_outcomes", "interval_coverage"}),
-    "gate_quality": ("statistics", {"gate_scores", "arm_outcomes"}),
-    "gate_quality_by_kind": ("statistics", {"gate_scores", "golden_questions"}),
-    "gate_comparisons": ("statistics", {"gate_scores"}),
-    "stage_latency": ("statistics", {"retrievals", "gate_scores", "generations"}),
+    "abstention_quality": ("statistics", {"abstention_scores", "arm_outcomes"}),
+    "abstention_quality_by_kind": ("statistics", {"abstention_scores", "golden_questions"}),
+    "abstention_comparisons": ("statistics", {"abstention_scores"}),
+    "stage_latency": ("statistics", {"answerer_retrievals", "abstention_scores", "generations"}),
     "determinism": ("statistics", {"generations"}),
     "citation_mutations": (
         "statistics",
-        {"generations", "arm_outcomes", "retrievals", "search_index", "golden_questions"},
+        {"generations", "arm_outcomes", "answerer_retrievals", "search_index", "golden_questions"},
     ),
-    "retrieval_metrics": ("statistics", {"retrieval_runs"}),
-    "retrieval_slices": ("statistics", {"retrieval_runs", "golden_questions"}),
+    "retrieval_metrics": ("statistics", {"retriever_rankings"}),
+    "retrieval_slices": ("statistics", {"retriever_rankings", "golden_questions"}),
     "report": (
         "report",
         {
             "arm_statistics",
             "arm_comparisons",
-            "gate_quality",
-            "gate_quality_by_kind",
-            "gate_comparisons",
+            "abstention_quality",
+            "abstention_quality_by_kind",
+            "abstention_comparisons",
             "determinism",
             "stage_latency",
             "arm_costs",
@@ -67,11 +70,11 @@ GRAPH = {
             "golden_rejections",
             "golden_set",
             "search_index",
-            "gate_scores",
+            "abstention_scores",
             "arm_outcomes",
             "generations",
             "pattern_funnel",
-            "gate_agreement",
+            "admission_agreement",
             "golden_patterns",
             "pattern_baseline",
             "golden_audit",
@@ -155,7 +158,7 @@ def test_descriptions_render_as_written(defs):
     """The UI renders descriptions as Markdown, where a bare <corpus> is an HTML tag and vanishes: placeholders in
     angle brackets stand inside backticks."""
     texts = [spec.description or "" for spec in defs.resolve_all_asset_specs()]
-    texts += [spec.description or "" for check in gate_checks.CHECKS for spec in check.check_specs]
+    texts += [spec.description or "" for check in regression_checks.CHECKS for spec in check.check_specs]
     assert any("<corpus>" in text for text in texts)  # the placeholders are there, in backticks
     for text in texts:
         outside_code = re.sub(r"`[^`]*`", "", text)

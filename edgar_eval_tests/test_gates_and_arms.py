@@ -3,7 +3,7 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
-from edgar_eval.evaluation.gates import ARMS, admitting_threshold, arm_outcomes, company_folds, cross_fit
+from edgar_eval.evaluation.abstention import ARMS, admitting_threshold, arm_outcomes, company_folds, cross_fit
 from edgar_eval.evaluation.summaries import arm_statistics
 
 

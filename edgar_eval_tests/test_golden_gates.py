@@ -1,5 +1,5 @@
-"""The ten gates on the demo corpus's planted candidates: every good one accepted, every broken one stopped by the
-gate that exists for its defect, with its reason."""
+"""The ten admission gates on the demo corpus's planted candidates: every good one accepted, every broken one stopped by
+the gate that exists for its defect, with its reason."""
 
 import json
 from dataclasses import replace
@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from edgar_eval.golden.absence import ANSWERED_IN_CORPUS, ReviewFileError, read_review_file
+from edgar_eval.golden.admission import FAIL, GATES, build_gate_corpus, run_gates
 from edgar_eval.golden.candidates import read_jsonl
 from edgar_eval.golden.demo_candidates import SOURCE, demo_proposals
-from edgar_eval.golden.gates import FAIL, GATES, build_gate_corpus, run_gates
 from edgar_eval.golden.pattern_set import (
     FreezeRefused,
     agreement,
@@ -170,7 +170,7 @@ def test_near_duplicates_keep_the_first_of_a_pair(demo_gate_inputs):
 
 
 def test_a_question_frame_is_the_question_without_its_names_and_numbers():
-    from edgar_eval.golden.gates import question_frame
+    from edgar_eval.golden.admission import question_frame
 
     names = ("Halvern Robotics, Inc.", "Halvern")
     one = question_frame("What was Halvern's Industrial Systems revenue in fiscal 2024?", names)

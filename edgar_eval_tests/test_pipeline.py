@@ -76,7 +76,7 @@ def test_asset_metadata_carries_figures_for_the_ui(demo_run):
         .asset_materialization.metadata
     )
     assert facts["numeric_displayed_at_offset"].value == 1.0 and facts["facts"].value > 0
-    gates = instance.get_latest_materialization_event(dg.AssetKey("gate_scores")).asset_materialization.metadata
+    gates = instance.get_latest_materialization_event(dg.AssetKey("abstention_scores")).asset_materialization.metadata
     assert 0 <= gates["relevance_brier"].value <= 0.25
     golden = instance.get_latest_materialization_event(dg.AssetKey("golden_questions")).asset_materialization.metadata
     assert set(golden["by_kind"].value) == {"answerable", "other_year", "other_company", "absent_concept"}

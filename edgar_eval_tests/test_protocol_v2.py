@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from edgar_eval.evaluation.abstention import ARMS
 from edgar_eval.evaluation.experiment import Protocol, arm_comparisons, determinism
-from edgar_eval.evaluation.gates import ARMS
 
 PROTOCOL_DIR = Path(__file__).resolve().parents[1] / "protocol"
 

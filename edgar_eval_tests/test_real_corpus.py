@@ -234,8 +234,8 @@ REAL_CANDIDATES = REAL_CORPUS.parents[1] / "golden" / "real_candidates.jsonl"
 @pytest.fixture(scope="module")
 def real_candidate_run(real_golden):
     from edgar_eval.golden.absence import read_review_file
+    from edgar_eval.golden.admission import build_gate_corpus, run_gates
     from edgar_eval.golden.candidates import read_jsonl
-    from edgar_eval.golden.gates import build_gate_corpus, run_gates
     from edgar_eval.golden.pattern_set import candidate_outcomes, verdict_frame
 
     (filings, _, chunks, texts, sections), _ = real_golden

@@ -100,7 +100,7 @@ def _hostile_report() -> str:
             Provenance("arm_statistics", "034aa68d1a4ba701", "</p><script>alert(2)</script>"),
             note="FAR: answers `<img src=y>` given <iframe src=z>.",
         ),
-        ReportTable("Empty", pd.DataFrame(), Provenance("retrieval_slices", "b37bfd6e763cc3f8", "retrieval_runs")),
+        ReportTable("Empty", pd.DataFrame(), Provenance("retrieval_slices", "b37bfd6e763cc3f8", "retriever_rankings")),
     ]
     preface = [
         "Evaluation of the `demo<script>` corpus.",

@@ -49,7 +49,7 @@ query {
 
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory):
-    """A project home of its own (the protocols and the eval gate's baselines), after `edgar-eval run` on the demo
+    """A project home of its own (the protocols and the regression gate's baselines), after `edgar-eval run` on the demo
     corpus as a subprocess."""
     home = tmp_path_factory.mktemp("ui")
     for folder in ("protocol", "baselines"):
@@ -111,7 +111,7 @@ def test_asset_checks_show_with_their_latest_result(ran):
     }
     assert checks["golden_set_consistent"] == (True, "SUCCEEDED")
     assert checks["search_index_fingerprint"] == (True, "SUCCEEDED")
-    assert checks["eval_gate"] == (True, "SUCCEEDED")
+    assert checks["regression_gate"] == (True, "SUCCEEDED")
     assert checks["report_sources_present"] == (False, "SUCCEEDED")
 
 
@@ -129,4 +129,11 @@ def test_stale_markers_follow_a_code_edit(ran, tmp_path):
     stale = {name for name, node in after.items() if node["staleStatus"] == "STALE"}
     assert "generations" in stale
     assert "has a new code version" in {cause["reason"] for cause in after["generations"]["staleCauses"]}
-    assert not stale & {"filings", "chunks", "chunk_embeddings", "search_index", "golden_questions", "retrievals"}
+    assert not stale & {
+        "filings",
+        "chunks",
+        "chunk_embeddings",
+        "search_index",
+        "golden_questions",
+        "answerer_retrievals",
+    }

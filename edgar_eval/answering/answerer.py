@@ -1,7 +1,7 @@
 """The reference answerer after retrieval: one generation, then the citation check, then an outcome.
 
 The gates (period guard, cosine, relevance model) are not applied here: the six arms are masks over
-this one generation per question (edgar_eval.evaluation.gates), so every difference between arms is
+this one generation per question (edgar_eval.evaluation.abstention), so every difference between arms is
 the gate's. What happens here is the same for every arm: the generator answers or declines, and an
 answer whose citations do not hold is withheld with the brief's reason.
 """

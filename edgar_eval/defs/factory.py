@@ -5,11 +5,11 @@ from __future__ import annotations
 import dagster as dg
 
 from edgar_eval.defs import (
-    gate_checks,
     golden_assets,
     index_assets,
     invariant_checks,
     pattern_assets,
+    regression_checks,
     report_assets,
     runs_assets,
     statistics_assets,
@@ -33,7 +33,7 @@ def build_definitions(settings: EvalSettings) -> dg.Definitions:
             filing_documents,
             *with_code_versions([*build_corpus_assets(), *evaluation], resources=(EvalSettings,)),
         ],
-        asset_checks=[*gate_checks.CHECKS, *invariant_checks.CHECKS],
+        asset_checks=[*regression_checks.CHECKS, *invariant_checks.CHECKS],
         jobs=build_jobs(),
         sensors=[corpus_sensor],
         resources={"settings": settings},

@@ -1,5 +1,5 @@
-"""Golden group, hard questions: proposals by dispersion pattern, the ten gates, the funnel, the frozen set, and a
-naive baseline scored on it."""
+"""Golden group, hard questions: proposals by dispersion pattern, the ten admission gates, the funnel, the frozen set,
+and a naive baseline scored on it."""
 
 import json
 import re
@@ -25,11 +25,11 @@ from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.generation import GenerationRequest
 from edgar_eval.evaluation.judge import states_any
 from edgar_eval.golden.absence import ReviewFileError, read_review_file
+from edgar_eval.golden.admission import build_gate_corpus, run_gates
 from edgar_eval.golden.candidates import PATTERNS, Candidate, CandidateProblem, candidate_from_record, read_jsonl
 from edgar_eval.golden.demo_candidates import SOURCE as DEMO_SOURCE
 from edgar_eval.golden.demo_candidates import demo_proposals
 from edgar_eval.golden.excerpts import align_excerpts
-from edgar_eval.golden.gates import build_gate_corpus, run_gates
 from edgar_eval.golden.pattern_set import (
     PATTERN_SET_VERSION,
     FreezeRefused,
@@ -181,10 +181,11 @@ def _reviews(settings: EvalSettings):
 @dg.multi_asset(
     specs=[
         dg.AssetSpec(
-            "gate_verdicts",
+            "admission_verdicts",
             deps=["golden_proposals", *_CORPUS],
             group_name="golden",
-            description="The ten gates' verdict on every proposal, one row per candidate per gate in order, each with "
+            description="The ten admission gates' verdict on every proposal, one row per candidate per gate in order, "
+            "each with "
             "its "
             "reason: pass, fail, not_run (needs verified quotes) or not_applicable.",
         ),
@@ -196,7 +197,7 @@ def _reviews(settings: EvalSettings):
             "selected.",
         ),
         dg.AssetSpec(
-            "gate_agreement",
+            "admission_agreement",
             deps=["golden_proposals", *_CORPUS],
             group_name="golden",
             description="For proposals that carry a hand-written verdict: agreement per gate, and every disagreement.",
@@ -228,7 +229,7 @@ def gate_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings):
     per_gate, differences = agreement(candidates, outcomes)
     yield unpartitioned_result(
         store,
-        "gate_verdicts",
+        "admission_verdicts",
         verdicts,
         {
             "candidates": len(candidates),
@@ -238,17 +239,17 @@ def gate_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings):
                 cast(pd.DataFrame, verdicts[verdicts.status == "fail"]), ["candidate_id", "gate", "reason"], rows=8
             ),
         },
-        asset_key="gate_verdicts",
+        asset_key="admission_verdicts",
     )
     yield unpartitioned_result(
         store, "pattern_funnel", funnel_frame, {"funnel": table_head(funnel_frame, rows=9)}, asset_key="pattern_funnel"
     )
     yield unpartitioned_result(
         store,
-        "gate_agreement",
+        "admission_agreement",
         per_gate.assign(differences=len(differences)),
         {"agreement": table_head(per_gate, rows=10), "differences": table_head(differences, rows=10)},
-        asset_key="gate_agreement",
+        asset_key="admission_agreement",
     )
     filings = frames["filings"]
     texts = frames["filing_text"]

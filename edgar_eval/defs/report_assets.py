@@ -22,9 +22,9 @@ from edgar_eval.report.builder import ReportInputs, build_report
 REPORT_INPUTS = [
     "arm_statistics",
     "arm_comparisons",
-    "gate_quality",
-    "gate_quality_by_kind",
-    "gate_comparisons",
+    "abstention_quality",
+    "abstention_quality_by_kind",
+    "abstention_comparisons",
     "determinism",
     "stage_latency",
     "arm_costs",
@@ -35,11 +35,11 @@ REPORT_INPUTS = [
     "golden_rejections",
     "golden_set",
     "search_index",
-    "gate_scores",
+    "abstention_scores",
     "arm_outcomes",
     "generations",
     "pattern_funnel",
-    "gate_agreement",
+    "admission_agreement",
     "golden_patterns",
     "pattern_baseline",
     "golden_audit",
@@ -70,7 +70,10 @@ def report(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.Mate
     store = settings.store()
     keys, left_out = usable_partitions(store, filing_keys(settings), CORPUS_TABLES)
     protocol, _ = read_protocol(settings)
-    outcomes, scores = protocol.questions(store.read("arm_outcomes")), protocol.questions(store.read("gate_scores"))
+    outcomes, scores = (
+        protocol.questions(store.read("arm_outcomes")),
+        protocol.questions(store.read("abstention_scores")),
+    )
     rendered = build_report(
         ReportInputs(
             corpus_name=settings.corpus_name,
@@ -83,8 +86,8 @@ def report(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.Mate
             slices=store.read("retrieval_slices"),
             arms=store.read("arm_statistics"),
             comparisons=store.read("arm_comparisons"),
-            gates=store.read("gate_quality"),
-            gate_differences=store.read("gate_comparisons"),
+            gates=store.read("abstention_quality"),
+            gate_differences=store.read("abstention_comparisons"),
             determinism=store.read("determinism"),
             latency=store.read("stage_latency"),
             costs=store.read("arm_costs"),
@@ -93,10 +96,10 @@ def report(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.Mate
             risk_curves=risk_coverage_curves(scores, cast(pd.DataFrame, outcomes[outcomes.arm == "A"])),
             index_fingerprint=store.read("search_index").fingerprint.iloc[0],
             pattern_funnel=store.read("pattern_funnel"),
-            gate_agreement=store.read("gate_agreement"),
+            admission_agreement=store.read("admission_agreement"),
             golden_patterns=store.read("golden_patterns"),
             pattern_baseline=store.read("pattern_baseline"),
-            gates_by_kind=store.read("gate_quality_by_kind"),
+            gates_by_kind=store.read("abstention_quality_by_kind"),
             golden_audit=store.read("golden_audit"),
             readers=store.read("reader_accuracy"),
             coverage=store.read("interval_coverage"),

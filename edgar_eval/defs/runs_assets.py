@@ -1,4 +1,5 @@
-"""Runs group: retrievals, the retrieval measurement, generations, gate scores and the six arms' outcomes."""
+"""Runs group: answerer_retrievals, the retrieval measurement, generations, abstention gate scores and the six arms'
+outcomes."""
 
 import json
 import random
@@ -25,8 +26,8 @@ from edgar_eval.defs.common import (
 )
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.generation import GenerationRequest
-from edgar_eval.evaluation.gates import arm_outcomes as mask_arms
-from edgar_eval.evaluation.gates import cross_fit
+from edgar_eval.evaluation.abstention import arm_outcomes as mask_arms
+from edgar_eval.evaluation.abstention import cross_fit
 from edgar_eval.evaluation.judge import judge_answer
 from edgar_eval.evaluation.readers import reader_accuracy as summarise_readers
 from edgar_eval.evaluation.readers import reader_outcomes
@@ -42,7 +43,7 @@ from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
     "year asked, with each chunk's cosine to the question (what the cosine and relevance gates read) and "
     "document, page and gold-chunk hits.",
 )
-def retrievals(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+def answerer_retrievals(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     index_rows, index, embedder = checked_index(settings)
     retriever = settings.answer_search()
@@ -84,7 +85,7 @@ def retrievals(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.
     answerable = frame[golden.expected_route.to_numpy() == "answer"]
     return unpartitioned_result(
         store,
-        "retrievals",
+        "answerer_retrievals",
         frame,
         {
             "questions": len(frame),
@@ -103,7 +104,7 @@ def retrievals(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.
     "hybrid (reciprocal rank fusion) retrievers, each depth K its own search, scoped like the answerer's; "
     "per question and run, document and page hits, recall@K, precision@K, reciprocal rank, nDCG@10, or the error.",
 )
-def retrieval_runs(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+def retriever_rankings(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     index_rows, dense, embedder = checked_index(settings)
     golden = store.read("golden_questions")
@@ -141,7 +142,7 @@ def retrieval_runs(context: dg.AssetExecutionContext, settings: EvalSettings) ->
     frame = pd.DataFrame(rows)
     return unpartitioned_result(
         store,
-        "retrieval_runs",
+        "retriever_rankings",
         frame,
         {
             "runs": len(frame),
@@ -157,7 +158,7 @@ DETERMINISM_SAMPLE = 40  # questions asked twice to measure whether the same pro
 
 
 @dg.asset(
-    deps=["retrievals", "golden_questions", "search_index"],
+    deps=["answerer_retrievals", "golden_questions", "search_index"],
     group_name="runs",
     description="One generation per question from the configured generator (the extractive baseline by default; an "
     "OpenAI-compatible chat model or an external RAG service through a record/replay tape), then the citation "
@@ -170,7 +171,7 @@ def generations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
     golden = store.read("golden_questions").set_index("question_id")
     texts = store.read("search_index").set_index("chunk_id").text
     generator, repeat_generator = settings.generator_adapter(), settings.generator_adapter(repeat=True)
-    retrieved = store.read("retrievals").sort_values("question_id")
+    retrieved = store.read("answerer_retrievals").sort_values("question_id")
     deterministic = bool(getattr(generator, "deterministic", False))
     repeat = (
         set()
@@ -234,7 +235,7 @@ def generations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
 
 
 @dg.asset(
-    deps=["retrievals", "golden_questions", "search_index"],
+    deps=["answerer_retrievals", "golden_questions", "search_index"],
     group_name="runs",
     description="Both offline readers (extractive-baseline and table-reader) on the passages the answerer read, for "
     "every "
@@ -244,7 +245,7 @@ def generations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
 def reader_accuracy(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     golden = store.read("golden_questions").set_index("question_id")
-    retrieved = store.read("retrievals").set_index("question_id")
+    retrieved = store.read("answerer_retrievals").set_index("question_id")
     texts = store.read("search_index").set_index("chunk_id").text
     outcomes = reader_outcomes(
         cast(pd.DataFrame, golden[golden.expected_route == "answer"]),
@@ -267,17 +268,17 @@ def reader_accuracy(context: dg.AssetExecutionContext, settings: EvalSettings) -
 
 
 @dg.asset(
-    deps=["retrievals", "golden_questions", "search_index", "xbrl_facts", "filings", "golden_set"],
+    deps=["answerer_retrievals", "golden_questions", "search_index", "xbrl_facts", "filings", "golden_set"],
     group_name="runs",
     description="Per question: the period guard's verdict, the top cosine score and the relevance model's score, each "
     "with its threshold admitting 90% of the fitting questions' answerable ones. The dev split fits: eval "
     "questions are scored by a model and thresholds fitted on the whole dev split, dev questions two-fold by "
     "company within dev.",
 )
-def gate_scores(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+def abstention_scores(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     golden = store.read("golden_questions")
-    retrieved = store.read("retrievals").set_index("question_id")
+    retrieved = store.read("answerer_retrievals").set_index("question_id")
     texts = store.read("search_index").set_index("chunk_id").text
     keys, _ = usable_partitions(store, filing_keys(settings), ("xbrl_facts",))
     facts = read_partitions(store, "xbrl_facts", keys)
@@ -312,7 +313,7 @@ def gate_scores(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
     brier = float(np.mean((scored.relevance_score - scored.answerable.astype(float)) ** 2))
     return unpartitioned_result(
         store,
-        "gate_scores",
+        "abstention_scores",
         scored,
         {
             "relevance_brier": brier,
@@ -325,7 +326,7 @@ def gate_scores(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
 
 
 @dg.asset(
-    deps=["gate_scores", "generations", "golden_questions"],
+    deps=["abstention_scores", "generations", "golden_questions"],
     group_name="runs",
     description="The six arms A-F as masks over the one generation per question; each outcome right or wrong against "
     "the "
@@ -342,7 +343,9 @@ def arm_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings) -> d
         judge_answer(g.answer_text, g.gold_value, g.gold_answer, g.label, int(g.fiscal_year)).correct
         for g in iter_rows(judged)
     ]
-    gates = store.read("gate_scores")[["question_id", "cik", "split", "period_pass", "cosine_pass", "relevance_pass"]]
+    gates = store.read("abstention_scores")[
+        ["question_id", "cik", "split", "period_pass", "cosine_pass", "relevance_pass"]
+    ]
     judgements = ["question_id", "answered", "outcome", "figure_correct", "expected_route", "kind", "generate_seconds"]
     outcomes = mask_arms(cast(pd.DataFrame, gates), cast(pd.DataFrame, judged[judgements]))
     return unpartitioned_result(
@@ -356,4 +359,4 @@ def arm_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings) -> d
     )
 
 
-ASSETS = [retrievals, retrieval_runs, generations, reader_accuracy, gate_scores, arm_outcomes]
+ASSETS = [answerer_retrievals, retriever_rankings, generations, reader_accuracy, abstention_scores, arm_outcomes]

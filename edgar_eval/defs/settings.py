@@ -105,7 +105,7 @@ class EvalSettings(dg.ConfigurableResource):
     tape_mode: str = "off"  # off | record | replay | fill: model calls through tapes/<corpus>/<model>/
     tapes_dir: str = ""  # default: tapes/ in the project home, committed beside the reports
     protocol: str = "answering-v2"  # protocol/<name>.toml: the pre-registered hypotheses the statistics read
-    proposals: list[str] = []  # JSON Lines files of golden-question proposals to run through the ten gates
+    proposals: list[str] = []  # JSON Lines files of golden-question proposals to run through the ten admission gates
     proposer_model: str = ""  # an OpenAI-compatible chat model that proposes candidates from aligned excerpts, through
     proposer_url: str = ""  # the tape (tape_mode), when both are set
     proposal_bundles: int = 4  # excerpt bundles sent to the proposer per pattern
@@ -162,9 +162,8 @@ class EvalSettings(dg.ConfigurableResource):
         return _embedder(self.embedder, self.embeddings_model, self.embeddings_base_url)
 
     def baseline_path(self) -> Path:
-        """The eval gate's committed baseline for this corpus and generator: each dev case right or wrong under each
-        arm.
-        A baseline judges one system; another generator is compared with its own baseline, or with none."""
+        """The regression gate's committed baseline for this corpus and generator: each dev case right or wrong under
+        each arm. A baseline judges one system; another generator is compared with its own baseline, or with none."""
         generator = re.sub(r"[^A-Za-z0-9._-]+", "_", self.generator_adapter().generator_id)
         return project_home() / "baselines" / self.corpus_name / f"{generator}.json"
 

@@ -1,4 +1,4 @@
-"""Statistics group: per-arm rates, paired arm comparisons under the protocol, gate quality, latency and
+"""Statistics group: per-arm rates, paired arm comparisons under the protocol, abstention gate quality, latency and
 determinism, retrieval metrics and slices, each with its intervals."""
 
 import hashlib
@@ -118,66 +118,70 @@ def arm_comparisons(context: dg.AssetExecutionContext, settings: EvalSettings) -
 
 
 @dg.asset(
-    deps=["gate_scores", "arm_outcomes"],
+    deps=["abstention_scores", "arm_outcomes"],
     group_name="statistics",
     description="Per gate score (cosine, relevance model, period guard), on the protocol's split: AUROC for answerable "
     "vs "
     "unanswerable with a DeLong 95% interval, and the AURC of admitting arm A's generations in that score's "
     "order, beside arm A's accuracy on answerable questions (what the AURC grades along with the gate).",
 )
-def gate_quality(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+def abstention_quality(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     protocol, _ = read_protocol(settings)
     outcomes = protocol.questions(store.read("arm_outcomes"))
-    scores = protocol.questions(store.read("gate_scores"))
-    table = experiment.gate_quality(scores, cast(pd.DataFrame, outcomes[outcomes.arm == "A"])).assign(
+    scores = protocol.questions(store.read("abstention_scores"))
+    table = experiment.abstention_quality(scores, cast(pd.DataFrame, outcomes[outcomes.arm == "A"])).assign(
         split=protocol.split
     )
-    return unpartitioned_result(store, "gate_quality", table, {"head": table_head(table, rows=3)})
+    return unpartitioned_result(store, "abstention_quality", table, {"head": table_head(table, rows=3)})
 
 
 @dg.asset(
-    deps=["gate_scores", "golden_questions"],
+    deps=["abstention_scores", "golden_questions"],
     group_name="statistics",
     description="Per unanswerable kind (other year, other company, absent concept), each gate score's AUROC against "
     "the answerable questions alone, with DeLong 95% intervals: a kind a surface feature gives away measures "
     "the twin's ease, not the gate.",
 )
-def gate_quality_by_kind(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+def abstention_quality_by_kind(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     protocol, _ = read_protocol(settings)
-    table = experiment.gate_quality_by_kind(
-        protocol.questions(store.read("gate_scores")), store.read("golden_questions", columns=["question_id", "kind"])
+    table = experiment.abstention_quality_by_kind(
+        protocol.questions(store.read("abstention_scores")),
+        store.read("golden_questions", columns=["question_id", "kind"]),
     ).assign(split=protocol.split)
-    return unpartitioned_result(store, "gate_quality_by_kind", table, {"head": table_head(table, rows=9)})
+    return unpartitioned_result(store, "abstention_quality_by_kind", table, {"head": table_head(table, rows=9)})
 
 
 @dg.asset(
-    deps=["gate_scores"],
+    deps=["abstention_scores"],
     group_name="statistics",
-    description="Paired AUROC differences between the gate scores on the same questions, with DeLong 95% intervals.",
+    description="Paired AUROC differences between the abstention gate scores on the same questions, with DeLong 95% "
+    "intervals.",
 )
-def gate_comparisons(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+def abstention_comparisons(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     protocol, _ = read_protocol(settings)
-    table = experiment.gate_comparisons(protocol.questions(store.read("gate_scores"))).assign(split=protocol.split)
-    return unpartitioned_result(store, "gate_comparisons", table, {"head": table_head(table, rows=3)})
+    table = experiment.abstention_comparisons(protocol.questions(store.read("abstention_scores"))).assign(
+        split=protocol.split
+    )
+    return unpartitioned_result(store, "abstention_comparisons", table, {"head": table_head(table, rows=3)})
 
 
 @dg.asset(
-    deps=["retrievals", "gate_scores", "generations"],
+    deps=["answerer_retrievals", "abstention_scores", "generations"],
     group_name="statistics",
     description="P50/P95 latency per stage (embed, search, gate, generate); generation latency is the original call's, "
     "also when replayed from a tape.",
 )
 def stage_latency(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
-    retrieved, generated = store.read("retrievals"), store.read("generations")
+    retrieved, generated = store.read("answerer_retrievals"), store.read("generations")
     table = experiment.stage_latency(
         {
             "embed": retrieved.embed_seconds.to_numpy(),
             "search": retrieved.search_seconds.to_numpy(),
-            "gate": store.read("gate_scores").gate_seconds.to_numpy(),
+            "gate": store.read("abstention_scores").gate_seconds.to_numpy(),
             "generate": generated.generate_seconds[generated.outcome != "out_of_scope"].to_numpy(),
         }
     )
@@ -198,7 +202,7 @@ def arm_costs(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.M
 
 
 @dg.asset(
-    deps=["generations", "arm_outcomes", "retrievals", "search_index", "golden_questions"],
+    deps=["generations", "arm_outcomes", "answerer_retrievals", "search_index", "golden_questions"],
     group_name="statistics",
     description="The mutation test of the citation check and the judge: every answer arm A got right, with one figure "
     "changed in five ways (last digit, sign flipped, scale word, the other column of its table row, rounded to "
@@ -210,7 +214,7 @@ def citation_mutations(context: dg.AssetExecutionContext, settings: EvalSettings
     outcomes = store.read("arm_outcomes")
     right = set(outcomes[(outcomes.arm == "A") & outcomes.answered & outcomes.correct].question_id)
     texts = store.read("search_index").set_index("chunk_id").text
-    chunk_ids = store.read("retrievals").set_index("question_id").chunk_ids
+    chunk_ids = store.read("answerer_retrievals").set_index("question_id").chunk_ids
     golden = store.read("golden_questions").set_index("question_id")
     generated = store.read("generations")
     answers = [
@@ -262,7 +266,7 @@ def determinism(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
 
 
 @dg.asset(
-    deps=["retrieval_runs"],
+    deps=["retriever_rankings"],
     group_name="statistics",
     description="Per retriever and depth, over answerable questions: document and page hit rates with Wilson 95% "
     "intervals, "
@@ -271,7 +275,7 @@ def determinism(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
 )
 def retrieval_metrics(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
-    metrics = retrieval_statistics(store.read("retrieval_runs"))
+    metrics = retrieval_statistics(store.read("retriever_rankings"))
     if metrics.empty or metrics.questions.max() == 0:
         raise dg.Failure("no answerable question was scored: the retrieval run measured nothing")
     return unpartitioned_result(
@@ -287,7 +291,7 @@ def retrieval_metrics(context: dg.AssetExecutionContext, settings: EvalSettings)
 
 
 @dg.asset(
-    deps=["retrieval_runs", "golden_questions"],
+    deps=["retriever_rankings", "golden_questions"],
     group_name="statistics",
     description="Retrieval by slice (form of the source filing, statement type, company) x retriever x depth: page hit "
     "rate with a Wilson 95% interval and the median rank of the first gold chunk, over answerable questions.",
@@ -295,7 +299,9 @@ def retrieval_metrics(context: dg.AssetExecutionContext, settings: EvalSettings)
 def retrieval_slices(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
     store = settings.store()
     attributes = store.read("golden_questions")[["question_id", *SLICES.values()]]
-    slices = summarise_slices(store.read("retrieval_runs").merge(attributes, on="question_id", validate="many_to_one"))
+    slices = summarise_slices(
+        store.read("retriever_rankings").merge(attributes, on="question_id", validate="many_to_one")
+    )
     return unpartitioned_result(
         store,
         "retrieval_slices",
@@ -315,9 +321,9 @@ ASSETS = [
     interval_coverage,
     arm_comparisons,
     citation_mutations,
-    gate_quality,
-    gate_quality_by_kind,
-    gate_comparisons,
+    abstention_quality,
+    abstention_quality_by_kind,
+    abstention_comparisons,
     stage_latency,
     determinism,
     retrieval_metrics,

@@ -1,5 +1,5 @@
 """The answering experiment's statistics beyond per-arm rates: paired arm comparisons under a pre-registered
-protocol, gate quality (AUROC, paired AUROC differences, AURC), per-stage latency and determinism.
+protocol, abstention gate quality (AUROC, paired AUROC differences, AURC), per-stage latency and determinism.
 
 Which comparisons are confirmatory is decided by the protocol file, read before the numbers exist; every
 other comparison is printed as exploratory. The decision rule is the protocol's, applied here in code.
@@ -17,7 +17,7 @@ import pandas as pd
 from edgar_eval.answering.answerer import passage_label
 from edgar_eval.answering.citations import check_citations
 from edgar_eval.answering.mutations import MUTANT_KINDS, figure_mutations
-from edgar_eval.evaluation.gates import ARMS
+from edgar_eval.evaluation.abstention import ARMS
 from edgar_eval.evaluation.judge import judge_answer
 from edgar_eval.stats.bootstrap import cluster_bootstrap_paired_difference
 from edgar_eval.stats.coverage import best_method, simulate_coverage
@@ -266,7 +266,7 @@ def interval_coverage(
     )
 
 
-def gate_quality(scores: pd.DataFrame, arm_a: pd.DataFrame) -> pd.DataFrame:
+def abstention_quality(scores: pd.DataFrame, arm_a: pd.DataFrame) -> pd.DataFrame:
     """Per gate score: AUROC for telling answerable from unanswerable questions (DeLong 95%), and the AURC of
     admitting arm A's generations in the score's order (lower is better; `optimal` is the best any order can do)."""
     merged = scores.merge(arm_a[["question_id", "correct"]], on="question_id", validate="one_to_one")
@@ -299,7 +299,7 @@ def gate_quality(scores: pd.DataFrame, arm_a: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def gate_quality_by_kind(scores: pd.DataFrame, kinds: pd.DataFrame) -> pd.DataFrame:
+def abstention_quality_by_kind(scores: pd.DataFrame, kinds: pd.DataFrame) -> pd.DataFrame:
     """Per unanswerable kind and gate score: AUROC (DeLong 95%) of the answerable questions against that kind alone.
     A kind that a surface feature gives away (a year the filings never print, a name the passages never hold) is
     separated by that feature: its AUROC measures how easy the twin is, not how good the gate is."""
@@ -337,8 +337,9 @@ def risk_coverage_curves(scores: pd.DataFrame, arm_a: pd.DataFrame) -> dict[str,
     return curves
 
 
-def gate_comparisons(scores: pd.DataFrame) -> pd.DataFrame:
-    """Paired AUROC differences between gate scores on the same questions (DeLong 95% interval and p-value)."""
+def abstention_comparisons(scores: pd.DataFrame) -> pd.DataFrame:
+    """Paired AUROC differences between abstention gate scores on the same questions (DeLong 95% interval and
+    p-value)."""
     positives = scores.answerable.to_numpy(bool)
     rows = []
     for first, second in combinations(GATE_SCORES, 2):

@@ -36,7 +36,8 @@ def reader_outcomes(
     cases: pd.DataFrame, retrieved: pd.DataFrame, texts: pd.Series, readers: Iterable[Generator]
 ) -> pd.DataFrame:
     """Per reader and answerable question: the citation-checked outcome and whether it states the gold.
-    `cases`: golden questions (answer route) indexed by question_id; `retrieved`: the retrievals, indexed likewise."""
+    `cases`: golden questions (answer route) indexed by question_id; `retrieved`: the answerer's retrievals, indexed
+    likewise."""
     rows = []
     for reader in readers:
         for question_id, case in cases.sort_index().iterrows():

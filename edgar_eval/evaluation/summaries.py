@@ -7,7 +7,7 @@ from typing import cast
 import pandas as pd
 
 from edgar_eval.corpus.frames import iter_groups
-from edgar_eval.evaluation.gates import ARM_NAMES, ARMS
+from edgar_eval.evaluation.abstention import ARM_NAMES, ARMS
 from edgar_eval.stats.bootstrap import cluster_bootstrap_ratio
 from edgar_eval.stats.proportions import wilson
 

@@ -171,7 +171,7 @@ def template_cases(golden: pd.DataFrame, texts: dict[str, str], company_filings:
 
 def pattern_cases(patterns: pd.DataFrame, proposals: pd.DataFrame) -> pd.DataFrame:
     """The frozen hard-question cases as audit cases, with the evidence quotes their proposal cites, each with its
-    document (what the ten gates verified)."""
+    document (what the ten admission gates verified)."""
     evidence_of = dict(zip(proposals.candidate_id, proposals.evidence)) if len(proposals) else {}
     rows = []
     for case in iter_rows(patterns):

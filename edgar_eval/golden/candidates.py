@@ -1,4 +1,4 @@
-"""Golden-question candidates: what a model (or a person) proposes before the ten gates decide.
+"""Golden-question candidates: what a model (or a person) proposes before the ten admission gates decide.
 
 A candidate is read from a JSON object in the brief's proposal schema (question, answer_type, gold_answer,
 evidence [{document, quote}], requires_documents) plus its pattern and provenance. Reading never guesses: a

@@ -11,8 +11,8 @@ from typing import cast
 
 import pandas as pd
 
+from edgar_eval.golden.admission import FAIL, GATES, NOT_RUN, PASS, GateRun
 from edgar_eval.golden.candidates import PATTERNS, Candidate
-from edgar_eval.golden.gates import FAIL, GATES, NOT_RUN, PASS, GateRun
 from edgar_eval.golden.patterns import PATTERN_CONTRACTS, PlacedQuote
 
 PATTERN_SET_VERSION = "pattern-gates/1"

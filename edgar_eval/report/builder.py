@@ -122,7 +122,7 @@ class ReportInputs:
     index_fingerprint: str
     settings: dict
     pattern_funnel: pd.DataFrame = field(default_factory=pd.DataFrame)
-    gate_agreement: pd.DataFrame = field(default_factory=pd.DataFrame)
+    admission_agreement: pd.DataFrame = field(default_factory=pd.DataFrame)
     golden_patterns: pd.DataFrame = field(default_factory=pd.DataFrame)
     pattern_baseline: pd.DataFrame = field(default_factory=pd.DataFrame)
     gates_by_kind: pd.DataFrame = field(default_factory=pd.DataFrame)
@@ -144,9 +144,9 @@ def funnel_table(funnel: pd.DataFrame) -> ReportTable:
     return ReportTable(
         "Hard golden questions: the funnel per dispersion pattern",
         funnel.rename(columns=lambda c: c.replace("_", " ")),
-        Provenance("pattern_funnel", content_version(funnel), "gate_verdicts over golden_proposals"),
+        Provenance("pattern_funnel", content_version(funnel), "admission_verdicts over golden_proposals"),
         note="Proposed (unreadable ones included) -> every quote found verbatim -> the pattern's contract met on "
-        "the text -> every answer figure quoted or one step away -> all ten gates passed -> selected for the "
+        "the text -> every answer figure quoted or one step away -> all ten admission gates passed -> selected for the "
         "frozen set (edgar_eval/golden/gates.py).",
     )
 
@@ -156,13 +156,13 @@ def pattern_tables(inputs: ReportInputs) -> list[ReportTable]:
     the naive baseline scored on it."""
     funnel, agreement, frozen, baseline = (
         inputs.pattern_funnel,
-        inputs.gate_agreement,
+        inputs.admission_agreement,
         inputs.golden_patterns,
         inputs.pattern_baseline,
     )
     if funnel.empty:
         return []
-    source = "gate_verdicts over golden_proposals"
+    source = "admission_verdicts over golden_proposals"
     tables = [funnel_table(funnel)]
     if len(agreement) and int(agreement.candidates.iloc[0]):
         shown = agreement.assign(agreement=[f"{a}/{n}" for a, n in zip(agreement.agree, agreement.candidates)])
@@ -172,7 +172,7 @@ def pattern_tables(inputs: ReportInputs) -> list[ReportTable]:
                 cast(pd.DataFrame, shown[["gate", "agreement", "gate_only", "person_only"]]).rename(
                     columns={"gate_only": "failed by the gate only", "person_only": "failed by the person only"}
                 ),
-                Provenance("gate_agreement", content_version(agreement), source),
+                Provenance("admission_agreement", content_version(agreement), source),
                 note=f"Over the {int(agreement.candidates.iloc[0])} proposals that carry the verdict a person "
                 "expected; "
                 f"{int(agreement.differences.iloc[0])} overall verdict(s) differ.",
@@ -196,8 +196,9 @@ def pattern_tables(inputs: ReportInputs) -> list[ReportTable]:
             ReportTable(
                 f"Frozen pattern set {frozen.version.iloc[0]}",
                 made_up,
-                Provenance("golden_patterns", content_version(frozen), "gate_verdicts"),
-                note=f"Export sha256 `{frozen.content_hash.iloc[0]}`; every case passed all ten gates; {balance}.",
+                Provenance("golden_patterns", content_version(frozen), "admission_verdicts"),
+                note=f"Export sha256 `{frozen.content_hash.iloc[0]}`; every case passed all ten admission gates; "
+                f"{balance}.",
             )
         )
     if len(baseline):
@@ -295,7 +296,7 @@ def readers_table(inputs: ReportInputs) -> ReportTable:
     return ReportTable(
         "Readers",
         table,
-        Provenance("reader_accuracy", content_version(readers), "retrievals x golden_questions"),
+        Provenance("reader_accuracy", content_version(readers), "answerer_retrievals x golden_questions"),
         note=f"Every answerable question, the top {settings['top_k']} {settings['answer_retriever']} passages, "
         "judged as under arm A (citation check, then the gold figure). The gold-chunk hit is the readers' "
         "ceiling: what the reader of these passages could at best find. Arm A's correct-on-answerable and "
@@ -436,7 +437,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
         ReportTable(
             "Retrieval",
             retrieval_table,
-            Provenance("retrieval_metrics", content_version(retrieval), "retrieval_runs over search_index"),
+            Provenance("retrieval_metrics", content_version(retrieval), "retriever_rankings over search_index"),
             note="Over answerable questions: the gold document or a gold page among the top K; recall, precision, "
             "MRR and nDCG@10 of the gold chunks (every chunk that prints the asked figure for its period).",
         ),
@@ -445,7 +446,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
                 ReportTable(
                     "Retrieval depth: finding or ranking",
                     pd.DataFrame(gain_rows),
-                    Provenance("retrieval_metrics", content_version(retrieval), "retrieval_runs over search_index"),
+                    Provenance("retrieval_metrics", content_version(retrieval), "retriever_rankings over search_index"),
                     note="What the deeper search adds: a gain means gold pages were found but ranked too low; "
                     "no gain means they were not found at all.",
                 )
@@ -458,7 +459,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
                 ReportTable(
                     "Retrieval by slice",
                     slice_table,
-                    Provenance("retrieval_slices", content_version(slices), "retrieval_runs x golden_questions"),
+                    Provenance("retrieval_slices", content_version(slices), "retriever_rankings x golden_questions"),
                     note="Page hit at each depth with its Wilson 95% interval, the gain from the shallow to the deep "
                     "search, and the "
                     "median rank of the first gold chunk at the deep search, per slice and retriever.",
@@ -471,7 +472,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
         ReportTable(
             f"Arms ({split_words(arms)})",
             arms_table,
-            Provenance("arm_statistics", content_version(arms), "arm_outcomes (gate_scores x generations)"),
+            Provenance("arm_statistics", content_version(arms), "arm_outcomes (abstention_scores x generations)"),
             note="FAR: answers given to unanswerable questions. Recall cost: answerable questions arm A answers "
             "correctly and the arm declines. "
             "The dev split fits the thresholds and the relevance model (two-fold by company within it) and feeds the "

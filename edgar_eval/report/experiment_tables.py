@@ -1,4 +1,4 @@
-"""The answering experiment's tables in the report: paired comparisons under the protocol, gate quality,
+"""The answering experiment's tables in the report: paired comparisons under the protocol, abstention gate quality,
 determinism, the run receipt; and the wall-clock figures, which go to a timings file instead.
 
 A latency measured on this run's clock differs on the next run, so printing it in the report would break
@@ -248,18 +248,18 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
         ),
         *([coverage_table(inputs.coverage)] if len(inputs.coverage) else []),
         ReportTable(
-            f"Gate quality ({split_words(gates)})",
+            f"Abstention gate quality ({split_words(gates)})",
             gate_table,
-            Provenance("gate_quality", content_version(gates), "gate_scores x arm_outcomes (arm A)"),
+            Provenance("abstention_quality", content_version(gates), "abstention_scores x arm_outcomes (arm A)"),
             note="AUROC: how well each gate score separates answerable from unanswerable questions. AURC: area under "
             "the "
             "risk-coverage curve of arm A's kept answers admitted in the score's order (lower is better). Brier: the "
             "relevance model's probability against the answerable label." + reader,
         ),
         ReportTable(
-            f"Gate quality per unanswerable kind ({split_words(by_kind)})",
+            f"Abstention gate quality per unanswerable kind ({split_words(by_kind)})",
             kind_table,
-            Provenance("gate_quality_by_kind", content_version(by_kind), "gate_scores x golden_questions"),
+            Provenance("abstention_quality_by_kind", content_version(by_kind), "abstention_scores x golden_questions"),
             note="Each gate score's AUROC for telling the answerable questions from one unanswerable kind at a time. A "
             "kind "
             "that a surface feature gives away (a year no filing of the company reports, for the period guard; a "
@@ -268,9 +268,9 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
             "no surface feature gives away (absent concept) is the one that tests a gate.",
         ),
         ReportTable(
-            f"Gate scores compared ({split_words(differences)})",
+            f"Abstention gate scores compared ({split_words(differences)})",
             difference_table,
-            Provenance("gate_comparisons", content_version(differences), "gate_scores"),
+            Provenance("abstention_comparisons", content_version(differences), "abstention_scores"),
             note="Paired AUROC differences on the same questions (DeLong), exploratory: DeLong treats questions as "
             "independent, which they are not (they cluster by company).",
         ),
@@ -280,7 +280,7 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
             Provenance(
                 "citation_mutations",
                 content_version(mutations),
-                "generations, arm_outcomes, retrievals, search_index, golden_questions",
+                "generations, arm_outcomes, answerer_retrievals, search_index, golden_questions",
             ),
             note="Every answer arm A got right, with one figure changed in one of five ways, checked again against its "
             "passages (withheld?) and judged again against its golden case (wrong?). A wrong-column mutant prints "
@@ -330,7 +330,9 @@ def timing_tables(inputs: "ReportInputs") -> list[ReportTable]:
         ReportTable(
             "Latency per stage",
             stage_table,
-            Provenance("stage_latency", content_version(latency), "retrievals, gate_scores, generations"),
+            Provenance(
+                "stage_latency", content_version(latency), "answerer_retrievals, abstention_scores, generations"
+            ),
         ),
         ReportTable(
             "Generator cost per arm",

@@ -27,7 +27,7 @@ def report_table(markdown: str, title: str) -> list[dict[str, str]]:
 def readme_figures(reports: dict[str, str]) -> str:
     """One row per corpus: golden questions, page hit at each depth per retriever, the reader's accuracy on answerable
     questions (all of them, arm A), the false-answer rate of arm A (no gate) against arm E (period guard + relevance
-    model) on the eval split, and the hard questions the ten gates accepted."""
+    model) on the eval split, and the hard questions the ten admission gates accepted."""
     lines = [
         START,
         "",

@@ -1,4 +1,4 @@
-"""AUROC of gate scores with DeLong intervals, alone and paired.
+"""AUROC of abstention gate scores with DeLong intervals, alone and paired.
 
 A gate score should rank answerable questions above unanswerable ones at every
 threshold, not only at the one the gate ships with; AUROC measures that

@@ -1,4 +1,4 @@
-"""The CI eval gate: replay the dev split, judge each case right or wrong under each arm, and compare with a
+"""The CI regression gate: replay the dev split, judge each case right or wrong under each arm, and compare with a
 committed baseline. Unit tests accept changes that make the system worse; this fails on them.
 
 A group is one arm and one route: the answerable questions, or the unanswerable ones (other year, other company,

@@ -1,5 +1,5 @@
-"""Gate scores with thresholds fitted on the dev split (cross-fitted by company within it), and the six arms as masks
-over one generation."""
+"""Abstention gate scores with thresholds fitted on the dev split (cross-fitted by company within it), and the six arms
+as masks over one generation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The eval gate: a change the unit tests accept but that makes the system worse fails the gate."""
+"""The regression gate: a change the unit tests accept but that makes the system worse fails the gate."""
 
 import shutil
 
@@ -11,7 +11,7 @@ from edgar_eval.defs import runs_assets
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.runner import materialise_evaluation, materialise_graph
 from edgar_eval.defs.settings import EvalSettings
-from edgar_eval.evaluation.eval_gate import baseline_json, compare_to_baseline, read_baseline
+from edgar_eval.evaluation.regression_gate import baseline_json, compare_to_baseline, read_baseline
 from edgar_eval_tests import test_answering
 from edgar_eval_tests.loopback import LoopbackServer, json_reply
 
@@ -67,8 +67,8 @@ def _with(settings: EvalSettings, **changes) -> EvalSettings:
 
 def _gate_passed(instance) -> bool:
     evaluation = instance.event_log_storage.get_latest_asset_check_execution_by_key(
-        [dg.AssetCheckKey(dg.AssetKey("arm_outcomes"), "eval_gate")]
-    )[dg.AssetCheckKey(dg.AssetKey("arm_outcomes"), "eval_gate")]
+        [dg.AssetCheckKey(dg.AssetKey("arm_outcomes"), "regression_gate")]
+    )[dg.AssetCheckKey(dg.AssetKey("arm_outcomes"), "regression_gate")]
     return evaluation.evaluation.passed
 
 
@@ -100,7 +100,11 @@ def test_a_planted_regression_passes_the_unit_tests_and_fails_the_gate(demo_stor
     monkeypatch.setattr(runs_assets, "period_guard", latest_fiscal_year_only)
     instance = dg.DagsterInstance.ephemeral()
     error = materialise_evaluation(build_definitions(regressed), instance)
-    assert error is not None and error.startswith("eval_gate failed: arm D answerable") and not _gate_passed(instance)
+    assert (
+        error is not None
+        and error.startswith("regression_gate failed: arm D answerable")
+        and not _gate_passed(instance)
+    )
     assert not (tmp_path / "reports" / "demo" / "report.md").exists(), "a blocking gate stops the report"
 
 

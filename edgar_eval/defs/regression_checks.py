@@ -1,10 +1,10 @@
-"""The eval gate as a Dagster asset check on arm_outcomes: the CI gate is `dagster asset materialize` of the
+"""The regression gate as a Dagster asset check on arm_outcomes: the CI gate is `dagster asset materialize` of the
 evaluation, which runs this check and fails when the dev split worsened against the committed baseline."""
 
 import dagster as dg
 
 from edgar_eval.defs.settings import EvalSettings
-from edgar_eval.evaluation.eval_gate import NET_WORSENING_LIMIT, compare_to_baseline, dev_cases, read_baseline
+from edgar_eval.evaluation.regression_gate import NET_WORSENING_LIMIT, compare_to_baseline, dev_cases, read_baseline
 
 
 @dg.asset_check(
@@ -16,7 +16,7 @@ from edgar_eval.evaluation.eval_gate import NET_WORSENING_LIMIT, compare_to_base
     "right to "
     "wrong. Blocking: the statistics and the report are not built on a regression.",
 )
-def eval_gate(context: dg.AssetCheckExecutionContext, settings: EvalSettings) -> dg.AssetCheckResult:
+def regression_gate(context: dg.AssetCheckExecutionContext, settings: EvalSettings) -> dg.AssetCheckResult:
     store = settings.store()
     current = dev_cases(store.read("arm_outcomes"), store.read("golden_set"))
     path = settings.baseline_path()
@@ -45,4 +45,4 @@ def eval_gate(context: dg.AssetCheckExecutionContext, settings: EvalSettings) ->
     )
 
 
-CHECKS = [eval_gate]
+CHECKS = [regression_gate]

@@ -1,4 +1,4 @@
-"""The ten gates, in order: the model proposes, code decides, a person decides only absence.
+"""The ten admission gates, in order: the model proposes, code decides, a person decides only absence.
 
 Every candidate gets one verdict row per gate: pass, fail, not_run (a gate that needs verified quotes when a
 quote failed verification; the near-duplicate gate when an earlier gate failed) or not_applicable (absence
