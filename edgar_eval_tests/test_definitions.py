@@ -127,8 +127,9 @@ def test_jobs_sensor_and_automation_conditions(defs):
     assert defs.resolve_job_def("evaluation_job")
     assert not list(defs.schedules or [])
     sensors = {sensor.name: sensor for sensor in defs.sensors or []}
-    assert set(sensors) == {"corpus_sensor"}
-    assert sensors["corpus_sensor"].default_status == dg.DefaultSensorStatus.RUNNING
+    assert set(sensors) == {"corpus_sensor", "automation"}
+    assert sensors["corpus_sensor"].default_status == dg.DefaultSensorStatus.RUNNING  # partitions and observations only
+    assert sensors["automation"].default_status == dg.DefaultSensorStatus.STOPPED  # launches runs: the user turns it on
     for spec in defs.resolve_all_asset_specs():
         label = spec.automation_condition.get_label() if spec.automation_condition else None
         if spec.key.to_user_string() == "filing_documents":

@@ -452,9 +452,10 @@ def materialise_demo_text(settings, golden_inputs) -> None:
 def test_golden_proposals_asks_the_configured_proposer_through_the_tape_and_the_gates_judge_its_proposals(
     tmp_path, serve, bundles, golden_inputs
 ):
-    from edgar_eval.defs.pattern_assets import _model_proposals, proposal_candidates
+    from edgar_eval.defs.pattern_assets import _model_proposals
     from edgar_eval.defs.settings import EvalSettings
     from edgar_eval.golden.admission import build_gate_corpus, run_gates
+    from edgar_eval.golden.proposal_table import proposal_candidates
 
     filings, _, _, texts, sections = golden_inputs
     same_year = next(b for b in bundles["D4"] if b.excerpts[1].filing_id.startswith("hvrn-10k_2025"))

@@ -18,10 +18,8 @@ from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.filings import FilingError
 from edgar_eval.domain.ports import Embedder
 from edgar_eval.domain.versioning import content_version
-from edgar_eval.retrieval.bm25 import BM25Index
-from edgar_eval.retrieval.dense import DenseIndex, Hit
+from edgar_eval.retrieval.dense import DenseIndex
 from edgar_eval.retrieval.fingerprint import IndexFingerprint, IndexMismatch, check_fingerprint
-from edgar_eval.retrieval.hybrid import HybridRetriever
 
 PartitionWork = Callable[[str], tuple[pd.DataFrame, dict]]
 _EXPECTED_ERRORS = (FilingError, StoreError, ValueError, OSError)
@@ -195,26 +193,6 @@ def checked_index(settings: EvalSettings) -> tuple[pd.DataFrame, DenseIndex, Emb
     except IndexMismatch as exc:
         raise dg.Failure(str(exc)) from exc
     return index_rows, DenseIndex(np.stack(index_rows.embedding.to_numpy()), index_rows.filing_id.tolist()), embedder
-
-
-Search = Callable[[np.ndarray, str, list[str], int], list[Hit]]  # (query vector, query text, scope, k) -> hits
-
-
-def searches(
-    index_rows: pd.DataFrame, dense: DenseIndex, rrf_k: int, wanted: tuple[str, ...] = ("dense", "bm25", "hybrid")
-) -> dict[str, Search]:
-    """The wanted retrievers over the same chunk rows: dense (exact cosine), BM25 (bm25s) and hybrid (their RRF).
-    The BM25 index is built only when one of them needs it."""
-    found: dict[str, Search] = {}
-    if "dense" in wanted:
-        found["dense"] = lambda vector, text, scope, k: dense.search(vector, scope, k)
-    if {"bm25", "hybrid"} & set(wanted):
-        lexical = BM25Index.build(index_rows.text.tolist(), index_rows.filing_id.tolist())
-        if "bm25" in wanted:
-            found["bm25"] = lambda vector, text, scope, k: lexical.search(text, scope, k)
-        if "hybrid" in wanted:
-            found["hybrid"] = HybridRetriever(dense, lexical, rrf_k=rrf_k).search
-    return found
 
 
 def filing_keys(settings: EvalSettings) -> list[str]:

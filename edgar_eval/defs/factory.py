@@ -16,7 +16,7 @@ from edgar_eval.defs import (
 )
 from edgar_eval.defs.code_versions import with_code_versions
 from edgar_eval.defs.corpus_assets import build_corpus_assets
-from edgar_eval.defs.jobs import EVALUATION_AUTOMATION, build_jobs
+from edgar_eval.defs.jobs import AUTOMATION, EVALUATION_AUTOMATION, build_jobs
 from edgar_eval.defs.partitions import corpus_sensor, filing_documents
 from edgar_eval.defs.settings import EvalSettings
 
@@ -35,7 +35,7 @@ def build_definitions(settings: EvalSettings) -> dg.Definitions:
         ],
         asset_checks=[*regression_checks.CHECKS, *invariant_checks.CHECKS],
         jobs=build_jobs(),
-        sensors=[corpus_sensor],
+        sensors=[corpus_sensor, AUTOMATION],
         resources={"settings": settings},
         executor=dg.in_process_executor,
     )

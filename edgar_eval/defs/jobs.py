@@ -21,6 +21,15 @@ CORPUS_AUTOMATION = dg.AutomationCondition.eager().replace(
 )
 EVALUATION_AUTOMATION = dg.AutomationCondition.on_cron("0 4 * * *", "UTC")
 
+AUTOMATION = dg.AutomationConditionSensorDefinition(
+    "automation",
+    target=dg.AssetSelection.all(),
+    default_status=dg.DefaultSensorStatus.STOPPED,
+    description="Evaluates the assets' automation conditions: a new or changed filing document rebuilds its corpus "
+    "partition, and the evaluation runs nightly at 04:00 UTC once what it reads is up to date. Off by default, as a "
+    "schedule would be: turn it on (Automation) where the UI should launch runs by itself.",
+)
+
 
 @dg.success_hook(name="print_progress")
 def print_progress(context: dg.HookContext) -> None:

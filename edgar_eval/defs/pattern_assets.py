@@ -2,7 +2,6 @@
 and a naive baseline scored on it."""
 
 import json
-import re
 from pathlib import Path
 from typing import cast
 
@@ -12,6 +11,7 @@ import pandas as pd
 from edgar_eval.adapters.chat_proposer import ChatProposer
 from edgar_eval.adapters.files import replace_file
 from edgar_eval.answering.answerer import ANSWERED, ExtractiveGenerator, answer_question
+from edgar_eval.answering.text_tools import asked_years
 from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.defs.common import (
     checked_index,
@@ -23,10 +23,10 @@ from edgar_eval.defs.common import (
 )
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.generation import GenerationRequest
-from edgar_eval.evaluation.judge import states_any
+from edgar_eval.evaluation.judge import pattern_case_correct
 from edgar_eval.golden.absence import ReviewFileError, read_review_file
-from edgar_eval.golden.admission import build_gate_corpus, run_gates
-from edgar_eval.golden.candidates import PATTERNS, Candidate, CandidateProblem, candidate_from_record, read_jsonl
+from edgar_eval.golden.admission import build_gate_corpus, review_queue_markdown, run_gates
+from edgar_eval.golden.candidates import PATTERNS, Candidate, read_jsonl
 from edgar_eval.golden.demo_candidates import SOURCE as DEMO_SOURCE
 from edgar_eval.golden.demo_candidates import demo_proposals
 from edgar_eval.golden.excerpts import align_excerpts
@@ -40,67 +40,15 @@ from edgar_eval.golden.pattern_set import (
     select_balanced,
     verdict_frame,
 )
+from edgar_eval.golden.proposal_table import PROPOSAL_COLUMNS, proposal_candidates, proposal_row
 
 _CORPUS = ["filings", "filing_text", "sections"]
-_PROPOSAL_COLUMNS = [
-    "candidate_id",
-    "pattern",
-    "question",
-    "answer_type",
-    "gold_answer",
-    "evidence",
-    "requires_documents",
-    "source",
-    "prompt_version",
-    "excerpt_ids",
-    "expected",
-    "unreadable_reason",
-]
 
 
 def _corpus_frames(settings: EvalSettings, tables=("filings", "filing_text", "sections")) -> dict[str, pd.DataFrame]:
     store = settings.store()
     keys, _ = usable_partitions(store, filing_keys(settings), tuple(t for t in tables if t != "filings"))
     return {table: read_partitions(store, table, keys) for table in tables}
-
-
-def _proposal_row(made: Candidate | CandidateProblem, pattern: str | None = None) -> dict:
-    if isinstance(made, CandidateProblem):
-        return {
-            "candidate_id": made.candidate_id,
-            "pattern": pattern or "",
-            "source": made.source,
-            "unreadable_reason": made.reason,
-        }
-    record = made.to_record()
-    return {
-        **record,
-        "evidence": json.dumps(record["evidence"], ensure_ascii=False),
-        "expected": json.dumps(record["expected"], sort_keys=True) if record["expected"] else "",
-        "unreadable_reason": "",
-    }
-
-
-def proposal_candidates(proposals: pd.DataFrame) -> list[Candidate]:
-    readable = cast(pd.DataFrame, proposals[proposals.unreadable_reason == ""])
-    made = []
-    for row in iter_rows(readable):
-        record = {
-            "id": row.candidate_id,
-            "pattern": row.pattern,
-            "question": row.question,
-            "answer_type": row.answer_type,
-            "gold_answer": row.gold_answer,
-            "evidence": json.loads(row.evidence),
-            "requires_documents": int(row.requires_documents),
-            "expected": json.loads(row.expected) if row.expected else None,
-        }
-        candidate = candidate_from_record(
-            record, row.candidate_id, row.source, prompt_version=row.prompt_version, excerpt_ids=tuple(row.excerpt_ids)
-        )
-        if isinstance(candidate, Candidate):
-            made.append(candidate)
-    return made
 
 
 @dg.asset(
@@ -124,7 +72,7 @@ def golden_proposals(context: dg.AssetExecutionContext, settings: EvalSettings) 
         text = "".join(json.dumps(r) + "\n" for r in demo_proposals(truth, dict(zip(texts.path, texts.text))))
         candidates, problems = read_jsonl(text, DEMO_SOURCE)
         examples += candidates
-        rows += [_proposal_row(c) for c in candidates] + [_proposal_row(p) for p in problems]
+        rows += [proposal_row(c) for c in candidates] + [proposal_row(p) for p in problems]
     for path in settings.proposals:
         source = f"import:{Path(path).name}"
         try:
@@ -133,10 +81,10 @@ def golden_proposals(context: dg.AssetExecutionContext, settings: EvalSettings) 
             raise dg.Failure(f"cannot read proposals file {path}: {exc}") from exc
         candidates, problems = read_jsonl(text, source)
         examples += candidates
-        rows += [_proposal_row(c) for c in candidates] + [_proposal_row(p) for p in problems]
+        rows += [proposal_row(c) for c in candidates] + [proposal_row(p) for p in problems]
     if settings.proposer_model and settings.proposer_url:
         rows += _model_proposals(settings, [e for e in examples if e.expected.get("verdict") == "accept"])
-    frame = pd.DataFrame(rows, columns=_PROPOSAL_COLUMNS).fillna(
+    frame = pd.DataFrame(rows, columns=PROPOSAL_COLUMNS).fillna(
         {"unreadable_reason": "", "prompt_version": "", "expected": ""}
     )
     frame["excerpt_ids"] = [list(v) if isinstance(v, (list, tuple)) else [] for v in frame.excerpt_ids]
@@ -164,7 +112,7 @@ def _model_proposals(settings: EvalSettings, examples: list[Candidate]) -> list[
                 : settings.proposal_bundles
             ]:
                 candidates, problems = proposer.propose(bundle, [e for e in examples if e.pattern == pattern])
-                rows += [_proposal_row(c) for c in candidates] + [_proposal_row(p, pattern) for p in problems]
+                rows += [proposal_row(c) for c in candidates] + [proposal_row(p, pattern) for p in problems]
     return rows
 
 
@@ -212,7 +160,7 @@ def _reviews(settings: EvalSettings):
         ),
     ]
 )
-def gate_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings):
+def admission_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings):
     store = settings.store()
     proposals = store.read("golden_proposals")
     candidates = proposal_candidates(proposals)
@@ -222,7 +170,7 @@ def gate_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings):
     run = run_gates(candidates, corpus)
     verdicts = verdict_frame(candidates, run)
     outcomes = candidate_outcomes(verdicts)
-    _write_review_queue(store.root / "absence_review.md", candidates, run, review_file)
+    replace_file(store.root / "absence_review.md", review_queue_markdown(candidates, run, review_file).encode())
     selected = select_balanced(candidates, outcomes, settings.patterns_per_pattern)
     unreadable = proposals[proposals.unreadable_reason != ""].pattern.value_counts()
     funnel_frame = funnel(outcomes, unreadable, {c.candidate_id for c in selected})
@@ -314,42 +262,6 @@ def gate_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings):
     )
 
 
-def _write_review_queue(path: Path, candidates: list[Candidate], run, review_file: str) -> None:
-    """The absence review queue for a person: each D8 question with the passages to read. Filing text is quoted,
-    so it goes under data/ (never committed), fenced as code so no markup in it renders."""
-    lines = [
-        f"# Absence review queue\n\nRecord each decision in `{review_file}` (one JSON object per line: candidate_id, "
-        "question_sha256, decision absent|answered_in_corpus, reason, reviewer).\n"
-    ]
-    for candidate in candidates:
-        if candidate.pattern != "D8":
-            continue
-        status = next(r for r in run.rows if r.candidate_id == candidate.candidate_id and r.gate == "absence_review")
-        lines.append(
-            f"## {candidate.candidate_id}\n\nquestion_sha256 `{candidate.question_sha256}`; gate: {status.status} "
-            f"({status.reason})\n"
-        )
-        lines.append("```text\n" + candidate.question.replace("```", "'''") + "\n```\n")
-        for passage in run.passages.get(candidate.candidate_id, []):
-            kind = "table row" if passage.is_table_row else "sentence"
-            lines.append(
-                f"- {passage.filing_id} @{passage.start} ({kind}; words {', '.join(passage.words)}):\n\n"
-                f"```text\n{passage.text.replace('```', chr(39) * 3)}\n```\n"
-            )
-    replace_file(path, "\n".join(lines).encode())
-
-
-_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
-
-
-def _correct(case, checked) -> bool:
-    if case.expected_route == "no-answer":
-        return checked.outcome != ANSWERED
-    if checked.outcome != ANSWERED or checked.generation is None:
-        return False
-    return states_any(checked.generation.text, case.reference_answer)
-
-
 @dg.asset(
     deps=["golden_patterns", "search_index", "filings"],
     group_name="runs",
@@ -374,7 +286,7 @@ def pattern_baseline(context: dg.AssetExecutionContext, settings: EvalSettings) 
         scope = sorted(f for f, c in company_of.items() if cik is None or c == cik)
         hits = index.search(vector, scope, settings.top_k)
         found = index_rows.iloc[[h.row for h in hits]]
-        years = [int(y) for y in _YEAR.findall(case.question)]
+        years = asked_years(case.question)
         request = GenerationRequest(
             case.question, tuple(zip(found.chunk_id, found.text)), cik=cik, fiscal_year=max(years) if years else None
         )
@@ -396,7 +308,7 @@ def pattern_baseline(context: dg.AssetExecutionContext, settings: EvalSettings) 
                 ),
                 "outcome": checked.outcome,
                 "abstained": checked.outcome != ANSWERED,
-                "correct": _correct(case, checked),
+                "correct": pattern_case_correct(case.expected_route, case.reference_answer, checked),
                 "answer_text": checked.generation.text if checked.generation else "",
             }
         )
@@ -429,4 +341,4 @@ def pattern_baseline(context: dg.AssetExecutionContext, settings: EvalSettings) 
     )
 
 
-ASSETS = [golden_proposals, gate_outcomes, pattern_baseline]
+ASSETS = [golden_proposals, admission_outcomes, pattern_baseline]

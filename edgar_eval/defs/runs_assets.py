@@ -19,7 +19,6 @@ from edgar_eval.defs.common import (
     checked_index,
     filing_keys,
     read_partitions,
-    searches,
     table_head,
     unpartitioned_result,
     usable_partitions,
@@ -33,6 +32,7 @@ from edgar_eval.evaluation.readers import reader_accuracy as summarise_readers
 from edgar_eval.evaluation.readers import reader_outcomes
 from edgar_eval.evaluation.retrieval_hits import hit_record, run_record
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
+from edgar_eval.retrieval.searches import searches
 
 
 @dg.asset(

@@ -19,8 +19,8 @@ from edgar_eval.domain.generation import Generator
 from edgar_eval.domain.ports import Embedder
 from edgar_eval.retrieval.fingerprint import IndexFingerprint
 from edgar_eval.retrieval.hybrid import RRF_K
+from edgar_eval.retrieval.searches import RETRIEVERS
 
-RETRIEVERS = ("dense", "bm25", "hybrid")
 CORPUS_DIR_ENV = "EDGAR_EVAL_CORPUS_DIR"
 CORPUS_NAME_ENV = "EDGAR_EVAL_CORPUS_NAME"
 HOME_ENV = "EDGAR_EVAL_HOME"

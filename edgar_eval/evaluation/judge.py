@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import cast
 
+from edgar_eval.answering.answerer import ANSWERED, CheckedAnswer
 from edgar_eval.answering.citations import answer_figures
 from edgar_eval.corpus.figure_match import (
     AMOUNT,
@@ -149,3 +150,13 @@ def is_correct(
     if expected_route == "answer":
         return answered and judge_answer(answer_text, gold_value, gold_answer, label, asked_year).correct
     return not answered
+
+
+def pattern_case_correct(expected_route: str, reference_answer: str, checked: CheckedAnswer) -> bool:
+    """A hard-question case is right when a no-answer case is declined, or an answer case's answer states a figure of
+    the reference answer."""
+    if expected_route == "no-answer":
+        return checked.outcome != ANSWERED
+    if checked.outcome != ANSWERED or checked.generation is None:
+        return False
+    return states_any(checked.generation.text, reference_answer)

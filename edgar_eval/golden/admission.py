@@ -321,3 +321,28 @@ def build_gate_corpus(
         reviews or {},
         review_file,
     )
+
+
+def review_queue_markdown(candidates: list[Candidate], run: GateRun, review_file: str) -> str:
+    """The absence review queue for a person: each D8 question with the passages to read. Filing text is quoted,
+    so the queue goes under data/ (never committed), fenced as code so no markup in it renders."""
+    lines = [
+        f"# Absence review queue\n\nRecord each decision in `{review_file}` (one JSON object per line: candidate_id, "
+        "question_sha256, decision absent|answered_in_corpus, reason, reviewer).\n"
+    ]
+    for candidate in candidates:
+        if candidate.pattern != "D8":
+            continue
+        status = next(r for r in run.rows if r.candidate_id == candidate.candidate_id and r.gate == "absence_review")
+        lines.append(
+            f"## {candidate.candidate_id}\n\nquestion_sha256 `{candidate.question_sha256}`; gate: {status.status} "
+            f"({status.reason})\n"
+        )
+        lines.append("```text\n" + candidate.question.replace("```", "'''") + "\n```\n")
+        for passage in run.passages.get(candidate.candidate_id, []):
+            kind = "table row" if passage.is_table_row else "sentence"
+            lines.append(
+                f"- {passage.filing_id} @{passage.start} ({kind}; words {', '.join(passage.words)}):\n\n"
+                f"```text\n{passage.text.replace('```', chr(39) * 3)}\n```\n"
+            )
+    return "\n".join(lines)
