@@ -1,4 +1,5 @@
-"""Writing a file so that readers see the old bytes or the new ones, never half of either."""
+"""Writing a file so that readers see the old bytes or the new ones, never half of either; and writing a pinned file
+once, so that two writers can never replace each other's."""
 
 from __future__ import annotations
 
@@ -23,4 +24,29 @@ def replace_file(target: Path, data: bytes) -> bool:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return True
+
+
+class PinnedElsewhere(FileExistsError):
+    """A pinned file already holds other bytes: the pin is never replaced."""
+
+
+def create_file(target: Path, data: bytes) -> bool:
+    """Write `data` to `target` only if no file is there: complete bytes through a temporary file, then a hard link
+    that fails when the name exists, so of two processes pinning one name exactly one wins and the other is told.
+    True when the file was created; False when it already holds these bytes; PinnedElsewhere when it holds others."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.chmod(tmp, 0o644)
+        try:
+            os.link(tmp, target)
+        except FileExistsError:
+            if target.read_bytes() == data:
+                return False
+            raise PinnedElsewhere(f"{target} is pinned with other content") from None
+    finally:
+        Path(tmp).unlink(missing_ok=True)
     return True

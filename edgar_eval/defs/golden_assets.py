@@ -1,12 +1,11 @@
 """Golden group: template questions from the filings' own XBRL facts."""
 
-import hashlib
 from typing import cast
 
 import dagster as dg
 import pandas as pd
 
-from edgar_eval.adapters.files import replace_file
+from edgar_eval.adapters.files import PinnedElsewhere, create_file, replace_file
 from edgar_eval.corpus.frames import iter_groups
 from edgar_eval.defs.common import filing_keys, read_partitions, table_head, unpartitioned_result, usable_partitions
 from edgar_eval.defs.settings import EvalSettings
@@ -105,12 +104,13 @@ def golden_set(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.
     draft = freeze(golden, dict(zip(filings.filing_id, filings.sha256)), settings.golden_seed)
     version = settings.golden_version or f"{TEMPLATE_VERSION}@{draft.content_hash[:12]}"
     export = store.root / "golden" / f"{version.replace('/', '-')}.jsonl"
-    if export.is_file() and hashlib.sha256(export.read_bytes()).hexdigest() != draft.content_hash:
+    try:
+        create_file(export, draft.jsonl.encode())  # a freeze is written once: never replaced, by this run or another
+    except PinnedElsewhere:
         raise dg.Failure(
             f"golden set {version!r} is frozen at {export} with other content; name a new golden_version "
             "to freeze this one"
-        )
-    replace_file(export, draft.jsonl.encode())
+        ) from None
     frame = pd.DataFrame(
         {
             "question_id": golden.question_id,

@@ -9,7 +9,7 @@ import dagster as dg
 import pandas as pd
 
 from edgar_eval.adapters.chat_proposer import ChatProposer
-from edgar_eval.adapters.files import replace_file
+from edgar_eval.adapters.files import PinnedElsewhere, create_file, replace_file
 from edgar_eval.answering.answerer import ANSWERED, ExtractiveGenerator, answer_question
 from edgar_eval.answering.text_tools import asked_years
 from edgar_eval.corpus.frames import iter_rows
@@ -210,11 +210,12 @@ def admission_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings
         raise dg.Failure(str(exc)) from exc
     version = settings.patterns_version or f"{PATTERN_SET_VERSION}@{frozen.content_hash[:12]}"
     export = store.root / "golden" / f"{version.replace('/', '-')}.jsonl"
-    if export.is_file() and export.read_text() != frozen.jsonl:
+    try:
+        create_file(export, frozen.jsonl.encode())  # a freeze is written once: never replaced, by this run or another
+    except PinnedElsewhere:
         raise dg.Failure(
             f"pattern set {version!r} is frozen at {export} with other content; name a new patterns_version"
-        )
-    replace_file(export, frozen.jsonl.encode())
+        ) from None
     table = pd.DataFrame(
         [
             {
