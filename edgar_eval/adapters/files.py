@@ -7,13 +7,18 @@ import os
 import tempfile
 from pathlib import Path
 
+from upath import UPath
 
-def replace_file(target: Path, data: bytes) -> bool:
+
+def replace_file(target: Path | UPath, data: bytes) -> bool:
     """Write `data` to `target` through a uniquely named temporary file and an atomic rename, so that two processes
     writing one file cannot collide and a failed write leaves nothing behind; unchanged bytes are left untouched.
-    True when the file was written."""
+    On an object store (a UPath) the bytes are put as one whole object. True when the file was written."""
     if target.is_file() and target.read_bytes() == data:
         return False
+    if not isinstance(target, Path):
+        target.write_bytes(data)
+        return True
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
@@ -31,10 +36,18 @@ class PinnedElsewhere(FileExistsError):
     """A pinned file already holds other bytes: the pin is never replaced."""
 
 
-def create_file(target: Path, data: bytes) -> bool:
+def create_file(target: Path | UPath, data: bytes) -> bool:
     """Write `data` to `target` only if no file is there: complete bytes through a temporary file, then a hard link
     that fails when the name exists, so of two processes pinning one name exactly one wins and the other is told.
-    True when the file was created; False when it already holds these bytes; PinnedElsewhere when it holds others."""
+    True when the file was created; False when it already holds these bytes; PinnedElsewhere when it holds others.
+    On an object store (a UPath) the check and the put are two steps: two writers racing there are not excluded."""
+    if not isinstance(target, Path):
+        if target.is_file():
+            if target.read_bytes() == data:
+                return False
+            raise PinnedElsewhere(f"{target} is pinned with other content")
+        target.write_bytes(data)
+        return True
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:

@@ -1,7 +1,9 @@
-"""Parquet storage for asset data, one file per asset or per asset partition.
+"""Parquet storage for asset data, one file per asset or per asset partition, under a local folder or any fsspec URL
+(universal-pathlib: `memory://`, `s3://bucket/prefix`, ...).
 
-Writes go to a temporary file that replaces the old one only once complete, so a failed or
-interrupted materialisation never leaves a half-written table or destroys the previous one.
+A local write goes to a temporary file that replaces the old one only once complete, so a failed or interrupted
+materialisation never leaves a half-written table or destroys the previous one. An object store's write is one whole
+object, which a reader sees complete or not at all.
 """
 
 from __future__ import annotations
@@ -13,26 +15,47 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+from upath import UPath
 
 
 class StoreError(RuntimeError):
     pass
 
 
-class ParquetStore:
-    def __init__(self, root: str | os.PathLike) -> None:
-        self.root = Path(root)
+Location = Path | UPath  # a local folder, or a folder of an fsspec filesystem
 
-    def path(self, asset: str, partition: str | None = None) -> Path:
+
+def location(root: str | os.PathLike | UPath) -> Location:
+    """A local path for a folder or a file:// URL (temporary files and atomic renames work there), else a UPath."""
+    found = UPath(root)
+    if found.protocol in ("", "file", "local"):
+        return Path(found.path)
+    return found
+
+
+def is_local(path: Location) -> bool:
+    return isinstance(path, Path)
+
+
+class ParquetStore:
+    def __init__(self, root: str | os.PathLike | UPath) -> None:
+        self.root: Location = location(root)
+
+    def path(self, asset: str, partition: str | None = None) -> Location:
         return self.root / asset / f"{partition}.parquet" if partition else self.root / f"{asset}.parquet"
 
     def exists(self, asset: str, partition: str | None = None) -> bool:
         return self.path(asset, partition).is_file()
 
-    def write(self, asset: str, frame: pd.DataFrame, partition: str | None = None) -> Path:
+    def write(self, asset: str, frame: pd.DataFrame, partition: str | None = None) -> Location:
         target = self.path(asset, partition)
-        target.parent.mkdir(parents=True, exist_ok=True)
         table = pa.Table.from_pandas(frame.reset_index(drop=True), preserve_index=False)
+        if not isinstance(target, Path):  # an object store: the table is put as one whole object
+            buffer = pa.BufferOutputStream()
+            pq.write_table(table, buffer, compression="zstd")
+            target.write_bytes(buffer.getvalue().to_pybytes())
+            return target
+        target.parent.mkdir(parents=True, exist_ok=True)
         handle, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         os.close(handle)
         try:
@@ -49,7 +72,8 @@ class ParquetStore:
             where = f"partition {partition!r} of " if partition else ""
             raise StoreError(f"{where}asset {asset!r} has not been materialised ({source} is missing)")
         try:
-            return pq.read_table(source, columns=columns).to_pandas()
+            readable = source if isinstance(source, Path) else pa.BufferReader(source.read_bytes())
+            return pq.read_table(readable, columns=columns).to_pandas()
         except (pa.ArrowInvalid, OSError) as exc:
             raise StoreError(f"{source} is not a readable Parquet file ({exc}); rematerialise {asset!r}") from exc
 

@@ -12,7 +12,7 @@ import dagster as dg
 from edgar_eval.adapters.chat_generator import ExternalRagGenerator, OpenAICompatibleChatGenerator
 from edgar_eval.adapters.embedders import MiniLMEmbedder
 from edgar_eval.adapters.openai_embeddings import BASE_URL_ENV, MODEL_ENV, OpenAICompatibleEmbedder
-from edgar_eval.adapters.parquet_store import ParquetStore
+from edgar_eval.adapters.parquet_store import ParquetStore, location
 from edgar_eval.adapters.tape import TAPE_MODES, Tape
 from edgar_eval.answering.answerer import ExtractiveGenerator, TableReaderGenerator
 from edgar_eval.domain.generation import Generator
@@ -24,6 +24,7 @@ from edgar_eval.retrieval.searches import RETRIEVERS
 CORPUS_DIR_ENV = "EDGAR_EVAL_CORPUS_DIR"
 CORPUS_NAME_ENV = "EDGAR_EVAL_CORPUS_NAME"
 HOME_ENV = "EDGAR_EVAL_HOME"
+DATA_ENV = "EDGAR_EVAL_DATA"  # where tables go: a folder or an fsspec URL (default: data/ in the project home)
 EMBEDDER_ENV = "EDGAR_EVAL_EMBEDDER"
 EMBEDDERS = ("minilm", "openai-compatible")
 GENERATOR_ENV = "EDGAR_EVAL_GENERATOR"
@@ -152,7 +153,8 @@ class EvalSettings(dg.ConfigurableResource):
         return self.answer_retriever
 
     def store(self) -> ParquetStore:
-        return ParquetStore(Path(self.data_dir) / self.corpus_name)
+        """The corpus's tables under `data_dir`: a local folder, or any fsspec URL (`EDGAR_EVAL_DATA`)."""
+        return ParquetStore(location(self.data_dir) / self.corpus_name)
 
     def report_dir(self) -> Path:
         return Path(self.reports_dir) / self.corpus_name
@@ -216,7 +218,7 @@ class EvalSettings(dg.ConfigurableResource):
         return cls(
             corpus_dir=str(Path(corpus_dir).resolve()),
             corpus_name=name,
-            data_dir=str(home / "data"),
+            data_dir=os.environ.get(DATA_ENV) or str(home / "data"),
             reports_dir=str(home / "reports"),
             embedder=os.environ.get(EMBEDDER_ENV, "minilm"),
             embeddings_model=os.environ.get(MODEL_ENV, ""),

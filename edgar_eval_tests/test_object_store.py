@@ -1,0 +1,50 @@
+"""The data folder as an fsspec URL: the demo graph runs with every table in an in-memory filesystem (the stand-in for
+an object store here; issue 15 brings an S3-compatible server) and writes the report the local folder gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+from upath import UPath
+
+from edgar_eval.adapters.parquet_store import ParquetStore, is_local, location
+from edgar_eval.defs.factory import build_definitions
+from edgar_eval.defs.runner import materialise_graph
+from edgar_eval.defs.settings import EvalSettings
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_a_folder_or_file_url_is_local_and_any_other_url_is_not(tmp_path):
+    assert is_local(location(tmp_path)) and is_local(location(f"file://{tmp_path}"))
+    assert location(f"file://{tmp_path}") == tmp_path
+    assert not is_local(location("memory://edgar/data"))
+
+
+def test_a_table_round_trips_through_an_fsspec_url():
+    import pandas as pd
+
+    store = ParquetStore("memory://round-trip")
+    frame = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
+    store.write("t", frame, "p1")
+    assert store.exists("t", "p1") and not store.exists("t", "p2")
+    assert store.read("t", "p1").equals(frame)
+    assert store.read("t", "p1", columns=["b"]).b.tolist() == ["x", "y"]
+
+
+def test_the_demo_graph_runs_on_an_fsspec_url_and_reports_the_same(tmp_path):
+    data = "memory://edgar-eval-demo/data"
+    settings = EvalSettings(
+        corpus_dir=str(tmp_path / "demo_corpus"),
+        corpus_name="demo",
+        data_dir=data,
+        reports_dir=str(tmp_path / "reports"),
+    )
+    graph = materialise_graph(build_definitions(settings), dg.DagsterInstance.ephemeral())
+    assert graph.failed_partitions == {} and graph.evaluation_succeeded, graph.evaluation_error
+    assert UPath(f"{data}/demo/search_index.parquet").is_file()
+    assert UPath(f"{data}/demo/chunks").is_dir()
+    assert not (tmp_path / "data").exists()  # nothing fell back to a local folder
+    report = (tmp_path / "reports" / "demo" / "report.md").read_bytes()
+    assert report == (REPO / "reports" / "demo" / "report.md").read_bytes()
