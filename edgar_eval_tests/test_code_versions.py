@@ -66,6 +66,12 @@ def copies(tmp_path_factory):
         "as_is": copy("as_is"),
         "cosmetic": copy("cosmetic", "answering/table_reader.py", first_def, f"# a comment\n\n\n{first_def}  "),
         "reader": copy("reader", "answering/table_reader.py", first_def, f"EDITED = 1\n\n\n{first_def}"),
+        "store": copy(
+            "store",
+            "adapters/parquet_store.py",
+            "class StoreError(RuntimeError):",
+            "EDITED = 1\n\n\nclass StoreError(RuntimeError):",
+        ),
         "chunker": copy(
             "chunker",
             "corpus/chunking.py",
@@ -89,6 +95,10 @@ def test_versions_are_hashes_of_code_and_stable(copies):
 
 def test_a_comment_or_reformatting_changes_no_version(copies):
     assert copies["cosmetic"] == copies["as_is"]
+
+
+def test_how_tables_are_stored_is_no_part_of_any_version(copies):
+    assert copies["store"] == copies["as_is"]
 
 
 def test_an_edit_marks_the_assets_that_run_that_code_and_no_other(copies):

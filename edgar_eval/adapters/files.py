@@ -19,17 +19,27 @@ def replace_file(target: Path | UPath, data: bytes) -> bool:
     if not isinstance(target, Path):
         target.write_bytes(data)
         return True
+    tmp = _written_beside(target, data)
+    try:
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return True
+
+
+def _written_beside(target: Path, data: bytes) -> Path:
+    """`data`, complete, in a uniquely named temporary file in the target's folder (so a rename or link is atomic)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
         os.chmod(tmp, 0o644)  # mkstemp's 0600 would make reports and tapes private to one user
-        os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return True
+    return Path(tmp)
 
 
 class PinnedElsewhere(FileExistsError):
@@ -48,12 +58,8 @@ def create_file(target: Path | UPath, data: bytes) -> bool:
             raise PinnedElsewhere(f"{target} is pinned with other content")
         target.write_bytes(data)
         return True
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    tmp = _written_beside(target, data)
     try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.chmod(tmp, 0o644)
         try:
             os.link(tmp, target)
         except FileExistsError:
@@ -61,5 +67,5 @@ def create_file(target: Path | UPath, data: bytes) -> bool:
                 return False
             raise PinnedElsewhere(f"{target} is pinned with other content") from None
     finally:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
     return True
