@@ -166,3 +166,19 @@ def test_an_interrupt_that_a_handler_swallows_is_still_seen():
     finally:
         watch.close()
         signal.signal(signal.SIGINT, previous)
+
+
+def test_partitions_adds_the_folders_filings_to_the_run_history(home):
+    import dagster as dg
+
+    result = _cli(home, "partitions")
+    assert result.returncode == 0, result.stderr
+    keys = result.stdout.split()
+    assert len(keys) == 15 and keys == sorted(keys)
+    with dg.DagsterInstance.from_config(str(home / ".dagster_home")) as instance:
+        assert instance.get_dynamic_partitions("filings") == keys
+    empty = home / "empty"
+    empty.mkdir()
+    refused = _cli(home, "partitions", "--corpus", str(empty), "--name", "x")
+    assert refused.returncode == 2
+    assert _one_line_no_traceback(refused) == f"edgar-eval: corpus folder {empty} holds no .htm filing"
