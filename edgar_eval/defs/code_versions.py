@@ -66,10 +66,34 @@ class _Module:
             for bound_name in bound or ():
                 self.bindings.setdefault(bound_name, []).append(node)
 
+        self._statements: dict[int, tuple[str, list[tuple[str, str | None]]]] = {}
+        self.loose_digest = _digest(ast.Module(body=self.loose, type_ignores=[]))
+
     def absolute(self, node: ast.ImportFrom) -> str:
         if not node.level:
             return node.module or ""
         return importlib.util.resolve_name("." * node.level + (node.module or ""), self.package)
+
+    def statement(self, node: ast.stmt) -> tuple[str, list[tuple[str, str | None]]]:
+        """A top-level statement's digest and the (module, name) pairs it reaches: names of this module, names
+        imported from project modules, `module.attribute`. Read once per statement, whichever asset reaches it."""
+        position = self.position[id(node)]
+        if position not in self._statements:
+            reached: list[tuple[str, str | None]] = []
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.ImportFrom):
+                    source = self.absolute(inner)
+                    reached.extend((source, alias.name) for alias in inner.names)
+                elif isinstance(inner, ast.Import):
+                    reached.extend((alias.name, None) for alias in inner.names)
+                elif isinstance(inner, ast.Name) and inner.id in self.bindings:
+                    reached.extend(_through_imports(self, inner.id))
+                elif isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name):
+                    imported = _imported_module(self, inner.value.id)
+                    if imported is not None and imported in sys.modules:
+                        reached.append((imported, inner.attr))
+            self._statements[position] = (_digest(node), reached)
+        return self._statements[position]
 
 
 def _bound_names(node: ast.stmt) -> list[str] | None:
@@ -102,9 +126,13 @@ def _symbol_closure(module_name: str, symbol: str | None, units: dict[str, str])
     pending: list[tuple[str, str | None]] = [(module_name, symbol)]
     while pending:
         name, wanted = pending.pop()
-        if name not in sys.modules or not name.startswith(PACKAGE) or name.startswith(_WIRING) or name == PACKAGE:
-            continue
-        if name in STORAGE:
+        if (
+            name not in sys.modules
+            or not name.startswith(PACKAGE)
+            or name.startswith(_WIRING)
+            or name == PACKAGE
+            or name in STORAGE
+        ):
             continue
         module = _module(name)
         if wanted is None:
@@ -115,25 +143,13 @@ def _symbol_closure(module_name: str, symbol: str | None, units: dict[str, str])
         else:
             nodes = module.bindings.get(wanted, [])
         if f"{name}:" not in units:  # the statements that run with the module, whatever is reached of it
-            units[f"{name}:"] = _digest(ast.Module(body=module.loose, type_ignores=[]))
+            units[f"{name}:"] = module.loose_digest
             nodes = nodes + module.loose
         for node in nodes:
             key = f"{name}:{module.position[id(node)]}"  # the statement's place, not its line: comments move lines
-            if key in units:
-                continue
-            units[key] = _digest(node)
-            for inner in ast.walk(node):
-                if isinstance(inner, ast.ImportFrom):
-                    source = module.absolute(inner)
-                    pending.extend((source, alias.name) for alias in inner.names)
-                elif isinstance(inner, ast.Import):
-                    pending.extend((alias.name, None) for alias in inner.names)
-                elif isinstance(inner, ast.Name) and inner.id in module.bindings:
-                    pending.extend(_through_imports(module, inner.id))
-                elif isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name):
-                    imported = sys.modules.get(_imported_module(module, inner.value.id) or "")
-                    if imported is not None:
-                        pending.append((imported.__name__, inner.attr))
+            if key not in units:
+                units[key], reached = module.statement(node)
+                pending.extend(reached)
 
 
 def _through_imports(module: _Module, name: str) -> list[tuple[str, str | None]]:
@@ -159,6 +175,7 @@ def _imported_module(module: _Module, name: str) -> str | None:
     return None
 
 
+@cache
 def _function_digest(function: types.FunctionType) -> str:
     """The function's syntax tree without docstrings; its compiled code where the source cannot be read back as a
     statement (a lambda inside an expression)."""
@@ -215,7 +232,7 @@ def reached_code(function: types.FunctionType, resources: tuple[type, ...] = ())
                 if isinstance(member, types.FunctionType) and member.__module__.startswith(PACKAGE):
                     functions.append(member)
             if name in wiring.bindings:  # a constant imported from a pure module has no __module__ of its own
-                symbols.extend(found for found in _through_imports(wiring, name)[1:])
+                symbols.extend(_through_imports(wiring, name)[1:])
             target = _resolve(current, name)
             if callable(target) and hasattr(target, "__wrapped__"):  # functools.cache and the like: the function
                 target = inspect.unwrap(target)
@@ -228,9 +245,9 @@ def reached_code(function: types.FunctionType, resources: tuple[type, ...] = ())
             if module.startswith(_WIRING) and isinstance(target, types.FunctionType):
                 functions.append(target)
             elif module.startswith(_WIRING) and isinstance(target, type):
-                units[f"{module}.{target.__qualname__}"] = hashlib.sha256(
-                    _without_docstrings(ast.parse(textwrap.dedent(inspect.getsource(target)))).encode()
-                ).hexdigest()
+                units[f"{module}.{target.__qualname__}"] = _digest(
+                    ast.parse(textwrap.dedent(inspect.getsource(target)))
+                )
             else:
                 symbols.append((module, getattr(target, "__name__", name)))
     for module, symbol in symbols:
