@@ -22,6 +22,7 @@ def _ensure_dagster_home() -> Path:
         # An evaluation harness should not phone home; users can turn telemetry back on here.
         config.write_text("telemetry:\n  enabled: false\n")
     os.environ["DAGSTER_HOME"] = str(home)
+    warnings.filterwarnings("ignore", category=Warning, module="dagster")  # beta and preview notices, not for users
     return home
 
 
@@ -36,7 +37,7 @@ def _configure(args: argparse.Namespace) -> None:
 
 def _check_corpus_folder(settings) -> None:
     """A missing or non-folder corpus folder is refused in one line (the demo corpus is generated); one without a
-    filing is refused by the corpus listing the partitions are made from (`partitions.corpus_documents`)."""
+    filing is refused by the corpus listing the partitions are made from (`partitions.corpus_files`)."""
     if settings.is_demo:
         return
     folder = Path(settings.corpus_dir)
@@ -49,7 +50,6 @@ def _check_corpus_folder(settings) -> None:
 def run(args: argparse.Namespace) -> int:
     _configure(args)
     home = _ensure_dagster_home()
-    warnings.filterwarnings("ignore", category=Warning, module="dagster")
     from dagster import DagsterInstance
 
     from edgar_eval.defs.runner import CodeLocationLauncher, materialise_graph
@@ -60,9 +60,9 @@ def run(args: argparse.Namespace) -> int:
         _check_corpus_folder(settings)
         settings.check()
         from edgar_eval.definitions import defs  # the code location the UI loads, from the same environment
-        from edgar_eval.defs.partitions import corpus_documents
+        from edgar_eval.defs.partitions import corpus_files
 
-        corpus_documents(settings)  # a folder without a filing: refused here, in one line
+        corpus_files(settings)  # a folder without a filing: refused here, in one line
     except ValueError as exc:  # a bad setting or corpus folder: one line, before any partition runs
         print(f"edgar-eval: {exc}", file=sys.stderr)
         return 2
@@ -99,7 +99,6 @@ def run(args: argparse.Namespace) -> int:
 def _sync_partitions() -> int:
     """Add the configured corpus folder's filings to the instance as partitions (and drop those that left it)."""
     _ensure_dagster_home()
-    warnings.filterwarnings("ignore", category=Warning, module="dagster")
     from dagster import DagsterInstance
 
     from edgar_eval.defs.partitions import sync_filings

@@ -33,8 +33,10 @@ FILING_DOCUMENTS = dg.AssetKey("filing_documents")
     "corpus sensor, or from the UI; a new version makes the partition's corpus assets stale.",
 )
 def filing_documents(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.DataVersionsByPartition:
-    documents = corpus_documents(settings)
-    return dg.DataVersionsByPartition({key: documents[key] for key in context.partition_keys if key in documents})
+    files = corpus_files(settings)
+    return dg.DataVersionsByPartition(
+        {key: hashlib.sha256(files[key].read_bytes()).hexdigest() for key in context.partition_keys if key in files}
+    )
 
 
 @dataclass(frozen=True)
@@ -58,18 +60,20 @@ class CorpusChanges:
         ]
 
 
-def corpus_documents(settings: EvalSettings) -> dict[str, str]:
-    """Each filing document of the corpus folder and its sha256, by partition key; the demo corpus is written first
+def corpus_files(settings: EvalSettings) -> dict[str, Path]:
+    """Each filing document of the corpus folder by partition key, in key order; the demo corpus is written first
     (generated from a fixed seed: the same bytes every time). A folder without a filing is refused in one line."""
     if settings.is_demo:
         write_demo_corpus(settings.corpus_dir)
     listed = list_filings(settings.corpus_dir)
     if not listed:
         raise ValueError(f"corpus folder {settings.corpus_dir} holds no .htm filing")
-    return {
-        key: hashlib.sha256((Path(settings.corpus_dir) / relative).read_bytes()).hexdigest()
-        for key, relative in sorted(listed.items())
-    }
+    return {key: Path(settings.corpus_dir) / relative for key, relative in sorted(listed.items())}
+
+
+def corpus_documents(settings: EvalSettings) -> dict[str, str]:
+    """Each filing document's sha256, by partition key."""
+    return {key: hashlib.sha256(path.read_bytes()).hexdigest() for key, path in corpus_files(settings).items()}
 
 
 def corpus_changes(instance: dg.DagsterInstance, settings: EvalSettings) -> CorpusChanges:

@@ -72,9 +72,6 @@ class CodeLocationLauncher:
             location_name=CODE_LOCATION,
         )
 
-    def job(self, name: str) -> dg.JobDefinition:
-        return self.repository.get_definition().get_job(name)
-
     def launch(self, job_name: str, partition_key: str | None = None) -> RunResult:
         job = self.repository.get_reconstructable_job(job_name)
         run = self.instance.create_run_for_job(
@@ -168,14 +165,22 @@ def materialise_corpus(
     on_partition: Callable[[str, str | None], None] | None = None,
     launch: Launch | None = None,
 ) -> dict[str, str]:
-    """Run the corpus job once per partition, so a bad filing fails its own partition and no other. `launch`: how
-    a run starts (default: in process, with `instance`)."""
-    launch = launch or in_process(defs, instance)
+    """Bring the filing partitions in step with the corpus folder, then run the corpus job once per partition (`keys`,
+    default every filing), so a bad filing fails its own partition and no other. `launch`: how a run starts (default:
+    in process, with `instance`)."""
     documents = sync_filings(instance, settings_of(defs)).documents
+    return _run_corpus(
+        launch or in_process(defs, instance), keys if keys is not None else list(documents), on_partition
+    )
+
+
+def _run_corpus(
+    launch: Launch, keys: list[str], on_partition: Callable[[str, str | None], None] | None
+) -> dict[str, str]:
     failed: dict[str, str] = {}
     watch = InterruptWatch()
     try:
-        for key in keys if keys is not None else list(documents):
+        for key in keys:
             result = launch(CORPUS_JOB, key)
             if _interrupted(result) or watch.arrived():
                 raise KeyboardInterrupt  # no further partition, and no evaluation over a part of the corpus
@@ -212,7 +217,8 @@ def materialise_graph(
 ) -> GraphRun:
     keys = list(sync_filings(instance, settings_of(defs)).documents)
     run = GraphRun(partitions=keys)
-    run.failed_partitions = materialise_corpus(defs, instance, keys, on_partition, launch)
+    launch = launch or in_process(defs, instance)
+    run.failed_partitions = _run_corpus(launch, keys, on_partition)
     if keys and len(run.failed_partitions) == len(keys):  # nothing to evaluate: say so instead of failing deep inside
         run.evaluation_error = f"none of the {len(keys)} filings could be materialised; the evaluation did not run"
         return run
