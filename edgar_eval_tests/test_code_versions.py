@@ -15,9 +15,7 @@ from pathlib import Path
 
 import pytest
 
-import edgar_eval
-
-PACKAGE = Path(edgar_eval.__file__).resolve().parent
+from edgar_eval_tests.package_copies import PACKAGE, TABLE_READER, copy_package, table_reader_first_def
 
 _PRINT_VERSIONS = """
 import json
@@ -51,21 +49,13 @@ def copies(tmp_path_factory):
     shutil.copytree(PACKAGE.parent / "protocol", home / "protocol")
 
     def copy(name: str, path: str | None = None, old: str = "", new: str = "") -> dict[str, str]:
-        root = base / name
-        shutil.copytree(PACKAGE, root / "edgar_eval", ignore=shutil.ignore_patterns("__pycache__"))
-        if path:
-            target = root / "edgar_eval" / path
-            source = target.read_text()
-            assert source.count(old) == 1, (path, old)
-            target.write_text(source.replace(old, new))
-        return _versions(root, home)
+        return _versions(copy_package(base / name, path, old, new), home)
 
-    reader = (PACKAGE / "answering" / "table_reader.py").read_text()
-    first_def = next(line for line in reader.splitlines() if line.startswith("def "))
+    first_def = table_reader_first_def()
     return {
         "as_is": copy("as_is"),
-        "cosmetic": copy("cosmetic", "answering/table_reader.py", first_def, f"# a comment\n\n\n{first_def}  "),
-        "reader": copy("reader", "answering/table_reader.py", first_def, f"EDITED = 1\n\n\n{first_def}"),
+        "cosmetic": copy("cosmetic", TABLE_READER, first_def, f"# a comment\n\n\n{first_def}  "),
+        "reader": copy("reader", TABLE_READER, first_def, f"EDITED = 1\n\n\n{first_def}"),
         "store": copy(
             "store",
             "adapters/parquet_store.py",

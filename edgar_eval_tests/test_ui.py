@@ -19,11 +19,10 @@ from dagster._core.workspace.context import WorkspaceProcessContext
 from dagster._core.workspace.load_target import ModuleTarget
 from dagster_graphql.test.utils import execute_dagster_graphql
 
-import edgar_eval
 from edgar_eval.defs.jobs import CODE_LOCATION, CORPUS_JOB, DEFINITIONS_MODULE, EVALUATION_JOB
+from edgar_eval_tests.package_copies import TABLE_READER, copy_package, table_reader_first_def
 
 PROJECT = Path(__file__).resolve().parents[1]
-PACKAGE = Path(edgar_eval.__file__).resolve().parent
 
 JOB_RUNS = """
 query JobRuns($selector: PipelineSelector!) {
@@ -119,12 +118,8 @@ def test_stale_markers_follow_a_code_edit(ran, tmp_path):
     before = {node["assetKey"]["path"][0]: node for node in _query(ran, ASSETS)["assetNodes"]}
     assert {name for name, node in before.items() if node["staleStatus"] != "FRESH"} == set()
 
-    code = tmp_path / "code"
-    shutil.copytree(PACKAGE, code / "edgar_eval", ignore=shutil.ignore_patterns("__pycache__"))
-    reader = code / "edgar_eval" / "answering" / "table_reader.py"
-    source = reader.read_text()
-    first_def = next(line for line in source.splitlines() if line.startswith("def "))
-    reader.write_text(source.replace(first_def, f"EDITED = 1\n\n\n{first_def}", 1))
+    first_def = table_reader_first_def()
+    code = copy_package(tmp_path / "code", TABLE_READER, first_def, f"EDITED = 1\n\n\n{first_def}")
     after = {node["assetKey"]["path"][0]: node for node in _query(ran, ASSETS, code=code)["assetNodes"]}
     stale = {name for name, node in after.items() if node["staleStatus"] == "STALE"}
     assert "generations" in stale

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from upath import UPath
 
+from edgar_eval.adapters.parquet_store import is_local
+
 
 def replace_file(target: Path | UPath, data: bytes) -> bool:
     """Write `data` to `target` through a uniquely named temporary file and an atomic rename, so that two processes
@@ -16,7 +18,7 @@ def replace_file(target: Path | UPath, data: bytes) -> bool:
     On an object store (a UPath) the bytes are put as one whole object. True when the file was written."""
     if target.is_file() and target.read_bytes() == data:
         return False
-    if not isinstance(target, Path):
+    if not is_local(target):
         target.write_bytes(data)
         return True
     tmp = _written_beside(target, data)
@@ -51,7 +53,7 @@ def create_file(target: Path | UPath, data: bytes) -> bool:
     that fails when the name exists, so of two processes pinning one name exactly one wins and the other is told.
     True when the file was created; False when it already holds these bytes; PinnedElsewhere when it holds others.
     On an object store (a UPath) the check and the put are two steps: two writers racing there are not excluded."""
-    if not isinstance(target, Path):
+    if not is_local(target):
         if target.is_file():
             if target.read_bytes() == data:
                 return False

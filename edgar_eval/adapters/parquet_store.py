@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import TypeGuard
 
 import pandas as pd
 import pyarrow as pa
@@ -33,7 +34,8 @@ def location(root: str | os.PathLike | UPath) -> Location:
     return found
 
 
-def is_local(path: Location) -> bool:
+def is_local(path: Location) -> TypeGuard[Path]:
+    """A local path: temporary files and atomic renames work there; on an object store a write is one whole put."""
     return isinstance(path, Path)
 
 
@@ -50,7 +52,7 @@ class ParquetStore:
     def write(self, asset: str, frame: pd.DataFrame, partition: str | None = None) -> Location:
         target = self.path(asset, partition)
         table = pa.Table.from_pandas(frame.reset_index(drop=True), preserve_index=False)
-        if not isinstance(target, Path):  # an object store: the table is put as one whole object
+        if not is_local(target):  # an object store: the table is put as one whole object
             buffer = pa.BufferOutputStream()
             pq.write_table(table, buffer, compression="zstd")
             target.write_bytes(buffer.getvalue().to_pybytes())
@@ -72,7 +74,7 @@ class ParquetStore:
             where = f"partition {partition!r} of " if partition else ""
             raise StoreError(f"{where}asset {asset!r} has not been materialised ({source} is missing)")
         try:
-            readable = source if isinstance(source, Path) else pa.BufferReader(source.read_bytes())
+            readable = source if is_local(source) else pa.BufferReader(source.read_bytes())
             return pq.read_table(readable, columns=columns).to_pandas()
         except (pa.ArrowInvalid, OSError) as exc:
             raise StoreError(f"{source} is not a readable Parquet file ({exc}); rematerialise {asset!r}") from exc
