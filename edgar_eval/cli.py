@@ -53,12 +53,13 @@ def run(args: argparse.Namespace) -> int:
     from dagster import DagsterInstance
 
     from edgar_eval.defs.runner import CodeLocationLauncher, materialise_graph
-    from edgar_eval.defs.settings import EvalSettings
+    from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
 
     try:
         settings = EvalSettings.from_env()
         _check_corpus_folder(settings)
-        settings.check()
+        for configured in (settings, EmbedderResource.from_env(), GeneratorResource.from_env()):
+            configured.check()
         from edgar_eval.definitions import defs  # the code location the UI loads, from the same environment
         from edgar_eval.defs.partitions import corpus_files
 
@@ -75,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         instance = DagsterInstance.get()
         launcher = CodeLocationLauncher(instance, working_directory=os.getcwd())
-        graph = materialise_graph(defs, instance, on_partition=show, launch=launcher.launch)
+        graph = materialise_graph(defs(), instance, on_partition=show, launch=launcher.launch)
     except KeyboardInterrupt:
         print(
             "edgar-eval: interrupted; no further partition ran and no report was written "
@@ -151,17 +152,15 @@ def baseline(args: argparse.Namespace) -> int:
     """Write the regression gate's baseline from the current arm_outcomes: do this only from a run you trust."""
     _configure(args)
     from edgar_eval.adapters.files import replace_file
-    from edgar_eval.defs.settings import EvalSettings
+    from edgar_eval.defs.settings import EvalSettings, GeneratorResource
     from edgar_eval.evaluation.regression_gate import baseline_json, dev_cases
 
     settings = EvalSettings.from_env()
     store = settings.store()
     cases = dev_cases(store.read("arm_outcomes"), store.read("golden_set"))
-    changed = replace_file(settings.baseline_path(), baseline_json(cases).encode())
-    print(
-        f"{len(cases)} dev cases (question x arm) {'written to' if changed else 'unchanged in'} "
-        f"{settings.baseline_path()}"
-    )
+    path = GeneratorResource.from_env().baseline_path(settings)
+    changed = replace_file(path, baseline_json(cases).encode())
+    print(f"{len(cases)} dev cases (question x arm) {'written to' if changed else 'unchanged in'} {path}")
     return 0
 
 

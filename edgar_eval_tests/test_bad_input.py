@@ -97,10 +97,12 @@ def test_a_file_corrupted_after_materialisation_keeps_the_earlier_data(broken_co
         original.replace(b"restructuring plan to simplify", b"restructuring plan to streamline")
     )
     from edgar_eval.adapters.parquet_store import StoreError
+    from edgar_eval.corpus.partitioned import PartitionedTable
     from edgar_eval.defs.common import parsed_filing
 
+    recorded = PartitionedTable("filings", {key: settings.store().read("filings", key)})
     with pytest.raises(StoreError, match="changed since `filings` was materialised"):
-        parsed_filing(settings, key)
+        parsed_filing(settings, recorded, key)
 
 
 def test_an_index_built_by_another_chunker_is_refused(broken_corpus):

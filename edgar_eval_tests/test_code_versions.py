@@ -23,7 +23,7 @@ import os
 import edgar_eval
 assert edgar_eval.__file__.startswith(os.getcwd()), edgar_eval.__file__  # the copy, not the checkout
 from edgar_eval.definitions import defs
-graph = defs.resolve_asset_graph()
+graph = defs().resolve_asset_graph()
 print(json.dumps({key.to_user_string(): graph.get(key).code_version for key in graph.get_all_asset_keys()}))
 """
 
@@ -42,8 +42,9 @@ def _versions(root: Path, home: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def copies(tmp_path_factory):
-    """Versions of the package as it is, and after three edits: a comment and reformatting only, one line of the
-    table reader, one line of the chunker."""
+    """Versions of the package as it is, and after single edits: a comment and reformatting only, one line of the
+    store, an asset's description (a module-level asset, and a per-filing one), one line of the table reader, one line
+    of the chunker."""
     base = tmp_path_factory.mktemp("code")
     home = base / "home"
     shutil.copytree(PACKAGE.parent / "protocol", home / "protocol")
@@ -62,6 +63,18 @@ def copies(tmp_path_factory):
             "class StoreError(RuntimeError):",
             "EDITED = 1\n\n\nclass StoreError(RuntimeError):",
         ),
+        "description": copy(
+            "description",
+            "defs/runs_assets.py",
+            'description="One generation per question from the configured generator',
+            'description="One generation per question, from the configured generator',
+        ),
+        "corpus_description": copy(
+            "corpus_description",
+            "defs/corpus_assets.py",
+            '"Clean text of the filing:',
+            '"The clean text of the filing:',
+        ),
         "chunker": copy(
             "chunker",
             "corpus/chunking.py",
@@ -78,13 +91,18 @@ def test_versions_are_hashes_of_code_and_stable(copies):
     assert len(set(versions.values())) > len(versions) // 2  # assets of one module do not share one version
     from edgar_eval.definitions import defs
 
-    graph = defs.resolve_asset_graph()
+    graph = defs().resolve_asset_graph()
     here = {key.to_user_string(): graph.get(key).code_version for key in graph.get_all_asset_keys()}
     assert here == copies["as_is"]  # the same code, loaded from another folder: the same versions
 
 
 def test_a_comment_or_reformatting_changes_no_version(copies):
     assert copies["cosmetic"] == copies["as_is"]
+
+
+def test_a_description_shown_in_the_ui_changes_no_version(copies):
+    assert copies["description"] == copies["as_is"]
+    assert copies["corpus_description"] == copies["as_is"]
 
 
 def test_how_tables_are_stored_is_no_part_of_any_version(copies):

@@ -14,9 +14,9 @@ GRAPH = {
     "filing_documents": ("corpus", set()),
     "filings": ("corpus", {"filing_documents"}),
     "filing_text": ("corpus", {"filings"}),
-    "xbrl_facts": ("corpus", {"filings", "filing_text"}),
-    "sections": ("corpus", {"filings", "filing_text"}),
-    "chunks": ("corpus", {"filings", "sections"}),
+    "xbrl_facts": ("corpus", {"filings"}),  # parsed from the filing's bytes, as filing_text is: no read of it
+    "sections": ("corpus", {"filings"}),
+    "chunks": ("corpus", {"filings"}),
     "chunk_embeddings": ("corpus", {"filings", "chunks"}),
     "search_index": ("index", {"chunk_embeddings", "chunks", "filings"}),
     "golden_questions": ("golden", {"xbrl_facts", "chunks", "filing_text", "sections", "filings"}),
@@ -153,6 +153,25 @@ def test_loading_the_definitions_reads_and_writes_no_corpus(tmp_path):
     changes = sync_filings(instance, settings)
     keys = instance.get_dynamic_partitions("filings")
     assert len(keys) == 15 and keys == sorted(keys) == changes.added == changes.changed
+
+
+def test_importing_the_definitions_reads_no_environment(tmp_path):
+    """Dagster's loaders call `defs`; importing the module builds nothing, so a bad environment fails the load, with
+    its message, and never an import."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "EDGAR_EVAL_CORPUS_DIR": str(tmp_path), "EDGAR_EVAL_CORPUS_NAME": "demo"}
+    script = (
+        "import edgar_eval.definitions as d\n"
+        "print('imported')\n"
+        "try:\n    d.defs()\nexcept ValueError as exc:\n    print('refused:', exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines()[0] == "imported"
+    assert "refused: EDGAR_EVAL_CORPUS_NAME='demo' is reserved" in done.stdout
 
 
 def test_descriptions_render_as_written(defs):

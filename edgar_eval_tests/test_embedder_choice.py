@@ -8,7 +8,7 @@ import pytest
 from edgar_eval.adapters.local_corpus import partition_key
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.runner import materialise_corpus, materialise_evaluation
-from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.settings import EmbedderResource, EvalSettings
 from edgar_eval_tests.test_openai_embeddings import FakeEmbeddingServer
 
 FILINGS = ("hvrn/10k_2025-02-20.htm", "hvrn/8k_2024-05-14.htm")
@@ -25,13 +25,12 @@ def embeddings_server():
     thread.join(timeout=2)
 
 
-def _settings(tmp_path, **choice):
+def _settings(tmp_path):
     return EvalSettings(
         corpus_dir=str(tmp_path / "corpus"),
         corpus_name="embedders",
         data_dir=str(tmp_path / "data"),
         reports_dir=str(tmp_path / "reports"),
-        **choice,
     )
 
 
@@ -41,18 +40,14 @@ def test_graph_runs_on_an_openai_compatible_endpoint_and_refuses_its_index_for_m
     for path in FILINGS:
         (tmp_path / "corpus" / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "corpus" / path).write_bytes(demo_files[path])
-    remote = _settings(
-        tmp_path,
-        embedder="openai-compatible",
-        embeddings_model="nomic-embed-text",
-        embeddings_base_url=embeddings_server.base_url,
-    )
+    remote = _settings(tmp_path)
+    endpoint = EmbedderResource(kind="openai-compatible", model="nomic-embed-text", base_url=embeddings_server.base_url)
     instance = dg.DagsterInstance.ephemeral()
-    assert materialise_corpus(build_definitions(remote), instance) == {}
+    assert materialise_corpus(build_definitions(remote, embedder=endpoint), instance) == {}
     assert embeddings_server.requests, "the chunks were embedded by the endpoint"
     stored = remote.store().read("chunk_embeddings", partition_key(FILINGS[0]))
     assert "openai-compatible:nomic-embed-text@" in stored.fingerprint.iloc[0]
-    assert materialise_evaluation(build_definitions(remote), instance) is None
+    assert materialise_evaluation(build_definitions(remote, embedder=endpoint), instance) is None
 
     error = materialise_evaluation(build_definitions(_settings(tmp_path)), instance)
     assert error is not None and "chunk_embeddings was built differently" in error

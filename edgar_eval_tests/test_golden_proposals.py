@@ -437,16 +437,18 @@ def test_chat_proposer_raises_other_400s_and_reports_an_empty_reply_as_a_problem
 # ------------------------------------------------------------- the golden_proposals asset asks the configured proposer
 
 
-def materialise_demo_text(settings, golden_inputs) -> None:
-    """The demo corpus folder and the three tables the proposer reads, written as the corpus assets would."""
-    from edgar_eval.adapters.local_corpus import write_demo_corpus
+def demo_frames(golden_inputs) -> dict[str, pd.DataFrame]:
+    """The three tables the proposer reads, as the golden_proposals asset receives them: per filing partition, the
+    filings current in all three."""
+    from edgar_eval.corpus.partitioned import PartitionedTable
+    from edgar_eval.defs.pattern_assets import _corpus_frames
 
     filings, _, _, texts, sections = golden_inputs
-    write_demo_corpus(settings.corpus_dir)
-    store = settings.store()
-    for name, frame in (("filings", filings), ("filing_text", texts), ("sections", sections)):
-        for key, part in frame.groupby("filing_id"):
-            store.write(name, part, key)
+    tables = [
+        PartitionedTable(name, {str(key): part for key, part in frame.groupby("filing_id")})
+        for name, frame in (("filings", filings), ("filing_text", texts), ("sections", sections))
+    ]
+    return _corpus_frames(*tables)
 
 
 def test_golden_proposals_asks_the_configured_proposer_through_the_tape_and_the_gates_judge_its_proposals(
@@ -472,8 +474,8 @@ def test_golden_proposals_asks_the_configured_proposer_through_the_tape_and_the_
         tapes_dir=str(tmp_path / "tapes"),
         proposal_bundles=1,
     )
-    materialise_demo_text(settings, golden_inputs)
-    recorded = pd.DataFrame(_model_proposals(settings, examples=[]))
+    frames = demo_frames(golden_inputs)
+    recorded = pd.DataFrame(_model_proposals(settings, frames, examples=[]))
     assert len(server.bodies) == len(PATTERNS), "one bundle per pattern"
     assert set(recorded.source) == {SOURCE} and (recorded.unreadable_reason.fillna("") == "").all()
     assert sorted(recorded.pattern.unique()) == list(PATTERNS)
@@ -481,7 +483,7 @@ def test_golden_proposals_asks_the_configured_proposer_through_the_tape_and_the_
 
     server.stop()
     replayed = pd.DataFrame(
-        _model_proposals(EvalSettings(**{**settings.model_dump(), "tape_mode": "replay"}), examples=[])
+        _model_proposals(EvalSettings(**{**settings.model_dump(), "tape_mode": "replay"}), frames, examples=[])
     )
     pd.testing.assert_frame_equal(replayed, recorded)
 
@@ -520,10 +522,10 @@ def test_a_real_small_model_s_proposals_replay_from_the_committed_tape_and_are_j
     )
     (tmp_path / "tapes" / "demo").mkdir(parents=True)
     (tmp_path / "tapes" / "demo" / "proposals").symlink_to(LLAMA_PROPOSALS_TAPE, target_is_directory=True)
-    materialise_demo_text(settings, golden_inputs)
-    rows = pd.DataFrame(_model_proposals(settings, examples=[]))
+    frames = demo_frames(golden_inputs)
+    rows = pd.DataFrame(_model_proposals(settings, frames, examples=[]))
     assert sorted(rows.pattern) == sorted(PATTERNS), "one reply per pattern"
     assert set(rows.source) == {"chat:SmolLM2-135M-Instruct.Q4_1"}
     assert rows.unreadable_reason.str.len().gt(0).all(), "a 135M model writes no usable proposal"
     assert rows.unreadable_reason.str.contains("evidence must be a non-empty list").sum() >= 6
-    pd.testing.assert_frame_equal(pd.DataFrame(_model_proposals(settings, examples=[])), rows)
+    pd.testing.assert_frame_equal(pd.DataFrame(_model_proposals(settings, frames, examples=[])), rows)

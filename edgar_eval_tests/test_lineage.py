@@ -1,5 +1,7 @@
-"""The UI's lineage is what each asset reads: every store read an asset makes during a run of the demo graph is of
-an asset it declares as a dependency (or of itself)."""
+"""The UI's lineage is what each asset reads. Every table a step reads comes through the IO manager as one of its
+declared inputs, and every input it declares is read: during a run of the demo graph, each step's loaded inputs are
+exactly its asset dependencies. The only table a step reads itself is its own (a per-filing asset reusing a partition
+it built before)."""
 
 import sys
 from collections import defaultdict
@@ -8,11 +10,27 @@ import dagster as dg
 
 from edgar_eval.adapters.parquet_store import ParquetStore
 from edgar_eval.defs.factory import build_definitions
+from edgar_eval.defs.io_manager import ParquetIOManager
 from edgar_eval.defs.runner import materialise_graph
 from edgar_eval.defs.settings import EvalSettings
 
 
-def test_every_asset_reads_only_what_it_declares(tmp_path, monkeypatch):
+def _declared(defs: dg.Definitions) -> tuple[dict[str, set[str]], dict[str, set[str]], dict]:
+    """Per op: the assets it depends on, and the assets it materialises; compute functions by their code."""
+    depends, owns, code_of = {}, {}, {}
+    for assets in defs.assets or []:
+        if not isinstance(assets, dg.AssetsDefinition) or not assets.is_executable:
+            continue  # filing_documents: observed from the corpus folder, it reads no table
+        owns[assets.op.name] = {key.to_user_string() for key in assets.keys}
+        depends[assets.op.name] = {key.to_user_string() for key in assets.dependency_keys} - {"filing_documents"}
+        code_of[assets.op.compute_fn.decorated_fn.__code__] = assets.op.name
+    for check in defs.asset_checks or []:
+        depends[check.op.name] = {key.to_user_string() for key in check.keys_by_input_name.values()}
+        owns[check.op.name] = set()
+    return depends, owns, code_of
+
+
+def test_every_step_reads_exactly_what_it_declares(tmp_path, monkeypatch):
     settings = EvalSettings(
         corpus_dir=str(tmp_path / "corpus"),
         corpus_name="demo",
@@ -20,29 +38,38 @@ def test_every_asset_reads_only_what_it_declares(tmp_path, monkeypatch):
         reports_dir=str(tmp_path / "reports"),
     )
     defs = build_definitions(settings)
-    code_of = {}
-    declared = {}
-    for assets in defs.assets or []:
-        if not isinstance(assets, dg.AssetsDefinition):  # filing_documents: observed, it reads no table
-            continue
-        names = {key.to_user_string() for key in assets.keys}
-        code_of[assets.op.compute_fn.decorated_fn.__code__] = assets.op.name
-        declared[assets.op.name] = {key.to_user_string() for key in assets.dependency_keys} | names
-    reads: dict[str, set[str]] = defaultdict(set)
-    original = ParquetStore.read
+    depends, owns, code_of = _declared(defs)
+    loaded: dict[str, set[str]] = defaultdict(set)
+    read_directly: dict[str, set[str]] = defaultdict(set)
+    load_input, read = ParquetIOManager.load_input, ParquetStore.read
 
-    def recording(self, asset, partition=None, columns=None):
+    def recording_load(self, context: dg.InputContext):
+        loaded[context.op_def.name].add(context.asset_key.to_user_string())
+        return load_input(self, context)
+
+    def recording_read(self, asset, partition=None, columns=None):
         frame = sys._getframe(1)
         while frame is not None:
+            if frame.f_code is load_input.__code__:
+                break  # an input: recorded above
             if frame.f_code in code_of:
-                reads[code_of[frame.f_code]].add(asset)
+                read_directly[code_of[frame.f_code]].add(asset)
                 break
             frame = frame.f_back
-        return original(self, asset, partition, columns)
+        return read(self, asset, partition, columns)
 
-    monkeypatch.setattr(ParquetStore, "read", recording)
+    monkeypatch.setattr(ParquetIOManager, "load_input", recording_load)
+    monkeypatch.setattr(ParquetStore, "read", recording_read)
     graph = materialise_graph(defs, dg.DagsterInstance.ephemeral())
     assert graph.evaluation_succeeded, graph.evaluation_error
-    assert len(reads) > 20, "the recording saw the assets' reads"
-    undeclared = {op: sorted(read - declared[op]) for op, read in reads.items() if read - declared[op]}
-    assert undeclared == {}, f"assets read what they do not declare: {undeclared}"
+
+    ran = set(loaded) | set(read_directly)
+    assert len(ran) > 30, f"the recording saw the steps' reads: {sorted(ran)}"
+    differing = {
+        op: {"undeclared": sorted(loaded[op] - depends[op]), "declared, never read": sorted(depends[op] - loaded[op])}
+        for op in depends
+        if op in ran and loaded[op] != depends[op]
+    }
+    assert differing == {}, f"steps whose reads differ from their declared dependencies: {differing}"
+    foreign = {op: sorted(tables - owns[op]) for op, tables in read_directly.items() if tables - owns[op]}
+    assert foreign == {}, f"steps reading another asset's table around the IO manager: {foreign}"

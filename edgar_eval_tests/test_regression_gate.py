@@ -10,7 +10,7 @@ from edgar_eval.answering import period_guard as guard_module
 from edgar_eval.defs import runs_assets
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.runner import materialise_evaluation, materialise_graph
-from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.settings import EvalSettings, GeneratorResource
 from edgar_eval.evaluation.regression_gate import baseline_json, compare_to_baseline, read_baseline
 from edgar_eval_tests import test_answering
 from edgar_eval_tests.loopback import LoopbackServer, json_reply
@@ -131,12 +131,7 @@ def _same_answer_every_time(path: str, body: dict):
 def test_the_graph_records_a_chat_model_through_the_tape_and_replays_it_with_the_server_down(demo_store, tmp_path):
     root, settings, _, _ = demo_store
     server = LoopbackServer(_same_answer_every_time)
-    chat = {
-        "generator": "openai-compatible-chat",
-        "generator_model": "fake-chat",
-        "tapes_dir": str(tmp_path / "tapes"),
-        "generator_url": server.base_url,
-    }
+    chat = GeneratorResource(kind="openai-compatible-chat", model="fake-chat", url=server.base_url)
     reports = {}
     try:
         for mode in ("record", "replay"):
@@ -144,8 +139,15 @@ def test_the_graph_records_a_chat_model_through_the_tape_and_replays_it_with_the
                 server.stop()
             data = tmp_path / f"data-{mode}"
             shutil.copytree(root / "data", data)
-            run = _with(settings, **chat, tape_mode=mode, data_dir=str(data), reports_dir=str(tmp_path / mode))
-            assert materialise_evaluation(build_definitions(run), dg.DagsterInstance.ephemeral()) is None
+            run = _with(
+                settings,
+                tapes_dir=str(tmp_path / "tapes"),
+                tape_mode=mode,
+                data_dir=str(data),
+                reports_dir=str(tmp_path / mode),
+            )
+            defs = build_definitions(run, generator=chat)
+            assert materialise_evaluation(defs, dg.DagsterInstance.ephemeral()) is None
             generations = pd.read_parquet(data / "demo" / "generations.parquet")
             assert (generations.model_id == "fake-chat").all() and generations.prompt_version.notna().all()
             assert generations.replayed.all() == (mode == "replay") and generations.tape_key.notna().all()
@@ -193,16 +195,9 @@ def test_a_nondeterministic_generator_falls_below_full_determinism_and_the_reade
     server = LoopbackServer(sometimes_otherwise)
     try:
         shutil.copytree(root / "data", tmp_path / "data")
-        run = _with(
-            settings,
-            generator="openai-compatible-chat",
-            generator_model="flaky-chat",
-            generator_url=server.base_url,
-            tape_mode="off",
-            data_dir=str(tmp_path / "data"),
-            reports_dir=str(tmp_path / "reports"),
-        )
-        assert materialise_evaluation(build_definitions(run), dg.DagsterInstance.ephemeral()) is None
+        run = _with(settings, tape_mode="off", data_dir=str(tmp_path / "data"), reports_dir=str(tmp_path / "reports"))
+        flaky = GeneratorResource(kind="openai-compatible-chat", model="flaky-chat", url=server.base_url)
+        assert materialise_evaluation(build_definitions(run, generator=flaky), dg.DagsterInstance.ephemeral()) is None
     finally:
         server.stop()
     row = pd.read_parquet(tmp_path / "data" / "demo" / "determinism.parquet").iloc[0]

@@ -6,7 +6,7 @@ the others current); outside defs/ the syntax tree is followed from each name to
 it (a function, a class with all its methods, a constant), then to every name that statement uses, in its module or
 imported from another project module, and to the statements of a module that bind nothing. Sources are hashed as
 syntax trees without docstrings, so a comment, a docstring or reformatting changes no version. A method of a resource
-the asset calls (`settings.generator_adapter()`) is followed like a wiring function, so the generators and embedders
+the asset calls (`generator.adapter(settings)`) is followed like a wiring function, so the generators and embedders
 written here are versioned with the assets that use them; a model behind an endpoint is named by its id in the data.
 A method called on an object the asset was handed, of a class it never names, is not followed: the classes the graph
 passes around are built, and so named, by the code that makes them.
@@ -177,12 +177,16 @@ def _imported_module(module: _Module, name: str) -> str | None:
 
 @cache
 def _function_digest(function: types.FunctionType) -> str:
-    """The function's syntax tree without docstrings; its compiled code where the source cannot be read back as a
-    statement (a lambda inside an expression)."""
+    """The function's syntax tree without docstrings and decorators; its compiled code where the source cannot be read
+    back as a statement (a lambda inside an expression)."""
     try:
-        return _digest(ast.parse(textwrap.dedent(inspect.getsource(function))))
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
     except (OSError, SyntaxError):
         return hashlib.sha256(marshal.dumps(_positionless(function.__code__))).hexdigest()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node.decorator_list = []  # `@dg.asset(description=...)`: what the UI shows, not what the asset computes
+    return _digest(tree)
 
 
 def _positionless(code: types.CodeType) -> types.CodeType:
@@ -213,7 +217,7 @@ def _resolve(function: types.FunctionType, name: str) -> object | None:
 def reached_code(function: types.FunctionType, resources: tuple[type, ...] = ()) -> dict[str, str]:
     """Each unit of project code the function reaches (a wiring function or class, or a top-level statement of a pure
     module) and its digest. `resources`: classes of the resources assets are handed; a name the function uses that is
-    a method or property of one is followed as if called (`settings.generator_adapter()` reaches the generators)."""
+    a method or property of one is followed as if called (`generator.adapter(settings)` reaches the generators)."""
     units: dict[str, str] = {}
     functions: list[types.FunctionType] = [function]
     symbols: list[tuple[str, str | None]] = []

@@ -1,4 +1,4 @@
-"""Shared plumbing of the asset modules: per-partition loops, metadata, reading the corpus."""
+"""Shared plumbing of the asset modules: per-partition loops, table outputs, metadata, reading the corpus."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ import pandas as pd
 from edgar_eval.adapters.local_corpus import list_filings
 from edgar_eval.adapters.parquet_store import ParquetStore, StoreError
 from edgar_eval.corpus.parse import ParsedFiling, parse_filing
-from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.corpus.partitioned import MissingPartition, PartitionedTable
+from edgar_eval.defs.settings import EmbedderResource, EvalSettings
 from edgar_eval.domain.filings import FilingError
 from edgar_eval.domain.ports import Embedder
 from edgar_eval.domain.versioning import content_version
@@ -22,16 +23,12 @@ from edgar_eval.retrieval.dense import DenseIndex
 from edgar_eval.retrieval.fingerprint import IndexFingerprint, IndexMismatch, check_fingerprint
 
 PartitionWork = Callable[[str], tuple[pd.DataFrame, dict]]
-_EXPECTED_ERRORS = (FilingError, StoreError, ValueError, OSError)
+_EXPECTED_ERRORS = (FilingError, StoreError, MissingPartition, ValueError, OSError)
 
 
 def table_head(frame: pd.DataFrame, columns: list[str] | None = None, rows: int = 5) -> dg.MetadataValue:
     shown = frame[columns] if columns else frame
     return dg.MetadataValue.md(shown.head(rows).to_markdown(index=False) if len(shown) else "(empty)")
-
-
-def recorded_sha256(store: ParquetStore, key: str) -> str:
-    return store.read("filings", key, columns=["sha256"]).sha256.iloc[0]
 
 
 def _reusable(store: ParquetStore, asset: str, key: str, sha256: str, build_key: str) -> pd.DataFrame | None:
@@ -99,14 +96,13 @@ def materialize_partitions(
     return dg.MaterializeResult(metadata=metadata, data_version=data_version)
 
 
-def unpartitioned_result(
-    store: ParquetStore, asset: str, frame: pd.DataFrame, metadata: dict, asset_key: str | None = None
-) -> dg.MaterializeResult:
-    """asset_key: name the asset when one step materialises several (a multi-asset)."""
-    store.write(asset, frame)
+def table_output(frame: pd.DataFrame, metadata: dict, output_name: str = "result") -> dg.Output[pd.DataFrame]:
+    """An unpartitioned asset's table, written by the IO manager, with its row count and content version.
+    output_name: name the asset when one step materialises several (a multi-asset)."""
     version = content_version(frame)
-    return dg.MaterializeResult(
-        asset_key=asset_key,
+    return dg.Output(
+        frame,
+        output_name=output_name,
         metadata={"rows": len(frame), "data_version": version, **metadata},
         data_version=dg.DataVersion(version),
     )
@@ -124,77 +120,30 @@ def filing_path(settings: EvalSettings, key: str) -> Path:
     return Path(settings.corpus_dir) / relative
 
 
-def parsed_filing(settings: EvalSettings, key: str) -> tuple[ParsedFiling, str]:
+def parsed_filing(settings: EvalSettings, filings: PartitionedTable, key: str) -> tuple[ParsedFiling, str]:
     """The parsed document of a partition whose `filings` row is current; its sha256 with it."""
-    recorded = settings.store().read("filings", key).iloc[0]
+    recorded = filings.sha256(key)
     path = filing_path(settings, key)
     sha = hashlib.sha256(path.read_bytes()).hexdigest()
-    if sha != recorded.sha256:
+    if sha != recorded:
         raise StoreError(
-            f"{path.name} changed since `filings` was materialised (sha256 {sha[:12]} vs {recorded.sha256[:12]}); "
+            f"{path.name} changed since `filings` was materialised (sha256 {sha[:12]} vs {recorded[:12]}); "
             "rematerialise `filings` first"
         )
     return _parse_cached(sha, str(path)), sha
 
 
-def current_partitions(store: ParquetStore, keys: list[str], asset: str) -> tuple[list[str], dict[str, str]]:
-    """Partitions whose `asset` table was built from the filing bytes `filings` now records.
-
-    Returns the usable keys and, for the others, why they were left out (not materialised, or stale).
-    """
-    usable, left_out = [], {}
-    for key in keys:
-        if not store.exists("filings", key):
-            left_out[key] = "filings not materialised"
-            continue
-        if not store.exists(asset, key):
-            left_out[key] = f"{asset} not materialised"
-            continue
-        filing_sha = store.read("filings", key, columns=["sha256"]).sha256.iloc[0]
-        asset_sha = store.read(asset, key, columns=["sha256"]).sha256
-        if len(asset_sha) and asset_sha.iloc[0] != filing_sha:
-            left_out[key] = f"{asset} is stale (built from another version of the file)"
-            continue
-        usable.append(key)
-    return usable, left_out
-
-
-CORPUS_TABLES = ("filings", "filing_text", "xbrl_facts", "sections", "chunks", "chunk_embeddings")
-
-
-def usable_partitions(
-    store: ParquetStore, keys: list[str], assets: tuple[str, ...]
-) -> tuple[list[str], dict[str, str]]:
-    usable, left_out = list(keys), {}
-    for asset in assets:
-        current, skipped = current_partitions(store, usable, asset)
-        usable = current
-        left_out.update(skipped)
-    return usable, left_out
-
-
-def read_partitions(store: ParquetStore, asset: str, keys: list[str]) -> pd.DataFrame:
-    frame, missing = store.read_partitions(asset, keys)
-    if missing:
-        raise dg.Failure(f"{asset} partitions vanished while reading: {missing}")
-    return frame
-
-
-def checked_index(settings: EvalSettings) -> tuple[pd.DataFrame, DenseIndex, Embedder]:
-    """The search index's rows, its dense index, and the embedder, refusing an index built differently."""
-    index_rows = settings.store().read("search_index")
-    embedder = settings.embedder_adapter()
+def checked_index(
+    settings: EvalSettings, embedder: EmbedderResource, index_rows: pd.DataFrame
+) -> tuple[DenseIndex, Embedder]:
+    """The search index's dense index and the embedder, refusing an index built differently."""
+    adapter = embedder.adapter()
     try:
         check_fingerprint(
-            settings.fingerprint(embedder.embedder_id),
+            settings.fingerprint(adapter.embedder_id),
             IndexFingerprint.from_json(index_rows.fingerprint.iloc[0]),
             "search_index",
         )
     except IndexMismatch as exc:
         raise dg.Failure(str(exc)) from exc
-    return index_rows, DenseIndex(np.stack(index_rows.embedding.to_numpy()), index_rows.filing_id.tolist()), embedder
-
-
-def filing_keys(settings: EvalSettings) -> list[str]:
-    """Every filing partition of the configured corpus, in the partitions definition's order."""
-    return sorted(list_filings(settings.corpus_dir))
+    return DenseIndex(np.stack(index_rows.embedding.to_numpy()), index_rows.filing_id.tolist()), adapter

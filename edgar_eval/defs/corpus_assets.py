@@ -1,7 +1,6 @@
 """Corpus group: one partition per filing, from bytes to embedded chunks."""
 
 import hashlib
-from functools import partial
 
 import dagster as dg
 import numpy as np
@@ -9,6 +8,7 @@ import pandas as pd
 
 from edgar_eval.adapters.local_corpus import read_manifest
 from edgar_eval.corpus.parse import parse_filing
+from edgar_eval.corpus.partitioned import PartitionedTable
 from edgar_eval.corpus.tables import (
     chunks_frame,
     facts_frame,
@@ -17,30 +17,31 @@ from edgar_eval.corpus.tables import (
     sections_frame,
     text_frame,
 )
-from edgar_eval.defs.common import (
-    filing_path,
-    materialize_partitions,
-    parsed_filing,
-    recorded_sha256,
-    table_head,
-)
+from edgar_eval.defs.common import filing_path, materialize_partitions, parsed_filing, table_head
 from edgar_eval.defs.jobs import CORPUS_AUTOMATION
 from edgar_eval.defs.partitions import FILING_DOCUMENTS, FILINGS
-from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.settings import EmbedderResource, EvalSettings
 
-GROUP = "corpus"
-SINGLE_RUN = dg.BackfillPolicy.single_run()  # a backfill of many filings is one run, not one run per filing
+
+def corpus_asset(description: str, deps: tuple = ()):
+    """A per-filing asset of the corpus group: one partition per filing, a backfill of many filings in one run (not
+    one run per filing), materialised eagerly when its filing or an upstream partition changes. It writes its own
+    partitions (materialize_partitions) and reads upstream per-filing tables as `PartitionedTable` inputs."""
+    return dg.asset(
+        deps=list(deps),
+        description=description,
+        group_name="corpus",
+        partitions_def=FILINGS,
+        backfill_policy=dg.BackfillPolicy.single_run(),
+        automation_condition=CORPUS_AUTOMATION,
+    )
 
 
 def build_corpus_assets() -> list[dg.AssetsDefinition]:
-    @dg.asset(
-        deps=[FILING_DOCUMENTS],
-        description="One filing per partition: its bytes' sha256, who filed which form for which fiscal period. "
+    @corpus_asset(
+        "One filing per partition: its bytes' sha256, who filed which form for which fiscal period. "
         "Fails its partition with the reason when the document is not a readable inline-XBRL filing.",
-        group_name=GROUP,
-        partitions_def=FILINGS,
-        backfill_policy=SINGLE_RUN,
-        automation_condition=CORPUS_AUTOMATION,
+        deps=(FILING_DOCUMENTS,),
     )
     def filings(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         manifest = read_manifest(settings.corpus_dir)
@@ -75,18 +76,15 @@ def build_corpus_assets() -> list[dg.AssetsDefinition]:
 
         return materialize_partitions(context, settings.store(), "filings", work, file_sha256)
 
-    @dg.asset(
-        deps=[filings],
-        description="Clean text of the filing: tables as one Markdown pipe row per line, "
-        "hidden iXBRL content dropped, stable offsets, and the page map (page start offset -> printed page number).",
-        group_name=GROUP,
-        partitions_def=FILINGS,
-        backfill_policy=SINGLE_RUN,
-        automation_condition=CORPUS_AUTOMATION,
+    @corpus_asset(
+        "Clean text of the filing: tables as one Markdown pipe row per line, "
+        "hidden iXBRL content dropped, stable offsets, and the page map (page start offset -> printed page number)."
     )
-    def filing_text(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    def filing_text(
+        context: dg.AssetExecutionContext, settings: EvalSettings, filings: PartitionedTable
+    ) -> dg.MaterializeResult:
         def work(key: str):
-            parsed, sha = parsed_filing(settings, key)
+            parsed, sha = parsed_filing(settings, filings, key)
             printed = sum(p.printed is not None for p in parsed.pages)
             return text_frame(key, sha, parsed), {
                 "characters": len(parsed.text),
@@ -100,21 +98,18 @@ def build_corpus_assets() -> list[dg.AssetsDefinition]:
             settings.store(),
             "filing_text",
             work,
-            partial(recorded_sha256, settings.store()),
+            filings.sha256,
         )
 
-    @dg.asset(
-        deps=[filings, filing_text],
-        description="Every ix:nonFraction and ix:nonNumeric fact: value with scale and sign "
-        "applied, displayed text, unit, decimals, period, dimensions, fiscal year, and its offset in filing_text.",
-        group_name=GROUP,
-        partitions_def=FILINGS,
-        backfill_policy=SINGLE_RUN,
-        automation_condition=CORPUS_AUTOMATION,
+    @corpus_asset(
+        "Every ix:nonFraction and ix:nonNumeric fact: value with scale and sign "
+        "applied, displayed text, unit, decimals, period, dimensions, fiscal year, and its offset in filing_text."
     )
-    def xbrl_facts(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    def xbrl_facts(
+        context: dg.AssetExecutionContext, settings: EvalSettings, filings: PartitionedTable
+    ) -> dg.MaterializeResult:
         def work(key: str):
-            parsed, sha = parsed_filing(settings, key)
+            parsed, sha = parsed_filing(settings, filings, key)
             frame = facts_frame(key, sha, parsed)
             found, located = numeric_facts_at_offset(frame, parsed.text)
             return frame, {
@@ -129,21 +124,18 @@ def build_corpus_assets() -> list[dg.AssetsDefinition]:
             settings.store(),
             "xbrl_facts",
             work,
-            partial(recorded_sha256, settings.store()),
+            filings.sha256,
         )
 
-    @dg.asset(
-        deps=[filings, filing_text],
-        description="Sections keyed by part and item, cross-reference stubs flagged "
-        "with their target, and the offset where the notes to the financial statements begin.",
-        group_name=GROUP,
-        partitions_def=FILINGS,
-        backfill_policy=SINGLE_RUN,
-        automation_condition=CORPUS_AUTOMATION,
+    @corpus_asset(
+        "Sections keyed by part and item, cross-reference stubs flagged "
+        "with their target, and the offset where the notes to the financial statements begin."
     )
-    def sections(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    def sections(
+        context: dg.AssetExecutionContext, settings: EvalSettings, filings: PartitionedTable
+    ) -> dg.MaterializeResult:
         def work(key: str):
-            parsed, sha = parsed_filing(settings, key)
+            parsed, sha = parsed_filing(settings, filings, key)
             frame = sections_frame(key, sha, parsed)
             return frame, {
                 "sections": len(frame),
@@ -157,22 +149,19 @@ def build_corpus_assets() -> list[dg.AssetsDefinition]:
             settings.store(),
             "sections",
             work,
-            partial(recorded_sha256, settings.store()),
+            filings.sha256,
         )
 
-    @dg.asset(
-        deps=[filings, sections],
-        description="Fixed-size character chunks with overlap, each with its section, "
+    @corpus_asset(
+        "Fixed-size character chunks with overlap, each with its section, "
         "the printed pages it spans and its offsets in filing_text; a chunk that starts inside a table carries the "
-        "table's scale line and header rows.",
-        group_name=GROUP,
-        partitions_def=FILINGS,
-        backfill_policy=SINGLE_RUN,
-        automation_condition=CORPUS_AUTOMATION,
+        "table's scale line and header rows."
     )
-    def chunks(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+    def chunks(
+        context: dg.AssetExecutionContext, settings: EvalSettings, filings: PartitionedTable
+    ) -> dg.MaterializeResult:
         def work(key: str):
-            parsed, sha = parsed_filing(settings, key)
+            parsed, sha = parsed_filing(settings, filings, key)
             frame = chunks_frame(
                 key, sha, parsed, settings.chunk_size, settings.chunk_overlap, settings.chunk_table_headers
             )
@@ -184,31 +173,30 @@ def build_corpus_assets() -> list[dg.AssetsDefinition]:
             }
 
         chunking = f"chunks={settings.chunk_size}/{settings.chunk_overlap}/headers={int(settings.chunk_table_headers)}"
-        return materialize_partitions(
-            context, settings.store(), "chunks", work, partial(recorded_sha256, settings.store()), lambda key: chunking
-        )
+        return materialize_partitions(context, settings.store(), "chunks", work, filings.sha256, lambda key: chunking)
 
-    @dg.asset(
-        deps=[filings, chunks],
-        description="An embedding per chunk from the local all-MiniLM-L6-v2 (L2-normalised), "
-        "stamped with the index fingerprint: embedder id, normalisation, chunk parameters.",
-        group_name=GROUP,
-        partitions_def=FILINGS,
-        backfill_policy=SINGLE_RUN,
-        automation_condition=CORPUS_AUTOMATION,
+    @corpus_asset(
+        "An embedding per chunk from the local all-MiniLM-L6-v2 (L2-normalised), "
+        "stamped with the index fingerprint: embedder id, normalisation, chunk parameters."
     )
-    def chunk_embeddings(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-        embedder = settings.embedder_adapter()
-        fingerprint = settings.fingerprint(embedder.embedder_id)
-        if settings.chunk_size > embedder.max_characters * 1.25:
+    def chunk_embeddings(
+        context: dg.AssetExecutionContext,
+        settings: EvalSettings,
+        embedder: EmbedderResource,
+        filings: PartitionedTable,
+        chunks: PartitionedTable,
+    ) -> dg.MaterializeResult:
+        model = embedder.adapter()
+        fingerprint = settings.fingerprint(model.embedder_id)
+        if settings.chunk_size > model.max_characters * 1.25:
             context.log.warning(
-                f"chunks of {settings.chunk_size} characters exceed what {embedder.embedder_id} reads "
-                f"(about {embedder.max_characters}); their tails are never embedded"
+                f"chunks of {settings.chunk_size} characters exceed what {model.embedder_id} reads "
+                f"(about {model.max_characters}); their tails are never embedded"
             )
 
         def work(key: str):
-            chunk_rows = settings.store().read("chunks", key)
-            vectors = embedder.embed(chunk_rows.text.tolist())
+            chunk_rows = chunks.table(key)
+            vectors = model.embed(chunk_rows.text.tolist())
             frame = pd.DataFrame(
                 {
                     "chunk_id": chunk_rows.chunk_id,
@@ -227,11 +215,9 @@ def build_corpus_assets() -> list[dg.AssetsDefinition]:
 
         def parameters(key: str) -> str:
             """The index fingerprint and the build of the chunks embedded: rebuilt chunks are embedded again."""
-            chunks_build = settings.store().read("chunks", key, columns=["build_key"]).build_key.iloc[0]
+            chunks_build = chunks.table(key).build_key.iloc[0]
             return f"index={fingerprint.digest}:chunks=({chunks_build})"
 
-        return materialize_partitions(
-            context, settings.store(), "chunk_embeddings", work, partial(recorded_sha256, settings.store()), parameters
-        )
+        return materialize_partitions(context, settings.store(), "chunk_embeddings", work, filings.sha256, parameters)
 
     return [filings, filing_text, xbrl_facts, sections, chunks, chunk_embeddings]

@@ -16,13 +16,19 @@ from edgar_eval.defs import (
 )
 from edgar_eval.defs.code_versions import with_code_versions
 from edgar_eval.defs.corpus_assets import build_corpus_assets
+from edgar_eval.defs.io_manager import ParquetIOManager
 from edgar_eval.defs.jobs import AUTOMATION, EVALUATION_AUTOMATION, build_jobs
 from edgar_eval.defs.partitions import corpus_sensor, filing_documents
-from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
 
 
-def build_definitions(settings: EvalSettings) -> dg.Definitions:
-    """The graph over one corpus folder; loading it reads no folder (the filing partitions live in the instance)."""
+def build_definitions(
+    settings: EvalSettings,
+    embedder: EmbedderResource | None = None,
+    generator: GeneratorResource | None = None,
+) -> dg.Definitions:
+    """The graph over one corpus folder; loading it reads no folder (the filing partitions live in the instance).
+    The embedder and the generator default to the local all-MiniLM-L6-v2 and the table reader."""
     evaluation = [
         asset.map_asset_specs(lambda spec: spec.replace_attributes(automation_condition=EVALUATION_AUTOMATION))
         for module in (index_assets, golden_assets, pattern_assets, runs_assets, statistics_assets, report_assets)
@@ -31,11 +37,18 @@ def build_definitions(settings: EvalSettings) -> dg.Definitions:
     return dg.Definitions(
         assets=[
             filing_documents,
-            *with_code_versions([*build_corpus_assets(), *evaluation], resources=(EvalSettings,)),
+            *with_code_versions(
+                [*build_corpus_assets(), *evaluation], resources=(EvalSettings, EmbedderResource, GeneratorResource)
+            ),
         ],
         asset_checks=[*regression_checks.CHECKS, *invariant_checks.CHECKS],
         jobs=build_jobs(),
         sensors=[corpus_sensor, AUTOMATION],
-        resources={"settings": settings},
+        resources={
+            "settings": settings,
+            "embedder": embedder or EmbedderResource(),
+            "generator": generator or GeneratorResource(),
+            "io_manager": ParquetIOManager(settings=settings),
+        },
         executor=dg.in_process_executor,
     )

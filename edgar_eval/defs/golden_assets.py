@@ -7,47 +7,47 @@ import pandas as pd
 
 from edgar_eval.adapters.files import PinnedElsewhere, create_file, replace_file
 from edgar_eval.corpus.frames import iter_groups
-from edgar_eval.defs.common import filing_keys, read_partitions, table_head, unpartitioned_result, usable_partitions
+from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
+from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.golden import audit
 from edgar_eval.golden.fairness import PRE_FILTERS
 from edgar_eval.golden.freeze import freeze
 from edgar_eval.golden.templates import TEMPLATE_VERSION, build_golden_questions
 
-_GOLDEN_INPUTS = ["xbrl_facts", "chunks", "filing_text", "sections", "filings"]
-
 
 @dg.multi_asset(
-    specs=[
-        dg.AssetSpec(
-            "golden_questions",
-            deps=_GOLDEN_INPUTS,
+    outs={
+        "golden_questions": dg.AssetOut(
             group_name="golden",
             description="XBRL-template golden questions that pass the fairness rules: answerable ones from the figures "
             "a "
             "10-K or 10-Q reports for its own periods, gold = every chunk and page of the scope printing the "
             "figure; unanswerable ones of three kinds (other year, other company, absent concept).",
         ),
-        dg.AssetSpec(
-            "golden_rejections",
-            deps=_GOLDEN_INPUTS,
+        "golden_rejections": dg.AssetOut(
             group_name="golden",
             description="Every candidate the fairness rules and quotas turned away, one row each with the rule and its "
             "detail, so the golden set's selection can be audited and counted per rule.",
         ),
-    ]
+    },
 )
-def golden_questions_and_rejections(context: dg.AssetExecutionContext, settings: EvalSettings):
-    store = settings.store()
-    keys, left_out = usable_partitions(
-        store, filing_keys(settings), ("filing_text", "xbrl_facts", "chunks", "sections")
-    )
+def golden_questions_and_rejections(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    xbrl_facts: PartitionedTable,
+    chunks: PartitionedTable,
+    filing_text: PartitionedTable,
+    sections: PartitionedTable,
+    filings: PartitionedTable,
+):
+    keys, left_out = current_partitions(filings, (filing_text, xbrl_facts, chunks, sections))
     build = build_golden_questions(
-        read_partitions(store, "filings", keys),
-        read_partitions(store, "xbrl_facts", keys),
-        read_partitions(store, "chunks", keys),
-        read_partitions(store, "filing_text", keys),
-        read_partitions(store, "sections", keys),
+        filings.frame(keys),
+        xbrl_facts.frame(keys),
+        chunks.frame(keys),
+        filing_text.frame(keys),
+        sections.frame(keys),
         seed=settings.golden_seed,
     )
     golden, rejections = build.questions, build.rejections
@@ -57,9 +57,7 @@ def golden_questions_and_rejections(context: dg.AssetExecutionContext, settings:
         )
     counts = golden.kind.value_counts().sort_index().to_dict()
     by_rule = rejections.groupby(["kind", "rule"]).size()
-    yield unpartitioned_result(
-        store,
-        "golden_questions",
+    yield table_output(
         golden,
         {
             "template_version": TEMPLATE_VERSION,
@@ -71,11 +69,9 @@ def golden_questions_and_rejections(context: dg.AssetExecutionContext, settings:
             ),
             "head": table_head(golden, ["kind", "question", "gold_answer"], rows=8),
         },
-        asset_key="golden_questions",
+        output_name="golden_questions",
     )
-    yield unpartitioned_result(
-        store,
-        "golden_rejections",
+    yield table_output(
         rejections,
         {
             "by_rule": dg.MetadataValue.json({"/".join(map(str, key)): int(n) for key, n in by_rule.to_dict().items()}),
@@ -85,23 +81,23 @@ def golden_questions_and_rejections(context: dg.AssetExecutionContext, settings:
                 rows=8,
             ),
         },
-        asset_key="golden_rejections",
+        output_name="golden_rejections",
     )
 
 
 @dg.asset(
-    deps=["golden_questions", "filings"],
     group_name="golden",
     description="The frozen golden set: a dev/eval split by company fixed by the golden seed, exported as JSON Lines "
     "in "
     "the brief's schema under a version and a content hash. A pinned version is never silently replaced.",
 )
-def golden_set(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+def golden_set(
+    context: dg.AssetExecutionContext, settings: EvalSettings, golden_questions: pd.DataFrame, filings: PartitionedTable
+) -> dg.Output[pd.DataFrame]:
     store = settings.store()
-    golden = store.read("golden_questions")
-    keys, _ = usable_partitions(store, filing_keys(settings), ("filings",))
-    filings = read_partitions(store, "filings", keys)
-    draft = freeze(golden, dict(zip(filings.filing_id, filings.sha256)), settings.golden_seed)
+    golden = golden_questions
+    recorded = filings.frame(current_partitions(filings)[0])
+    draft = freeze(golden, dict(zip(recorded.filing_id, recorded.sha256)), settings.golden_seed)
     version = settings.golden_version or f"{TEMPLATE_VERSION}@{draft.content_hash[:12]}"
     export = store.root / "golden" / f"{version.replace('/', '-')}.jsonl"
     try:
@@ -119,9 +115,7 @@ def golden_set(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.
             "content_hash": draft.content_hash,
         }
     )
-    return unpartitioned_result(
-        store,
-        "golden_set",
+    return table_output(
         frame,
         {
             "version": version,
@@ -133,23 +127,30 @@ def golden_set(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.
 
 
 @dg.asset(
-    deps=["golden_questions", "golden_set", "golden_patterns", "golden_proposals", "filing_text", "filings"],
     group_name="golden",
     description="The golden set audited by sample: a seeded sample of the frozen set (per template kind, and every "
     "hard-question case), written with its evidence to `data/<corpus>/golden_audit.md`; a person's verdicts read "
     "from `reviews/<corpus>/audit-v1.jsonl`, bound to each case's sha256. Unreviewed cases count as "
     "unreviewed, never as correct.",
 )
-def golden_audit(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+def golden_audit(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    golden_questions: pd.DataFrame,
+    golden_set: pd.DataFrame,
+    golden_patterns: pd.DataFrame,
+    golden_proposals: pd.DataFrame,
+    filing_text: PartitionedTable,
+    filings: PartitionedTable,
+) -> dg.Output[pd.DataFrame]:
     store = settings.store()
-    keys, _ = usable_partitions(store, filing_keys(settings), ("filing_text", "filings"))
-    texts = read_partitions(store, "filing_text", keys)
-    filings = read_partitions(store, "filings", keys)
-    golden = store.read("golden_questions")
-    frozen = set(store.read("golden_set").question_id)
+    keys, _ = current_partitions(filings, (filing_text,))
+    texts, recorded = filing_text.frame(keys), filings.frame(keys)
+    golden = golden_questions
+    frozen = set(golden_set.question_id)
     company_filings = {
         str(cik): sorted(group.filing_id)
-        for cik, group in iter_groups(cast(pd.DataFrame, filings[filings.form.isin(["10-K", "10-Q"])]).groupby("cik"))
+        for cik, group in iter_groups(cast(pd.DataFrame, recorded[recorded.form.isin(["10-K", "10-Q"])]).groupby("cik"))
     }
     cases = pd.concat(
         [
@@ -158,7 +159,7 @@ def golden_audit(context: dg.AssetExecutionContext, settings: EvalSettings) -> d
                 dict(zip(texts.filing_id, texts.text)),
                 company_filings,
             ),
-            audit.pattern_cases(store.read("golden_patterns"), store.read("golden_proposals")),
+            audit.pattern_cases(golden_patterns, golden_proposals),
         ],
         ignore_index=True,
     )
@@ -172,9 +173,7 @@ def golden_audit(context: dg.AssetExecutionContext, settings: EvalSettings) -> d
     judged = audit.apply_verdicts(sample, verdicts)
     replace_file(store.root / "golden_audit.md", audit.review_sheet(judged, review_file).encode())
     summary = audit.audit_summary(judged)
-    return unpartitioned_result(
-        store,
-        "golden_audit",
+    return table_output(
         judged,
         {
             "sampled": len(judged),

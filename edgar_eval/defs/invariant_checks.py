@@ -5,9 +5,10 @@ import re
 
 import dagster as dg
 import numpy as np
+import pandas as pd
 
-from edgar_eval.defs.common import filing_keys, read_partitions, usable_partitions
-from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
+from edgar_eval.defs.settings import EmbedderResource, EvalSettings
 from edgar_eval.golden.invariants import contradictions
 from edgar_eval.retrieval.fingerprint import IndexFingerprint, IndexMismatch, check_fingerprint
 
@@ -16,18 +17,23 @@ _SOURCE = re.compile(r"^Source: asset `([a-z_]+)`", re.M)
 
 @dg.asset_check(
     asset="golden_questions",
+    additional_ins={"filing_text": dg.AssetIn("filing_text"), "filings": dg.AssetIn("filings")},
     blocking=True,
     description="The golden set is non-empty and free of contradictions: one wording in one scope has one expected "
     "route; an absent concept's words are printed beside no figure of its scope; an other-year "
     "question's year is printed beside none of its concept's words in the company's filings.",
 )
-def golden_set_consistent(context: dg.AssetCheckExecutionContext, settings: EvalSettings) -> dg.AssetCheckResult:
-    store = settings.store()
-    golden = store.read("golden_questions")
-    keys, _ = usable_partitions(store, filing_keys(settings), ("filing_text",))
-    texts, filings = read_partitions(store, "filing_text", keys), read_partitions(store, "filings", keys)
+def golden_set_consistent(
+    context: dg.AssetCheckExecutionContext,
+    golden_questions: pd.DataFrame,
+    filing_text: PartitionedTable,
+    filings: PartitionedTable,
+) -> dg.AssetCheckResult:
+    golden = golden_questions
+    keys, _ = current_partitions(filings, (filing_text,))
+    texts, recorded = filing_text.frame(keys), filings.frame(keys)
     found = contradictions(
-        golden, dict(zip(texts.filing_id, texts.text)), filings.groupby("cik").filing_id.agg(list).to_dict()
+        golden, dict(zip(texts.filing_id, texts.text)), recorded.groupby("cik").filing_id.agg(list).to_dict()
     )
     if golden.empty:
         found = ["the golden set is empty"]
@@ -44,12 +50,17 @@ def golden_set_consistent(context: dg.AssetCheckExecutionContext, settings: Eval
     description="The index was built as the settings say (embedder, normalisation, chunk size and overlap, table "
     "headers), and every chunk has a finite unit-length vector of the index's dimension.",
 )
-def search_index_fingerprint(context: dg.AssetCheckExecutionContext, settings: EvalSettings) -> dg.AssetCheckResult:
-    rows = settings.store().read("search_index", columns=["fingerprint", "embedding"])
+def search_index_fingerprint(
+    context: dg.AssetCheckExecutionContext,
+    settings: EvalSettings,
+    embedder: EmbedderResource,
+    search_index: pd.DataFrame,
+) -> dg.AssetCheckResult:
+    rows = search_index
     problems = []
     try:
         check_fingerprint(
-            settings.fingerprint(settings.embedder_adapter().embedder_id),
+            settings.fingerprint(embedder.adapter().embedder_id),
             IndexFingerprint.from_json(rows.fingerprint.iloc[0]),
             "search_index",
         )

@@ -13,15 +13,9 @@ from edgar_eval.adapters.files import PinnedElsewhere, create_file, replace_file
 from edgar_eval.answering.answerer import ANSWERED, ExtractiveGenerator, answer_question
 from edgar_eval.answering.text_tools import asked_years
 from edgar_eval.corpus.frames import iter_rows
-from edgar_eval.defs.common import (
-    checked_index,
-    filing_keys,
-    read_partitions,
-    table_head,
-    unpartitioned_result,
-    usable_partitions,
-)
-from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
+from edgar_eval.defs.common import checked_index, table_head, table_output
+from edgar_eval.defs.settings import EmbedderResource, EvalSettings
 from edgar_eval.domain.generation import GenerationRequest
 from edgar_eval.evaluation.judge import pattern_case_correct
 from edgar_eval.golden.absence import ReviewFileError, read_review_file
@@ -45,14 +39,17 @@ from edgar_eval.golden.proposal_table import PROPOSAL_COLUMNS, proposal_candidat
 _CORPUS = ["filings", "filing_text", "sections"]
 
 
-def _corpus_frames(settings: EvalSettings, tables=("filings", "filing_text", "sections")) -> dict[str, pd.DataFrame]:
-    store = settings.store()
-    keys, _ = usable_partitions(store, filing_keys(settings), tuple(t for t in tables if t != "filings"))
-    return {table: read_partitions(store, table, keys) for table in tables}
+def _keys(names: list[str]) -> set[dg.AssetKey]:
+    return {dg.AssetKey(name) for name in names}
+
+
+def _corpus_frames(filings: PartitionedTable, *tables: PartitionedTable) -> dict[str, pd.DataFrame]:
+    """The rows of the filings current in every table, by table name."""
+    keys, _ = current_partitions(filings, tables)
+    return {"filings": filings.frame(keys), **{table.asset: table.frame(keys) for table in tables}}
 
 
 @dg.asset(
-    deps=_CORPUS,
     group_name="golden",
     description="Golden-question proposals by dispersion pattern, each with its source, prompt version and excerpt "
     "ids: "
@@ -62,11 +59,17 @@ def _corpus_frames(settings: EvalSettings, tables=("filings", "filing_text", "se
     "that cannot be read is kept "
     "with its reason, so the funnel counts it.",
 )
-def golden_proposals(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+def golden_proposals(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    filings: PartitionedTable,
+    filing_text: PartitionedTable,
+    sections: PartitionedTable,
+) -> dg.Output[pd.DataFrame]:
     rows: list[dict] = []
     examples: list[Candidate] = []
     if settings.is_demo:
-        frames = _corpus_frames(settings, ("filings", "filing_text"))
+        frames = _corpus_frames(filings, filing_text)
         texts = frames["filing_text"].merge(frames["filings"][["filing_id", "path"]], on="filing_id")
         truth = json.loads((Path(settings.corpus_dir) / "ground_truth.json").read_text())
         text = "".join(json.dumps(r) + "\n" for r in demo_proposals(truth, dict(zip(texts.path, texts.text))))
@@ -83,14 +86,13 @@ def golden_proposals(context: dg.AssetExecutionContext, settings: EvalSettings) 
         examples += candidates
         rows += [proposal_row(c) for c in candidates] + [proposal_row(p) for p in problems]
     if settings.proposer_model and settings.proposer_url:
-        rows += _model_proposals(settings, [e for e in examples if e.expected.get("verdict") == "accept"])
+        accepted = [e for e in examples if e.expected.get("verdict") == "accept"]
+        rows += _model_proposals(settings, _corpus_frames(filings, filing_text, sections), accepted)
     frame = pd.DataFrame(rows, columns=PROPOSAL_COLUMNS).fillna(
         {"unreadable_reason": "", "prompt_version": "", "expected": ""}
     )
     frame["excerpt_ids"] = [list(v) if isinstance(v, (list, tuple)) else [] for v in frame.excerpt_ids]
-    return unpartitioned_result(
-        settings.store(),
-        "golden_proposals",
+    return table_output(
         frame,
         {
             "by_source": dg.MetadataValue.json(frame.source.value_counts().sort_index().to_dict()),
@@ -100,10 +102,9 @@ def golden_proposals(context: dg.AssetExecutionContext, settings: EvalSettings) 
     )
 
 
-def _model_proposals(settings: EvalSettings, examples: list[Candidate]) -> list[dict]:
+def _model_proposals(settings: EvalSettings, frames: dict[str, pd.DataFrame], examples: list[Candidate]) -> list[dict]:
     """The chat model's proposals over aligned excerpts, a few bundles per pattern; worked examples are the accepted
     hand-written or planted candidates whose quotes the bundle shows."""
-    frames = _corpus_frames(settings)
     texts = dict(zip(frames["filing_text"].filing_id, frames["filing_text"].text))
     rows: list[dict] = []
     with ChatProposer(settings.proposer_url, settings.proposer_model, tape=settings.proposer_tape()) as proposer:
@@ -127,44 +128,50 @@ def _reviews(settings: EvalSettings):
 
 
 @dg.multi_asset(
-    specs=[
-        dg.AssetSpec(
-            "admission_verdicts",
-            deps=["golden_proposals", *_CORPUS],
+    outs={
+        "admission_verdicts": dg.AssetOut(
             group_name="golden",
             description="The ten admission gates' verdict on every proposal, one row per candidate per gate in order, "
             "each with "
             "its "
             "reason: pass, fail, not_run (needs verified quotes) or not_applicable.",
         ),
-        dg.AssetSpec(
-            "pattern_funnel",
-            deps=["golden_proposals", *_CORPUS],
+        "pattern_funnel": dg.AssetOut(
             group_name="golden",
             description="Per dispersion pattern: proposed -> quotes verified -> conforming -> supported -> accepted -> "
             "selected.",
         ),
-        dg.AssetSpec(
-            "admission_agreement",
-            deps=["golden_proposals", *_CORPUS],
+        "admission_agreement": dg.AssetOut(
             group_name="golden",
             description="For proposals that carry a hand-written verdict: agreement per gate, and every disagreement.",
         ),
-        dg.AssetSpec(
-            "golden_patterns",
-            deps=["golden_proposals", "chunks", *_CORPUS],
+        "golden_patterns": dg.AssetOut(
             group_name="golden",
             description="The frozen hard-question set: up to N accepted cases per pattern (half single-document, half "
             "two-document when every pattern fills), in the brief's schema under a version and a content hash. "
             "Freezing refuses a set holding a case that fails a gate; a pinned version is never replaced.",
         ),
-    ]
+    },
+    internal_asset_deps={
+        "admission_verdicts": _keys(["golden_proposals", *_CORPUS]),
+        "pattern_funnel": _keys(["golden_proposals", *_CORPUS]),
+        "admission_agreement": _keys(["golden_proposals", *_CORPUS]),
+        "golden_patterns": _keys(["golden_proposals", "chunks", *_CORPUS]),
+    },
 )
-def admission_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings):
+def admission_outcomes(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    golden_proposals: pd.DataFrame,
+    filings: PartitionedTable,
+    filing_text: PartitionedTable,
+    sections: PartitionedTable,
+    chunks: PartitionedTable,
+):
     store = settings.store()
-    proposals = store.read("golden_proposals")
+    proposals = golden_proposals
     candidates = proposal_candidates(proposals)
-    frames = _corpus_frames(settings, ("filings", "filing_text", "sections", "chunks"))
+    frames = _corpus_frames(filings, filing_text, sections, chunks)
     reviews, review_file = _reviews(settings)
     corpus = build_gate_corpus(frames["filings"], frames["filing_text"], frames["sections"], reviews, review_file)
     run = run_gates(candidates, corpus)
@@ -175,9 +182,7 @@ def admission_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings
     unreadable = proposals[proposals.unreadable_reason != ""].pattern.value_counts()
     funnel_frame = funnel(outcomes, unreadable, {c.candidate_id for c in selected})
     per_gate, differences = agreement(candidates, outcomes)
-    yield unpartitioned_result(
-        store,
-        "admission_verdicts",
+    yield table_output(
         verdicts,
         {
             "candidates": len(candidates),
@@ -187,24 +192,20 @@ def admission_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings
                 cast(pd.DataFrame, verdicts[verdicts.status == "fail"]), ["candidate_id", "gate", "reason"], rows=8
             ),
         },
-        asset_key="admission_verdicts",
+        output_name="admission_verdicts",
     )
-    yield unpartitioned_result(
-        store, "pattern_funnel", funnel_frame, {"funnel": table_head(funnel_frame, rows=9)}, asset_key="pattern_funnel"
-    )
-    yield unpartitioned_result(
-        store,
-        "admission_agreement",
+    yield table_output(funnel_frame, {"funnel": table_head(funnel_frame, rows=9)}, output_name="pattern_funnel")
+    yield table_output(
         per_gate.assign(differences=len(differences)),
         {"agreement": table_head(per_gate, rows=10), "differences": table_head(differences, rows=10)},
-        asset_key="admission_agreement",
+        output_name="admission_agreement",
     )
-    filings = frames["filings"]
+    recorded = frames["filings"]
     texts = frames["filing_text"]
     pages = {r.filing_id: (list(r.page_starts), list(r.printed_pages)) for r in iter_rows(texts)}
     try:
         frozen = freeze_patterns(
-            selected, outcomes, run.placed, dict(zip(filings.filing_id, filings.sha256)), frames["chunks"], pages
+            selected, outcomes, run.placed, dict(zip(recorded.filing_id, recorded.sha256)), frames["chunks"], pages
         )
     except FreezeRefused as exc:
         raise dg.Failure(str(exc)) from exc
@@ -249,9 +250,7 @@ def admission_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings
             "per_pattern",
         ],
     )
-    yield unpartitioned_result(
-        store,
-        "golden_patterns",
+    yield table_output(
         table,
         {
             "version": version,
@@ -259,12 +258,11 @@ def admission_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings
             "export": dg.MetadataValue.path(str(export)),
             "by_pattern": dg.MetadataValue.json(table.pattern.value_counts().sort_index().to_dict()),
         },
-        asset_key="golden_patterns",
+        output_name="golden_patterns",
     )
 
 
 @dg.asset(
-    deps=["golden_patterns", "search_index", "filings"],
     group_name="runs",
     description="A naive baseline on the frozen hard-question set through the same harness: dense top-k over the "
     "company's filings, the extractive reader, the citation check; per case the share of evidence "
@@ -272,15 +270,21 @@ def admission_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings
     "the stated figure matches a figure of the reference "
     "answer (or a refusal where the set expects one), and abstentions.",
 )
-def pattern_baseline(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-    store = settings.store()
-    cases = store.read("golden_patterns")
-    index_rows, index, embedder = checked_index(settings)
-    filings = store.read_partitions("filings", filing_keys(settings))[0]
-    company_of = dict(zip(filings.filing_id, filings.cik))
+def pattern_baseline(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    embedder: EmbedderResource,
+    golden_patterns: pd.DataFrame,
+    search_index: pd.DataFrame,
+    filings: PartitionedTable,
+) -> dg.Output[pd.DataFrame]:
+    cases, index_rows = golden_patterns, search_index
+    index, model = checked_index(settings, embedder, index_rows)
+    recorded = filings.frame()
+    company_of = dict(zip(recorded.filing_id, recorded.cik))
     generator = ExtractiveGenerator()
     rows = []
-    vectors = embedder.embed(cases.question.tolist()) if len(cases) else []
+    vectors = model.embed(cases.question.tolist()) if len(cases) else []
     for case, vector in zip(iter_rows(cases), vectors):
         evidence = list(case.evidence_filing_ids)
         cik = company_of.get(evidence[0]) if evidence else None
@@ -329,9 +333,7 @@ def pattern_baseline(context: dg.AssetExecutionContext, settings: EvalSettings) 
             "answer_text",
         ],
     )
-    return unpartitioned_result(
-        store,
-        "pattern_baseline",
+    return table_output(
         frame,
         {
             "generator": generator.generator_id,

@@ -2,13 +2,15 @@
 evaluation, which runs this check and fails when the dev split worsened against the committed baseline."""
 
 import dagster as dg
+import pandas as pd
 
-from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.settings import EvalSettings, GeneratorResource
 from edgar_eval.evaluation.regression_gate import NET_WORSENING_LIMIT, compare_to_baseline, dev_cases, read_baseline
 
 
 @dg.asset_check(
     asset="arm_outcomes",
+    additional_ins={"golden_set": dg.AssetIn("golden_set")},
     blocking=True,
     description="Replays the dev split and judges each case under each arm against "
     "`baselines/<corpus>/<generator>.json`; fails "
@@ -16,10 +18,15 @@ from edgar_eval.evaluation.regression_gate import NET_WORSENING_LIMIT, compare_t
     "right to "
     "wrong. Blocking: the statistics and the report are not built on a regression.",
 )
-def regression_gate(context: dg.AssetCheckExecutionContext, settings: EvalSettings) -> dg.AssetCheckResult:
-    store = settings.store()
-    current = dev_cases(store.read("arm_outcomes"), store.read("golden_set"))
-    path = settings.baseline_path()
+def regression_gate(
+    context: dg.AssetCheckExecutionContext,
+    settings: EvalSettings,
+    generator: GeneratorResource,
+    arm_outcomes: pd.DataFrame,
+    golden_set: pd.DataFrame,
+) -> dg.AssetCheckResult:
+    current = dev_cases(arm_outcomes, golden_set)
+    path = generator.baseline_path(settings)
     if not path.is_file():  # a corpus nobody has baselined yet: say so, without blocking its report
         return dg.AssetCheckResult(
             passed=False,

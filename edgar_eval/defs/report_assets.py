@@ -13,40 +13,15 @@ import pandas as pd
 
 import edgar_eval
 from edgar_eval.adapters.files import replace_file
-from edgar_eval.defs.common import CORPUS_TABLES, filing_keys, read_partitions, usable_partitions
+from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
+from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.defs.statistics_assets import read_protocol
 from edgar_eval.evaluation.experiment import risk_coverage_curves
 from edgar_eval.report.builder import ReportInputs, build_report
 
-REPORT_INPUTS = [
-    "arm_statistics",
-    "arm_comparisons",
-    "abstention_quality",
-    "abstention_quality_by_kind",
-    "abstention_comparisons",
-    "determinism",
-    "stage_latency",
-    "arm_costs",
-    "citation_mutations",
-    "retrieval_metrics",
-    "retrieval_slices",
-    "golden_questions",
-    "golden_rejections",
-    "golden_set",
-    "search_index",
-    "abstention_scores",
-    "arm_outcomes",
-    "generations",
-    "pattern_funnel",
-    "admission_agreement",
-    "golden_patterns",
-    "pattern_baseline",
-    "golden_audit",
-    "reader_accuracy",
-    "interval_coverage",
-    *CORPUS_TABLES,
-]
+# The corpus tables the report reads only to name the filings it covers and those it left out (and why).
+_CURRENCY_ONLY = dg.AssetIn(metadata=columns_of("sha256"))
 
 
 @functools.cache
@@ -60,49 +35,82 @@ def code_version() -> str:
 
 
 @dg.asset(
-    deps=REPORT_INPUTS,
+    ins={
+        "rejections": dg.AssetIn("golden_rejections", metadata=columns_of("kind", "rule")),
+        **{table: _CURRENCY_ONLY for table in ("filing_text", "xbrl_facts", "sections", "chunks", "chunk_embeddings")},
+    },
     group_name="report",
     description="`reports/<corpus>/report.md` and `report.html` (with the arm bar chart and the risk-coverage plot), "
     "receipt.json and timings.md, built only from the assets above; each table names the asset and data "
     "version it came from.",
 )
-def report(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-    store = settings.store()
-    keys, left_out = usable_partitions(store, filing_keys(settings), CORPUS_TABLES)
+def report(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    filings: PartitionedTable,
+    filing_text: PartitionedTable,
+    xbrl_facts: PartitionedTable,
+    sections: PartitionedTable,
+    chunks: PartitionedTable,
+    chunk_embeddings: PartitionedTable,
+    golden_questions: pd.DataFrame,
+    golden_set: pd.DataFrame,
+    rejections: pd.DataFrame,
+    retrieval_metrics: pd.DataFrame,
+    retrieval_slices: pd.DataFrame,
+    arm_statistics: pd.DataFrame,
+    arm_comparisons: pd.DataFrame,
+    abstention_quality: pd.DataFrame,
+    abstention_comparisons: pd.DataFrame,
+    determinism: pd.DataFrame,
+    stage_latency: pd.DataFrame,
+    arm_costs: pd.DataFrame,
+    citation_mutations: pd.DataFrame,
+    generations: pd.DataFrame,
+    search_index: pd.DataFrame,
+    abstention_scores: pd.DataFrame,
+    arm_outcomes: pd.DataFrame,
+    pattern_funnel: pd.DataFrame,
+    admission_agreement: pd.DataFrame,
+    golden_patterns: pd.DataFrame,
+    pattern_baseline: pd.DataFrame,
+    abstention_quality_by_kind: pd.DataFrame,
+    golden_audit: pd.DataFrame,
+    reader_accuracy: pd.DataFrame,
+    interval_coverage: pd.DataFrame,
+) -> dg.MaterializeResult:
+    keys, left_out = current_partitions(filings, (filing_text, xbrl_facts, sections, chunks, chunk_embeddings))
     protocol, _ = read_protocol(settings)
-    outcomes, scores = (
-        protocol.questions(store.read("arm_outcomes")),
-        protocol.questions(store.read("abstention_scores")),
-    )
+    outcomes, scores = protocol.questions(arm_outcomes), protocol.questions(abstention_scores)
     rendered = build_report(
         ReportInputs(
             corpus_name=settings.corpus_name,
-            filings=read_partitions(store, "filings", keys),
+            filings=filings.frame(keys),
             left_out=left_out,
-            golden=store.read("golden_questions"),
-            golden_set=store.read("golden_set"),
-            rejections=store.read("golden_rejections", columns=["kind", "rule"]),
-            retrieval=store.read("retrieval_metrics"),
-            slices=store.read("retrieval_slices"),
-            arms=store.read("arm_statistics"),
-            comparisons=store.read("arm_comparisons"),
-            gates=store.read("abstention_quality"),
-            gate_differences=store.read("abstention_comparisons"),
-            determinism=store.read("determinism"),
-            latency=store.read("stage_latency"),
-            costs=store.read("arm_costs"),
-            mutations=store.read("citation_mutations"),
-            generations=store.read("generations"),
+            golden=golden_questions,
+            golden_set=golden_set,
+            rejections=rejections,
+            retrieval=retrieval_metrics,
+            slices=retrieval_slices,
+            arms=arm_statistics,
+            comparisons=arm_comparisons,
+            gates=abstention_quality,
+            gate_differences=abstention_comparisons,
+            determinism=determinism,
+            latency=stage_latency,
+            costs=arm_costs,
+            mutations=citation_mutations,
+            generations=generations,
             risk_curves=risk_coverage_curves(scores, cast(pd.DataFrame, outcomes[outcomes.arm == "A"])),
-            index_fingerprint=store.read("search_index").fingerprint.iloc[0],
-            pattern_funnel=store.read("pattern_funnel"),
-            admission_agreement=store.read("admission_agreement"),
-            golden_patterns=store.read("golden_patterns"),
-            pattern_baseline=store.read("pattern_baseline"),
-            gates_by_kind=store.read("abstention_quality_by_kind"),
-            golden_audit=store.read("golden_audit"),
-            readers=store.read("reader_accuracy"),
-            coverage=store.read("interval_coverage"),
+            index_fingerprint=search_index.fingerprint.iloc[0],
+            pattern_funnel=pattern_funnel,
+            admission_agreement=admission_agreement,
+            golden_patterns=golden_patterns,
+            pattern_baseline=pattern_baseline,
+            gates_by_kind=abstention_quality_by_kind,
+            golden_audit=golden_audit,
+            readers=reader_accuracy,
+            coverage=interval_coverage,
             settings={
                 "chunk_size": settings.chunk_size,
                 "chunk_overlap": settings.chunk_overlap,

@@ -15,15 +15,9 @@ from edgar_eval.answering.period_guard import period_guard
 from edgar_eval.answering.relevance import FEATURES, relevance_features
 from edgar_eval.corpus.company_names import aliases_by_company
 from edgar_eval.corpus.frames import iter_rows
-from edgar_eval.defs.common import (
-    checked_index,
-    filing_keys,
-    read_partitions,
-    table_head,
-    unpartitioned_result,
-    usable_partitions,
-)
-from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
+from edgar_eval.defs.common import checked_index, table_head, table_output
+from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
 from edgar_eval.domain.generation import GenerationRequest
 from edgar_eval.evaluation.abstention import arm_outcomes as mask_arms
 from edgar_eval.evaluation.abstention import cross_fit
@@ -36,21 +30,25 @@ from edgar_eval.retrieval.searches import searches
 
 
 @dg.asset(
-    deps=["search_index", "golden_questions"],
     group_name="runs",
     description="The passages the answerer reads: the top K chunks per golden question from the answerer's retriever "
     "(settings answer_retriever and top_k; hybrid by default), scoped to the company's filings of the fiscal "
     "year asked, with each chunk's cosine to the question (what the cosine and relevance gates read) and "
     "document, page and gold-chunk hits.",
 )
-def answerer_retrievals(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-    store = settings.store()
-    index_rows, index, embedder = checked_index(settings)
+def answerer_retrievals(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    embedder: EmbedderResource,
+    search_index: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    index_rows, golden = search_index, golden_questions
+    index, model = checked_index(settings, embedder, index_rows)
     retriever = settings.answer_search()
     search = searches(index_rows, index, settings.rrf_k, (retriever,))[retriever]
-    golden = store.read("golden_questions")
     started = time.perf_counter()
-    queries = embedder.embed(golden.question.tolist())
+    queries = model.embed(golden.question.tolist())
     embed_seconds = (time.perf_counter() - started) / max(len(golden), 1)
     rows = []
     for question, query in zip(iter_rows(golden), queries):
@@ -83,9 +81,7 @@ def answerer_retrievals(context: dg.AssetExecutionContext, settings: EvalSetting
         )
     frame = pd.DataFrame(rows)
     answerable = frame[golden.expected_route.to_numpy() == "answer"]
-    return unpartitioned_result(
-        store,
-        "answerer_retrievals",
+    return table_output(
         frame,
         {
             "questions": len(frame),
@@ -98,19 +94,23 @@ def answerer_retrievals(context: dg.AssetExecutionContext, settings: EvalSetting
 
 
 @dg.asset(
-    deps=["search_index", "golden_questions"],
     group_name="runs",
     description="The retrieval measurement: every golden question searched by dense (exact cosine), BM25 (bm25s) and "
     "hybrid (reciprocal rank fusion) retrievers, each depth K its own search, scoped like the answerer's; "
     "per question and run, document and page hits, recall@K, precision@K, reciprocal rank, nDCG@10, or the error.",
 )
-def retriever_rankings(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-    store = settings.store()
-    index_rows, dense, embedder = checked_index(settings)
-    golden = store.read("golden_questions")
+def retriever_rankings(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    embedder: EmbedderResource,
+    search_index: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    index_rows, golden = search_index, golden_questions
+    dense, model = checked_index(settings, embedder, index_rows)
     retrievers = searches(index_rows, dense, settings.rrf_k)
     rows = []
-    for question, vector in zip(iter_rows(golden), embedder.embed(golden.question.tolist())):
+    for question, vector in zip(iter_rows(golden), model.embed(golden.question.tolist())):
         scope = list(question.scope_filing_ids)
         for retriever, search in retrievers.items():
             for depth in settings.retrieval_depths:
@@ -140,9 +140,7 @@ def retriever_rankings(context: dg.AssetExecutionContext, settings: EvalSettings
                     }
                 )
     frame = pd.DataFrame(rows)
-    return unpartitioned_result(
-        store,
-        "retriever_rankings",
+    return table_output(
         frame,
         {
             "runs": len(frame),
@@ -158,7 +156,6 @@ DETERMINISM_SAMPLE = 40  # questions asked twice to measure whether the same pro
 
 
 @dg.asset(
-    deps=["answerer_retrievals", "golden_questions", "search_index"],
     group_name="runs",
     description="One generation per question from the configured generator (the extractive baseline by default; an "
     "OpenAI-compatible chat model or an external RAG service through a record/replay tape), then the citation "
@@ -166,13 +163,19 @@ DETERMINISM_SAMPLE = 40  # questions asked twice to measure whether the same pro
     "A seeded sample is generated twice to measure determinism (not for a deterministic generator, which "
     "would only be compared with itself).",
 )
-def generations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-    store = settings.store()
-    golden = store.read("golden_questions").set_index("question_id")
-    texts = store.read("search_index").set_index("chunk_id").text
-    generator, repeat_generator = settings.generator_adapter(), settings.generator_adapter(repeat=True)
-    retrieved = store.read("answerer_retrievals").sort_values("question_id")
-    deterministic = bool(getattr(generator, "deterministic", False))
+def generations(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    generator: GeneratorResource,
+    answerer_retrievals: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    search_index: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    golden = golden_questions.set_index("question_id")
+    texts = search_index.set_index("chunk_id").text
+    model, repeat_model = generator.adapter(settings), generator.adapter(settings, repeat=True)
+    retrieved = answerer_retrievals.sort_values("question_id")
+    deterministic = bool(getattr(model, "deterministic", False))
     repeat = (
         set()
         if deterministic
@@ -191,15 +194,15 @@ def generations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
             cik=case.cik,
             fiscal_year=int(case.fiscal_year),
         )
-        checked = answer_question(request, generator, in_scope=len(case.scope_filing_ids) > 0)
+        checked = answer_question(request, model, in_scope=len(case.scope_filing_ids) > 0)
         generation = checked.generation
         same_again = None
         if generation is not None and retrieval.question_id in repeat:
-            same_again = repeat_generator.generate(request).text == generation.text
+            same_again = repeat_model.generate(request).text == generation.text
         rows.append(
             {
                 "question_id": retrieval.question_id,
-                "generator_id": generator.generator_id,
+                "generator_id": model.generator_id,
                 "model_id": generation.model_id if generation else "",
                 "parameters": json.dumps(generation.parameters if generation else {}, sort_keys=True),
                 "prompt_version": generation.prompt_version if generation else None,
@@ -218,12 +221,10 @@ def generations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
         )
     frame = pd.DataFrame(rows)
     latency = frame.generate_seconds.to_numpy()
-    return unpartitioned_result(
-        store,
-        "generations",
+    return table_output(
         frame,
         {
-            "generator": generator.generator_id,
+            "generator": model.generator_id,
             "answered_share": float(frame.answered.mean()),
             "outcomes": dg.MetadataValue.json(frame.outcome.value_counts().sort_index().to_dict()),
             "replayed": int(frame.replayed.sum()),
@@ -235,18 +236,22 @@ def generations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
 
 
 @dg.asset(
-    deps=["answerer_retrievals", "golden_questions", "search_index"],
     group_name="runs",
     description="Both offline readers (extractive-baseline and table-reader) on the passages the answerer read, for "
     "every "
     "answerable question, judged as under arm A: right (Wilson 95%), wrong, declined, beside the share whose "
     "gold chunk was retrieved at the answerer's K (the readers' ceiling).",
 )
-def reader_accuracy(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-    store = settings.store()
-    golden = store.read("golden_questions").set_index("question_id")
-    retrieved = store.read("answerer_retrievals").set_index("question_id")
-    texts = store.read("search_index").set_index("chunk_id").text
+def reader_accuracy(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    answerer_retrievals: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    search_index: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    golden = golden_questions.set_index("question_id")
+    retrieved = answerer_retrievals.set_index("question_id")
+    texts = search_index.set_index("chunk_id").text
     outcomes = reader_outcomes(
         cast(pd.DataFrame, golden[golden.expected_route == "answer"]),
         retrieved,
@@ -254,9 +259,7 @@ def reader_accuracy(context: dg.AssetExecutionContext, settings: EvalSettings) -
         (ExtractiveGenerator(), TableReaderGenerator()),
     )
     frame = summarise_readers(outcomes)
-    return unpartitioned_result(
-        store,
-        "reader_accuracy",
+    return table_output(
         frame,
         {
             "retriever": settings.answer_retriever,
@@ -268,26 +271,33 @@ def reader_accuracy(context: dg.AssetExecutionContext, settings: EvalSettings) -
 
 
 @dg.asset(
-    deps=["answerer_retrievals", "golden_questions", "search_index", "xbrl_facts", "filings", "golden_set"],
     group_name="runs",
     description="Per question: the period guard's verdict, the top cosine score and the relevance model's score, each "
     "with its threshold admitting 90% of the fitting questions' answerable ones. The dev split fits: eval "
     "questions are scored by a model and thresholds fitted on the whole dev split, dev questions two-fold by "
     "company within dev.",
 )
-def abstention_scores(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-    store = settings.store()
-    golden = store.read("golden_questions")
-    retrieved = store.read("answerer_retrievals").set_index("question_id")
-    texts = store.read("search_index").set_index("chunk_id").text
-    keys, _ = usable_partitions(store, filing_keys(settings), ("xbrl_facts",))
-    facts = read_partitions(store, "xbrl_facts", keys)
+def abstention_scores(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    answerer_retrievals: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    search_index: pd.DataFrame,
+    xbrl_facts: PartitionedTable,
+    filings: PartitionedTable,
+    golden_set: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    golden = golden_questions
+    retrieved = answerer_retrievals.set_index("question_id")
+    texts = search_index.set_index("chunk_id").text
+    keys, _ = current_partitions(filings, (xbrl_facts,))
+    facts = xbrl_facts.frame(keys)
     reported = (
         facts[facts.is_numeric & facts.period_kind.isin(["FY", "instant"])]
         .groupby("filing_id")
         .fiscal_year.agg(lambda s: set(map(int, s)))
     )
-    names = aliases_by_company(read_partitions(store, "filings", keys))
+    names = aliases_by_company(filings.frame(keys))
     rows = []
     for question in iter_rows(golden):
         retrieval = retrieved.loc[question.question_id]
@@ -308,12 +318,10 @@ def abstention_scores(context: dg.AssetExecutionContext, settings: EvalSettings)
                 "gate_seconds": time.perf_counter() - started,
             }
         )
-    split = store.read("golden_set", columns=["question_id", "split"])
+    split = golden_set[["question_id", "split"]]
     scored = cross_fit(pd.DataFrame(rows).merge(split, on="question_id", how="left", validate="one_to_one"))
     brier = float(np.mean((scored.relevance_score - scored.answerable.astype(float)) ** 2))
-    return unpartitioned_result(
-        store,
-        "abstention_scores",
+    return table_output(
         scored,
         {
             "relevance_brier": brier,
@@ -326,16 +334,20 @@ def abstention_scores(context: dg.AssetExecutionContext, settings: EvalSettings)
 
 
 @dg.asset(
-    deps=["abstention_scores", "generations", "golden_questions"],
     group_name="runs",
     description="The six arms A-F as masks over the one generation per question; each outcome right or wrong against "
     "the "
     "golden case, with the question's split (dev or eval).",
 )
-def arm_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-    store = settings.store()
-    golden = store.read("golden_questions")
-    judged = store.read("generations").merge(
+def arm_outcomes(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    abstention_scores: pd.DataFrame,
+    generations: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    golden = golden_questions
+    judged = generations.merge(
         golden[["question_id", "expected_route", "kind", "gold_value", "gold_answer", "label", "fiscal_year"]],
         on="question_id",
     )
@@ -343,14 +355,10 @@ def arm_outcomes(context: dg.AssetExecutionContext, settings: EvalSettings) -> d
         judge_answer(g.answer_text, g.gold_value, g.gold_answer, g.label, int(g.fiscal_year)).correct
         for g in iter_rows(judged)
     ]
-    gates = store.read("abstention_scores")[
-        ["question_id", "cik", "split", "period_pass", "cosine_pass", "relevance_pass"]
-    ]
+    gates = abstention_scores[["question_id", "cik", "split", "period_pass", "cosine_pass", "relevance_pass"]]
     judgements = ["question_id", "answered", "outcome", "figure_correct", "expected_route", "kind", "generate_seconds"]
     outcomes = mask_arms(cast(pd.DataFrame, gates), cast(pd.DataFrame, judged[judgements]))
-    return unpartitioned_result(
-        store,
-        "arm_outcomes",
+    return table_output(
         outcomes,
         {
             "questions": int(outcomes.question_id.nunique()),

@@ -1,4 +1,6 @@
-"""Where the corpus, the data and the reports live, and the run parameters; read from the environment."""
+"""What a run depends on besides the code, as three resources: the run's settings (where the corpus, the data and the
+reports live, and the run parameters), the embedder, and the generator under test. The CLI and the definitions read
+them from the environment when the code location loads, never at import."""
 
 from __future__ import annotations
 
@@ -78,7 +80,8 @@ def _generator(kind: str, model: str, url: str, tape_dir: str, tape_mode: str) -
 
 
 class EvalSettings(dg.ConfigurableResource):
-    """Everything a run depends on besides the code; shown in the UI with every run."""
+    """The run's settings: where the corpus, the data and the reports live, and the run parameters; shown in the UI
+    with every run. The embedder and the generator are resources of their own."""
 
     corpus_dir: str
     corpus_name: str
@@ -95,14 +98,6 @@ class EvalSettings(dg.ConfigurableResource):
     rrf_k: int = RRF_K  # the reciprocal rank fusion constant of the hybrid retriever
     golden_seed: int = 7
     golden_version: str = ""  # pin a frozen golden set by name; empty names it by its content hash
-    embedder: str = "minilm"  # or "openai-compatible", with the two settings below
-    embeddings_model: str = ""
-    embeddings_base_url: str = ""
-    generator: str = (
-        "table-reader"  # or "extractive", "openai-compatible-chat" / "external-rag", with the settings below
-    )
-    generator_model: str = ""
-    generator_url: str = ""
     tape_mode: str = "off"  # off | record | replay | fill: model calls through tapes/<corpus>/<model>/
     tapes_dir: str = ""  # default: tapes/ in the project home, committed beside the reports
     protocol: str = "answering-v2"  # protocol/<name>.toml: the pre-registered hypotheses the statistics read
@@ -122,14 +117,8 @@ class EvalSettings(dg.ConfigurableResource):
 
     def check(self) -> None:
         """Refuse a bad setting before any partition runs, in one line naming the setting and its allowed values."""
-        choices = {
-            "generator": (self.generator, GENERATORS),
-            "embedder": (self.embedder, EMBEDDERS),
-            "tape_mode": (self.tape_mode, TAPE_MODES),
-        }
-        for name, (value, allowed) in choices.items():
-            if value not in allowed:
-                raise ValueError(f"unknown {name} {value!r}; choose one of {', '.join(allowed)}")
+        if self.tape_mode not in TAPE_MODES:
+            raise ValueError(f"unknown tape_mode {self.tape_mode!r}; choose one of {', '.join(TAPE_MODES)}")
         self.answer_search()
         if any(depth < 1 for depth in self.retrieval_depths):
             raise ValueError(f"retrieval_depths must be at least 1, got {self.retrieval_depths}")
@@ -159,16 +148,6 @@ class EvalSettings(dg.ConfigurableResource):
     def report_dir(self) -> Path:
         return Path(self.reports_dir) / self.corpus_name
 
-    def embedder_adapter(self) -> Embedder:
-        """The configured embedder; its id goes into the index fingerprint, so switching it refuses old indexes."""
-        return _embedder(self.embedder, self.embeddings_model, self.embeddings_base_url)
-
-    def baseline_path(self) -> Path:
-        """The regression gate's committed baseline for this corpus and generator: each dev case right or wrong under
-        each arm. A baseline judges one system; another generator is compared with its own baseline, or with none."""
-        generator = re.sub(r"[^A-Za-z0-9._-]+", "_", self.generator_adapter().generator_id)
-        return project_home() / "baselines" / self.corpus_name / f"{generator}.json"
-
     def absence_review_path(self) -> Path:
         return project_home() / "reviews" / self.corpus_name / f"{self.absence_review}.jsonl"
 
@@ -178,23 +157,14 @@ class EvalSettings(dg.ConfigurableResource):
     def protocol_path(self) -> Path:
         return project_home() / "protocol" / f"{self.protocol}.toml"
 
-    def generator_adapter(self, repeat: bool = False) -> Generator:
-        """`repeat`: the generator that sends a prompt a second time, for the determinism measurement. Its calls are
-        taped apart (same key, another folder), so a replay reproduces the recorded comparison instead of one answer
-        twice."""
-        tapes = Path(self.tapes_dir or project_home() / "tapes") / self.corpus_name / ("repeats" if repeat else "")
-        return _generator(self.generator, self.generator_model, self.generator_url, str(tapes), self.tape_mode)
+    def tapes(self) -> Path:
+        """Where this corpus's model calls are taped: tapes/<corpus>/ in the project home unless `tapes_dir` says."""
+        return Path(self.tapes_dir or project_home() / "tapes") / self.corpus_name
 
     def proposer_tape(self) -> Tape:
         if self.tape_mode not in TAPE_MODES:
             raise ValueError(f"unknown tape mode {self.tape_mode!r}; choose one of {', '.join(TAPE_MODES)}")
-        tapes = (
-            Path(self.tapes_dir or project_home() / "tapes")
-            / self.corpus_name
-            / "proposals"
-            / self.proposer_model.replace("/", "_")
-        )
-        return Tape(tapes, self.tape_mode)
+        return Tape(self.tapes() / "proposals" / self.proposer_model.replace("/", "_"), self.tape_mode)
 
     def fingerprint(self, embedder_id: str) -> IndexFingerprint:
         return IndexFingerprint(
@@ -220,16 +190,68 @@ class EvalSettings(dg.ConfigurableResource):
             corpus_name=name,
             data_dir=os.environ.get(DATA_ENV) or str(home / "data"),
             reports_dir=str(home / "reports"),
-            embedder=os.environ.get(EMBEDDER_ENV, "minilm"),
-            embeddings_model=os.environ.get(MODEL_ENV, ""),
-            embeddings_base_url=os.environ.get(BASE_URL_ENV, ""),
-            generator=os.environ.get(GENERATOR_ENV, "table-reader"),
-            generator_model=os.environ.get(GENERATOR_MODEL_ENV, ""),
-            generator_url=os.environ.get(GENERATOR_URL_ENV, ""),
             tape_mode=os.environ.get(TAPE_MODE_ENV, "off"),
             proposer_model=os.environ.get(PROPOSER_MODEL_ENV, ""),
             proposer_url=os.environ.get(PROPOSER_URL_ENV, ""),
             proposals=[
                 str(Path(p).resolve()) for p in os.environ.get(PROPOSALS_ENV, "").split(os.pathsep) if p.strip()
             ],
+        )
+
+
+class EmbedderResource(dg.ConfigurableResource):
+    """The embedder of chunks and questions. Its id goes into the index fingerprint, so switching it refuses the
+    indexes built by another."""
+
+    kind: str = "minilm"  # or "openai-compatible", with model and base_url
+    model: str = ""
+    base_url: str = ""
+
+    def check(self) -> None:
+        if self.kind not in EMBEDDERS:
+            raise ValueError(f"unknown embedder {self.kind!r}; choose one of {', '.join(EMBEDDERS)}")
+
+    def adapter(self) -> Embedder:
+        return _embedder(self.kind, self.model, self.base_url)
+
+    @classmethod
+    def from_env(cls) -> "EmbedderResource":
+        return cls(
+            kind=os.environ.get(EMBEDDER_ENV, "minilm"),
+            model=os.environ.get(MODEL_ENV, ""),
+            base_url=os.environ.get(BASE_URL_ENV, ""),
+        )
+
+
+class GeneratorResource(dg.ConfigurableResource):
+    """The system under test: the generator that answers each golden question from the passages retrieved. Model
+    calls go through the run's tape (EvalSettings.tape_mode)."""
+
+    kind: str = "table-reader"  # or "extractive", "openai-compatible-chat" / "external-rag", with model and url
+    model: str = ""
+    url: str = ""
+
+    def check(self) -> None:
+        if self.kind not in GENERATORS:
+            raise ValueError(f"unknown generator {self.kind!r}; choose one of {', '.join(GENERATORS)}")
+
+    def adapter(self, settings: EvalSettings, repeat: bool = False) -> Generator:
+        """`repeat`: the generator that sends a prompt a second time, for the determinism measurement. Its calls are
+        taped apart (same key, another folder), so a replay reproduces the recorded comparison instead of one answer
+        twice."""
+        tapes = settings.tapes() / ("repeats" if repeat else "")
+        return _generator(self.kind, self.model, self.url, str(tapes), settings.tape_mode)
+
+    def baseline_path(self, settings: EvalSettings) -> Path:
+        """The regression gate's committed baseline for this corpus and generator: each dev case right or wrong under
+        each arm. A baseline judges one system; another generator is compared with its own baseline, or with none."""
+        generator = re.sub(r"[^A-Za-z0-9._-]+", "_", self.adapter(settings).generator_id)
+        return project_home() / "baselines" / settings.corpus_name / f"{generator}.json"
+
+    @classmethod
+    def from_env(cls) -> "GeneratorResource":
+        return cls(
+            kind=os.environ.get(GENERATOR_ENV, "table-reader"),
+            model=os.environ.get(GENERATOR_MODEL_ENV, ""),
+            url=os.environ.get(GENERATOR_URL_ENV, ""),
         )

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from edgar_eval.corpus.frames import iter_rows
-from edgar_eval.defs.common import table_head, unpartitioned_result
+from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.evaluation import experiment
 from edgar_eval.evaluation.summaries import SLICES, retrieval_statistics
@@ -19,21 +19,22 @@ from edgar_eval.evaluation.summaries import retrieval_slices as summarise_slices
 
 
 @dg.asset(
-    deps=["arm_outcomes", "interval_coverage"],
     group_name="statistics",
     description="Per arm, on the protocol's split (eval): false-answer rate on unanswerable questions, recall cost and "
     "accuracy on answerable ones, each with a Wilson and a company-cluster bootstrap 95% interval (by the "
     "method the coverage simulation chose).",
 )
-def arm_statistics(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-    store = settings.store()
+def arm_statistics(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    arm_outcomes: pd.DataFrame,
+    interval_coverage: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
     protocol, _ = read_protocol(settings)
     stats = summarise_arms(
-        protocol.questions(store.read("arm_outcomes")), seed=settings.golden_seed, method=chosen_interval(store)
+        protocol.questions(arm_outcomes), seed=settings.golden_seed, method=chosen_interval(interval_coverage)
     ).assign(split=protocol.split)
-    return unpartitioned_result(
-        store,
-        "arm_statistics",
+    return table_output(
         stats,
         {"head": table_head(stats, ["arm", "gates", "false_answer_rate", "recall_cost", "answer_accuracy"], rows=6)},
     )
@@ -46,10 +47,9 @@ def read_protocol(settings: EvalSettings) -> tuple[experiment.Protocol, str]:
     return experiment.Protocol.from_mapping(tomllib.loads(data.decode())), hashlib.sha256(data).hexdigest()
 
 
-def chosen_interval(store) -> str:
+def chosen_interval(coverage: pd.DataFrame) -> str:
     """The bootstrap interval method the coverage simulation found closest to nominal (percentile when it ran on
     fewer than two companies)."""
-    coverage = store.read("interval_coverage")
     return str(coverage.method[coverage.chosen].iloc[0]) if coverage.chosen.any() else "percentile"
 
 
@@ -58,24 +58,24 @@ COVERAGE_RESAMPLES = 1_000
 
 
 @dg.asset(
-    deps=["arm_outcomes"],
     group_name="statistics",
     description="How often each company-cluster bootstrap interval (percentile, BCa, studentised) covers a known true "
     "paired difference, simulated with the companies and question counts of the protocol's split at the "
     "protocol's level; the method closest to nominal is the one the paired comparisons use.",
 )
-def interval_coverage(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-    store = settings.store()
+def interval_coverage(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    arm_outcomes: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
     protocol, _ = read_protocol(settings)
-    outcomes = protocol.questions(store.read("arm_outcomes"))
+    outcomes = protocol.questions(arm_outcomes)
     unanswerable = outcomes[(outcomes.arm == "A") & (outcomes.expected_route != "answer")]
     sizes = unanswerable.groupby("cik").size().sort_index().tolist()
     table = experiment.interval_coverage(
         sizes, protocol.confidence, COVERAGE_REPLICATES, COVERAGE_RESAMPLES, settings.golden_seed
     )
-    return unpartitioned_result(
-        store,
-        "interval_coverage",
+    return table_output(
         table.assign(split=protocol.split),
         {
             "companies": len(sizes),
@@ -86,7 +86,6 @@ def interval_coverage(context: dg.AssetExecutionContext, settings: EvalSettings)
 
 
 @dg.asset(
-    deps=["arm_outcomes", "interval_coverage"],
     group_name="statistics",
     description="Paired differences between arms on the same questions of the protocol's split (every arm against A, "
     "and "
@@ -95,16 +94,18 @@ def interval_coverage(context: dg.AssetExecutionContext, settings: EvalSettings)
     "the minimum detectable effect at design time; confirmatory where the protocol names the comparison, "
     "decided by the protocol's rule.",
 )
-def arm_comparisons(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-    store = settings.store()
+def arm_comparisons(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    arm_outcomes: pd.DataFrame,
+    interval_coverage: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
     protocol, protocol_sha = read_protocol(settings)
     table = experiment.arm_comparisons(
-        store.read("arm_outcomes"), protocol, seed=settings.golden_seed, method=chosen_interval(store)
+        arm_outcomes, protocol, seed=settings.golden_seed, method=chosen_interval(interval_coverage)
     )
     confirmatory = table[table.status == "confirmatory"]
-    return unpartitioned_result(
-        store,
-        "arm_comparisons",
+    return table_output(
         table.assign(protocol=protocol.version, protocol_sha256=protocol_sha),
         {
             "protocol": protocol.version,
@@ -118,105 +119,123 @@ def arm_comparisons(context: dg.AssetExecutionContext, settings: EvalSettings) -
 
 
 @dg.asset(
-    deps=["abstention_scores", "arm_outcomes"],
     group_name="statistics",
     description="Per gate score (cosine, relevance model, period guard), on the protocol's split: AUROC for answerable "
     "vs "
     "unanswerable with a DeLong 95% interval, and the AURC of admitting arm A's generations in that score's "
     "order, beside arm A's accuracy on answerable questions (what the AURC grades along with the gate).",
 )
-def abstention_quality(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-    store = settings.store()
+def abstention_quality(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    abstention_scores: pd.DataFrame,
+    arm_outcomes: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
     protocol, _ = read_protocol(settings)
-    outcomes = protocol.questions(store.read("arm_outcomes"))
-    scores = protocol.questions(store.read("abstention_scores"))
+    outcomes = protocol.questions(arm_outcomes)
+    scores = protocol.questions(abstention_scores)
     table = experiment.abstention_quality(scores, cast(pd.DataFrame, outcomes[outcomes.arm == "A"])).assign(
         split=protocol.split
     )
-    return unpartitioned_result(store, "abstention_quality", table, {"head": table_head(table, rows=3)})
+    return table_output(table, {"head": table_head(table, rows=3)})
 
 
 @dg.asset(
-    deps=["abstention_scores", "golden_questions"],
     group_name="statistics",
     description="Per unanswerable kind (other year, other company, absent concept), each gate score's AUROC against "
     "the answerable questions alone, with DeLong 95% intervals: a kind a surface feature gives away measures "
     "the twin's ease, not the gate.",
 )
-def abstention_quality_by_kind(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-    store = settings.store()
+def abstention_quality_by_kind(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    abstention_scores: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
     protocol, _ = read_protocol(settings)
     table = experiment.abstention_quality_by_kind(
-        protocol.questions(store.read("abstention_scores")),
-        store.read("golden_questions", columns=["question_id", "kind"]),
+        protocol.questions(abstention_scores),
+        cast(pd.DataFrame, golden_questions[["question_id", "kind"]]),
     ).assign(split=protocol.split)
-    return unpartitioned_result(store, "abstention_quality_by_kind", table, {"head": table_head(table, rows=9)})
+    return table_output(table, {"head": table_head(table, rows=9)})
 
 
 @dg.asset(
-    deps=["abstention_scores"],
     group_name="statistics",
     description="Paired AUROC differences between the abstention gate scores on the same questions, with DeLong 95% "
     "intervals.",
 )
-def abstention_comparisons(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-    store = settings.store()
+def abstention_comparisons(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    abstention_scores: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
     protocol, _ = read_protocol(settings)
-    table = experiment.abstention_comparisons(protocol.questions(store.read("abstention_scores"))).assign(
-        split=protocol.split
-    )
-    return unpartitioned_result(store, "abstention_comparisons", table, {"head": table_head(table, rows=3)})
+    table = experiment.abstention_comparisons(protocol.questions(abstention_scores)).assign(split=protocol.split)
+    return table_output(table, {"head": table_head(table, rows=3)})
 
 
 @dg.asset(
-    deps=["answerer_retrievals", "abstention_scores", "generations"],
     group_name="statistics",
     description="P50/P95 latency per stage (embed, search, gate, generate); generation latency is the original call's, "
     "also when replayed from a tape.",
 )
-def stage_latency(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-    store = settings.store()
-    retrieved, generated = store.read("answerer_retrievals"), store.read("generations")
+def stage_latency(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    answerer_retrievals: pd.DataFrame,
+    abstention_scores: pd.DataFrame,
+    generations: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    retrieved, generated = answerer_retrievals, generations
     table = experiment.stage_latency(
         {
             "embed": retrieved.embed_seconds.to_numpy(),
             "search": retrieved.search_seconds.to_numpy(),
-            "gate": store.read("abstention_scores").gate_seconds.to_numpy(),
+            "gate": abstention_scores.gate_seconds.to_numpy(),
             "generate": generated.generate_seconds[generated.outcome != "out_of_scope"].to_numpy(),
         }
     )
-    return unpartitioned_result(store, "stage_latency", table, {"head": table_head(table, rows=4)})
+    return table_output(table, {"head": table_head(table, rows=4)})
 
 
 @dg.asset(
-    deps=["arm_outcomes"],
     group_name="statistics",
     description="Generator seconds per question per arm (a question gated out before generation costs none); "
     "wall-clock, "
     "so the report prints it in timings.md, not in its byte-identical body.",
 )
-def arm_costs(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-    store = settings.store()
-    table = experiment.arm_costs(store.read("arm_outcomes"))
-    return unpartitioned_result(store, "arm_costs", table, {"head": table_head(table, rows=6)})
+def arm_costs(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    arm_outcomes: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    table = experiment.arm_costs(arm_outcomes)
+    return table_output(table, {"head": table_head(table, rows=6)})
 
 
 @dg.asset(
-    deps=["generations", "arm_outcomes", "answerer_retrievals", "search_index", "golden_questions"],
     group_name="statistics",
     description="The mutation test of the citation check and the judge: every answer arm A got right, with one figure "
     "changed in five ways (last digit, sign flipped, scale word, the other column of its table row, rounded to "
     "one significant digit), checked again against the passages it was generated from (withheld?) and judged "
     "again against its golden case (wrong?).",
 )
-def citation_mutations(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-    store = settings.store()
-    outcomes = store.read("arm_outcomes")
+def citation_mutations(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    generations: pd.DataFrame,
+    arm_outcomes: pd.DataFrame,
+    answerer_retrievals: pd.DataFrame,
+    search_index: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    outcomes = arm_outcomes
     right = set(outcomes[(outcomes.arm == "A") & outcomes.answered & outcomes.correct].question_id)
-    texts = store.read("search_index").set_index("chunk_id").text
-    chunk_ids = store.read("answerer_retrievals").set_index("question_id").chunk_ids
-    golden = store.read("golden_questions").set_index("question_id")
-    generated = store.read("generations")
+    texts = search_index.set_index("chunk_id").text
+    chunk_ids = answerer_retrievals.set_index("question_id").chunk_ids
+    golden = golden_questions.set_index("question_id")
+    generated = generations
     answers = [
         experiment.MutatedAnswer(
             g.question_id,
@@ -231,9 +250,7 @@ def citation_mutations(context: dg.AssetExecutionContext, settings: EvalSettings
     ]
     table = experiment.citation_mutations(answers)  # empty when arm A got nothing right: the report says n/a
     summary = experiment.mutation_summary(table)
-    return unpartitioned_result(
-        store,
-        "citation_mutations",
+    return table_output(
         table,
         {
             "answers": len(answers),
@@ -246,17 +263,17 @@ def citation_mutations(context: dg.AssetExecutionContext, settings: EvalSettings
 
 
 @dg.asset(
-    deps=["generations"],
     group_name="statistics",
     description="Determinism: the share of a seeded sample of prompts that gave the same text when sent twice, with a "
     "Wilson 95% interval (replayed: the two recorded calls compared); not applicable to a deterministic generator.",
 )
-def determinism(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-    store = settings.store()
-    table = experiment.determinism(store.read("generations"))
-    return unpartitioned_result(
-        store,
-        "determinism",
+def determinism(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    generations: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    table = experiment.determinism(generations)
+    return table_output(
         table,
         {
             "applicable": bool(table.applicable.iloc[0]),
@@ -266,21 +283,21 @@ def determinism(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg
 
 
 @dg.asset(
-    deps=["retriever_rankings"],
     group_name="statistics",
     description="Per retriever and depth, over answerable questions: document and page hit rates with Wilson 95% "
     "intervals, "
     "recall@K, precision@K, MRR and nDCG@10; searches that errored are counted apart, and a run that scored nothing "
     "fails.",
 )
-def retrieval_metrics(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-    store = settings.store()
-    metrics = retrieval_statistics(store.read("retriever_rankings"))
+def retrieval_metrics(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    retriever_rankings: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    metrics = retrieval_statistics(retriever_rankings)
     if metrics.empty or metrics.questions.max() == 0:
         raise dg.Failure("no answerable question was scored: the retrieval run measured nothing")
-    return unpartitioned_result(
-        store,
-        "retrieval_metrics",
+    return table_output(
         metrics,
         {
             "head": table_head(
@@ -291,20 +308,19 @@ def retrieval_metrics(context: dg.AssetExecutionContext, settings: EvalSettings)
 
 
 @dg.asset(
-    deps=["retriever_rankings", "golden_questions"],
     group_name="statistics",
     description="Retrieval by slice (form of the source filing, statement type, company) x retriever x depth: page hit "
     "rate with a Wilson 95% interval and the median rank of the first gold chunk, over answerable questions.",
 )
-def retrieval_slices(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-    store = settings.store()
-    attributes = store.read("golden_questions")[["question_id", *SLICES.values()]]
-    slices = summarise_slices(
-        store.read("retriever_rankings").merge(attributes, on="question_id", validate="many_to_one")
-    )
-    return unpartitioned_result(
-        store,
-        "retrieval_slices",
+def retrieval_slices(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    retriever_rankings: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    attributes = golden_questions[["question_id", *SLICES.values()]]
+    slices = summarise_slices(retriever_rankings.merge(attributes, on="question_id", validate="many_to_one"))
+    return table_output(
         slices,
         {
             "slices": len(slices),

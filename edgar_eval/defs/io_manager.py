@@ -1,0 +1,54 @@
+"""Every asset's table goes through one IO manager: Parquet under the store of the settings (a local folder, or any
+fsspec URL through universal-pathlib), one file per asset or per filing partition. Assets receive what they read as
+typed inputs, so the UI's lineage is exactly what each asset reads."""
+
+from __future__ import annotations
+
+import dagster as dg
+import pandas as pd
+
+from edgar_eval.adapters.parquet_store import StoreError
+from edgar_eval.corpus.partitioned import PartitionedTable
+from edgar_eval.defs.settings import EvalSettings
+
+# Input metadata: read only these columns (a step that only checks which filings are current reads their sha256).
+COLUMNS = "columns"
+
+
+def columns_of(*names: str) -> dict:
+    """The input metadata that reads only these columns of a table."""
+    return {COLUMNS: list(names)}
+
+
+class ParquetIOManager(dg.ConfigurableIOManager):
+    """Writes an unpartitioned asset's DataFrame as one Parquet table, and loads tables as inputs: an unpartitioned
+    table as a DataFrame; a per-filing table as a `PartitionedTable` of the partitions asked for (all of them for an
+    unpartitioned reader, the run's own for a per-filing one), those never materialised listed, not failed on, so the
+    reader can say which filings it left out and why.
+
+    Per-filing assets write their own partitions (one run builds many, each kept or reused on its own, and a failing
+    filing must not discard the others), at the paths this manager reads."""
+
+    settings: EvalSettings
+
+    def handle_output(self, context: dg.OutputContext, obj: pd.DataFrame) -> None:
+        if context.has_asset_partitions:
+            raise dg.Failure(f"{context.asset_key.to_user_string()} is per filing: it writes its own partitions")
+        self.settings.store().write(context.asset_key.to_user_string(), obj)
+
+    def load_input(self, context: dg.InputContext) -> pd.DataFrame | PartitionedTable:
+        store = self.settings.store()
+        asset = context.asset_key.to_user_string()
+        columns = (context.definition_metadata or {}).get(COLUMNS)
+        try:
+            if not context.has_asset_partitions:
+                return store.read(asset, columns=columns)
+            asked = sorted(context.asset_partition_keys)
+            found = [key for key in asked if store.exists(asset, key)]
+            return PartitionedTable(
+                asset,
+                {key: store.read(asset, key, columns=columns) for key in found},
+                tuple(key for key in asked if key not in found),
+            )
+        except StoreError as exc:
+            raise dg.Failure(str(exc)) from exc
