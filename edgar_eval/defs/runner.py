@@ -194,9 +194,12 @@ def _run_corpus(
 
 
 def materialise_evaluation(
-    defs: dg.Definitions, instance: dg.DagsterInstance, launch: Launch | None = None
+    defs: dg.Definitions, instance: dg.DagsterInstance, launch: Launch | None = None, synced: bool = False
 ) -> str | None:
-    """Run the evaluation job; the failure message, or None on success."""
+    """Run the evaluation job over the filing partitions of the corpus folder (brought in step with it first, unless
+    the caller just did); the failure message, or None on success."""
+    if not synced:
+        sync_filings(instance, settings_of(defs))
     result = (launch or in_process(defs, instance))(EVALUATION_JOB, None)
     if _interrupted(result):  # an interrupt after the last step is forgotten, but then the report is whole
         raise KeyboardInterrupt
@@ -222,5 +225,5 @@ def materialise_graph(
     if keys and len(run.failed_partitions) == len(keys):  # nothing to evaluate: say so instead of failing deep inside
         run.evaluation_error = f"none of the {len(keys)} filings could be materialised; the evaluation did not run"
         return run
-    run.evaluation_error = materialise_evaluation(defs, instance, launch)
+    run.evaluation_error = materialise_evaluation(defs, instance, launch, synced=True)
     return run
