@@ -66,8 +66,8 @@ def copies(tmp_path_factory):
         "description": copy(
             "description",
             "defs/runs_assets.py",
-            'description="One generation per question from the configured generator',
-            'description="One generation per question, from the configured generator',
+            '"the citation check: answered, model_declined',
+            '"the citation check (answered, model_declined',
         ),
         "corpus_description": copy(
             "corpus_description",

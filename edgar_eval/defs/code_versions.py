@@ -5,8 +5,9 @@ defs/ is followed function by function (the wiring modules hold many assets, and
 the others current); outside defs/ the syntax tree is followed from each name to the top-level statement that binds
 it (a function, a class with all its methods, a constant), then to every name that statement uses, in its module or
 imported from another project module, and to the statements of a module that bind nothing. Sources are hashed as
-syntax trees without docstrings, so a comment, a docstring or reformatting changes no version. A method of a resource
-the asset calls (`generator.adapter(settings)`) is followed like a wiring function, so the generators and embedders
+syntax trees without docstrings and decorators, so a comment, a docstring, an asset's description or reformatting
+changes no version. A method of a resource the function is handed (a parameter annotated with its class) is followed
+like a wiring function when the function calls it (`generator.adapter(settings)`), so the generators and embedders
 written here are versioned with the assets that use them; a model behind an endpoint is named by its id in the data.
 A method called on an object the asset was handed, of a class it never names, is not followed: the classes the graph
 passes around are built, and so named, by the code that makes them.
@@ -214,10 +215,27 @@ def _resolve(function: types.FunctionType, name: str) -> object | None:
     return function.__globals__.get(name)
 
 
+def _handed(function: types.FunctionType, resources: tuple[type, ...]) -> list[type]:
+    """The resource classes a function is handed: those its parameters are annotated with (`embedder:
+    EmbedderResource`), and its own class for a method of one. Only their members are followed, so `embedder.adapter()`
+    reaches the embedders and not the generators, whose resource has a method of the same name."""
+    annotations = [
+        annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+        for name, annotation in inspect.get_annotations(function).items()
+        if name != "return"
+    ]
+    return [
+        resource
+        for resource in resources
+        if resource.__name__ in annotations or function.__qualname__.startswith(f"{resource.__qualname__}.")
+    ]
+
+
 def reached_code(function: types.FunctionType, resources: tuple[type, ...] = ()) -> dict[str, str]:
     """Each unit of project code the function reaches (a wiring function or class, or a top-level statement of a pure
     module) and its digest. `resources`: classes of the resources assets are handed; a name the function uses that is
-    a method or property of one is followed as if called (`generator.adapter(settings)` reaches the generators)."""
+    a method or property of one it is handed is followed as if called (`generator.adapter(settings)` reaches the
+    generators)."""
     units: dict[str, str] = {}
     functions: list[types.FunctionType] = [function]
     symbols: list[tuple[str, str | None]] = []
@@ -229,8 +247,9 @@ def reached_code(function: types.FunctionType, resources: tuple[type, ...] = ())
         seen.add(id(current))
         units[f"{current.__module__}.{current.__qualname__}"] = _function_digest(current)
         wiring = _module(current.__module__)
+        handed = _handed(current, resources)
         for name in sorted(_code_names(current.__code__)):
-            for resource in resources:
+            for resource in handed:
                 member = inspect.getattr_static(resource, name, None)
                 member = member.fget if isinstance(member, property) else member
                 if isinstance(member, types.FunctionType) and member.__module__.startswith(PACKAGE):

@@ -21,8 +21,7 @@ from edgar_eval.golden.templates import TEMPLATE_VERSION, build_golden_questions
         "golden_questions": dg.AssetOut(
             group_name="golden",
             description="XBRL-template golden questions that pass the fairness rules: answerable ones from the figures "
-            "a "
-            "10-K or 10-Q reports for its own periods, gold = every chunk and page of the scope printing the "
+            "a 10-K or 10-Q reports for its own periods, gold = every chunk and page of the scope printing the "
             "figure; unanswerable ones of three kinds (other year, other company, absent concept).",
         ),
         "golden_rejections": dg.AssetOut(
@@ -88,8 +87,7 @@ def golden_questions_and_rejections(
 @dg.asset(
     group_name="golden",
     description="The frozen golden set: a dev/eval split by company fixed by the golden seed, exported as JSON Lines "
-    "in "
-    "the brief's schema under a version and a content hash. A pinned version is never silently replaced.",
+    "in the brief's schema under a version and a content hash. A pinned version is never silently replaced.",
 )
 def golden_set(
     context: dg.AssetExecutionContext, settings: EvalSettings, golden_questions: pd.DataFrame, filings: PartitionedTable
@@ -129,9 +127,9 @@ def golden_set(
 @dg.asset(
     group_name="golden",
     description="The golden set audited by sample: a seeded sample of the frozen set (per template kind, and every "
-    "hard-question case), written with its evidence to `data/<corpus>/golden_audit.md`; a person's verdicts read "
-    "from `reviews/<corpus>/audit-v1.jsonl`, bound to each case's sha256. Unreviewed cases count as "
-    "unreviewed, never as correct.",
+    "hard-question case), written with its evidence to `data/<corpus>/golden_audit.md`; a person's verdicts read from "
+    "`reviews/<corpus>/audit-v1.jsonl`, bound to each case's sha256. Unreviewed cases count as unreviewed, never as "
+    "correct.",
 )
 def golden_audit(
     context: dg.AssetExecutionContext,

@@ -20,8 +20,8 @@ _SOURCE = re.compile(r"^Source: asset `([a-z_]+)`", re.M)
     additional_ins={"filing_text": dg.AssetIn("filing_text"), "filings": dg.AssetIn("filings")},
     blocking=True,
     description="The golden set is non-empty and free of contradictions: one wording in one scope has one expected "
-    "route; an absent concept's words are printed beside no figure of its scope; an other-year "
-    "question's year is printed beside none of its concept's words in the company's filings.",
+    "route; an absent concept's words are printed beside no figure of its scope; an other-year question's year is "
+    "printed beside none of its concept's words in the company's filings.",
 )
 def golden_set_consistent(
     context: dg.AssetCheckExecutionContext,

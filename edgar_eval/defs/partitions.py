@@ -29,8 +29,8 @@ FILING_DOCUMENTS = dg.AssetKey("filing_documents")
     partitions_def=FILINGS,
     group_name="corpus",
     description="The filing documents of the corpus folder, one per partition, as filed: the graph's only input. "
-    "Observed (not materialised) with the document's sha256 as its data version, by `edgar-eval run`, by the "
-    "corpus sensor, or from the UI; a new version makes the partition's corpus assets stale.",
+    "Observed (not materialised) with the document's sha256 as its data version, by `edgar-eval run`, by the corpus "
+    "sensor, or from the UI; a new version makes the partition's corpus assets stale.",
 )
 def filing_documents(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.DataVersionsByPartition:
     files = corpus_files(settings)

@@ -52,12 +52,10 @@ def _corpus_frames(filings: PartitionedTable, *tables: PartitionedTable) -> dict
 @dg.asset(
     group_name="golden",
     description="Golden-question proposals by dispersion pattern, each with its source, prompt version and excerpt "
-    "ids: "
-    "the demo corpus's planted ones (good, and broken in each way a gate exists for), any JSON Lines "
-    "files named in the proposals setting (EDGAR_EVAL_PROPOSALS), and, when a proposer model is set "
+    "ids: the demo corpus's planted ones (good, and broken in each way a gate exists for), any JSON Lines files named "
+    "in the proposals setting (EDGAR_EVAL_PROPOSALS), and, when a proposer model is set "
     "(EDGAR_EVAL_PROPOSER_MODEL/_URL), a chat model's proposals over aligned excerpts through the tape. A proposal "
-    "that cannot be read is kept "
-    "with its reason, so the funnel counts it.",
+    "that cannot be read is kept with its reason, so the funnel counts it.",
 )
 def golden_proposals(
     context: dg.AssetExecutionContext,
@@ -70,6 +68,8 @@ def golden_proposals(
     examples: list[Candidate] = []
     if settings.is_demo:
         frames = _corpus_frames(filings, filing_text)
+        if frames["filings"].empty:
+            raise dg.Failure("no filing of the demo corpus has current text: materialise the corpus job first")
         texts = frames["filing_text"].merge(frames["filings"][["filing_id", "path"]], on="filing_id")
         truth = json.loads((Path(settings.corpus_dir) / "ground_truth.json").read_text())
         text = "".join(json.dumps(r) + "\n" for r in demo_proposals(truth, dict(zip(texts.path, texts.text))))
@@ -132,9 +132,7 @@ def _reviews(settings: EvalSettings):
         "admission_verdicts": dg.AssetOut(
             group_name="golden",
             description="The ten admission gates' verdict on every proposal, one row per candidate per gate in order, "
-            "each with "
-            "its "
-            "reason: pass, fail, not_run (needs verified quotes) or not_applicable.",
+            "each with its reason: pass, fail, not_run (needs verified quotes) or not_applicable.",
         ),
         "pattern_funnel": dg.AssetOut(
             group_name="golden",
@@ -265,10 +263,9 @@ def admission_outcomes(
 @dg.asset(
     group_name="runs",
     description="A naive baseline on the frozen hard-question set through the same harness: dense top-k over the "
-    "company's filings, the extractive reader, the citation check; per case the share of evidence "
-    "documents retrieved (document recall) and of evidence quotes whose chunk was retrieved (quote recall), whether "
-    "the stated figure matches a figure of the reference "
-    "answer (or a refusal where the set expects one), and abstentions.",
+    "company's filings, the extractive reader, the citation check; per case the share of evidence documents retrieved "
+    "(document recall) and of evidence quotes whose chunk was retrieved (quote recall), whether the stated figure "
+    "matches a figure of the reference answer (or a refusal where the set expects one), and abstentions.",
 )
 def pattern_baseline(
     context: dg.AssetExecutionContext,

@@ -41,8 +41,8 @@ def code_version() -> str:
     },
     group_name="report",
     description="`reports/<corpus>/report.md` and `report.html` (with the arm bar chart and the risk-coverage plot), "
-    "receipt.json and timings.md, built only from the assets above; each table names the asset and data "
-    "version it came from.",
+    "receipt.json and timings.md, built only from the assets above; each table names the asset and data version it "
+    "came from.",
 )
 def report(
     context: dg.AssetExecutionContext,

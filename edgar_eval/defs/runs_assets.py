@@ -32,9 +32,9 @@ from edgar_eval.retrieval.searches import searches
 @dg.asset(
     group_name="runs",
     description="The passages the answerer reads: the top K chunks per golden question from the answerer's retriever "
-    "(settings answer_retriever and top_k; hybrid by default), scoped to the company's filings of the fiscal "
-    "year asked, with each chunk's cosine to the question (what the cosine and relevance gates read) and "
-    "document, page and gold-chunk hits.",
+    "(settings answer_retriever and top_k; hybrid by default), scoped to the company's filings of the fiscal year "
+    "asked, with each chunk's cosine to the question (what the cosine and relevance gates read) and document, page "
+    "and gold-chunk hits.",
 )
 def answerer_retrievals(
     context: dg.AssetExecutionContext,
@@ -96,8 +96,8 @@ def answerer_retrievals(
 @dg.asset(
     group_name="runs",
     description="The retrieval measurement: every golden question searched by dense (exact cosine), BM25 (bm25s) and "
-    "hybrid (reciprocal rank fusion) retrievers, each depth K its own search, scoped like the answerer's; "
-    "per question and run, document and page hits, recall@K, precision@K, reciprocal rank, nDCG@10, or the error.",
+    "hybrid (reciprocal rank fusion) retrievers, each depth K its own search, scoped like the answerer's; per "
+    "question and run, document and page hits, recall@K, precision@K, reciprocal rank, nDCG@10, or the error.",
 )
 def retriever_rankings(
     context: dg.AssetExecutionContext,
@@ -157,10 +157,10 @@ DETERMINISM_SAMPLE = 40  # questions asked twice to measure whether the same pro
 
 @dg.asset(
     group_name="runs",
-    description="One generation per question from the configured generator (the extractive baseline by default; an "
-    "OpenAI-compatible chat model or an external RAG service through a record/replay tape), then the citation "
-    "check: answered, model_declined, no_valid_citation or unsupported_claim, with the stated figure and latency. "
-    "A seeded sample is generated twice to measure determinism (not for a deterministic generator, which "
+    description="One generation per question from the configured generator (the table reader by default; the "
+    "extractive reader, an OpenAI-compatible chat model or an external RAG service through a record/replay tape), then "
+    "the citation check: answered, model_declined, no_valid_citation or unsupported_claim, with the stated figure and "
+    "latency. A seeded sample is generated twice to measure determinism (not for a deterministic generator, which "
     "would only be compared with itself).",
 )
 def generations(
@@ -238,8 +238,7 @@ def generations(
 @dg.asset(
     group_name="runs",
     description="Both offline readers (extractive-baseline and table-reader) on the passages the answerer read, for "
-    "every "
-    "answerable question, judged as under arm A: right (Wilson 95%), wrong, declined, beside the share whose "
+    "every answerable question, judged as under arm A: right (Wilson 95%), wrong, declined, beside the share whose "
     "gold chunk was retrieved at the answerer's K (the readers' ceiling).",
 )
 def reader_accuracy(
@@ -273,9 +272,9 @@ def reader_accuracy(
 @dg.asset(
     group_name="runs",
     description="Per question: the period guard's verdict, the top cosine score and the relevance model's score, each "
-    "with its threshold admitting 90% of the fitting questions' answerable ones. The dev split fits: eval "
-    "questions are scored by a model and thresholds fitted on the whole dev split, dev questions two-fold by "
-    "company within dev.",
+    "with its threshold admitting 90% of the fitting questions' answerable ones. The dev split fits: eval questions "
+    "are scored by a model and thresholds fitted on the whole dev split, dev questions two-fold by company within "
+    "dev.",
 )
 def abstention_scores(
     context: dg.AssetExecutionContext,
@@ -336,8 +335,7 @@ def abstention_scores(
 @dg.asset(
     group_name="runs",
     description="The six arms A-F as masks over the one generation per question; each outcome right or wrong against "
-    "the "
-    "golden case, with the question's split (dev or eval).",
+    "the golden case, with the question's split (dev or eval).",
 )
 def arm_outcomes(
     context: dg.AssetExecutionContext,

@@ -14,7 +14,7 @@ import dagster as dg
 from edgar_eval.adapters.chat_generator import ExternalRagGenerator, OpenAICompatibleChatGenerator
 from edgar_eval.adapters.embedders import MiniLMEmbedder
 from edgar_eval.adapters.openai_embeddings import BASE_URL_ENV, MODEL_ENV, OpenAICompatibleEmbedder
-from edgar_eval.adapters.parquet_store import ParquetStore, location
+from edgar_eval.adapters.parquet_store import Location, ParquetStore, location
 from edgar_eval.adapters.tape import TAPE_MODES, Tape
 from edgar_eval.answering.answerer import ExtractiveGenerator, TableReaderGenerator
 from edgar_eval.domain.generation import Generator
@@ -145,8 +145,9 @@ class EvalSettings(dg.ConfigurableResource):
         """The corpus's tables under `data_dir`: a local folder, or any fsspec URL (`EDGAR_EVAL_DATA`)."""
         return ParquetStore(location(self.data_dir) / self.corpus_name)
 
-    def report_dir(self) -> Path:
-        return Path(self.reports_dir) / self.corpus_name
+    def report_dir(self) -> Location:
+        """Where the corpus's report goes: `reports_dir` is a local folder or, like `data_dir`, any fsspec URL."""
+        return location(self.reports_dir) / self.corpus_name
 
     def absence_review_path(self) -> Path:
         return project_home() / "reviews" / self.corpus_name / f"{self.absence_review}.jsonl"

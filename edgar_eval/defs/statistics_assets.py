@@ -21,8 +21,8 @@ from edgar_eval.evaluation.summaries import retrieval_slices as summarise_slices
 @dg.asset(
     group_name="statistics",
     description="Per arm, on the protocol's split (eval): false-answer rate on unanswerable questions, recall cost and "
-    "accuracy on answerable ones, each with a Wilson and a company-cluster bootstrap 95% interval (by the "
-    "method the coverage simulation chose).",
+    "accuracy on answerable ones, each with a Wilson and a company-cluster bootstrap 95% interval (by the method the "
+    "coverage simulation chose).",
 )
 def arm_statistics(
     context: dg.AssetExecutionContext,
@@ -60,8 +60,8 @@ COVERAGE_RESAMPLES = 1_000
 @dg.asset(
     group_name="statistics",
     description="How often each company-cluster bootstrap interval (percentile, BCa, studentised) covers a known true "
-    "paired difference, simulated with the companies and question counts of the protocol's split at the "
-    "protocol's level; the method closest to nominal is the one the paired comparisons use.",
+    "paired difference, simulated with the companies and question counts of the protocol's split at the protocol's "
+    "level; the method closest to nominal is the one the paired comparisons use.",
 )
 def interval_coverage(
     context: dg.AssetExecutionContext,
@@ -88,11 +88,10 @@ def interval_coverage(
 @dg.asset(
     group_name="statistics",
     description="Paired differences between arms on the same questions of the protocol's split (every arm against A, "
-    "and "
-    "the protocol's pairs): a company-bootstrap interval at the protocol's level by the method the coverage "
-    "simulation chose, exact McNemar on the discordant pairs (exploratory: it assumes independent questions), "
-    "the minimum detectable effect at design time; confirmatory where the protocol names the comparison, "
-    "decided by the protocol's rule.",
+    "and the protocol's pairs): a company-bootstrap interval at the protocol's level by the method the coverage "
+    "simulation chose, exact McNemar on the discordant pairs (exploratory: it assumes independent questions), the "
+    "minimum detectable effect at design time; confirmatory where the protocol names the comparison, decided by the "
+    "protocol's rule.",
 )
 def arm_comparisons(
     context: dg.AssetExecutionContext,
@@ -121,9 +120,8 @@ def arm_comparisons(
 @dg.asset(
     group_name="statistics",
     description="Per gate score (cosine, relevance model, period guard), on the protocol's split: AUROC for answerable "
-    "vs "
-    "unanswerable with a DeLong 95% interval, and the AURC of admitting arm A's generations in that score's "
-    "order, beside arm A's accuracy on answerable questions (what the AURC grades along with the gate).",
+    "vs unanswerable with a DeLong 95% interval, and the AURC of admitting arm A's generations in that score's order, "
+    "beside arm A's accuracy on answerable questions (what the AURC grades along with the gate).",
 )
 def abstention_quality(
     context: dg.AssetExecutionContext,
@@ -143,8 +141,8 @@ def abstention_quality(
 @dg.asset(
     group_name="statistics",
     description="Per unanswerable kind (other year, other company, absent concept), each gate score's AUROC against "
-    "the answerable questions alone, with DeLong 95% intervals: a kind a surface feature gives away measures "
-    "the twin's ease, not the gate.",
+    "the answerable questions alone, with DeLong 95% intervals: a kind a surface feature gives away measures the "
+    "twin's ease, not the gate.",
 )
 def abstention_quality_by_kind(
     context: dg.AssetExecutionContext,
@@ -202,8 +200,7 @@ def stage_latency(
 @dg.asset(
     group_name="statistics",
     description="Generator seconds per question per arm (a question gated out before generation costs none); "
-    "wall-clock, "
-    "so the report prints it in timings.md, not in its byte-identical body.",
+    "wall-clock, so the report prints it in timings.md, not in its byte-identical body.",
 )
 def arm_costs(
     context: dg.AssetExecutionContext,
@@ -217,9 +214,9 @@ def arm_costs(
 @dg.asset(
     group_name="statistics",
     description="The mutation test of the citation check and the judge: every answer arm A got right, with one figure "
-    "changed in five ways (last digit, sign flipped, scale word, the other column of its table row, rounded to "
-    "one significant digit), checked again against the passages it was generated from (withheld?) and judged "
-    "again against its golden case (wrong?).",
+    "changed in five ways (last digit, sign flipped, scale word, the other column of its table row, rounded to one "
+    "significant digit), checked again against the passages it was generated from (withheld?) and judged again "
+    "against its golden case (wrong?).",
 )
 def citation_mutations(
     context: dg.AssetExecutionContext,
@@ -285,9 +282,8 @@ def determinism(
 @dg.asset(
     group_name="statistics",
     description="Per retriever and depth, over answerable questions: document and page hit rates with Wilson 95% "
-    "intervals, "
-    "recall@K, precision@K, MRR and nDCG@10; searches that errored are counted apart, and a run that scored nothing "
-    "fails.",
+    "intervals, recall@K, precision@K, MRR and nDCG@10; searches that errored are counted apart, and a run that "
+    "scored nothing fails.",
 )
 def retrieval_metrics(
     context: dg.AssetExecutionContext,
