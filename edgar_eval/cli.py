@@ -22,7 +22,13 @@ def _ensure_dagster_home() -> Path:
         # An evaluation harness should not phone home; users can turn telemetry back on here.
         config.write_text("telemetry:\n  enabled: false\n")
     os.environ["DAGSTER_HOME"] = str(home)
-    warnings.filterwarnings("ignore", category=Warning, module="dagster")  # beta and preview notices, not for users
+    # Dagster's notices are not for users. A beta notice is attributed to the module that calls the beta API (ours),
+    # so the module filter misses it: beta and preview notices are filtered by category too.
+    from dagster import BetaWarning, PreviewWarning
+
+    warnings.filterwarnings("ignore", category=Warning, module="dagster")
+    for notice in (BetaWarning, PreviewWarning):
+        warnings.filterwarnings("ignore", category=notice)
     return home
 
 
