@@ -58,6 +58,7 @@ from dataclasses import dataclass
 
 from edgar_eval.corpus.figure_match import magnitudes_agree, reference_figures, signs_agree, stated_figures
 from edgar_eval.corpus.number_words import Figure, find_number_phrases
+from edgar_eval.corpus.periods import named_period
 from edgar_eval.corpus.sentences import sentence_spans
 
 SCALES = (1.0, 1e3, 1e6, 1e9)
@@ -261,33 +262,14 @@ def plain_english(
 
 # ---------------------------------------------------------------------------------------------- period
 
-_YEAR = r"(?:19|20)\d{2}"
-_MONTH = (
-    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
-    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
-)
-_PERIODS = (
-    re.compile(rf"\bfiscal\s+(?:years?\s+)?{_YEAR}\b", re.I),
-    re.compile(r"\bFY\s?['\u2019]?(?:\d{4}|\d{2})\b", re.I),
-    re.compile(r"\b(?:Q[1-4]|[1-4]Q)\s?(?:FY\s?)?['\u2019]?(?:\d{4}|\d{2})\b", re.I),
-    re.compile(rf"\b{_MONTH}\s+[0-3]?\d,?\s+{_YEAR}\b"),  # case-sensitive: "may 2024" is not a month
-    re.compile(rf"\b{_MONTH}\s+{_YEAR}\b"),
-    re.compile(
-        rf"(?:\b(?:in|for|during|of|through|until|since|by|ended|ending|and|or|to|from|versus|vs\.?|"
-        rf"calendar|year)|['\u2019]s)\s+{_YEAR}\b(?!\s+notes\b)",
-        re.I,
-    ),
-)
-
 
 def period_named(question: str, pattern: str) -> Verdict:
     """The question names the period it asks about (pattern D8, an absence question, is excepted)."""
     if pattern == ABSENCE_PATTERN:
         return Verdict(True, "D8 excepted")
-    for regex in _PERIODS:
-        match = regex.search(question)
-        if match:
-            return Verdict(True, f"names {match.group(0).strip()!r}")
+    named = named_period(question)
+    if named:
+        return Verdict(True, f"names {named!r}")
     return Verdict(False, "question names no fiscal year, quarter, date or year")
 
 
