@@ -80,6 +80,7 @@ GRAPH = {
             "golden_audit",
             "reader_accuracy",
             "interval_coverage",
+            "route_matrix",
             "filings",
             "filing_text",
             "xbrl_facts",
@@ -88,6 +89,9 @@ GRAPH = {
             "chunk_embeddings",
         },
     ),
+    "route_cases": ("golden", {"golden_questions", "filings"}),
+    "route_outcomes": ("runs", {"route_cases", "golden_questions", "arm_outcomes", "filings"}),
+    "route_matrix": ("statistics", {"route_outcomes"}),
     "golden_audit": (
         "golden",
         {"golden_questions", "golden_set", "golden_patterns", "golden_proposals", "filing_text", "filings"},

@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from edgar_eval.answering.routing import (
@@ -21,7 +22,9 @@ from edgar_eval.answering.routing import (
 )
 from edgar_eval.corpus.company_names import company_aliases
 from edgar_eval.corpus.periods import named_period
+from edgar_eval.evaluation.routes import route_matrix
 from edgar_eval.golden.claims import period_named
+from edgar_eval.golden.route_cases import build_route_cases
 
 APPLE, NVIDIA = "320193", "1045810"
 ALIASES = {APPLE: company_aliases("Apple Inc.", "AAPL"), NVIDIA: company_aliases("NVIDIA CORP", "NVDA")}
@@ -145,3 +148,83 @@ def test_on_real_questions_only_the_one_naming_no_period_is_routed_and_the_gates
         assert period_named(question, candidate["pattern"]).passed == (named_period(question) is not None)
     assert len(candidates) == 36
     assert routed == {"RC-029": CLARIFY}  # "What powered growth in NVIDIA's Data Center networking business, ..."
+
+
+# ----------------------------------------------------------------------- route cases: each rule on constructed data
+
+
+def _golden(rows: list[tuple[str, str, str, str, int]]) -> pd.DataFrame:
+    """(question_id, cik, company, question, fiscal_year) of answerable template questions."""
+    return pd.DataFrame(
+        [
+            {
+                "question_id": qid,
+                "kind": "answerable",
+                "expected_route": "answer",
+                "cik": cik,
+                "company": company,
+                "question": question,
+                "fiscal_year": year,
+                "scope_filing_ids": [f"{cik}-10-K-{year}"],
+            }
+            for qid, cik, company, question, year in rows
+        ]
+    )
+
+
+def _filing_rows(*filings: ScopeFiling) -> pd.DataFrame:
+    return pd.DataFrame([vars(f) for f in filings])
+
+
+def test_each_route_case_rule_keeps_what_it_should_and_records_why_it_rejects_the_rest():
+    golden = _golden(
+        [
+            ("q1", APPLE, "Apple", "What was Apple's total revenue for fiscal 2024?", 2024),
+            ("q2", NVIDIA, "NVIDIA", "What was NVIDIA's total revenue for fiscal 2025?", 2025),
+        ]
+    )
+    filings = _filing_rows(*_filings(APPLE, years=(2023, 2024)), *_filings(NVIDIA, years=(2025,)))
+    policy = AccessPolicy.from_toml('version = "p1"\n[roles.retail]\nbarred_ciks = ["1045810"]\n', "p1")
+    cases = build_route_cases(golden, filings, ALIASES, policy).set_index("case_id")
+
+    company = cases.loc["clarify_company:q1"]
+    assert company.question == "What was the company's total revenue for fiscal 2024?"
+    assert company.rejected == "the fiscal 2024 filings hold one company: nothing to clarify"  # Apple alone
+    assert cases.loc["clarify_company:q2"].rejected == "the fiscal 2025 filings hold one company: nothing to clarify"
+
+    period = cases.loc["clarify_period:q1"]
+    assert period.question == "What was Apple's total revenue?" and period.rejected == ""
+    assert cases.loc["clarify_period:q2"].rejected == "the company's filings report one fiscal year (2025)"
+
+    deny = cases.loc["deny_company:q2"]
+    assert deny.expected_route == DENY and deny.role == "retail" and "deny_company:q1" not in cases.index
+
+    advice = cases[cases.rule == "review_advice"]
+    assert list(advice.question) == ["Should I buy NVIDIA stock?", "Is Apple a good investment right now?"]  # by cik
+
+
+def test_the_fiscal_year_of_several_companies_keeps_the_company_case():
+    golden = _golden([("q1", APPLE, "Apple", "What was Apple's total assets at the end of fiscal 2024?", 2024)])
+    filings = _filing_rows(*_filings(APPLE, years=(2024,)), *_filings(NVIDIA, years=(2024,)))
+    case = build_route_cases(golden, filings, ALIASES, NO_POLICY).set_index("case_id").loc["clarify_company:q1"]
+    assert case.rejected == "" and len(case.scope_filing_ids) == 2
+    assert _route(case.question, [f for f in _filings(APPLE, (2024,)) + _filings(NVIDIA, (2024,))]) == CLARIFY
+
+
+def test_the_route_matrix_counts_each_exit_and_a_case_let_through_is_a_miss():
+    outcomes = pd.DataFrame(
+        {
+            "case_id": ["a", "b", "c", "d", "e"],
+            "source": ["golden_questions"] * 3 + ["route_cases"] * 2,
+            "rule": ["answerable", "answerable", "other_year", "clarify_period", "review_advice"],
+            "expected_route": ["answer", "answer", "no_answer", "clarify", "review"],
+            "taken_route": ["answer", "no_answer", "no_answer", "retrieval", "review"],
+            "reason": [""] * 5,
+        }
+    )
+    matrix = route_matrix(outcomes).set_index("expected_route")
+    assert list(matrix.index) == ["answer", "clarify", "no_answer", "review"]  # routes with cases, in route order
+    assert matrix.loc["answer", "taken_answer"] == 1 and matrix.loc["answer", "taken_no_answer"] == 1
+    assert matrix.loc["answer", "exit_share"] == 0.5
+    assert matrix.loc["clarify", "taken_retrieval"] == 1 and matrix.loc["clarify", "exit_share"] == 0.0
+    assert 0 < matrix.loc["review", "exit_low"] < 1 == matrix.loc["review", "exit_share"]

@@ -11,6 +11,7 @@ from edgar_eval.defs import (
     pattern_assets,
     regression_checks,
     report_assets,
+    route_assets,
     runs_assets,
     statistics_assets,
 )
@@ -31,7 +32,15 @@ def build_definitions(
     The embedder and the generator default to the local all-MiniLM-L6-v2 and the table reader."""
     evaluation = [
         asset.map_asset_specs(lambda spec: spec.replace_attributes(automation_condition=EVALUATION_AUTOMATION))
-        for module in (index_assets, golden_assets, pattern_assets, runs_assets, statistics_assets, report_assets)
+        for module in (
+            index_assets,
+            golden_assets,
+            pattern_assets,
+            runs_assets,
+            route_assets,
+            statistics_assets,
+            report_assets,
+        )
         for asset in module.ASSETS
     ]
     return dg.Definitions(

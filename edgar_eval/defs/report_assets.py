@@ -78,6 +78,7 @@ def report(
     golden_audit: pd.DataFrame,
     reader_accuracy: pd.DataFrame,
     interval_coverage: pd.DataFrame,
+    route_matrix: pd.DataFrame,
 ) -> dg.MaterializeResult:
     keys, left_out = current_partitions(filings, (filing_text, xbrl_facts, sections, chunks, chunk_embeddings))
     protocol, _ = read_protocol(settings)
@@ -111,6 +112,7 @@ def report(
             golden_audit=golden_audit,
             readers=reader_accuracy,
             coverage=interval_coverage,
+            routes=route_matrix,
             settings={
                 "chunk_size": settings.chunk_size,
                 "chunk_overlap": settings.chunk_overlap,

@@ -129,6 +129,7 @@ class ReportInputs:
     golden_audit: pd.DataFrame = field(default_factory=pd.DataFrame)
     readers: pd.DataFrame = field(default_factory=pd.DataFrame)
     coverage: pd.DataFrame = field(default_factory=pd.DataFrame)
+    routes: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 @dataclass(frozen=True)
@@ -304,6 +305,33 @@ def readers_table(inputs: ReportInputs) -> ReportTable:
     )
 
 
+def routes_table(routes: pd.DataFrame) -> ReportTable:
+    """The route confusion matrix: expected route x route taken, and the share that exited as expected."""
+    taken = [column for column in routes.columns if column.startswith("taken_")]
+    table = pd.DataFrame(
+        {
+            "expected route": routes.expected_route,
+            "cases": routes.cases,
+            **{column.removeprefix("taken_"): routes[column] for column in taken},
+            "exited as expected": [
+                f"{percent(v)} ({interval(lo, hi)})"
+                for v, lo, hi in zip(routes.exit_share, routes.exit_low, routes.exit_high)
+            ],
+        }
+    )
+    return ReportTable(
+        "Routes (expected x taken)",
+        table,
+        Provenance("route_matrix", content_version(routes), "route_outcomes (route_cases, golden_questions, arm A)"),
+        note="Rows: the route a golden case expects; columns: the route it took (Wilson 95% interval on the share "
+        "that exited as expected). answer and no_answer are the golden questions, by the router and then arm A "
+        "(answered or withheld, right or wrong alike); clarify, review and deny are the route cases "
+        "(golden/route_cases.py), decided by the router before retrieval, whose rules share the router's readings of "
+        "company and period: those rows are right by construction for this router and measure other systems. "
+        "retrieval: a route case the router let through.",
+    )
+
+
 def build_report(inputs: ReportInputs) -> RenderedReport:
     corpus_name, filings, left_out, golden, golden_set = (
         inputs.corpus_name,
@@ -469,6 +497,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
             else []
         ),
         *([readers_table(inputs)] if len(inputs.readers) else []),
+        *([routes_table(inputs.routes)] if len(inputs.routes) else []),
         ReportTable(
             f"Arms ({split_words(arms)})",
             arms_table,

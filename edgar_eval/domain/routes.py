@@ -1,0 +1,93 @@
+"""The five routes a question can exit by, the router's decision, and the permitted-source policy: values shared by
+the router (answering), the golden cases that expect each route (golden) and their measurement (evaluation)."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+ANSWER, CLARIFY, NO_ANSWER, DENY, REVIEW = "answer", "clarify", "no_answer", "deny", "review"
+ROUTES = (ANSWER, CLARIFY, NO_ANSWER, DENY, REVIEW)
+
+
+@dataclass(frozen=True)
+class RouteDecision:
+    route: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ScopeFiling:
+    """What the router knows of a filing in the question's scope: no text, only who filed what for which year."""
+
+    filing_id: str
+    cik: str
+    form: str
+    fiscal_year: int
+
+
+class PolicyError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class RoleRule:
+    barred_ciks: frozenset[str] = field(default_factory=frozenset)
+    barred_forms: frozenset[str] = field(default_factory=frozenset)
+
+
+@dataclass(frozen=True)
+class AccessPolicy:
+    """Which roles may not read which companies' or forms' filings, from a versioned TOML file:
+
+    version = "access-v1"
+    [roles.retail-analyst]
+    barred_ciks = ["0000320193"]
+    barred_forms = ["DEF 14A"]
+
+    A role the file does not name is barred from nothing."""
+
+    version: str
+    roles: Mapping[str, RoleRule]
+
+    @classmethod
+    def from_toml(cls, text: str, source: str) -> "AccessPolicy":
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise PolicyError(f"{source}: not TOML ({exc})") from None
+        version = data.get("version")
+        if not isinstance(version, str) or not version:
+            raise PolicyError(f"{source}: needs a non-empty version string")
+        roles: dict[str, RoleRule] = {}
+        for role, rule in (data.get("roles") or {}).items():
+            unknown = set(rule) - {"barred_ciks", "barred_forms"}
+            if unknown:
+                raise PolicyError(f"{source}: role {role!r} has unknown keys {sorted(unknown)}")
+            ciks, forms = rule.get("barred_ciks", []), rule.get("barred_forms", [])
+            if not all(isinstance(v, str) for v in [*ciks, *forms]):
+                raise PolicyError(f"{source}: role {role!r}: barred_ciks and barred_forms are lists of strings")
+            roles[role] = RoleRule(frozenset(c.lstrip("0") for c in ciks), frozenset(f.upper() for f in forms))
+        return cls(version, roles)
+
+    def barred_company(self, role: str, cik: str) -> str | None:
+        """Why `role` may read none of this company's filings, or None."""
+        rule = self.roles.get(role)
+        if rule is not None and cik.lstrip("0") in rule.barred_ciks:
+            return f"role {role!r} may not read company {cik}'s filings (policy {self.version})"
+        return None
+
+    def barred(self, role: str, filing: ScopeFiling) -> str | None:
+        """Why `role` may not read this filing, or None."""
+        rule = self.roles.get(role)
+        if rule is None:
+            return None
+        if self.barred_company(role, filing.cik):
+            return self.barred_company(role, filing.cik)
+        if filing.form.upper() in rule.barred_forms:
+            return f"role {role!r} may not read {filing.form} filings (policy {self.version})"
+        return None
+
+
+NO_POLICY = AccessPolicy("none", {})
