@@ -81,6 +81,7 @@ GRAPH = {
             "reader_accuracy",
             "interval_coverage",
             "route_matrix",
+            "release_checks",
             "filings",
             "filing_text",
             "xbrl_facts",
@@ -92,6 +93,7 @@ GRAPH = {
     "route_cases": ("golden", {"golden_questions", "filings"}),
     "route_outcomes": ("runs", {"route_cases", "golden_questions", "arm_outcomes", "filings"}),
     "route_matrix": ("statistics", {"route_outcomes"}),
+    "release_checks": ("statistics", {"route_outcomes", "generations"}),
     "golden_audit": (
         "golden",
         {"golden_questions", "golden_set", "golden_patterns", "golden_proposals", "filing_text", "filings"},

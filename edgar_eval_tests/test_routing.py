@@ -22,6 +22,7 @@ from edgar_eval.answering.routing import (
 )
 from edgar_eval.corpus.company_names import company_aliases
 from edgar_eval.corpus.periods import named_period
+from edgar_eval.evaluation.release import ReleaseRules, ReleaseRulesError, release_checks, release_decision
 from edgar_eval.evaluation.routes import route_matrix
 from edgar_eval.golden.claims import period_named
 from edgar_eval.golden.route_cases import build_route_cases
@@ -228,3 +229,54 @@ def test_the_route_matrix_counts_each_exit_and_a_case_let_through_is_a_miss():
     assert matrix.loc["answer", "exit_share"] == 0.5
     assert matrix.loc["clarify", "taken_retrieval"] == 1 and matrix.loc["clarify", "exit_share"] == 0.0
     assert 0 < matrix.loc["review", "exit_low"] < 1 == matrix.loc["review", "exit_share"]
+
+
+# ------------------------------------------------------------------------------------------ the release decision
+
+RULES = Path(__file__).resolve().parents[1] / "protocol" / "release-v1.toml"
+
+
+def _outcomes(pairs: list[tuple[str, str]]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "case_id": [f"c{i}" for i in range(len(pairs))],
+            "expected_route": [e for e, _ in pairs],
+            "taken_route": [t for _, t in pairs],
+        }
+    )
+
+
+def test_the_strictest_fired_rule_decides_and_a_clean_run_is_released():
+    rules = ReleaseRules.from_toml(RULES.read_text(), "protocol/release-v1.toml")
+    clean = _outcomes([("answer", "answer")] * 8 + [("deny", "deny"), ("review", "review"), ("clarify", "clarify")])
+    answered = pd.DataFrame({"outcome": ["answered"] * 8})
+    assert release_decision(release_checks(rules, clean, answered)) == "release"
+
+    claim = pd.DataFrame({"outcome": ["answered"] * 7 + ["unsupported_claim"]})
+    assert release_decision(release_checks(rules, clean, claim)) == "investigate"
+
+    advice_answered = _outcomes([("answer", "answer")] * 8 + [("review", "answer")])
+    assert release_decision(release_checks(rules, advice_answered, claim)) == "human review"
+
+    leak = _outcomes([("answer", "answer")] * 8 + [("review", "answer"), ("deny", "retrieval")])
+    checks = release_checks(rules, leak, claim).set_index("rule")
+    assert release_decision(checks.reset_index()) == "hold"
+    assert checks.loc["deny_not_denied", "evidence"] == "1 of 1 cases exited otherwise"
+
+    few_answers = _outcomes([("answer", "answer")] * 6 + [("answer", "no_answer")] * 4)
+    checks = release_checks(rules, few_answers, answered).set_index("rule")
+    assert bool(checks.loc["exit_share_below(answer)", "fired"])  # 0.6 < 0.7
+    assert checks.loc["exit_share_below(answer)", "evidence"] == "answer exit share 0.600 against 0.700 (10 cases)"
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('version = "r"\n[[rules]]\nwhen = "leaks"\ndecision = "hold"\n', "unknown condition 'leaks'"),
+        ('version = "r"\n[[rules]]\nwhen = "unsupported_claim"\ndecision = "panic"\n', "unknown decision 'panic'"),
+        ('[[rules]]\nwhen = "unsupported_claim"\ndecision = "hold"\n', "needs a non-empty version"),
+    ],
+)
+def test_malformed_release_rules_are_refused_in_one_line(text, message):
+    with pytest.raises(ReleaseRulesError, match=re.escape(message)):
+        ReleaseRules.from_toml(text, "protocol/bad.toml")

@@ -79,6 +79,7 @@ def report(
     reader_accuracy: pd.DataFrame,
     interval_coverage: pd.DataFrame,
     route_matrix: pd.DataFrame,
+    release_checks: pd.DataFrame,
 ) -> dg.MaterializeResult:
     keys, left_out = current_partitions(filings, (filing_text, xbrl_facts, sections, chunks, chunk_embeddings))
     protocol, _ = read_protocol(settings)
@@ -113,6 +114,7 @@ def report(
             readers=reader_accuracy,
             coverage=interval_coverage,
             routes=route_matrix,
+            release=release_checks,
             settings={
                 "chunk_size": settings.chunk_size,
                 "chunk_overlap": settings.chunk_overlap,

@@ -10,6 +10,8 @@ from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.routes import NO_POLICY, AccessPolicy, PolicyError
+from edgar_eval.evaluation.release import ReleaseRules, ReleaseRulesError, release_decision
+from edgar_eval.evaluation.release import release_checks as check_release
 from edgar_eval.evaluation.routes import route_matrix as summarise_routes
 from edgar_eval.evaluation.routes import route_outcomes as take_routes
 from edgar_eval.golden.route_cases import build_route_cases
@@ -93,4 +95,28 @@ def route_matrix(context: dg.AssetExecutionContext, route_outcomes: pd.DataFrame
     return table_output(matrix, {"matrix": table_head(matrix, rows=5)})
 
 
-ASSETS = [route_cases, route_outcomes, route_matrix]
+@dg.asset(
+    group_name="statistics",
+    description="The run's release decision (release, investigate, human review or hold): each rule of the versioned "
+    "`protocol/release-v1.toml`, with whether it fired and its evidence; the strictest decision a fired rule forces "
+    "is the run's.",
+)
+def release_checks(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    route_outcomes: pd.DataFrame,
+    generations: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    path = settings.release_rules_path()
+    try:
+        rules = ReleaseRules.from_toml(path.read_text(encoding="utf-8"), f"protocol/{path.name}")
+    except (OSError, ReleaseRulesError) as exc:
+        raise dg.Failure(f"release rules {settings.release_rules!r}: {exc}") from exc
+    checks = check_release(rules, route_outcomes, generations)
+    return table_output(
+        checks,
+        {"decision": release_decision(checks), "rules": rules.version, "checks": table_head(checks, rows=10)},
+    )
+
+
+ASSETS = [route_cases, route_outcomes, route_matrix, release_checks]

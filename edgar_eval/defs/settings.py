@@ -106,6 +106,7 @@ class EvalSettings(dg.ConfigurableResource):
     proposer_url: str = ""  # the tape (tape_mode), when both are set
     proposal_bundles: int = 4  # excerpt bundles sent to the proposer per pattern
     absence_review: str = "absence-v1"  # reviews/<corpus>/<name>.jsonl: the recorded absence decisions
+    release_rules: str = "release-v1"  # protocol/<name>.toml: the rules of the run's release decision
     access_policy: str = "access-v1"  # policies/<corpus>/<name>.toml: which roles may not read which filings
     golden_audit: str = "audit-v1"  # reviews/<corpus>/<name>.jsonl: a person's verdicts on the audited sample
     audit_per_kind: int = 20  # template cases of each kind drawn for the audit (every pattern case is drawn)
@@ -152,6 +153,9 @@ class EvalSettings(dg.ConfigurableResource):
 
     def absence_review_path(self) -> Path:
         return project_home() / "reviews" / self.corpus_name / f"{self.absence_review}.jsonl"
+
+    def release_rules_path(self) -> Path:
+        return project_home() / "protocol" / f"{self.release_rules}.toml"
 
     def access_policy_path(self) -> Path:
         return project_home() / "policies" / self.corpus_name / f"{self.access_policy}.toml"

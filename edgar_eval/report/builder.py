@@ -10,6 +10,7 @@ import pandas as pd
 
 from edgar_eval.corpus.frames import iter_groups
 from edgar_eval.domain.versioning import content_version
+from edgar_eval.evaluation.release import release_decision
 from edgar_eval.golden.audit import audit_summary
 from edgar_eval.golden.fairness import RULES
 from edgar_eval.golden.patterns import PATTERN_CONTRACTS
@@ -130,6 +131,7 @@ class ReportInputs:
     readers: pd.DataFrame = field(default_factory=pd.DataFrame)
     coverage: pd.DataFrame = field(default_factory=pd.DataFrame)
     routes: pd.DataFrame = field(default_factory=pd.DataFrame)
+    release: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 @dataclass(frozen=True)
@@ -332,6 +334,25 @@ def routes_table(routes: pd.DataFrame) -> ReportTable:
     )
 
 
+def release_table(checks: pd.DataFrame) -> ReportTable:
+    """The run's release decision and every rule behind it."""
+    table = pd.DataFrame(
+        {
+            "rule": checks.rule,
+            "forces": checks.decision,
+            "fired": ["yes" if fired else "no" for fired in checks.fired],
+            "evidence": checks.evidence,
+        }
+    )
+    return ReportTable(
+        f"Release decision: {release_decision(checks)}",
+        table,
+        Provenance("release_checks", content_version(checks), f"route_outcomes, generations; {checks.version.iloc[0]}"),
+        note=f"The rules are versioned (`protocol/{checks.version.iloc[0]}.toml`). The run's decision is the strictest "
+        "that a fired rule forces (hold, then human review, then investigate); release when none fires.",
+    )
+
+
 def build_report(inputs: ReportInputs) -> RenderedReport:
     corpus_name, filings, left_out, golden, golden_set = (
         inputs.corpus_name,
@@ -498,6 +519,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
         ),
         *([readers_table(inputs)] if len(inputs.readers) else []),
         *([routes_table(inputs.routes)] if len(inputs.routes) else []),
+        *([release_table(inputs.release)] if len(inputs.release) else []),
         ReportTable(
             f"Arms ({split_words(arms)})",
             arms_table,
