@@ -31,6 +31,19 @@ class PolicyError(ValueError):
     pass
 
 
+def versioned_toml(text: str, source: str, error: type[ValueError]) -> tuple[dict, str]:
+    """A versioned rules file (a policy, release rules): its table and its non-empty `version`, or `error` in one
+    line naming the file."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{source}: not TOML ({exc})") from None
+    version = data.get("version")
+    if not isinstance(version, str) or not version:
+        raise error(f"{source}: needs a non-empty version string")
+    return data, version
+
+
 @dataclass(frozen=True)
 class RoleRule:
     barred_ciks: frozenset[str] = field(default_factory=frozenset)
@@ -53,13 +66,7 @@ class AccessPolicy:
 
     @classmethod
     def from_toml(cls, text: str, source: str) -> "AccessPolicy":
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise PolicyError(f"{source}: not TOML ({exc})") from None
-        version = data.get("version")
-        if not isinstance(version, str) or not version:
-            raise PolicyError(f"{source}: needs a non-empty version string")
+        data, version = versioned_toml(text, source, PolicyError)
         roles: dict[str, RoleRule] = {}
         for role, rule in (data.get("roles") or {}).items():
             unknown = set(rule) - {"barred_ciks", "barred_forms"}

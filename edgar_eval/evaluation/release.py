@@ -3,12 +3,11 @@ and the decision it forces; the strictest forced decision wins, release when non
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 
 import pandas as pd
 
-from edgar_eval.domain.routes import ANSWER, CLARIFY, DENY, REVIEW, ROUTES
+from edgar_eval.domain.routes import ANSWER, CLARIFY, DENY, REVIEW, ROUTES, versioned_toml
 
 RELEASE, INVESTIGATE, HUMAN_REVIEW, HOLD = "release", "investigate", "human review", "hold"
 DECISIONS = (RELEASE, INVESTIGATE, HUMAN_REVIEW, HOLD)  # from the mildest to the strictest
@@ -41,13 +40,7 @@ class ReleaseRules:
 
     @classmethod
     def from_toml(cls, text: str, source: str) -> "ReleaseRules":
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ReleaseRulesError(f"{source}: not TOML ({exc})") from None
-        version = data.get("version")
-        if not isinstance(version, str) or not version:
-            raise ReleaseRulesError(f"{source}: needs a non-empty version string")
+        data, version = versioned_toml(text, source, ReleaseRulesError)
         rules = []
         for number, rule in enumerate(data.get("rules") or [], start=1):
             when, decision = rule.get("when"), rule.get("decision")
