@@ -131,3 +131,22 @@ def test_an_unknown_answer_retriever_or_depth_is_refused_in_one_line_naming_the_
     with pytest.raises(ValueError, match="top_k must be at least 1"):
         EvalSettings(**base, top_k=0).answer_search()
     assert EvalSettings(**base).answer_search() == "hybrid"
+
+
+def test_an_evaluation_over_partitions_never_built_here_says_so_in_one_line(tmp_path):
+    """The run history's filing partitions can be another corpus's (one DAGSTER_HOME, two folders): the evaluation's
+    first read names the cause instead of failing deep inside on empty tables."""
+    from edgar_eval.defs.runner import materialise_evaluation
+
+    settings = EvalSettings(
+        corpus_dir=str(tmp_path / "corpus"),
+        corpus_name="elsewhere",
+        data_dir=str(tmp_path / "data"),
+        reports_dir=str(tmp_path / "reports"),
+    )
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions("filings", ["other-10k_2024-01-01", "other-10q_2024-05-01"])
+    error = materialise_evaluation(build_definitions(settings), instance, synced=True)
+    assert error is not None and error.startswith("none of the 2 filing partitions of the run history has "), error
+    assert "`edgar-eval partitions`" in error and "\n" not in error
+    assert not (tmp_path / "reports").exists()  # no report from nothing

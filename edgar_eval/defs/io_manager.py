@@ -45,6 +45,12 @@ class ParquetIOManager(dg.ConfigurableIOManager):
                 return store.read(asset, columns=columns)
             asked = sorted(context.asset_partition_keys)
             found = [key for key in asked if store.exists(asset, key)]
+            if not found:  # the run history's partitions are another corpus's, or none was ever built: say so here
+                raise dg.Failure(
+                    f"none of the {len(asked)} filing partitions of the run history has {asset!r} in {store.root}: "
+                    "bring the partitions in step with the corpus folder (`edgar-eval partitions`) and materialise "
+                    "the corpus job first"
+                )
             return PartitionedTable(
                 asset,
                 {key: store.read(asset, key, columns=columns) for key in found},
