@@ -94,7 +94,7 @@ def golden_set(
 ) -> dg.Output[pd.DataFrame]:
     store = settings.store()
     golden = golden_questions
-    recorded = filings.frame(current_partitions(filings)[0])
+    recorded = filings.frame()  # every filing whose `filings` row is materialised
     draft = freeze(golden, dict(zip(recorded.filing_id, recorded.sha256)), settings.golden_seed)
     version = settings.golden_version or f"{TEMPLATE_VERSION}@{draft.content_hash[:12]}"
     export = store.root / "golden" / f"{version.replace('/', '-')}.jsonl"

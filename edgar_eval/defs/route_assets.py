@@ -6,7 +6,7 @@ import dagster as dg
 import pandas as pd
 
 from edgar_eval.corpus.company_names import aliases_by_company
-from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
+from edgar_eval.corpus.partitioned import PartitionedTable
 from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.routes import NO_POLICY, AccessPolicy, PolicyError
@@ -38,7 +38,7 @@ def _policy(settings: EvalSettings) -> AccessPolicy:
 def route_cases(
     context: dg.AssetExecutionContext, settings: EvalSettings, golden_questions: pd.DataFrame, filings: PartitionedTable
 ) -> dg.Output[pd.DataFrame]:
-    recorded = filings.frame(current_partitions(filings)[0])
+    recorded = filings.frame()  # every filing whose `filings` row is materialised
     policy = _policy(settings)
     cases = build_route_cases(golden_questions, recorded, aliases_by_company(recorded), policy)
     kept = cases[cases.rejected == ""]
@@ -69,7 +69,7 @@ def route_outcomes(
     arm_outcomes: pd.DataFrame,
     filings: PartitionedTable,
 ) -> dg.Output[pd.DataFrame]:
-    recorded = filings.frame(current_partitions(filings)[0])
+    recorded = filings.frame()  # every filing whose `filings` row is materialised
     arm_a = cast(pd.DataFrame, arm_outcomes[arm_outcomes.arm == "A"])
     outcomes = take_routes(
         route_cases, golden_questions, arm_a, recorded, aliases_by_company(recorded), _policy(settings)

@@ -90,8 +90,9 @@ class AccessPolicy:
         rule = self.roles.get(role)
         if rule is None:
             return None
-        if self.barred_company(role, filing.cik):
-            return self.barred_company(role, filing.cik)
+        company = self.barred_company(role, filing.cik)
+        if company:
+            return company
         if filing.form.upper() in rule.barred_forms:
             return f"role {role!r} may not read {filing.form} filings (policy {self.version})"
         return None
