@@ -45,7 +45,7 @@ def test_reader_declines_without_the_line_or_the_year_column():
 
 
 def test_judging_routes_and_the_reader_s_own_answers():
-    assert is_correct("no-answer", False, "", None, None) and not is_correct("no-answer", True, "$1", None, None)
+    assert is_correct("no_answer", False, "", None, None) and not is_correct("no_answer", True, "$1", None, None)
     assert not is_correct("answer", False, "", 1.0, "$1")
     reader = read("What was Acme's other income (expense), net for fiscal 2024?", [Passage("c", STATEMENT)])
     assert is_correct("answer", True, reader.text, -8_000_000, "-$8 million", "other income (expense), net", 2024)

@@ -384,6 +384,26 @@ def test_rag_abstention_and_strict_validation(server, make_rag):
             make_rag().generate(ask())
 
 
+def test_rag_route_field_is_read_checked_and_optional(server, make_rag):
+    """A service that names its exit is taken at its word (when the word agrees with its abstained flag); one that
+    sends no route field leaves the route None, and the answerer then reads the exit from the flag."""
+    server.script = [body({"text": "Which fiscal year?", "citations": [], "abstained": True, "route": "clarify"})]
+    asked = GenerationRequest("What was Acme's revenue?", cik="42", fiscal_year=2024, role="retail-analyst")
+    generation = make_rag().generate(asked)
+    assert generation.route == "clarify" and generation.abstained
+    assert server.requests[-1][2]["role"] == "retail-analyst"  # the service can apply its own policy
+    assert make_rag().generate(ask()).route is None  # the default reply has no route field
+    assert "role" not in server.requests[-1][2]  # no role asked, none sent: recorded tapes keep their keys
+    for payload, message in (
+        ({"text": "x", "citations": [], "abstained": False, "route": "escalate"}, "route 'escalate'; routes are"),
+        ({"text": "x", "citations": [], "abstained": True, "route": "answer"}, "route 'answer' with abstained true"),
+        ({"text": "x", "citations": [], "abstained": False, "route": "deny"}, "route 'deny' with abstained false"),
+    ):
+        server.script = [body(payload)]
+        with pytest.raises(GenerationResponseError, match=message):
+            make_rag().generate(ask())
+
+
 def test_rag_retries_and_gives_up(server, make_rag, sleeps):
     server.script = [status(502, "bad gateway"), status(429, "", {"Retry-After": "1"})]
     assert make_rag().generate(ask()).text.startswith("RAG answer") and sleeps == [0.5, 1.0]

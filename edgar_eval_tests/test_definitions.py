@@ -91,7 +91,7 @@ GRAPH = {
         },
     ),
     "route_cases": ("golden", {"golden_questions", "filings"}),
-    "route_outcomes": ("runs", {"route_cases", "golden_questions", "arm_outcomes", "filings"}),
+    "route_outcomes": ("runs", {"route_cases", "golden_questions", "generations", "filings"}),
     "route_matrix": ("statistics", {"route_outcomes"}),
     "release_checks": ("statistics", {"route_outcomes", "generations"}),
     "golden_audit": (

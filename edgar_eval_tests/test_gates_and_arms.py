@@ -70,7 +70,7 @@ def test_arms_are_masks_over_one_generation():
             "outcome": ["answered", "answered", "answered", "model_declined"],
             "generate_seconds": [0.5, 0.25, 0.25, 1.0],
             "figure_correct": [True, False, False, False],
-            "expected_route": ["answer", "no-answer", "no-answer", "answer"],
+            "expected_route": ["answer", "no_answer", "no_answer", "answer"],
             "kind": ["answerable", "other_year", "other_company", "answerable"],
         }
     )

@@ -107,7 +107,7 @@ def test_unanswerable_evidence_shows_the_scope_s_rows_printing_the_concept_s_wor
                 "question_id": "q1",
                 "kind": "absent_concept",
                 "question": "What was Acme's share-based compensation for fiscal 2024?",
-                "expected_route": "no-answer",
+                "expected_route": "no_answer",
                 "gold_answer": None,
                 "cik": "1",
                 "concept": "us-gaap:ShareBasedCompensation",

@@ -31,10 +31,10 @@ def test_a_clean_set_has_no_contradiction():
             _case(
                 "What was Acme's inventories for fiscal 2024?",
                 "absent_concept",
-                "no-answer",
+                "no_answer",
                 concept="us-gaap:InventoryNet",
             ),
-            _case("What was Acme's total revenue for fiscal 2019?", "other_year", "no-answer", year=2019),
+            _case("What was Acme's total revenue for fiscal 2019?", "other_year", "no_answer", year=2019),
         ]
     )
     assert contradictions(golden, {"f1": TEXT}, {"1": ["f1"]}) == []
@@ -45,18 +45,18 @@ def test_each_invariant_catches_its_own_contradiction():
         [
             _case("What was Acme's total revenue for fiscal 2024?", "answerable", "answer"),
             _case(
-                "What was Acme’s total revenue for fiscal 2024", "other_company", "no-answer"
+                "What was Acme’s total revenue for fiscal 2024", "other_company", "no_answer"
             ),  # same words, same scope
             _case(
                 "What was Acme's gross profit for fiscal 2024?",
                 "absent_concept",
-                "no-answer",
+                "no_answer",
                 concept="us-gaap:GrossProfit",
             ),
             _case(
                 "What was Acme's gross profit for fiscal 2023?",
                 "other_year",
-                "no-answer",
+                "no_answer",
                 concept="us-gaap:GrossProfit",
                 year=2023,
             ),

@@ -28,7 +28,7 @@ def test_golden_set_is_deterministic_and_has_every_kind(golden_inputs, demo_buil
     assert set(golden.kind) == {"answerable", "other_year", "other_company", "absent_concept"}
     assert golden.question_id.is_unique
     assert (golden[golden.kind == "answerable"].expected_route == "answer").all()
-    assert (golden[golden.kind != "answerable"].expected_route == "no-answer").all()
+    assert (golden[golden.kind != "answerable"].expected_route == "no_answer").all()
     assert set(golden[golden.kind == "answerable"].source_form) == {"10-K", "10-Q"}, "quarterly periods are asked too"
 
 

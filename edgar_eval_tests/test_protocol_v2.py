@@ -36,7 +36,7 @@ def _outcomes(decline, companies=24, per_company=12, seed=0, split_of=lambda c: 
                         "cik": f"{c:010d}",
                         "split": split_of(c),
                         "arm": arm,
-                        "expected_route": "answer" if answerable else "no-answer",
+                        "expected_route": "answer" if answerable else "no_answer",
                         "answered": answered,
                         "correct": (answered and right) if answerable else not answered,
                         "false_answer": (not answerable) and answered,

@@ -80,7 +80,7 @@ def test_retrieval_statistics_per_retriever_and_depth_count_errors_apart():
                 "question_id": "u",
                 "retriever": retriever,
                 "k": 30,
-                "expected_route": "no-answer",
+                "expected_route": "no_answer",
                 "error": None,
                 **run_record(ranked, ["f", "f"], [["1"], ["2"]], [], [], [], k=30),
             }

@@ -221,9 +221,11 @@ def test_the_route_matrix_counts_each_exit_and_a_case_let_through_is_a_miss():
             "expected_route": ["answer", "answer", "no_answer", "clarify", "review"],
             "taken_route": ["answer", "no_answer", "no_answer", "retrieval", "review"],
             "reason": [""] * 5,
+            "route_from": ["abstained flag", "abstained flag", "router", "router", "router"],
         }
     )
     matrix = route_matrix(outcomes).set_index("expected_route")
+    assert matrix.loc["answer", "read_from_flag"] == 2 and matrix.loc["no_answer", "read_from_flag"] == 0
     assert list(matrix.index) == ["answer", "clarify", "no_answer", "review"]  # routes with cases, in route order
     assert matrix.loc["answer", "taken_answer"] == 1 and matrix.loc["answer", "taken_no_answer"] == 1
     assert matrix.loc["answer", "exit_share"] == 0.5

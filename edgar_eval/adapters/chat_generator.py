@@ -7,7 +7,10 @@ wrong answer; both go through a Tape, so a recorded run replays offline with the
 The chat generator asks at temperature 0 with a bounded max_tokens (and a seed when given), with the prompt of
 answering.prompt; its nonces are seeded by default so the same request always sends the same messages and
 hits the same tape entry. The external RAG service receives {question, cik, fiscal_year}, does its own
-retrieval and answers {text, citations, abstained, reason}; its citations are its own passage ids.
+retrieval and answers {text, citations, abstained, reason} and, optionally, route: one of answer, clarify,
+no_answer, deny, review, which must agree with abstained (answer exactly when not abstained). Its citations are its
+own passage ids. The chat prompt (rag-prompt/1) has no route vocabulary: a chat reply exits by answer or no_answer,
+read from its refusal phrase.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from edgar_eval.answering.prompt import (
     seeded_nonces,
 )
 from edgar_eval.domain.generation import Generation, GenerationRequest
+from edgar_eval.domain.routes import ANSWER, ROUTES
 
 CHAT_API_KEY_ENV = "EDGAR_EVAL_CHAT_API_KEY"
 RAG_API_KEY_ENV = "EDGAR_EVAL_RAG_API_KEY"
@@ -247,7 +251,8 @@ class OpenAICompatibleChatGenerator(_ChatClient):
 
 
 def _rag_reply(payload: dict, where: str) -> dict:
-    """{text, citations, abstained, reason}, checked and normalised; extra keys are ignored."""
+    """{text, citations, abstained, reason} and a route when the reply names one, checked and normalised; extra keys
+    are ignored."""
     missing = [k for k in ("text", "citations", "abstained") if k not in payload]
     if missing:
         raise GenerationResponseError(
@@ -271,7 +276,18 @@ def _rag_reply(payload: dict, where: str) -> dict:
         raise GenerationResponseError(
             f"{where} returned 'reason' of type {type(reason).__name__}, not a string or null"
         )
-    return {"text": text, "citations": list(dict.fromkeys(citations)), "abstained": abstained, "reason": reason}
+    reply = {"text": text, "citations": list(dict.fromkeys(citations)), "abstained": abstained, "reason": reason}
+    route = payload.get("route")
+    if route is not None:
+        if route not in ROUTES:
+            raise GenerationResponseError(f"{where} returned route {str(route)[:40]!r}; routes are {', '.join(ROUTES)}")
+        if (route == ANSWER) == abstained:
+            raise GenerationResponseError(
+                f"{where} returned route {route!r} with abstained {str(abstained).lower()}: only an answer is not "
+                "abstained"
+            )
+        reply["route"] = route  # only when named, so replies recorded before routes replay unchanged
+    return reply
 
 
 class ExternalRagGenerator(_EndpointClient):
@@ -319,6 +335,8 @@ class ExternalRagGenerator(_EndpointClient):
 
     def generate(self, request: GenerationRequest) -> Generation:
         body = {"question": request.question, "cik": request.cik, "fiscal_year": request.fiscal_year}
+        if request.role is not None:
+            body["role"] = request.role
         where = self._endpoint.public_url
 
         def fetch() -> tuple[dict, float]:
@@ -332,6 +350,7 @@ class ExternalRagGenerator(_EndpointClient):
             citations=reply["citations"],
             abstained=reply["abstained"],
             reason=reply["reason"],
+            route=reply.get("route"),
             model_id=self.model_id,
             parameters={},
             prompt_version=None,

@@ -17,14 +17,17 @@ from edgar_eval.answering.extractive import READER_ID, Passage, ReaderAnswer, re
 from edgar_eval.answering.table_reader import READER_ID as TABLE_READER_ID
 from edgar_eval.answering.table_reader import read_tables
 from edgar_eval.domain.generation import Generation, GenerationRequest, Generator
+from edgar_eval.domain.routes import ANSWER, DENY, NO_ANSWER
 
 ANSWERED = "answered"
 OUT_OF_SCOPE = "out_of_scope"
 OUT_OF_PERIOD = "out_of_period"
 GATE_REJECTED = "gate_rejected"
 MODEL_DECLINED = "model_declined"
+DENIED = "denied"  # the asking role may read no filing of the scope: nothing retrieved, nothing generated
 OUTCOMES = (
     ANSWERED,
+    DENIED,
     OUT_OF_SCOPE,
     OUT_OF_PERIOD,
     GATE_REJECTED,
@@ -86,8 +89,13 @@ class CheckedAnswer:
     detail: str
 
 
-def answer_question(request: GenerationRequest, generator: Generator, in_scope: bool = True) -> CheckedAnswer:
-    """`in_scope` False: the request names no filing the corpus holds, so nothing is generated."""
+def answer_question(
+    request: GenerationRequest, generator: Generator, in_scope: bool = True, denied: str | None = None
+) -> CheckedAnswer:
+    """`in_scope` False: the request names no filing the corpus holds, so nothing is generated; `denied`: why the asking
+    role may read no filing of the scope, so nothing is generated either."""
+    if denied:
+        return CheckedAnswer(None, DENIED, None, denied)
     if not in_scope:
         return CheckedAnswer(None, OUT_OF_SCOPE, None, "no filing of the company in the corpus")
     return check_generation(request, generator.generate(request))
@@ -103,3 +111,27 @@ def check_generation(request: GenerationRequest, generation: Generation) -> Chec
     if not verdict.ok:
         return CheckedAnswer(generation, cast(str, verdict.reason), figure, verdict.why)  # not ok: a reason
     return CheckedAnswer(generation, ANSWERED, figure, "")
+
+
+ROUTE_FROM_POLICY = "access policy"
+ROUTE_FROM_REPLY = "reply route field"
+ROUTE_FROM_FLAG = "abstained flag"  # and the citation check: an answer whose citations fail exits by no_answer
+
+
+def exit_route(checked: CheckedAnswer) -> tuple[str, str, str]:
+    """The route a checked answer exits by, why, and what it was read from.
+
+    A reply that names its route is taken at its word, except that an answer the citation check withholds exits by
+    no_answer; a reply without a route field (every chat reply, and a service that sends none) answers or not by its
+    abstained flag and the citation check."""
+    if checked.outcome == DENIED:
+        return DENY, checked.detail, ROUTE_FROM_POLICY
+    generation = checked.generation
+    withheld = f"{checked.outcome}: {checked.detail}" if checked.detail else checked.outcome
+    if generation is not None and generation.route is not None:
+        if generation.route == ANSWER and checked.outcome != ANSWERED:
+            return NO_ANSWER, f"the reply answered, but {withheld}", ROUTE_FROM_REPLY
+        return generation.route, generation.reason or f"the reply's route is {generation.route}", ROUTE_FROM_REPLY
+    if checked.outcome == ANSWERED:
+        return ANSWER, "answered with citations that hold", ROUTE_FROM_FLAG
+    return NO_ANSWER, withheld, ROUTE_FROM_FLAG

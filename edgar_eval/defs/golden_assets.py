@@ -9,11 +9,13 @@ from edgar_eval.adapters.files import PinnedElsewhere, create_file, replace_file
 from edgar_eval.corpus.frames import iter_groups
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.defs.common import table_head, table_output
+from edgar_eval.defs.route_assets import access_policy
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.golden import audit
+from edgar_eval.golden.case_schema import with_case_fields
 from edgar_eval.golden.fairness import PRE_FILTERS
 from edgar_eval.golden.freeze import freeze
-from edgar_eval.golden.templates import TEMPLATE_VERSION, build_golden_questions
+from edgar_eval.golden.templates import TEMPLATE_OWNER, TEMPLATE_VERSION, build_golden_questions
 
 
 @dg.multi_asset(
@@ -22,7 +24,9 @@ from edgar_eval.golden.templates import TEMPLATE_VERSION, build_golden_questions
             group_name="golden",
             description="XBRL-template golden questions that pass the fairness rules: answerable ones from the figures "
             "a 10-K or 10-Q reports for its own periods, gold = every chunk and page of the scope printing the "
-            "figure; unanswerable ones of three kinds (other year, other company, absent concept).",
+            "figure; unanswerable ones of three kinds (other year, other company, absent concept). Each case carries "
+            "its owner, version, asking role (setting asking_role), the scope filings that role may read, and "
+            "expects deny where the access policy bars the role from every filing of its scope.",
         ),
         "golden_rejections": dg.AssetOut(
             group_name="golden",
@@ -49,7 +53,10 @@ def golden_questions_and_rejections(
         sections.frame(keys),
         seed=settings.golden_seed,
     )
-    golden, rejections = build.questions, build.rejections
+    golden = with_case_fields(
+        build.questions, TEMPLATE_OWNER, access_policy(settings), filings.frame(keys), role=settings.asking_role
+    )
+    rejections = build.rejections
     if golden.empty:
         raise dg.Failure(
             "no golden question could be built: no 10-K or 10-Q with located facts among the current filings"

@@ -15,12 +15,15 @@ from edgar_eval.answering.text_tools import asked_years
 from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.defs.common import checked_index, table_head, table_output
+from edgar_eval.defs.route_assets import access_policy
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings
 from edgar_eval.domain.generation import GenerationRequest
+from edgar_eval.domain.routes import route_from_exchange
 from edgar_eval.evaluation.judge import pattern_case_correct
 from edgar_eval.golden.absence import ReviewFileError, read_review_file
 from edgar_eval.golden.admission import build_gate_corpus, review_queue_markdown, run_gates
 from edgar_eval.golden.candidates import PATTERNS, Candidate, read_jsonl
+from edgar_eval.golden.case_schema import permitted, scope_filings
 from edgar_eval.golden.demo_candidates import SOURCE as DEMO_SOURCE
 from edgar_eval.golden.demo_candidates import demo_proposals
 from edgar_eval.golden.excerpts import align_excerpts
@@ -222,7 +225,7 @@ def admission_outcomes(
                 "pattern": r["pattern"],
                 "question": r["question"],
                 "reference_answer": r["reference_answer"],
-                "expected_route": r["expected_route"],
+                "expected_route": route_from_exchange(r["expected_route"]),
                 "difficulty": r["difficulty"],
                 "question_type": r["question_type"],
                 "evidence_filing_ids": sorted({e["filing_id"] for e in r["evidence"]}),
@@ -279,6 +282,7 @@ def pattern_baseline(
     index, model = checked_index(settings, embedder, index_rows)
     recorded = filings.frame()
     company_of = dict(zip(recorded.filing_id, recorded.cik))
+    policy, known = access_policy(settings), scope_filings(recorded)
     generator = ExtractiveGenerator()
     rows = []
     vectors = model.embed(cases.question.tolist()) if len(cases) else []
@@ -286,7 +290,8 @@ def pattern_baseline(
         evidence = list(case.evidence_filing_ids)
         cik = company_of.get(evidence[0]) if evidence else None
         scope = sorted(f for f, c in company_of.items() if cik is None or c == cik)
-        hits = index.search(vector, scope, settings.top_k)
+        # the asking role searches only what it may read, as the answerer does
+        hits = index.search(vector, permitted(scope, settings.asking_role, policy, known), settings.top_k)
         found = index_rows.iloc[[h.row for h in hits]]
         years = asked_years(case.question)
         request = GenerationRequest(

@@ -17,7 +17,7 @@ from edgar_eval.evaluation.routes import route_outcomes as take_routes
 from edgar_eval.golden.route_cases import build_route_cases
 
 
-def _policy(settings: EvalSettings) -> AccessPolicy:
+def access_policy(settings: EvalSettings) -> AccessPolicy:
     """The corpus's permitted-source policy; none (no role barred from anything) when the file does not exist."""
     path = settings.access_policy_path()
     if not path.is_file():
@@ -39,7 +39,7 @@ def route_cases(
     context: dg.AssetExecutionContext, settings: EvalSettings, golden_questions: pd.DataFrame, filings: PartitionedTable
 ) -> dg.Output[pd.DataFrame]:
     recorded = filings.frame()  # every filing whose `filings` row is materialised
-    policy = _policy(settings)
+    policy = access_policy(settings)
     cases = build_route_cases(golden_questions, recorded, aliases_by_company(recorded), policy)
     kept = cases[cases.rejected == ""]
     return table_output(
@@ -58,21 +58,21 @@ def route_cases(
 @dg.asset(
     group_name="runs",
     description="The route each golden case exits by against the route it expects: the router's deny, review or "
-    "clarify before retrieval, else arm A's answer or withheld answer; a route case the router lets through counts "
-    "as `retrieval`, a miss.",
+    "clarify before retrieval, else the route the generation exits by (its reply's route field, or its abstained flag "
+    "and the citation check; `route_from` says which); a route case the router lets through counts as `retrieval`, "
+    "a miss.",
 )
 def route_outcomes(
     context: dg.AssetExecutionContext,
     settings: EvalSettings,
     route_cases: pd.DataFrame,
     golden_questions: pd.DataFrame,
-    arm_outcomes: pd.DataFrame,
+    generations: pd.DataFrame,
     filings: PartitionedTable,
 ) -> dg.Output[pd.DataFrame]:
     recorded = filings.frame()  # every filing whose `filings` row is materialised
-    arm_a = cast(pd.DataFrame, arm_outcomes[arm_outcomes.arm == "A"])
     outcomes = take_routes(
-        route_cases, golden_questions, arm_a, recorded, aliases_by_company(recorded), _policy(settings)
+        route_cases, golden_questions, generations, recorded, aliases_by_company(recorded), access_policy(settings)
     )
     missed = cast(pd.DataFrame, outcomes[outcomes.expected_route != outcomes.taken_route])
     return table_output(

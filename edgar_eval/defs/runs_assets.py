@@ -10,7 +10,13 @@ import dagster as dg
 import numpy as np
 import pandas as pd
 
-from edgar_eval.answering.answerer import ANSWERED, ExtractiveGenerator, TableReaderGenerator, answer_question
+from edgar_eval.answering.answerer import (
+    ANSWERED,
+    ExtractiveGenerator,
+    TableReaderGenerator,
+    answer_question,
+    exit_route,
+)
 from edgar_eval.answering.period_guard import period_guard
 from edgar_eval.answering.relevance import FEATURES, relevance_features
 from edgar_eval.corpus.company_names import aliases_by_company
@@ -33,8 +39,8 @@ from edgar_eval.retrieval.searches import searches
     group_name="runs",
     description="The passages the answerer reads: the top K chunks per golden question from the answerer's retriever "
     "(settings answer_retriever and top_k; hybrid by default), scoped to the company's filings of the fiscal year "
-    "asked, with each chunk's cosine to the question (what the cosine and relevance gates read) and document, page "
-    "and gold-chunk hits.",
+    "asked that the asking role may read, with each chunk's cosine to the question (what the cosine and relevance "
+    "gates read) and document, page and gold-chunk hits.",
 )
 def answerer_retrievals(
     context: dg.AssetExecutionContext,
@@ -53,7 +59,8 @@ def answerer_retrievals(
     rows = []
     for question, query in zip(iter_rows(golden), queries):
         started = time.perf_counter()
-        hits = search(query, question.question, list(question.scope_filing_ids), settings.top_k)
+        # only what the asking role may read is searched: a barred filing's passage cannot reach the answerer
+        hits = search(query, question.question, list(question.permitted_filing_ids), settings.top_k)
         search_seconds = time.perf_counter() - started
         found = index_rows.iloc[[h.row for h in hits]]
         cosines = index.cosines(query, [h.row for h in hits])
@@ -111,7 +118,7 @@ def retriever_rankings(
     retrievers = searches(index_rows, dense, settings.rrf_k)
     rows = []
     for question, vector in zip(iter_rows(golden), model.embed(golden.question.tolist())):
-        scope = list(question.scope_filing_ids)
+        scope = list(question.permitted_filing_ids)
         for retriever, search in retrievers.items():
             for depth in settings.retrieval_depths:
                 error, hits = None, []
@@ -193,8 +200,14 @@ def generations(
             tuple((c, texts[c]) for c in retrieval.chunk_ids),
             cik=case.cik,
             fiscal_year=int(case.fiscal_year),
+            role=case.role,
         )
-        checked = answer_question(request, model, in_scope=len(case.scope_filing_ids) > 0)
+        denied = (
+            f"role {case.role!r} may read no filing of the scope"
+            if len(case.scope_filing_ids) and not len(case.permitted_filing_ids)
+            else None
+        )
+        checked = answer_question(request, model, in_scope=len(case.scope_filing_ids) > 0, denied=denied)
         generation = checked.generation
         same_again = None
         if generation is not None and retrieval.question_id in repeat:
@@ -209,6 +222,7 @@ def generations(
                 "outcome": checked.outcome,
                 "answered": checked.outcome == ANSWERED,
                 "detail": checked.detail,
+                **dict(zip(("route", "route_reason", "route_from"), exit_route(checked))),
                 "answer_text": generation.text if generation else "",
                 "figure": checked.figure,
                 "cited_chunk_ids": list(generation.citations) if generation else [],

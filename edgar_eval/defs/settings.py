@@ -19,6 +19,7 @@ from edgar_eval.adapters.tape import TAPE_MODES, Tape
 from edgar_eval.answering.answerer import ExtractiveGenerator, TableReaderGenerator
 from edgar_eval.domain.generation import Generator
 from edgar_eval.domain.ports import Embedder
+from edgar_eval.domain.routes import DEFAULT_ROLE
 from edgar_eval.retrieval.fingerprint import IndexFingerprint
 from edgar_eval.retrieval.hybrid import RRF_K
 from edgar_eval.retrieval.searches import RETRIEVERS
@@ -34,6 +35,7 @@ GENERATOR_MODEL_ENV = "EDGAR_EVAL_GENERATOR_MODEL"
 GENERATOR_URL_ENV = "EDGAR_EVAL_GENERATOR_URL"
 TAPE_MODE_ENV = "EDGAR_EVAL_TAPE"
 PROPOSALS_ENV = "EDGAR_EVAL_PROPOSALS"
+ROLE_ENV = "EDGAR_EVAL_ROLE"
 PROPOSER_MODEL_ENV = "EDGAR_EVAL_PROPOSER_MODEL"
 PROPOSER_URL_ENV = "EDGAR_EVAL_PROPOSER_URL"
 GENERATORS = ("extractive", "table-reader", "openai-compatible-chat", "external-rag")
@@ -108,6 +110,7 @@ class EvalSettings(dg.ConfigurableResource):
     absence_review: str = "absence-v1"  # reviews/<corpus>/<name>.jsonl: the recorded absence decisions
     release_rules: str = "release-v1"  # protocol/<name>.toml: the rules of the run's release decision
     access_policy: str = "access-v1"  # policies/<corpus>/<name>.toml: which roles may not read which filings
+    asking_role: str = DEFAULT_ROLE  # the role the golden questions are asked by; it searches only what it may read
     golden_audit: str = "audit-v1"  # reviews/<corpus>/<name>.jsonl: a person's verdicts on the audited sample
     audit_per_kind: int = 20  # template cases of each kind drawn for the audit (every pattern case is drawn)
     patterns_per_pattern: int = 5  # the frozen pattern set takes up to this many accepted cases per pattern
@@ -200,6 +203,7 @@ class EvalSettings(dg.ConfigurableResource):
             data_dir=os.environ.get(DATA_ENV) or str(home / "data"),
             reports_dir=str(home / "reports"),
             tape_mode=os.environ.get(TAPE_MODE_ENV, "off"),
+            asking_role=os.environ.get(ROLE_ENV) or DEFAULT_ROLE,
             proposer_model=os.environ.get(PROPOSER_MODEL_ENV, ""),
             proposer_url=os.environ.get(PROPOSER_URL_ENV, ""),
             proposals=[

@@ -12,6 +12,7 @@ import pandas as pd
 from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.domain.routes import NO_ANSWER
 from edgar_eval.evaluation import experiment
 from edgar_eval.evaluation.summaries import SLICES, retrieval_statistics
 from edgar_eval.evaluation.summaries import arm_statistics as summarise_arms
@@ -70,7 +71,7 @@ def interval_coverage(
 ) -> dg.Output[pd.DataFrame]:
     protocol, _ = read_protocol(settings)
     outcomes = protocol.questions(arm_outcomes)
-    unanswerable = outcomes[(outcomes.arm == "A") & (outcomes.expected_route != "answer")]
+    unanswerable = outcomes[(outcomes.arm == "A") & (outcomes.expected_route == NO_ANSWER)]
     sizes = unanswerable.groupby("cik").size().sort_index().tolist()
     table = experiment.interval_coverage(
         sizes, protocol.confidence, COVERAGE_REPLICATES, COVERAGE_RESAMPLES, settings.golden_seed

@@ -20,6 +20,7 @@ class GenerationRequest:
     passages: tuple[tuple[str, str], ...] = ()
     cik: str | None = None
     fiscal_year: int | None = None
+    role: str | None = None  # the asking role, for a service that applies its own permitted-source policy
 
     def __post_init__(self) -> None:
         if not isinstance(self.question, str) or not self.question.strip():
@@ -49,15 +50,18 @@ class GenerationRequest:
 class Generation:
     """A generator's answer, with what is needed to reproduce and audit it.
 
-    `citations` are passage ids (chunk ids), deduplicated, in the order first cited. `reason` says why the
-    generator abstained, or notes a degraded reply (empty, cut at max_tokens); None otherwise. `latency_seconds`
-    is the original call's, also when `replayed` from a tape; `tape_key` names the tape entry, None without a tape.
+    `citations` are passage ids (chunk ids), deduplicated, in the order first cited. `route` is the route the reply
+    names (answer, clarify, no_answer, deny, review) when the generator's replies carry one; None when they do not,
+    and then the exit is read from `abstained`. `reason` says why the generator abstained, or notes a degraded reply
+    (empty, cut at max_tokens); None otherwise. `latency_seconds` is the original call's, also when `replayed` from a
+    tape; `tape_key` names the tape entry, None without a tape.
     """
 
     text: str
     citations: list[str] = field(default_factory=list)
     abstained: bool = False
     reason: str | None = None
+    route: str | None = None
     model_id: str = ""
     parameters: dict = field(default_factory=dict)
     prompt_version: str | None = None

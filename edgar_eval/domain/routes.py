@@ -9,6 +9,24 @@ from dataclasses import dataclass, field
 
 ANSWER, CLARIFY, NO_ANSWER, DENY, REVIEW = "answer", "clarify", "no_answer", "deny", "review"
 ROUTES = (ANSWER, CLARIFY, NO_ANSWER, DENY, REVIEW)
+DEFAULT_ROLE = "analyst"  # the role a case is asked by unless it names one; a policy may bar it from nothing
+
+# The brief's exchange schema (frozen golden sets, hand-written candidates) spells no_answer "no-answer". Exported
+# records and the hashes reviews are pinned to keep that spelling, so a review outlives the rename of the route.
+_EXCHANGE_SPELLING = {NO_ANSWER: "no-answer"}
+
+
+def exchange_route(route: str) -> str:
+    """The route as the exchange schema spells it."""
+    return _EXCHANGE_SPELLING.get(route, route)
+
+
+def route_from_exchange(spelled: str) -> str:
+    """The route an exchange record names ("no-answer" or "no_answer"), or ValueError for a word that is no route."""
+    route = {v: k for k, v in _EXCHANGE_SPELLING.items()}.get(spelled, spelled)
+    if route not in ROUTES:
+        raise ValueError(f"{spelled!r} is not a route; routes are {', '.join(ROUTES)}")
+    return route
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import pandas as pd
 from edgar_eval.answering.answerer import passage_label
 from edgar_eval.answering.citations import check_citations
 from edgar_eval.answering.mutations import MUTANT_KINDS, figure_mutations
+from edgar_eval.domain.routes import NO_ANSWER
 from edgar_eval.evaluation.abstention import ARMS
 from edgar_eval.evaluation.judge import judge_answer
 from edgar_eval.stats.bootstrap import cluster_bootstrap_paired_difference
@@ -141,7 +142,7 @@ def arm_comparisons(
         for metric, (questions, column) in METRICS.items():
             first, second = by_arm[arm], by_arm[baseline]
             wanted = (
-                (first.expected_route == "answer") if questions == "answerable" else (first.expected_route != "answer")
+                (first.expected_route == "answer") if questions == "answerable" else (first.expected_route == NO_ANSWER)
             )
             a, b = first.loc[wanted, column].to_numpy(bool), second.loc[wanted[wanted].index, column].to_numpy(bool)
             clusters = first.loc[wanted, "cik"].to_numpy()

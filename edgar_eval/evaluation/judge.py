@@ -31,6 +31,7 @@ from edgar_eval.corpus.figure_match import (
     stated_figures,
     value_sign,
 )
+from edgar_eval.domain.routes import NO_ANSWER
 
 _OTHER_ROLE_BEFORE = re.compile(
     r"\b(?:from|compared|comparison|versus|vs|prior|previous|preceding|last|earlier|ago|up|down|increase[ds]?|increased"
@@ -153,9 +154,9 @@ def is_correct(
 
 
 def pattern_case_correct(expected_route: str, reference_answer: str, checked: CheckedAnswer) -> bool:
-    """A hard-question case is right when a no-answer case is declined, or an answer case's answer states a figure of
+    """A hard-question case is right when a no_answer case is declined, or an answer case's answer states a figure of
     the reference answer."""
-    if expected_route == "no-answer":
+    if expected_route == NO_ANSWER:
         return checked.outcome != ANSWERED
     if checked.outcome != ANSWERED or checked.generation is None:
         return False

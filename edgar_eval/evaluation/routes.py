@@ -1,7 +1,8 @@
 """How each golden case exits (the route taken against the route expected) and the route confusion matrix.
 
-The golden answer and no_answer questions exit by the router first (a question it routes never reaches the
-answerer), then by arm A: answered is answer, anything withheld is no_answer. A route case the router does not route
+The golden questions exit by the router first (a question it routes never reaches the answerer), then by the route
+the answerer's generation exits by (answering.answerer.exit_route: the reply's route field where it has one, else
+answered is answer and anything withheld is no_answer). A route case the router does not route
 goes on to retrieval; this harness does not yet answer route cases, so that exit is counted as `retrieval`, a miss of
 its expected route, never as a pass.
 """
@@ -13,20 +14,22 @@ from typing import cast
 
 import pandas as pd
 
+from edgar_eval.answering.answerer import ROUTE_FROM_FLAG
 from edgar_eval.answering.routing import route_before_retrieval
 from edgar_eval.corpus.frames import iter_rows
-from edgar_eval.domain.routes import ANSWER, NO_ANSWER, ROUTES, AccessPolicy, ScopeFiling
+from edgar_eval.domain.routes import NO_ANSWER, ROUTES, AccessPolicy, ScopeFiling
 from edgar_eval.stats.proportions import wilson
 
 RETRIEVAL = "retrieval"  # went on to retrieval: not answered by this harness for a route case
 TAKEN = (*ROUTES, RETRIEVAL)
-OUTCOME_COLUMNS = ["case_id", "source", "rule", "expected_route", "taken_route", "reason"]
+OUTCOME_COLUMNS = ["case_id", "source", "rule", "expected_route", "taken_route", "reason", "route_from"]
+ROUTER = "router"
 
 
 def route_outcomes(
     route_cases: pd.DataFrame,
     golden: pd.DataFrame,
-    arm_a: pd.DataFrame,
+    generations: pd.DataFrame,
     filings: pd.DataFrame,
     aliases: Mapping[str, tuple[str, ...]],
     policy: AccessPolicy,
@@ -51,18 +54,23 @@ def route_outcomes(
                 case.expected_route,
                 decision.route if decision else RETRIEVAL,
                 decision.reason if decision else "not routed before retrieval",
+                ROUTER,
             )
         )
-    answered = dict(zip(arm_a.question_id, arm_a.answered.astype(bool)))
+    exits = generations.set_index("question_id")
     for question in iter_rows(golden.sort_values("question_id")):
-        expected = ANSWER if question.expected_route == ANSWER else NO_ANSWER
-        decision = route_before_retrieval(question.question, scope_of(question.scope_filing_ids), aliases)
+        expected = question.expected_route
+        decision = route_before_retrieval(
+            question.question, scope_of(question.scope_filing_ids), aliases, question.role, policy
+        )
         if decision:
-            taken, reason = decision.route, decision.reason
+            taken, reason, read_from = decision.route, decision.reason, ROUTER
+        elif question.question_id in exits.index:
+            generated = exits.loc[question.question_id]
+            taken, reason, read_from = generated.route, generated.route_reason, generated.route_from
         else:
-            taken = ANSWER if answered.get(question.question_id, False) else NO_ANSWER
-            reason = "arm A answered" if taken == ANSWER else "arm A withheld its answer"
-        rows.append((question.question_id, "golden_questions", question.kind, expected, taken, reason))
+            taken, reason, read_from = NO_ANSWER, "no generation for the question", ROUTER
+        rows.append((question.question_id, "golden_questions", question.kind, expected, taken, reason, read_from))
     return pd.DataFrame(rows, columns=OUTCOME_COLUMNS)
 
 
@@ -82,6 +90,7 @@ def route_matrix(outcomes: pd.DataFrame) -> pd.DataFrame:
                 "cases": len(cases),
                 **{f"taken_{taken}": int(counts.get(taken, 0)) for taken in TAKEN},
                 "exit_share": share.rate,
+                "read_from_flag": int((cases.route_from == ROUTE_FROM_FLAG).sum()),
                 "exit_low": share.low,
                 "exit_high": share.high,
             }

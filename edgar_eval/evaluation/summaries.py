@@ -7,6 +7,7 @@ from typing import cast
 import pandas as pd
 
 from edgar_eval.corpus.frames import iter_groups
+from edgar_eval.domain.routes import NO_ANSWER
 from edgar_eval.evaluation.abstention import ARM_NAMES, ARMS
 from edgar_eval.stats.bootstrap import cluster_bootstrap_ratio
 from edgar_eval.stats.proportions import wilson
@@ -41,7 +42,7 @@ def arm_statistics(
     rows = []
     for arm in ARMS:
         own = outcomes[outcomes.arm == arm].set_index("question_id")
-        unanswerable = own[own.expected_route != "answer"]
+        unanswerable = own[own.expected_route == NO_ANSWER]
         answerable = own[own.expected_route == "answer"]
         lost = baseline.loc[answerable.index, "correct"].to_numpy(bool) & ~answerable.correct.to_numpy(bool)
         rows.append(

@@ -21,6 +21,7 @@ from typing import cast
 import pandas as pd
 
 from edgar_eval.corpus.frames import iter_groups, iter_rows
+from edgar_eval.domain.routes import exchange_route
 from edgar_eval.golden.absence import read_decision_lines
 from edgar_eval.golden.labels import concept_words, label_for
 from edgar_eval.golden.printed_words import PrintedIndex
@@ -34,7 +35,8 @@ SAMPLE_COLUMNS = ["case_id", "kind", "question", "expected_route", "gold_answer"
 
 
 def case_sha256(question: str, expected_route: str, gold_answer: str, evidence: str) -> str:
-    payload = json.dumps([question, expected_route, gold_answer or "", evidence], ensure_ascii=False)
+    """The hash a review is pinned to; the route in the exchange schema's spelling, so a rename leaves reviews valid."""
+    payload = json.dumps([question, exchange_route(expected_route), gold_answer or "", evidence], ensure_ascii=False)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from edgar_eval.corpus.frames import iter_rows
+from edgar_eval.domain.routes import exchange_route
 
 SPLITS = ("dev", "eval")
 
@@ -39,7 +40,7 @@ def case_record(row, split: str, filing_sha: dict[str, str]) -> dict:
         "id": row.question_id,
         "question": row.question,
         "reference_answer": row.gold_answer if isinstance(row.gold_answer, str) else None,
-        "expected_route": row.expected_route,
+        "expected_route": exchange_route(row.expected_route),
         "evidence": evidence,
         "question_type": row.kind,
         "pattern": None,

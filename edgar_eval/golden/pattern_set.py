@@ -11,6 +11,7 @@ from typing import cast
 
 import pandas as pd
 
+from edgar_eval.domain.routes import ANSWER, NO_ANSWER, exchange_route
 from edgar_eval.golden.admission import FAIL, GATES, NOT_RUN, PASS, GateRun
 from edgar_eval.golden.candidates import PATTERNS, Candidate
 from edgar_eval.golden.patterns import PATTERN_CONTRACTS, PlacedQuote
@@ -220,7 +221,7 @@ def freeze_patterns(
                 "id": case.candidate_id,
                 "question": case.question,
                 "reference_answer": case.gold_answer,
-                "expected_route": "no-answer" if case.pattern == "D8" else "answer",
+                "expected_route": exchange_route(NO_ANSWER if case.pattern == "D8" else ANSWER),
                 "evidence": evidence,
                 "question_type": case.answer_type,
                 "pattern": case.pattern,

@@ -24,6 +24,7 @@ import pandas as pd
 
 from edgar_eval.corpus.company_names import display_name
 from edgar_eval.corpus.frames import iter_groups, iter_rows
+from edgar_eval.domain.routes import ANSWER, NO_ANSWER
 from edgar_eval.golden import fairness as rules
 from edgar_eval.golden.fairness import FairnessLimits, FigureIndex
 from edgar_eval.golden.labels import absence_probes, concept_words, is_boilerplate, label_for
@@ -31,6 +32,7 @@ from edgar_eval.golden.printed_words import PrintedIndex
 from edgar_eval.retrieval.scope import ScopedFiling, filings_in_scope
 
 TEMPLATE_VERSION = "xbrl-template/2"
+TEMPLATE_OWNER = "edgar-eval XBRL templates (golden/templates.py)"
 GOLDEN_COLUMNS = [
     "question_id",
     "question",
@@ -606,7 +608,7 @@ def _row(q: dict) -> dict:
         "question_id": _question_id(q["kind"], q["cik"], q["question"]),
         "question": q["question"],
         "kind": q["kind"],
-        "expected_route": "answer" if answerable else "no-answer",
+        "expected_route": ANSWER if answerable else NO_ANSWER,
         "company": q["company"],
         "cik": q["cik"],
         "scope_cik": q["cik"],

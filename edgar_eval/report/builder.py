@@ -9,6 +9,7 @@ from typing import cast
 import pandas as pd
 
 from edgar_eval.corpus.frames import iter_groups
+from edgar_eval.domain.routes import ANSWER
 from edgar_eval.domain.versioning import content_version
 from edgar_eval.evaluation.release import release_decision
 from edgar_eval.golden.audit import audit_summary
@@ -59,13 +60,14 @@ def _slice_table(slices: pd.DataFrame) -> pd.DataFrame:
 def golden_tables(golden: pd.DataFrame, rejections: pd.DataFrame, partitions: str) -> list[ReportTable]:
     """The golden set's make-up and every rule's rejection count; a test rebuilds these from the real filings."""
     source = "xbrl_facts, chunks, filing_text, sections of " + partitions
-    by_kind = (
-        golden.groupby("kind", sort=True)
+    by_kind = cast(
+        pd.DataFrame,
+        golden.groupby(["kind", "expected_route"], sort=True)
         .agg(questions=("question_id", "size"), companies=("cik", "nunique"))
         .reset_index()
+        .rename(columns={"expected_route": "expected route"})[["kind", "questions", "companies", "expected route"]],
     )
-    by_kind["expected route"] = by_kind.kind.map(lambda k: "answer" if k == "answerable" else "no-answer")
-    answerable = golden[golden.kind == "answerable"]
+    answerable = golden[golden.expected_route == ANSWER]
     balance = (
         cast(pd.Series, answerable.groupby(["source_form", "statement_type"], sort=True).size())
         .rename("answerable questions")
@@ -321,16 +323,27 @@ def routes_table(routes: pd.DataFrame) -> ReportTable:
             ],
         }
     )
+    from_flag = int(routes.read_from_flag.sum())
+    flag_note = (
+        f" {from_flag} of the exits after retrieval were read from the generator's abstained flag and the citation "
+        "check (answered: answer; withheld: no_answer): its replies carry no route field, so it cannot exit by "
+        "clarify, review or deny after retrieval."
+        if from_flag
+        else ""
+    )
     return ReportTable(
         "Routes (expected x taken)",
         table,
-        Provenance("route_matrix", content_version(routes), "route_outcomes (route_cases, golden_questions, arm A)"),
+        Provenance(
+            "route_matrix", content_version(routes), "route_outcomes (route_cases, golden_questions, generations)"
+        ),
         note="Rows: the route a golden case expects; columns: the route it took (Wilson 95% interval on the share "
-        "that exited as expected). answer and no_answer are the golden questions, by the router and then arm A "
-        "(answered or withheld, right or wrong alike); clarify, review and deny are the route cases "
-        "(golden/route_cases.py), decided by the router before retrieval, whose rules share the router's readings of "
-        "company and period: those rows are right by construction for this router and measure other systems. "
-        "retrieval: a route case the router let through.",
+        "that exited as expected). answer, no_answer (and deny, where the asking role may read no filing of a "
+        "question's scope) are the golden questions, by the router and then the generation (answered or withheld, "
+        "right or wrong alike); clarify, review and deny are also the route cases (golden/route_cases.py), decided by "
+        "the router before retrieval, whose rules share the router's readings of company and period: those rows are "
+        "right by construction for this router and measure other systems. retrieval: a route case the router let "
+        "through." + flag_note,
     )
 
 
