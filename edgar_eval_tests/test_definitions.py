@@ -82,6 +82,7 @@ GRAPH = {
             "interval_coverage",
             "route_matrix",
             "release_checks",
+            "case_receipts",
             "filings",
             "filing_text",
             "xbrl_facts",
@@ -94,6 +95,19 @@ GRAPH = {
     "route_outcomes": ("runs", {"route_cases", "golden_questions", "generations", "filings"}),
     "route_matrix": ("statistics", {"route_outcomes"}),
     "release_checks": ("statistics", {"route_outcomes", "generations"}),
+    "case_receipts": (
+        "statistics",
+        {
+            "route_outcomes",
+            "route_cases",
+            "golden_questions",
+            "answerer_retrievals",
+            "generations",
+            "arm_outcomes",
+            "search_index",
+            "filings",
+        },
+    ),
     "golden_audit": (
         "golden",
         {"golden_questions", "golden_set", "golden_patterns", "golden_proposals", "filing_text", "filings"},

@@ -5,6 +5,7 @@ and the golden set is searched for the sentence. The corpus holds it (it was pla
 evaluation asked as an analyst, who may read Maribel, retrieves it: so the search could have found it."""
 
 import hashlib
+import json
 import re
 from pathlib import Path
 
@@ -43,7 +44,7 @@ def _holding(root: Path, assets: set[str]) -> dict[str, int]:
     found = {}
     for path in sorted(root.rglob("*")):
         relative = path.relative_to(root).as_posix()
-        asset = relative.split("/", 1)[0].removesuffix(".parquet")
+        asset = relative.split("/", 1)[0].split(".", 1)[0]  # case_receipts.parquet and case_receipts.jsonl alike
         if not path.is_file() or asset not in assets:
             continue
         if path.suffix == ".parquet":
@@ -67,6 +68,8 @@ def _chunk_ids(data: Path) -> dict[str, set[str]]:
     for asset, column in lists.items():
         ids = pd.read_parquet(data / f"{asset}.parquet", columns=[column])[column]
         found[asset] = {str(chunk_id) for chunk_ids in ids for chunk_id in chunk_ids}
+    receipts = [json.loads(line) for line in (data / "case_receipts.jsonl").read_text().splitlines()]
+    found["case_receipts"] = {loc["chunk"] for r in receipts for loc in r["retrieved"] + r["cited"]}
     return found
 
 
@@ -98,7 +101,10 @@ def test_a_denied_filing_reaches_no_output_of_the_run(tmp_path, monkeypatch):
         for key in assets.keys
     }
     searched = {asset for asset, group in groups.items() if group in SEARCHED_GROUPS}
-    assert {"answerer_retrievals", "generations", "route_outcomes", "pattern_baseline", "report"} <= searched
+    assert {"answerer_retrievals", "generations", "route_outcomes", "pattern_baseline", "case_receipts", "report"} <= (
+        searched
+    )
+    assert (tmp_path / "data" / "demo" / "case_receipts.jsonl").is_file()
     assert _holding(tmp_path / "data" / "demo", {"chunks", "search_index"}), "the canary was planted and indexed"
     assert _holding(tmp_path / "data" / "demo", searched) == {}
     assert _holding(tmp_path / "reports", {"demo"}) == {}
@@ -116,6 +122,7 @@ def test_a_denied_filing_reaches_no_output_of_the_run(tmp_path, monkeypatch):
         "answerer_retrievals": [],
         "retriever_rankings": [],
         "generations": [],
+        "case_receipts": [],
     }
 
     # The control: asked as an analyst, who may read Maribel, the same evaluation retrieves the planted passage.

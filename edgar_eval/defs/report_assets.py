@@ -37,6 +37,7 @@ def code_version() -> str:
 @dg.asset(
     ins={
         "rejections": dg.AssetIn("golden_rejections", metadata=columns_of("kind", "rule")),
+        "case_receipts": dg.AssetIn(metadata=columns_of("expected_route", "result", "override_status", "final_result")),
         **{table: _CURRENCY_ONLY for table in ("filing_text", "xbrl_facts", "sections", "chunks", "chunk_embeddings")},
     },
     group_name="report",
@@ -80,6 +81,7 @@ def report(
     interval_coverage: pd.DataFrame,
     route_matrix: pd.DataFrame,
     release_checks: pd.DataFrame,
+    case_receipts: pd.DataFrame,
 ) -> dg.MaterializeResult:
     keys, left_out = current_partitions(filings, (filing_text, xbrl_facts, sections, chunks, chunk_embeddings))
     protocol, _ = read_protocol(settings)
@@ -115,6 +117,7 @@ def report(
             coverage=interval_coverage,
             routes=route_matrix,
             release=release_checks,
+            receipts=case_receipts,
             settings={
                 "chunk_size": settings.chunk_size,
                 "chunk_overlap": settings.chunk_overlap,

@@ -1,15 +1,20 @@
 """Routes: golden cases for clarify, review and deny, the route each golden case takes, and the route matrix."""
 
+import json
 from typing import cast
 
 import dagster as dg
 import pandas as pd
 
+from edgar_eval.adapters.files import replace_file
 from edgar_eval.corpus.company_names import aliases_by_company
 from edgar_eval.corpus.partitioned import PartitionedTable
 from edgar_eval.defs.common import table_head, table_output
+from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.routes import NO_POLICY, AccessPolicy, PolicyError
+from edgar_eval.evaluation.receipts import OverrideFileError, read_override_file, receipts_jsonl
+from edgar_eval.evaluation.receipts import case_receipts as build_receipts
 from edgar_eval.evaluation.release import ReleaseRules, ReleaseRulesError, release_decision
 from edgar_eval.evaluation.release import release_checks as check_release
 from edgar_eval.evaluation.routes import route_matrix as summarise_routes
@@ -119,4 +124,79 @@ def release_checks(
     )
 
 
-ASSETS = [route_cases, route_outcomes, route_matrix, release_checks]
+@dg.asset(
+    group_name="statistics",
+    description="One receipt per golden case (template questions and route cases): case id and version, owner, role, "
+    "question, routes expected and taken (and why), the passages retrieved and cited as locators (filing, its sha256, "
+    "pages, chunk), the answer, the evaluator's result, and a reviewer's override from the versioned "
+    "`reviews/<corpus>/receipts-v1.jsonl` (pinned to the case version; an override for another version is stale and "
+    "not applied). Also written as JSON Lines to `data/<corpus>/case_receipts.jsonl`.",
+    ins={
+        "search_index": dg.AssetIn(metadata=columns_of("chunk_id", "pages")),
+        "answerer_retrievals": dg.AssetIn(metadata=columns_of("question_id", "chunk_ids")),
+        "arm_outcomes": dg.AssetIn(metadata=columns_of("question_id", "arm", "correct")),
+    },
+)
+def case_receipts(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    route_outcomes: pd.DataFrame,
+    route_cases: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    answerer_retrievals: pd.DataFrame,
+    generations: pd.DataFrame,
+    arm_outcomes: pd.DataFrame,
+    search_index: pd.DataFrame,
+    filings: PartitionedTable,
+) -> dg.Output[pd.DataFrame]:
+    path = settings.receipt_review_path()
+    where = str(path.relative_to(path.parents[2]))
+    try:
+        overrides = read_override_file(path.read_text(encoding="utf-8"), where) if path.is_file() else {}
+    except OverrideFileError as exc:
+        raise dg.Failure(str(exc)) from exc
+    fields = ["case_id", "question", "owner", "case_version", "role"]
+    cases = pd.concat(
+        [
+            cast(pd.DataFrame, golden_questions.rename(columns={"question_id": "case_id"})[fields]),
+            cast(pd.DataFrame, route_cases[fields]),
+        ],
+        ignore_index=True,
+    )
+    recorded = filings.frame()
+    arm_a = cast(pd.DataFrame, arm_outcomes[arm_outcomes.arm == "A"])
+    receipts = build_receipts(
+        route_outcomes,
+        cases,
+        dict(zip(answerer_retrievals.question_id, map(list, answerer_retrievals.chunk_ids))),
+        generations,
+        dict(zip(arm_a.question_id, arm_a.correct.astype(bool))),
+        {chunk: tuple(str(p) for p in pages) for chunk, pages in zip(search_index.chunk_id, search_index.pages)},
+        dict(zip(recorded.filing_id, recorded.sha256)),
+        overrides,
+    )
+    replace_file(settings.store().root / "case_receipts.jsonl", receipts_jsonl(receipts).encode())
+    frame = pd.DataFrame(
+        [
+            {k: json.dumps(v, ensure_ascii=False, sort_keys=True) if k in _NESTED else v for k, v in r.items()}
+            for r in receipts
+        ]
+    )
+    status = frame.override_status.value_counts().to_dict() if len(frame) else {}
+    return table_output(
+        frame,
+        {
+            "cases": len(frame),
+            "passed": int((frame.final_result == "pass").sum()) if len(frame) else 0,
+            "overrides_applied": int(status.get("applied", 0)),
+            "overrides_stale": int(status.get("stale", 0)),
+            "review_file": where,
+            "jsonl": dg.MetadataValue.path(str(settings.store().root / "case_receipts.jsonl")),
+            "head": table_head(frame, ["case_id", "expected_route", "taken_route", "final_result"], rows=8),
+        },
+    )
+
+
+_NESTED = ("retrieved", "cited", "override")  # lists and objects: JSON text in the table, nested in the JSON Lines
+
+ASSETS = [route_cases, route_outcomes, route_matrix, release_checks, case_receipts]

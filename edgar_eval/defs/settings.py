@@ -112,6 +112,7 @@ class EvalSettings(dg.ConfigurableResource):
     access_policy: str = "access-v1"  # policies/<corpus>/<name>.toml: which roles may not read which filings
     asking_role: str = DEFAULT_ROLE  # the role the golden questions are asked by; it searches only what it may read
     golden_audit: str = "audit-v1"  # reviews/<corpus>/<name>.jsonl: a person's verdicts on the audited sample
+    receipt_review: str = "receipts-v1"  # reviews/<corpus>/<name>.jsonl: a reviewer's overrides of case results
     audit_per_kind: int = 20  # template cases of each kind drawn for the audit (every pattern case is drawn)
     patterns_per_pattern: int = 5  # the frozen pattern set takes up to this many accepted cases per pattern
     patterns_version: str = ""  # pin a frozen pattern set by name; empty names it by its content hash
@@ -165,6 +166,9 @@ class EvalSettings(dg.ConfigurableResource):
 
     def golden_audit_path(self) -> Path:
         return project_home() / "reviews" / self.corpus_name / f"{self.golden_audit}.jsonl"
+
+    def receipt_review_path(self) -> Path:
+        return project_home() / "reviews" / self.corpus_name / f"{self.receipt_review}.jsonl"
 
     def protocol_path(self) -> Path:
         return project_home() / "protocol" / f"{self.protocol}.toml"

@@ -9,7 +9,7 @@ from typing import cast
 import pandas as pd
 
 from edgar_eval.corpus.frames import iter_groups
-from edgar_eval.domain.routes import ANSWER
+from edgar_eval.domain.routes import ANSWER, ROUTES
 from edgar_eval.domain.versioning import content_version
 from edgar_eval.evaluation.release import release_decision
 from edgar_eval.golden.audit import audit_summary
@@ -134,6 +134,7 @@ class ReportInputs:
     coverage: pd.DataFrame = field(default_factory=pd.DataFrame)
     routes: pd.DataFrame = field(default_factory=pd.DataFrame)
     release: pd.DataFrame = field(default_factory=pd.DataFrame)
+    receipts: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 @dataclass(frozen=True)
@@ -347,6 +348,35 @@ def routes_table(routes: pd.DataFrame) -> ReportTable:
     )
 
 
+def receipts_table(receipts: pd.DataFrame) -> ReportTable:
+    """Per expected route: the cases, the evaluator's passes, the reviewer's overrides, and the passes after them."""
+    rows = []
+    for route in ROUTES:
+        cases = receipts[receipts.expected_route == route]
+        if cases.empty:
+            continue
+        rows.append(
+            {
+                "expected route": route,
+                "cases": len(cases),
+                "evaluator passed": int((cases.result == "pass").sum()),
+                "overrides applied": int((cases.override_status == "applied").sum()),
+                "overrides stale": int((cases.override_status == "stale").sum()),
+                "passed after review": int((cases.final_result == "pass").sum()),
+            }
+        )
+    return ReportTable(
+        "Case receipts",
+        pd.DataFrame(rows),
+        Provenance("case_receipts", content_version(receipts), "route_outcomes, generations, answerer_retrievals"),
+        note="One receipt per golden case in `data/<corpus>/case_receipts.jsonl`: routes expected and taken, the "
+        "passages retrieved and cited (filing, its sha256, pages, chunk), the answer and the evaluator's result. An "
+        "answer case passes when it answered with the gold figure, any other when it exited by its expected route. A "
+        "reviewer's override (`reviews/<corpus>/receipts-v1.jsonl`) applies to the case version it names; one for "
+        "another version is stale.",
+    )
+
+
 def release_table(checks: pd.DataFrame) -> ReportTable:
     """The run's release decision and every rule behind it."""
     table = pd.DataFrame(
@@ -532,6 +562,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
         ),
         *([readers_table(inputs)] if len(inputs.readers) else []),
         *([routes_table(inputs.routes)] if len(inputs.routes) else []),
+        *([receipts_table(inputs.receipts)] if len(inputs.receipts) else []),
         *([release_table(inputs.release)] if len(inputs.release) else []),
         ReportTable(
             f"Arms ({split_words(arms)})",
