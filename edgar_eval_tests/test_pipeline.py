@@ -79,4 +79,10 @@ def test_asset_metadata_carries_figures_for_the_ui(demo_run):
     gates = instance.get_latest_materialization_event(dg.AssetKey("abstention_scores")).asset_materialization.metadata
     assert 0 <= gates["relevance_brier"].value <= 0.25
     golden = instance.get_latest_materialization_event(dg.AssetKey("golden_questions")).asset_materialization.metadata
-    assert set(golden["by_kind"].value) == {"answerable", "other_year", "other_company", "absent_concept"}
+    assert set(golden["by_kind"].value) == {
+        "answerable",
+        "other_year",
+        "other_company",
+        "absent_concept",
+        "conflicting_values",
+    }

@@ -17,7 +17,7 @@ from edgar_eval.answering.extractive import READER_ID, Passage, ReaderAnswer, re
 from edgar_eval.answering.table_reader import READER_ID as TABLE_READER_ID
 from edgar_eval.answering.table_reader import read_tables
 from edgar_eval.domain.generation import Generation, GenerationRequest, Generator
-from edgar_eval.domain.routes import ANSWER, DENY, NO_ANSWER
+from edgar_eval.domain.routes import ANSWER, DENY, NO_ANSWER, REVIEW
 
 ANSWERED = "answered"
 OUT_OF_SCOPE = "out_of_scope"
@@ -114,18 +114,22 @@ def check_generation(request: GenerationRequest, generation: Generation) -> Chec
 
 
 ROUTE_FROM_POLICY = "access policy"
+ROUTE_FROM_PASSAGES = "passages read"  # they disagree on the asked figure: review (answering.conflicts)
 ROUTE_FROM_REPLY = "reply route field"
 ROUTE_FROM_FLAG = "abstained flag"  # and the citation check: an answer whose citations fail exits by no_answer
 
 
-def exit_route(checked: CheckedAnswer) -> tuple[str, str, str]:
+def exit_route(checked: CheckedAnswer, disagreement: str | None = None) -> tuple[str, str, str]:
     """The route a checked answer exits by, why, and what it was read from.
 
-    A reply that names its route is taken at its word, except that an answer the citation check withholds exits by
-    no_answer; a reply without a route field (every chat reply, and a service that sends none) answers or not by its
-    abstained flag and the citation check."""
+    Passages that disagree on the asked figure (`disagreement`, from answering.conflicts) send the question to review
+    whatever the generator said: which value holds is for a person to say. A reply that names its route is taken at
+    its word, except that an answer the citation check withholds exits by no_answer; a reply without a route field
+    (every chat reply, and a service that sends none) answers or not by its abstained flag and the citation check."""
     if checked.outcome == DENIED:
         return DENY, checked.detail, ROUTE_FROM_POLICY
+    if disagreement:
+        return REVIEW, disagreement, ROUTE_FROM_PASSAGES
     generation = checked.generation
     withheld = f"{checked.outcome}: {checked.detail}" if checked.detail else checked.outcome
     if generation is not None and generation.route is not None:

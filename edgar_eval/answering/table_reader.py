@@ -335,10 +335,19 @@ def _usual_scale(passages: list[Passage]) -> tuple[str, str | None]:
     return f"in {word}", stating
 
 
-def read_tables(question: str, passages: list[Passage]) -> ReaderAnswer:
+@dataclass(frozen=True)
+class _Asked:
+    asked: frozenset[str]
+    per_share: bool
+    share_count: bool
+
+
+def _found_rows(question: str, passages: list[Passage]) -> tuple[_Asked, list[_Found]] | None:
+    """The rows that name the asked line item with a column for the asked period, or None for a question that is not
+    about one line item and one period."""
     parsed = parse_question(question)
     if parsed is None:
-        return ReaderAnswer(False, "", None, (), "not a question about one line item and one period")
+        return None
     item, period = parsed
     asked = label_words(item)
     per_share_asked = {"per", "share"} <= asked
@@ -350,22 +359,61 @@ def read_tables(question: str, passages: list[Passage]) -> ReaderAnswer:
         for f in _candidates(passage, rank, names, period)
         if not (share_count and f.shown.startswith("$"))
     ]  # a dollar figure is no share count
-    if not found:
-        return ReaderAnswer(False, "", None, (), "no table row names the line item with a column for the asked period")
-    best = min(found, key=lambda f: (-f.score[0], -f.score[1], f.passage_rank, f.line))
-    cited = [best.chunk_id]
-    scale_text = best.scale_text
+    return _Asked(frozenset(asked), per_share_asked, share_count), found
+
+
+@dataclass(frozen=True)
+class RowRead:
+    """One table row read for the asked figure: its passage, what it prints, and the figure in units."""
+
+    chunk_id: str
+    label: str
+    shown: str
+    scale: str
+    figure: float
+    cited: tuple[str, ...]
+    per_share: bool
+
+
+def _row_read(found: _Found, asked: _Asked, passages: list[Passage]) -> RowRead:
+    cited = [found.chunk_id]
+    scale_text = found.scale_text
     if not SCALE_LINE.search(scale_text):
         usual, stating = _usual_scale(passages)
         scale_text = f"{scale_text} | {usual}"
-        own_text = next(p.text for p in passages if p.chunk_id == best.chunk_id)
-        if stating and stating != best.chunk_id and not SCALE_LINE.search(own_text):
+        own_text = next(p.text for p in passages if p.chunk_id == found.chunk_id)
+        if stating and stating != found.chunk_id and not SCALE_LINE.search(own_text):
             cited.append(stating)  # the passage that states the scale backs it
-    per_share = per_share_asked or {"per", "share"} <= label_words(best.label)
-    percentage = best.shown.endswith("%") or "rate" in asked
-    scale = _scale(scale_text, per_share or percentage, share_count and not per_share)
-    figure = _value(best.shown) * SCALE_FACTORS.get(scale, 1.0)
-    unit = " shares" if share_count and not per_share else ""  # a share count is said as one, or it reads as an amount
-    where = "".join(f"[{c}]" for c in cited)
-    text = f"{_spoken(best.label)}: {best.shown}{' ' + scale if scale else ''}{unit} {where}."
-    return ReaderAnswer(True, text, figure, tuple(cited), None)
+    per_share = asked.per_share or {"per", "share"} <= label_words(found.label)
+    percentage = found.shown.endswith("%") or "rate" in asked.asked
+    scale = _scale(scale_text, per_share or percentage, asked.share_count and not per_share)
+    figure = _value(found.shown) * SCALE_FACTORS.get(scale, 1.0)
+    return RowRead(found.chunk_id, found.label, found.shown, scale, figure, tuple(cited), per_share)
+
+
+def rows_read(question: str, passages: list[Passage]) -> list[RowRead]:
+    """Every row the reader ranks first (the best label match, however many passages print it), in passage order:
+    what the passages say the asked figure is. The reader answers from the first; review compares them all."""
+    read = _found_rows(question, passages)
+    if read is None or not read[1]:
+        return []
+    asked, found = read
+    top = max(f.score for f in found)
+    best = sorted((f for f in found if f.score == top), key=lambda f: (f.passage_rank, f.line))
+    return [_row_read(f, asked, passages) for f in best]
+
+
+def read_tables(question: str, passages: list[Passage]) -> ReaderAnswer:
+    read = _found_rows(question, passages)
+    if read is None:
+        return ReaderAnswer(False, "", None, (), "not a question about one line item and one period")
+    asked, found = read
+    if not found:
+        return ReaderAnswer(False, "", None, (), "no table row names the line item with a column for the asked period")
+    best = min(found, key=lambda f: (-f.score[0], -f.score[1], f.passage_rank, f.line))
+    row = _row_read(best, asked, passages)
+    # a share count is said as one, or it reads as an amount
+    unit = " shares" if asked.share_count and not row.per_share else ""
+    where = "".join(f"[{c}]" for c in row.cited)
+    text = f"{_spoken(best.label)}: {best.shown}{' ' + row.scale if row.scale else ''}{unit} {where}."
+    return ReaderAnswer(True, text, row.figure, row.cited, None)

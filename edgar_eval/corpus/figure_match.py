@@ -206,3 +206,13 @@ def value_sign(value: float, label: str = "") -> int:
     if label_sign(label) == ANY_SIGN:
         return ANY_SIGN
     return NEGATIVE if value < 0 else POSITIVE
+
+
+RESTATEMENT_TOLERANCE = 0.005  # the same figure in millions and in thousands, or rounded a decimal less, stays one
+
+
+def values_differ(a: float, b: float) -> bool:
+    """Whether two values of one quantity for one period are two figures (a restatement, a split, a revised estimate),
+    not one figure rounded two ways. The golden review cases and the answerer's review exit both decide it here."""
+    high = max(abs(a), abs(b))
+    return bool(high) and abs(a - b) / high > RESTATEMENT_TOLERANCE

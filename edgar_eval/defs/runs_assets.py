@@ -17,6 +17,8 @@ from edgar_eval.answering.answerer import (
     answer_question,
     exit_route,
 )
+from edgar_eval.answering.conflicts import passages_disagree
+from edgar_eval.answering.extractive import Passage
 from edgar_eval.answering.period_guard import period_guard
 from edgar_eval.answering.relevance import FEATURES, relevance_features
 from edgar_eval.corpus.company_names import aliases_by_company
@@ -25,6 +27,7 @@ from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.defs.common import checked_index, table_head, table_output
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
 from edgar_eval.domain.generation import GenerationRequest
+from edgar_eval.domain.routes import ANSWER, NO_ANSWER
 from edgar_eval.evaluation.abstention import arm_outcomes as mask_arms
 from edgar_eval.evaluation.abstention import cross_fit
 from edgar_eval.evaluation.judge import judge_answer
@@ -167,7 +170,8 @@ DETERMINISM_SAMPLE = 40  # questions asked twice to measure whether the same pro
     description="One generation per question from the configured generator (the table reader by default; the "
     "extractive reader, an OpenAI-compatible chat model or an external RAG service through a record/replay tape), then "
     "the citation check: answered, model_declined, no_valid_citation or unsupported_claim, with the stated figure and "
-    "latency. A seeded sample is generated twice to measure determinism (not for a deterministic generator, which "
+    "latency, and the route it exits by (review where the passages read disagree on the asked figure). A seeded "
+    "sample is generated twice to measure determinism (not for a deterministic generator, which "
     "would only be compared with itself).",
 )
 def generations(
@@ -208,6 +212,7 @@ def generations(
             else None
         )
         checked = answer_question(request, model, in_scope=len(case.scope_filing_ids) > 0, denied=denied)
+        disagreement = passages_disagree(case.question, [Passage(c, t) for c, t in request.passages])
         generation = checked.generation
         same_again = None
         if generation is not None and retrieval.question_id in repeat:
@@ -222,7 +227,7 @@ def generations(
                 "outcome": checked.outcome,
                 "answered": checked.outcome == ANSWERED,
                 "detail": checked.detail,
-                **dict(zip(("route", "route_reason", "route_from"), exit_route(checked))),
+                **dict(zip(("route", "route_reason", "route_from"), exit_route(checked, disagreement))),
                 "answer_text": generation.text if generation else "",
                 "figure": checked.figure,
                 "cited_chunk_ids": list(generation.citations) if generation else [],
@@ -300,7 +305,8 @@ def abstention_scores(
     filings: PartitionedTable,
     golden_set: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
-    golden = golden_questions
+    # the gates decide answer against no_answer: a question expected to exit by review or deny is not theirs to score
+    golden = cast(pd.DataFrame, golden_questions[golden_questions.expected_route.isin([ANSWER, NO_ANSWER])])
     retrieved = answerer_retrievals.set_index("question_id")
     texts = search_index.set_index("chunk_id").text
     keys, _ = current_partitions(filings, (xbrl_facts,))

@@ -261,9 +261,13 @@ class GeneratorResource(dg.ConfigurableResource):
 
     def baseline_path(self, settings: EvalSettings) -> Path:
         """The regression gate's committed baseline for this corpus and generator: each dev case right or wrong under
-        each arm. A baseline judges one system; another generator is compared with its own baseline, or with none."""
-        generator = re.sub(r"[^A-Za-z0-9._-]+", "_", self.adapter(settings).generator_id)
-        return project_home() / "baselines" / settings.corpus_name / f"{generator}.json"
+        each arm. A baseline judges one system; another generator is compared with its own baseline, or with none.
+        Questions asked by another role are another set (a barred company's exit by deny), so a role other than the
+        default has baselines of its own: `<generator>@<role>.json`."""
+        safe = re.compile(r"[^A-Za-z0-9._-]+")
+        generator = safe.sub("_", self.adapter(settings).generator_id)
+        role = "" if settings.asking_role == DEFAULT_ROLE else "@" + safe.sub("_", settings.asking_role)
+        return project_home() / "baselines" / settings.corpus_name / f"{generator}{role}.json"
 
     @classmethod
     def from_env(cls) -> "GeneratorResource":

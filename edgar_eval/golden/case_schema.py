@@ -59,7 +59,8 @@ def with_case_fields(
 ) -> pd.DataFrame:
     """`cases` (question, expected_route, scope_filing_ids; a role column where the cases name one, else `role` asks
     them all) with CASE_FIELDS added. `review_notes`: the note per case id (`case_id` or `question_id`) for the review
-    cases; a review case without one is an error, since a reviewer must be told what to look at.
+    cases, where the cases carry none of their own (a review_note column); a review case without one is an error,
+    since a reviewer must be told what to look at.
 
     An answer or no_answer case whose every scope filing the asking role is barred from expects deny: for that role
     the right exit is a refusal before retrieval, whatever the filings would say."""
@@ -79,8 +80,10 @@ def with_case_fields(
         for scope, readable, route in zip(out.scope_filing_ids, out.permitted_filing_ids, out.expected_route)
     ]
     out["expected_route"] = out.expected_route.where(~pd.Series(barred, index=out.index, dtype=bool), DENY)
+    own_notes = out.review_note.fillna("") if "review_note" in out.columns else pd.Series("", index=out.index)
     out["review_note"] = [
-        notes.get(case_id, "") if route == REVIEW else "" for case_id, route in zip(ids, out.expected_route)
+        notes.get(case_id, own) if route == REVIEW else ""
+        for case_id, own, route in zip(ids, own_notes, out.expected_route)
     ]
     missing = [
         case_id

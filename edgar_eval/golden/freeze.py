@@ -32,7 +32,7 @@ def case_record(row, split: str, filing_sha: dict[str, str]) -> dict:
             "filing_id": filing,
             "chunk_ids": sorted(c for c in row.gold_chunk_ids if c.startswith(f"{filing}:")),
             "pages": sorted(p.split("#", 1)[1] for p in row.gold_pages if p.startswith(f"{filing}#")),
-            "quotes": [row.gold_quote] if row.gold_quote and filing == row.source_filing_id else [],
+            "quotes": [row.gold_quote] if isinstance(row.gold_quote, str) and filing == row.source_filing_id else [],
         }
         for filing in row.gold_filing_ids
     ]

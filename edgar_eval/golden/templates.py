@@ -23,8 +23,9 @@ import numpy as np
 import pandas as pd
 
 from edgar_eval.corpus.company_names import display_name
+from edgar_eval.corpus.figure_match import values_differ
 from edgar_eval.corpus.frames import iter_groups, iter_rows
-from edgar_eval.domain.routes import ANSWER, NO_ANSWER
+from edgar_eval.domain.routes import ANSWER, NO_ANSWER, REVIEW
 from edgar_eval.golden import fairness as rules
 from edgar_eval.golden.fairness import FairnessLimits, FigureIndex
 from edgar_eval.golden.labels import absence_probes, concept_words, is_boilerplate, label_for
@@ -58,12 +59,15 @@ GOLDEN_COLUMNS = [
     "source_sha256",
     "statement_type",
     "provenance",
+    "review_note",
 ]
 REJECTION_COLUMNS = ["kind", "rule", "filing_id", "cik", "concept", "period", "detail"]
 PERIODIC_FORMS = {"10-K": ("FY", "instant"), "10-Q": ("Q", "H", "9M", "instant")}
 _DURATION_WORDS = {"Q": "the quarter", "H": "the six months", "9M": "the nine months"}
 _UNIT_WORDS = {3: " thousand", 6: " million", 9: " billion"}
 _UNANSWERABLE_KINDS = ("other_year", "other_company", "absent_concept")
+CONFLICTING = "conflicting_values"  # one figure tagged with two values for the same period: review
+CONFLICTS_PER_COMPANY = 2
 
 
 @dataclass(frozen=True)
@@ -95,7 +99,7 @@ def period_phrase(form: str, period_kind: str, period_end: str, fiscal_year: int
     return f"as of {spoken}" if period_kind == "instant" else f"for {_DURATION_WORDS[period_kind]} ended {spoken}"
 
 
-def _question(company: str, label: str, when: str) -> str:
+def question_text(company: str, label: str, when: str) -> str:
     return f"What was {company}'s {label} {when}?"
 
 
@@ -258,7 +262,8 @@ def build_golden_questions(
     unanswerable = _unanswerable(
         selected, fair, scope, facts, seed, unanswerable_per_kind, absent_concept_min_companies, reject
     )
-    rows = [_row(q) for q in selected + unanswerable]
+    conflicts = _conflicting_values(candidates, scope, reject)
+    rows = [_row(q) for q in selected + unanswerable + conflicts]
     golden = pd.DataFrame(rows, columns=GOLDEN_COLUMNS)
     golden = golden.drop_duplicates("question_id").sort_values(["cik", "kind", "question_id"]).reset_index(drop=True)
     rejected = pd.DataFrame(rejections, columns=REJECTION_COLUMNS)
@@ -285,7 +290,7 @@ def _describe(fact, scope: _Scope) -> dict:
         "is_instant": fact.period_kind == "instant",
         "concept": fact.concept,
         "label": label,
-        "question": _question(company, label, when),
+        "question": question_text(company, label, when),
         "printed": printed,
         "offset": offset,
         "gold_value": float(fact.value),
@@ -494,7 +499,7 @@ def _unanswerable(
                 _twin(
                     q,
                     "other_year",
-                    question=_question(q["company"], q["label"], when),
+                    question=question_text(q["company"], q["label"], when),
                     fiscal_year=absent_year,
                     period=when.removeprefix("for ").removeprefix("at "),
                     scope_filing_ids=scope.of(cik, absent_year),
@@ -507,7 +512,7 @@ def _unanswerable(
                 _twin(
                     q,
                     "other_company",
-                    question=_question(other, q["label"], q["when"]),
+                    question=question_text(other, q["label"], q["when"]),
                     asked_company=other,
                     scope_filing_ids=scope.of(cik, year),
                 )
@@ -574,7 +579,7 @@ def _unanswerable(
                     "period": when.removeprefix("for ").removeprefix("at ").removeprefix("as of "),
                     "concept": concept,
                     "label": label_for(concept),
-                    "question": _question(company, cast(str, label_for(concept)), when),  # a reported concept
+                    "question": question_text(company, cast(str, label_for(concept)), when),  # a reported concept
                     "source_filing_id": filing_id,
                     "source_form": filing.form,
                     "source_sha256": filing.sha256,
@@ -608,7 +613,7 @@ def _row(q: dict) -> dict:
         "question_id": _question_id(q["kind"], q["cik"], q["question"]),
         "question": q["question"],
         "kind": q["kind"],
-        "expected_route": ANSWER if answerable else NO_ANSWER,
+        "expected_route": ANSWER if answerable else REVIEW if q["kind"] == CONFLICTING else NO_ANSWER,
         "company": q["company"],
         "cik": q["cik"],
         "scope_cik": q["cik"],
@@ -629,4 +634,74 @@ def _row(q: dict) -> dict:
         "source_sha256": q["source_sha256"],
         "statement_type": q["statement_type"],
         "provenance": TEMPLATE_VERSION,
+        "review_note": q.get("review_note", ""),
     }
+
+
+def _conflicting_values(candidates: pd.DataFrame, scope: _Scope, reject) -> list[dict]:
+    """Review cases: a figure a filing reports for its own period that a later filing of the company prints with
+    another value for the same period (a restatement, a stock split, a revised estimate). Asked over both filings, the
+    passages disagree, and which value holds is for a person to say; the case's review note names both.
+
+    Kept: an undimensioned, labelled, printed fact of its filing's own period, and a later filing's printed fact of the
+    same concept and period with another value (corpus.figure_match.values_differ); up to CONFLICTS_PER_COMPANY per
+    company, in filing and concept order. Rejected with the rule: values that differ only by rounding."""
+    facts = cast(
+        pd.DataFrame,
+        candidates[
+            (candidates.dimensions == "")
+            & candidates.offset.notna()
+            & candidates.value.notna()
+            & candidates.concept.map(lambda c: label_for(c) is not None and not is_boilerplate(c))
+        ],
+    )
+    out: list[dict] = []
+    taken: dict[str, int] = {}
+    for (cik, concept, period_key), group in iter_groups(facts.groupby(["cik", "concept", "period_key"], sort=True)):
+        own = cast(pd.DataFrame, group[group.own_period])
+        if own.empty or taken.get(str(cik), 0) >= CONFLICTS_PER_COMPANY:
+            continue
+        original = next(iter(iter_rows(own.sort_values(["filing_id", "offset_order"]))))
+        first = scope.filing[original.filing_id]
+        later = [
+            fact
+            for fact in iter_rows(group.sort_values(["filing_id", "offset_order"]))
+            if str(scope.filing[fact.filing_id].period_end) > str(first.period_end)  # a report of a later period
+        ]
+        for fact in later:
+            if not values_differ(float(original.value), float(fact.value)):
+                if original.value != fact.value:
+                    reject(
+                        CONFLICTING,
+                        "rounding_only",
+                        fact.filing_id,
+                        cik,
+                        concept,
+                        period_key,
+                        f"{original.displayed} and {fact.displayed} differ by rounding only",
+                    )
+                continue
+            question = _describe(original, scope)
+            shown = (
+                f"{original.filing_id} prints {original.displayed} and the later {fact.filing_id} prints "
+                f"{fact.displayed}"
+            )
+            out.append(
+                {
+                    **{k: question[k] for k in ("cik", "company", "fiscal_year", "period", "concept", "label")},
+                    "kind": CONFLICTING,
+                    "question": question["question"],
+                    "scope_filing_ids": [original.filing_id, fact.filing_id],
+                    "gold_filing_ids": [original.filing_id, fact.filing_id],
+                    "source_filing_id": original.filing_id,
+                    "source_form": question["source_form"],
+                    "source_sha256": question["source_sha256"],
+                    "statement_type": question["statement_type"],
+                    "gold_quote": question["gold_quote"],  # the line as first published
+                    "review_note": f"one figure, two values for {question['period']}: {shown} (a restatement, a "
+                    "split or a revised estimate); say which holds, or that the answer must give both",
+                }
+            )
+            taken[str(cik)] = taken.get(str(cik), 0) + 1
+            break
+    return out

@@ -327,8 +327,8 @@ def routes_table(routes: pd.DataFrame) -> ReportTable:
     from_flag = int(routes.read_from_flag.sum())
     flag_note = (
         f" {from_flag} of the exits after retrieval were read from the generator's abstained flag and the citation "
-        "check (answered: answer; withheld: no_answer): its replies carry no route field, so it cannot exit by "
-        "clarify, review or deny after retrieval."
+        "check (answered: answer; withheld: no_answer): its replies carry no route field. Review after retrieval "
+        "comes from the passages read disagreeing on the asked figure, whatever the generator said."
         if from_flag
         else ""
     )
