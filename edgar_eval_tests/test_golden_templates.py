@@ -25,10 +25,12 @@ def test_golden_set_is_deterministic_and_has_every_kind(golden_inputs, demo_buil
     golden = demo_build.questions
     again = build_golden_questions(*golden_inputs, seed=7)
     assert golden.equals(again.questions) and demo_build.rejections.equals(again.rejections)
-    assert set(golden.kind) == {"answerable", "other_year", "other_company", "absent_concept"}
+    assert set(golden.kind) == {"answerable", "other_year", "other_company", "absent_concept", "conflicting_values"}
     assert golden.question_id.is_unique
     assert (golden[golden.kind == "answerable"].expected_route == "answer").all()
-    assert (golden[golden.kind != "answerable"].expected_route == "no_answer").all()
+    assert (golden[golden.kind == "conflicting_values"].expected_route == "review").all()
+    unanswerable = golden[~golden.kind.isin(["answerable", "conflicting_values"])]
+    assert (unanswerable.expected_route == "no_answer").all()
     assert set(golden[golden.kind == "answerable"].source_form) == {"10-K", "10-Q"}, "quarterly periods are asked too"
 
 

@@ -113,9 +113,12 @@ def _read_meta(facts: list[Fact]) -> FilingMeta:
     document_type = _dei(facts, "DocumentType")
     if document_type is None:
         raise FilingError("no dei:DocumentType fact: cannot tell which form this is")
-    form = re.sub(r"\s+", " ", document_type.displayed).strip().upper()
+    shown = re.sub(r"\s+", " ", document_type.displayed).strip().upper()
+    form = re.sub(r"\s*/\s*A$", "", shown)  # an amendment is read as the form it amends, flagged as amending it
     if form not in SUPPORTED_FORMS:
-        raise FilingError(f"unsupported form {form!r}; supported: {', '.join(SUPPORTED_FORMS)}")
+        raise FilingError(f"unsupported form {shown!r}; supported: {', '.join(SUPPORTED_FORMS)} and their amendments")
+    amendment_flag = _dei(facts, "AmendmentFlag")
+    amendment = form != shown or (amendment_flag is not None and amendment_flag.displayed.strip().lower() == "true")
     name = _dei(facts, "EntityRegistrantName")
     cik = _dei(facts, "EntityCentralIndexKey")
     if name is None or cik is None:
@@ -143,6 +146,7 @@ def _read_meta(facts: list[Fact]) -> FilingMeta:
         fiscal_year_end=f"--{fiscal_year_end[0]:02d}-{fiscal_year_end[1]:02d}",
         fiscal_year_offset=offset,
         ticker=_ticker(facts),
+        amendment=amendment,
     )
 
 

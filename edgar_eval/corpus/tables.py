@@ -34,6 +34,7 @@ def filing_frame(
                 "fiscal_year_offset": meta.fiscal_year_offset,
                 "filed": filed,
                 "ticker": meta.ticker,
+                "amendment": meta.amendment,
                 "parse_warnings": list(parsed.warnings),
             }
         ]

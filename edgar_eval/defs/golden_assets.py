@@ -8,6 +8,7 @@ import pandas as pd
 from edgar_eval.adapters.files import PinnedElsewhere, create_file, replace_file
 from edgar_eval.corpus.frames import iter_groups
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
+from edgar_eval.corpus.revisions import superseded_by
 from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.route_assets import access_policy
 from edgar_eval.defs.settings import EvalSettings
@@ -45,6 +46,9 @@ def golden_questions_and_rejections(
     filings: PartitionedTable,
 ):
     keys, left_out = current_partitions(filings, (filing_text, xbrl_facts, chunks, sections))
+    superseded = superseded_by(filings.frame(keys))  # golden cases are built on current revisions, as searched
+    left_out.update({key: f"superseded by the amendment {by}" for key, by in superseded.items()})
+    keys = [key for key in keys if key not in superseded]
     build = build_golden_questions(
         filings.frame(keys),
         xbrl_facts.frame(keys),

@@ -26,6 +26,7 @@ class FilingMeta:
     fiscal_year_end: str  # "--MM-DD" as dei:CurrentFiscalYearEndDate writes it
     fiscal_year_offset: int = 0  # -1 for filers naming a fiscal year for the calendar year it begins
     ticker: str = ""  # dei:TradingSymbol (the first one, when a filer lists several classes); "" when untagged
+    amendment: bool = False  # a 10-K/A or 10-Q/A (form holds the base form), or dei:AmendmentFlag true
 
 
 @dataclass(frozen=True)
