@@ -8,7 +8,7 @@ import pandas as pd
 from edgar_eval.adapters.files import PinnedElsewhere, create_file, replace_file
 from edgar_eval.corpus.frames import iter_groups
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
-from edgar_eval.corpus.revisions import superseded_by
+from edgar_eval.corpus.revisions import current_only, superseded_by
 from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.route_assets import access_policy
 from edgar_eval.defs.settings import EvalSettings
@@ -46,11 +46,13 @@ def golden_questions_and_rejections(
     filings: PartitionedTable,
 ):
     keys, left_out = current_partitions(filings, (filing_text, xbrl_facts, chunks, sections))
-    superseded = superseded_by(filings.frame(keys))  # golden cases are built on current revisions, as searched
+    recorded = filings.frame(keys)
+    superseded = superseded_by(recorded)  # golden cases are built on current revisions, as searched
     left_out.update({key: f"superseded by the amendment {by}" for key, by in superseded.items()})
     keys = [key for key in keys if key not in superseded]
+    recorded = current_only(recorded, superseded)
     build = build_golden_questions(
-        filings.frame(keys),
+        recorded,
         xbrl_facts.frame(keys),
         chunks.frame(keys),
         filing_text.frame(keys),
@@ -58,7 +60,7 @@ def golden_questions_and_rejections(
         seed=settings.golden_seed,
     )
     golden = with_case_fields(
-        build.questions, TEMPLATE_OWNER, access_policy(settings), filings.frame(keys), role=settings.asking_role
+        build.questions, TEMPLATE_OWNER, access_policy(settings), recorded, role=settings.asking_role
     )
     rejections = build.rejections
     if golden.empty:

@@ -18,6 +18,7 @@ from edgar_eval.answering.answerer import ROUTE_FROM_FLAG
 from edgar_eval.answering.routing import route_before_retrieval
 from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.domain.routes import NO_ANSWER, ROUTES, AccessPolicy, ScopeFiling
+from edgar_eval.golden.case_schema import scope_filings
 from edgar_eval.stats.proportions import wilson
 
 RETRIEVAL = "retrieval"  # went on to retrieval: not answered by this harness for a route case
@@ -35,10 +36,7 @@ def route_outcomes(
     policy: AccessPolicy,
 ) -> pd.DataFrame:
     """One row per kept route case and per golden question: the route expected, the route taken, and why."""
-    scope_filing = {
-        str(f.filing_id): ScopeFiling(str(f.filing_id), str(f.cik), str(f.form), int(f.fiscal_year))
-        for f in iter_rows(filings)
-    }
+    scope_filing = scope_filings(filings)
 
     def scope_of(ids) -> list[ScopeFiling]:
         return [scope_filing[i] for i in ids if i in scope_filing]
