@@ -172,7 +172,7 @@ def test_loading_the_definitions_reads_and_writes_no_corpus(tmp_path):
     instance = dg.DagsterInstance.ephemeral()
     changes = sync_filings(instance, settings)
     keys = instance.get_dynamic_partitions("filings")
-    assert len(keys) == 15 and keys == sorted(keys) == changes.added == changes.changed
+    assert len(keys) == 16 and keys == sorted(keys) == changes.added == changes.changed
 
 
 def test_importing_the_definitions_reads_no_environment(tmp_path):

@@ -3,8 +3,9 @@ import hashlib
 import io
 import json
 import re
+from datetime import date
 
-from edgar_eval.corpus.demo import COMPANIES, demo_corpus_files
+from edgar_eval.corpus.demo import COMPANIES, RESTATED_TAX_INCREASE, demo_corpus_files
 
 
 def _locate(parsed, evidence):
@@ -36,13 +37,42 @@ def test_same_seed_same_bytes_and_another_seed_other_bytes(demo_files):
     assert other["manifest.csv"] != demo_files["manifest.csv"]
 
 
-def test_three_companies_each_with_the_five_filings(demo_parsed):
-    forms = {}
-    for parsed in demo_parsed.values():
+def test_three_companies_each_with_the_five_filings_and_one_amendment(demo_parsed):
+    forms, amendments = {}, []
+    for path, parsed in demo_parsed.items():
         forms.setdefault(parsed.meta.cik, []).append(parsed.meta.form)
+        if parsed.meta.amendment:
+            amendments.append(path)
     assert len(forms) == 3
     for cik, filed in forms.items():
-        assert sorted(filed) == ["10-K", "10-K", "10-Q", "8-K", "DEF 14A"], cik
+        extra = ["10-K"] if cik == "0009000003" else []  # Maribel's 10-K/A is read as the 10-K it amends
+        assert sorted(filed) == sorted(["10-K", "10-K", "10-Q", "8-K", "DEF 14A", *extra]), cik
+    assert amendments == ["mrbl/10ka_2023-10-16.htm"]
+
+
+def test_the_amendment_restates_one_tax_figure_and_the_later_10k_prints_the_restated_comparatives(demo_parsed):
+    """The 10-K/A changes the fiscal 2023 income tax line (and net income, EPS) and nothing else of the income
+    statement and balance sheet; the fiscal 2024 10-K prints the restated fiscal 2023 figures."""
+
+    def figures(path: str) -> dict:
+        return {
+            (f.concept, f.context.period_start): f.value
+            for f in demo_parsed[path].facts
+            if f.is_numeric and not f.context.dimensions and f.context.period_end == date(2023, 6, 30)
+        }
+
+    original, amended = figures("mrbl/10k_2023-08-21.htm"), figures("mrbl/10ka_2023-10-16.htm")
+    later = figures("mrbl/10k_2024-08-20.htm")
+    changed = {key for key in original if key in amended and original[key] != amended[key]}
+    assert {concept for concept, _ in changed} == {
+        "us-gaap:IncomeTaxExpenseBenefit",
+        "us-gaap:NetIncomeLoss",
+        "us-gaap:EarningsPerShareBasic",
+        "us-gaap:EarningsPerShareDiluted",
+    }
+    net = ("us-gaap:NetIncomeLoss", date(2022, 7, 1))
+    assert original[net] - amended[net] == RESTATED_TAX_INCREASE * 1e6
+    assert later[net] == amended[net]
 
 
 def _manifest(demo_files):
@@ -51,7 +81,7 @@ def _manifest(demo_files):
 
 def test_manifest_matches_the_bytes(demo_files):
     rows = _manifest(demo_files)
-    assert len(rows) == 15
+    assert len(rows) == 16
     for row in rows:
         assert len(demo_files[row["path"]]) == int(row["bytes"])
         assert hashlib.sha256(demo_files[row["path"]]).hexdigest() == row["sha256"]

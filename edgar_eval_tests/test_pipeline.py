@@ -1,5 +1,6 @@
 """The whole graph, in process, on the demo corpus: every asset materialised, the report reproducible."""
 
+import json
 from pathlib import Path
 
 import dagster as dg
@@ -9,6 +10,7 @@ from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.partitions import FILING_DOCUMENTS
 from edgar_eval.defs.runner import materialise_evaluation, materialise_graph
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.evaluation.release_fixture import prints_figure
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -34,7 +36,7 @@ def test_every_asset_and_partition_is_materialised(demo_run):
         graph.failed_partitions,
         graph.evaluation_error,
     )
-    assert len(graph.partitions) == 15
+    assert len(graph.partitions) == 16
     for spec in defs.resolve_all_asset_specs():
         if spec.key == FILING_DOCUMENTS:  # the input: observed, each partition with its sha256, never materialised
             continue
@@ -86,3 +88,32 @@ def test_asset_metadata_carries_figures_for_the_ui(demo_run):
         "absent_concept",
         "conflicting_values",
     }
+
+
+def test_the_release_fixture_passes_route_by_route_and_its_changed_source_is_stale(demo_run):
+    """The demo's must-pass fixture: every case exits by its declared route; the case written against Maribel's
+    original fiscal 2023 10-K is listed stale, re-verified in the 10-K/A (672 -> 655), and answered from the
+    amendment without the old figure in any passage read; the original, still on disk, does print it."""
+    settings, _, _, _ = demo_run
+    store = settings.store()
+    cases, results = store.read("release_fixture_cases"), store.read("release_fixture_results")
+    assert len(results) >= 12 and results.passed.all(), results[~results.passed][["case_id", "failures"]]
+    assert (results.taken_route == results.expected_route).all()
+    declared = results.expected_route.value_counts().to_dict()
+    assert declared["answer"] >= 7 and all(declared.get(r, 0) >= 1 for r in ("no_answer", "deny", "clarify", "review"))
+    stale = cases[cases.stale].set_index("case_id")
+    assert set(stale.index) == {"changed-mrbl-net-income-2023", "changed-mrbl-goodwill-2024"}
+    changed = stale.loc["changed-mrbl-net-income-2023"]
+    assert changed.stale_status == "changed" and (changed.old_value, changed.new_value) == (672e6, 655e6)
+    assert list(changed.scope_filing_ids) == ["mrbl-10ka_2023-10-16"]
+    assert stale.loc["changed-mrbl-goodwill-2024"].stale_status == "unchanged"
+    result = results.set_index("case_id").loc["changed-mrbl-net-income-2023"]
+    checks = json.loads(result.checks)
+    assert checks["old_figure_retrieved"] is False and checks["old_figure_repeated"] is False
+    assert checks["current_locator_cited"] and list(result.cited_filing_ids) == ["mrbl-10ka_2023-10-16"]
+    assert "655" in result.answer_text
+    # the check can fire: the superseded original prints 672 in a chunk, which search never serves
+    index = store.read("search_index")
+    assert "mrbl-10k_2023-08-21" not in set(index.filing_id)
+    original = store.read("chunks", "mrbl-10k_2023-08-21")
+    assert any(prints_figure(text, "672") for text in original.text)

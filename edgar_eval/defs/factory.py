@@ -5,6 +5,7 @@ from __future__ import annotations
 import dagster as dg
 
 from edgar_eval.defs import (
+    fixture_assets,
     golden_assets,
     index_assets,
     invariant_checks,
@@ -38,6 +39,7 @@ def build_definitions(
             pattern_assets,
             runs_assets,
             route_assets,
+            fixture_assets,
             statistics_assets,
             report_assets,
         )

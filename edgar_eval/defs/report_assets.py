@@ -82,6 +82,7 @@ def report(
     route_matrix: pd.DataFrame,
     release_checks: pd.DataFrame,
     case_receipts: pd.DataFrame,
+    release_fixture_results: pd.DataFrame,
 ) -> dg.MaterializeResult:
     keys, left_out = current_partitions(filings, (filing_text, xbrl_facts, sections, chunks, chunk_embeddings))
     protocol, _ = read_protocol(settings)
@@ -118,6 +119,7 @@ def report(
             routes=route_matrix,
             release=release_checks,
             receipts=case_receipts,
+            fixture=release_fixture_results,
             settings={
                 "chunk_size": settings.chunk_size,
                 "chunk_overlap": settings.chunk_overlap,

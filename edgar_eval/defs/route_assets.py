@@ -9,6 +9,7 @@ import pandas as pd
 from edgar_eval.adapters.files import replace_file
 from edgar_eval.corpus.company_names import aliases_by_company
 from edgar_eval.corpus.partitioned import PartitionedTable
+from edgar_eval.corpus.revisions import current_only, superseded_by
 from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.settings import EvalSettings
@@ -43,7 +44,8 @@ def access_policy(settings: EvalSettings) -> AccessPolicy:
 def route_cases(
     context: dg.AssetExecutionContext, settings: EvalSettings, golden_questions: pd.DataFrame, filings: PartitionedTable
 ) -> dg.Output[pd.DataFrame]:
-    recorded = filings.frame()  # every filing whose `filings` row is materialised
+    everything = filings.frame()  # every filing whose `filings` row is materialised
+    recorded = current_only(everything, superseded_by(everything))  # a superseded filing is in no case's scope
     policy = access_policy(settings)
     cases = build_route_cases(golden_questions, recorded, aliases_by_company(recorded), policy)
     kept = cases[cases.rejected == ""]
@@ -103,7 +105,8 @@ def route_matrix(context: dg.AssetExecutionContext, route_outcomes: pd.DataFrame
 @dg.asset(
     group_name="statistics",
     description="The run's release decision (release, investigate, human review or hold): each rule of the versioned "
-    "`protocol/release-v1.toml`, with whether it fired and its evidence; the strictest decision a fired rule forces "
+    "`protocol/release-v2.toml` (the route matrix's misses, unsupported claims, a failed release-fixture case), "
+    "with whether it fired and its evidence; the strictest decision a fired rule forces "
     "is the run's.",
 )
 def release_checks(
@@ -111,13 +114,14 @@ def release_checks(
     settings: EvalSettings,
     route_outcomes: pd.DataFrame,
     generations: pd.DataFrame,
+    release_fixture_results: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     path = settings.release_rules_path()
     try:
         rules = ReleaseRules.from_toml(path.read_text(encoding="utf-8"), f"protocol/{path.name}")
     except (OSError, ReleaseRulesError) as exc:
         raise dg.Failure(f"release rules {settings.release_rules!r}: {exc}") from exc
-    checks = check_release(rules, route_outcomes, generations)
+    checks = check_release(rules, route_outcomes, generations, release_fixture_results)
     return table_output(
         checks,
         {"decision": release_decision(checks), "rules": rules.version, "checks": table_head(checks, rows=10)},

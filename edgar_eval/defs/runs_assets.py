@@ -26,7 +26,7 @@ from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.defs.common import checked_index, table_head, table_output
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
-from edgar_eval.domain.generation import GenerationRequest
+from edgar_eval.domain.generation import Generation, GenerationRequest
 from edgar_eval.domain.routes import ANSWER, NO_ANSWER
 from edgar_eval.evaluation.abstention import arm_outcomes as mask_arms
 from edgar_eval.evaluation.abstention import cross_fit
@@ -162,6 +162,48 @@ def retriever_rankings(
     )
 
 
+def generation_row(
+    model, case, chunk_ids: list[str], texts: pd.Series
+) -> tuple[GenerationRequest, Generation | None, dict]:
+    """One question put to the generator over the passages read, the citation check, and the route it exits by.
+    `case`: a golden question's fields (question, cik, fiscal_year, role, scope_filing_ids, permitted_filing_ids)."""
+    request = GenerationRequest(
+        case.question,
+        tuple((c, str(texts[c])) for c in chunk_ids),
+        cik=case.cik,
+        fiscal_year=int(case.fiscal_year),
+        role=case.role,
+    )
+    denied = (
+        f"role {case.role!r} may read no filing of the scope"
+        if len(case.scope_filing_ids) and not len(case.permitted_filing_ids)
+        else None
+    )
+    checked = answer_question(request, model, in_scope=len(case.scope_filing_ids) > 0, denied=denied)
+    disagreement = passages_disagree(case.question, [Passage(c, t) for c, t in request.passages])
+    generation = checked.generation
+    return (
+        request,
+        generation,
+        {
+            "generator_id": model.generator_id,
+            "model_id": generation.model_id if generation else "",
+            "parameters": json.dumps(generation.parameters if generation else {}, sort_keys=True),
+            "prompt_version": generation.prompt_version if generation else None,
+            "outcome": checked.outcome,
+            "answered": checked.outcome == ANSWERED,
+            "detail": checked.detail,
+            **dict(zip(("route", "route_reason", "route_from"), exit_route(checked, disagreement))),
+            "answer_text": generation.text if generation else "",
+            "figure": checked.figure,
+            "cited_chunk_ids": list(generation.citations) if generation else [],
+            "generate_seconds": generation.latency_seconds if generation else 0.0,
+            "replayed": bool(generation.replayed) if generation else False,
+            "tape_key": generation.tape_key if generation else None,
+        },
+    )
+
+
 DETERMINISM_SAMPLE = 40  # questions asked twice to measure whether the same prompt gives the same text
 
 
@@ -199,44 +241,12 @@ def generations(
     rows = []
     for retrieval in iter_rows(retrieved):
         case = golden.loc[retrieval.question_id]
-        request = GenerationRequest(
-            case.question,
-            tuple((c, texts[c]) for c in retrieval.chunk_ids),
-            cik=case.cik,
-            fiscal_year=int(case.fiscal_year),
-            role=case.role,
-        )
-        denied = (
-            f"role {case.role!r} may read no filing of the scope"
-            if len(case.scope_filing_ids) and not len(case.permitted_filing_ids)
-            else None
-        )
-        checked = answer_question(request, model, in_scope=len(case.scope_filing_ids) > 0, denied=denied)
-        disagreement = passages_disagree(case.question, [Passage(c, t) for c, t in request.passages])
-        generation = checked.generation
+        request, generation, row = generation_row(model, case, list(retrieval.chunk_ids), texts)
         same_again = None
         if generation is not None and retrieval.question_id in repeat:
             same_again = repeat_model.generate(request).text == generation.text
         rows.append(
-            {
-                "question_id": retrieval.question_id,
-                "generator_id": model.generator_id,
-                "model_id": generation.model_id if generation else "",
-                "parameters": json.dumps(generation.parameters if generation else {}, sort_keys=True),
-                "prompt_version": generation.prompt_version if generation else None,
-                "outcome": checked.outcome,
-                "answered": checked.outcome == ANSWERED,
-                "detail": checked.detail,
-                **dict(zip(("route", "route_reason", "route_from"), exit_route(checked, disagreement))),
-                "answer_text": generation.text if generation else "",
-                "figure": checked.figure,
-                "cited_chunk_ids": list(generation.citations) if generation else [],
-                "generate_seconds": generation.latency_seconds if generation else 0.0,
-                "replayed": bool(generation.replayed) if generation else False,
-                "tape_key": generation.tape_key if generation else None,
-                "same_text_again": same_again,
-                "deterministic": deterministic,
-            }
+            {"question_id": retrieval.question_id, **row, "same_text_again": same_again, "deterministic": deterministic}
         )
     frame = pd.DataFrame(rows)
     latency = frame.generate_seconds.to_numpy()

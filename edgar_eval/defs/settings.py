@@ -108,11 +108,12 @@ class EvalSettings(dg.ConfigurableResource):
     proposer_url: str = ""  # the tape (tape_mode), when both are set
     proposal_bundles: int = 4  # excerpt bundles sent to the proposer per pattern
     absence_review: str = "absence-v1"  # reviews/<corpus>/<name>.jsonl: the recorded absence decisions
-    release_rules: str = "release-v1"  # protocol/<name>.toml: the rules of the run's release decision
+    release_rules: str = "release-v2"  # protocol/<name>.toml: the rules of the run's release decision
     access_policy: str = "access-v1"  # policies/<corpus>/<name>.toml: which roles may not read which filings
     asking_role: str = DEFAULT_ROLE  # the role the golden questions are asked by; it searches only what it may read
     golden_audit: str = "audit-v1"  # reviews/<corpus>/<name>.jsonl: a person's verdicts on the audited sample
     receipt_review: str = "receipts-v1"  # reviews/<corpus>/<name>.jsonl: a reviewer's overrides of case results
+    release_fixture: str = "release-v1"  # fixtures/<corpus>/<name>.jsonl: the must-pass cases of a release
     audit_per_kind: int = 20  # template cases of each kind drawn for the audit (every pattern case is drawn)
     patterns_per_pattern: int = 5  # the frozen pattern set takes up to this many accepted cases per pattern
     patterns_version: str = ""  # pin a frozen pattern set by name; empty names it by its content hash
@@ -169,6 +170,9 @@ class EvalSettings(dg.ConfigurableResource):
 
     def receipt_review_path(self) -> Path:
         return project_home() / "reviews" / self.corpus_name / f"{self.receipt_review}.jsonl"
+
+    def release_fixture_path(self) -> Path:
+        return project_home() / "fixtures" / self.corpus_name / f"{self.release_fixture}.jsonl"
 
     def protocol_path(self) -> Path:
         return project_home() / "protocol" / f"{self.protocol}.toml"

@@ -1,4 +1,4 @@
-"""The run's release decision from versioned rules (protocol/release-v1.toml): each rule names a condition on the run
+"""The run's release decision from versioned rules (protocol/release-v2.toml): each rule names a condition on the run
 and the decision it forces; the strictest forced decision wins, release when none fires."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ CONDITIONS = (
     "clarify_not_clarified",
     "unsupported_claim",
     "exit_share_below",
+    "fixture_case_failed",
 )
 _EXPECTED = {"deny_not_denied": DENY, "review_not_reviewed": REVIEW, "clarify_not_clarified": CLARIFY}
 
@@ -57,11 +58,23 @@ class ReleaseRules:
         return cls(version, tuple(rules))
 
 
-def release_checks(rules: ReleaseRules, outcomes: pd.DataFrame, generations: pd.DataFrame) -> pd.DataFrame:
-    """One row per rule: whether it fired, the decision it forces, and the evidence (counts, or the share)."""
+def release_checks(
+    rules: ReleaseRules, outcomes: pd.DataFrame, generations: pd.DataFrame, fixture: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """One row per rule: whether it fired, the decision it forces, and the evidence (counts, or the share).
+    `fixture`: the release fixture's results (evaluation.release_fixture.score_case rows), if the corpus has one."""
     rows = []
     for rule in rules.rules:
-        if rule.when in _EXPECTED:
+        if rule.when == "fixture_case_failed":
+            if fixture is None or fixture.empty:
+                fired, evidence = False, "no release fixture for this corpus"
+            else:
+                failed = fixture[~fixture.passed.astype(bool)]
+                fired = len(failed) > 0
+                evidence = f"{len(failed)} of {len(fixture)} fixture cases failed" + (
+                    f" ({', '.join(failed.case_id)})" if fired else ""
+                )
+        elif rule.when in _EXPECTED:
             expected = outcomes[outcomes.expected_route == _EXPECTED[rule.when]]
             missed = expected[expected.taken_route != _EXPECTED[rule.when]]
             fired, evidence = len(missed) > 0, f"{len(missed)} of {len(expected)} cases exited otherwise"

@@ -12,6 +12,7 @@ from edgar_eval.corpus.frames import iter_groups
 from edgar_eval.domain.routes import ANSWER, ROUTES
 from edgar_eval.domain.versioning import content_version
 from edgar_eval.evaluation.release import release_decision
+from edgar_eval.evaluation.release_fixture import fixture_summary
 from edgar_eval.golden.audit import audit_summary
 from edgar_eval.golden.fairness import RULES
 from edgar_eval.golden.patterns import PATTERN_CONTRACTS
@@ -135,6 +136,7 @@ class ReportInputs:
     routes: pd.DataFrame = field(default_factory=pd.DataFrame)
     release: pd.DataFrame = field(default_factory=pd.DataFrame)
     receipts: pd.DataFrame = field(default_factory=pd.DataFrame)
+    fixture: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 @dataclass(frozen=True)
@@ -390,10 +392,55 @@ def release_table(checks: pd.DataFrame) -> ReportTable:
     return ReportTable(
         f"Release decision: {release_decision(checks)}",
         table,
-        Provenance("release_checks", content_version(checks), f"route_outcomes, generations; {checks.version.iloc[0]}"),
+        Provenance(
+            "release_checks",
+            content_version(checks),
+            f"route_outcomes, generations, release_fixture_results; {checks.version.iloc[0]}",
+        ),
         note=f"The rules are versioned (`protocol/{checks.version.iloc[0]}.toml`). The run's decision is the strictest "
         "that a fired rule forces (hold, then human review, then investigate); release when none fires.",
     )
+
+
+def fixture_tables(results: pd.DataFrame) -> list[ReportTable]:
+    """The release fixture route by route (stale cases on their own rows), then each stale case with its reason."""
+    provenance = Provenance("release_fixture_results", content_version(results), "release_fixture_cases")
+    summary = fixture_summary(results).rename(
+        columns={"expected_route": "declared route", "exited_as_declared": "exited as declared"}
+    )
+    stale = results[results.stale]
+    tables = [
+        ReportTable(
+            f"Release fixture: {int(results.passed.sum())} of {len(results)} cases passed",
+            summary,
+            provenance,
+            note="A hand-picked must-pass set (`fixtures/<corpus>/release-v1.jsonl`), not a sample: each case must "
+            "exit by its declared route, and an answer must state the current figure citing only filings its role may "
+            "read that are their own current revision. Before scoring, a case whose evidence filing was superseded by "
+            "an amendment or whose sha256 differs from the one it recorded is listed stale, re-verified in the current "
+            "revision, and counted on its own rows; a changed figure must be neither retrieved nor repeated.",
+        )
+    ]
+    if len(stale):
+        tables.append(
+            ReportTable(
+                "Release fixture: stale cases",
+                pd.DataFrame(
+                    {
+                        "case": stale.case_id,
+                        "re-verified": stale.stale_status,
+                        "why stale": stale.stale_reason,
+                        "taken route": stale.taken_route,
+                        "passed": ["yes" if p else "no" for p in stale.passed],
+                        "failures": stale.failures,
+                    }
+                ),
+                provenance,
+                note="Old and new figure as printed in the filings; `unchanged`: the source changed but the figure "
+                "stands.",
+            )
+        )
+    return tables
 
 
 def build_report(inputs: ReportInputs) -> RenderedReport:
@@ -564,6 +611,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
         *([routes_table(inputs.routes)] if len(inputs.routes) else []),
         *([receipts_table(inputs.receipts)] if len(inputs.receipts) else []),
         *([release_table(inputs.release)] if len(inputs.release) else []),
+        *(fixture_tables(inputs.fixture) if len(inputs.fixture) else []),
         ReportTable(
             f"Arms ({split_words(arms)})",
             arms_table,
