@@ -82,5 +82,9 @@ def corpus_tables(files: dict[str, bytes], parsed: dict) -> tuple[pd.DataFrame, 
 
 @pytest.fixture(scope="session")
 def golden_inputs(demo_files, demo_parsed):
-    """The demo corpus's tables, as the golden_questions asset reads them."""
-    return corpus_tables(demo_files, demo_parsed)
+    """The demo corpus's tables, as the golden_questions asset reads them: current revisions only."""
+    from edgar_eval.corpus.revisions import current_only, superseded_by
+
+    tables = corpus_tables(demo_files, demo_parsed)
+    superseded = superseded_by(tables[0])
+    return tuple(current_only(table, superseded) for table in tables)

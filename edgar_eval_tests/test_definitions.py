@@ -83,6 +83,7 @@ GRAPH = {
             "route_matrix",
             "release_checks",
             "case_receipts",
+            "release_fixture_results",
             "filings",
             "filing_text",
             "xbrl_facts",
@@ -94,7 +95,9 @@ GRAPH = {
     "route_cases": ("golden", {"golden_questions", "filings"}),
     "route_outcomes": ("runs", {"route_cases", "golden_questions", "generations", "filings"}),
     "route_matrix": ("statistics", {"route_outcomes"}),
-    "release_checks": ("statistics", {"route_outcomes", "generations"}),
+    "release_checks": ("statistics", {"route_outcomes", "generations", "release_fixture_results"}),
+    "release_fixture_cases": ("golden", {"filings", "xbrl_facts"}),
+    "release_fixture_results": ("runs", {"release_fixture_cases", "search_index", "filings"}),
     "case_receipts": (
         "statistics",
         {

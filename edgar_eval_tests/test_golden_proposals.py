@@ -22,6 +22,7 @@ from edgar_eval.adapters.chat_proposer import ChatProposer
 from edgar_eval.adapters.edgar_client import RetryPolicy
 from edgar_eval.adapters.local_corpus import partition_key
 from edgar_eval.adapters.tape import Tape
+from edgar_eval.corpus.revisions import current_only, superseded_by
 from edgar_eval.corpus.tables import filing_frame, sections_frame
 from edgar_eval.golden.candidates import PATTERNS, Candidate, Evidence
 from edgar_eval.golden.excerpts import Excerpt, ExcerptBundle, align_excerpts, find_anchor, window
@@ -45,7 +46,8 @@ Corpus = tuple[pd.DataFrame, dict[str, str], pd.DataFrame]  # (filings, texts, s
 
 @pytest.fixture(scope="module")
 def corpus(demo_files, demo_parsed):
-    """(filings, texts, sections) as the corpus assets build them, filing dates from the demo manifest."""
+    """(filings, texts, sections) as the proposer reads them: current revisions only (the superseded 10-K is left
+    out), filing dates from the demo manifest."""
     filed = {row["path"]: row["filed"] for row in csv.DictReader(io.StringIO(demo_files["manifest.csv"].decode()))}
     filings, sections, texts = [], [], {}
     for path, parsed in sorted(demo_parsed.items()):
@@ -53,7 +55,10 @@ def corpus(demo_files, demo_parsed):
         filings.append(filing_frame(key, path, sha, len(demo_files[path]), parsed, filed[path]))
         sections.append(sections_frame(key, sha, parsed))
         texts[key] = parsed.text
-    return pd.concat(filings, ignore_index=True), texts, pd.concat(sections, ignore_index=True)
+    recorded = pd.concat(filings, ignore_index=True)
+    superseded = superseded_by(recorded)
+    current = {key: text for key, text in texts.items() if key not in superseded}
+    return current_only(recorded, superseded), current, current_only(pd.concat(sections, ignore_index=True), superseded)
 
 
 @pytest.fixture(scope="module")

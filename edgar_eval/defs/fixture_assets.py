@@ -1,7 +1,6 @@
 """The release fixture: a must-pass set of cases read from `fixtures/<corpus>/<release_fixture>.jsonl`, its stale
 cases listed and re-verified before scoring, and each case run through the reference system route by route."""
 
-import time
 from typing import cast
 
 import dagster as dg
@@ -129,7 +128,6 @@ def release_fixture_results(
         scope = [known[f] for f in case.scope_filing_ids]
         decision = route_before_retrieval(case.question, scope, aliases, case.role, policy)
         readable_current = set(case.permitted_filing_ids) & indexed
-        started = time.perf_counter()
         if decision:
             chunk_ids, taken, reason, answer, cited = [], decision.route, decision.reason, "", []
         else:
@@ -151,7 +149,6 @@ def release_fixture_results(
                     readable_current,
                 ),
                 "retrieved_filing_ids": sorted({filing_of[c] for c in chunk_ids}),
-                "seconds": time.perf_counter() - started,
             }
         )
     frame = pd.DataFrame(rows)

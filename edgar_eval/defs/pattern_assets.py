@@ -14,6 +14,7 @@ from edgar_eval.answering.answerer import ANSWERED, ExtractiveGenerator, answer_
 from edgar_eval.answering.text_tools import asked_years
 from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
+from edgar_eval.corpus.revisions import current_only, superseded_by
 from edgar_eval.defs.common import checked_index, table_head, table_output
 from edgar_eval.defs.route_assets import access_policy
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings
@@ -109,12 +110,12 @@ def _model_proposals(settings: EvalSettings, frames: dict[str, pd.DataFrame], ex
     """The chat model's proposals over aligned excerpts, a few bundles per pattern; worked examples are the accepted
     hand-written or planted candidates whose quotes the bundle shows."""
     texts = dict(zip(frames["filing_text"].filing_id, frames["filing_text"].text))
+    # proposals are asked of current revisions only, as search serves them: a superseded filing's figures are stale
+    current = current_only(frames["filings"], superseded_by(frames["filings"]))
     rows: list[dict] = []
     with ChatProposer(settings.proposer_url, settings.proposer_model, tape=settings.proposer_tape()) as proposer:
         for pattern in PATTERNS:
-            for bundle in align_excerpts(frames["filings"], texts, frames["sections"], pattern)[
-                : settings.proposal_bundles
-            ]:
+            for bundle in align_excerpts(current, texts, frames["sections"], pattern)[: settings.proposal_bundles]:
                 candidates, problems = proposer.propose(bundle, [e for e in examples if e.pattern == pattern])
                 rows += [proposal_row(c) for c in candidates] + [proposal_row(p, pattern) for p in problems]
     return rows
