@@ -7,7 +7,6 @@ import argparse
 import os
 import sys
 import time
-import warnings
 from pathlib import Path
 
 from edgar_eval.defs.settings import CORPUS_DIR_ENV, CORPUS_NAME_ENV, PROPOSALS_ENV, project_home
@@ -22,13 +21,9 @@ def _ensure_dagster_home() -> Path:
         # An evaluation harness should not phone home; users can turn telemetry back on here.
         config.write_text("telemetry:\n  enabled: false\n")
     os.environ["DAGSTER_HOME"] = str(home)
-    # Dagster's notices are not for users. A beta notice is attributed to the module that calls the beta API (ours),
-    # so the module filter misses it: beta and preview notices are filtered by category too.
-    from dagster import BetaWarning, PreviewWarning
+    from edgar_eval.defs.executors import silence_dagster_notices
 
-    warnings.filterwarnings("ignore", category=Warning, module="dagster")
-    for notice in (BetaWarning, PreviewWarning):
-        warnings.filterwarnings("ignore", category=notice)
+    silence_dagster_notices()
     return home
 
 
@@ -58,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     home = _ensure_dagster_home()
     from dagster import DagsterInstance
 
-    from edgar_eval.defs.runner import CodeLocationLauncher, materialise_graph
+    from edgar_eval.defs.runner import CodeLocationLauncher, end_orphaned_runs, materialise_graph
     from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
 
     try:
@@ -81,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         instance = DagsterInstance.get()
+        for run_id in end_orphaned_runs(instance):
+            print(f"run {run_id} was killed mid-run (its process is gone): marked failed, its pool slots freed")
         launcher = CodeLocationLauncher(instance, working_directory=os.getcwd())
         graph = materialise_graph(defs(), instance, on_partition=show, launch=launcher.launch)
     except KeyboardInterrupt:

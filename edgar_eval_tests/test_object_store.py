@@ -1,5 +1,5 @@
-"""The data folder as an fsspec URL: the demo graph runs with every table in an in-memory filesystem (the stand-in for
-an object store here; issue 15 brings an S3-compatible server) and writes the report the local folder gives."""
+"""The data folder as an fsspec URL: the demo graph runs with every table in an in-memory filesystem (the S3-compatible
+server of the deployment tests is the object store: test_deployment.py) and writes the report the local folder gives."""
 
 from __future__ import annotations
 

@@ -18,12 +18,13 @@ from edgar_eval.corpus.tables import (
     text_frame,
 )
 from edgar_eval.defs.common import filing_path, materialize_partitions, parsed_filing, table_head
+from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.jobs import CORPUS_AUTOMATION
 from edgar_eval.defs.partitions import FILING_DOCUMENTS, FILINGS
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings
 
 
-def corpus_asset(description: str, deps: tuple = ()):
+def corpus_asset(description: str, deps: tuple = (), pool: str | None = None):
     """A per-filing asset of the corpus group: one partition per filing, a backfill of many filings in one run (not
     one run per filing), materialised eagerly when its filing or an upstream partition changes. It writes its own
     partitions (materialize_partitions) and reads upstream per-filing tables as `PartitionedTable` inputs."""
@@ -34,6 +35,7 @@ def corpus_asset(description: str, deps: tuple = ()):
         partitions_def=FILINGS,
         backfill_policy=dg.BackfillPolicy.single_run(),
         automation_condition=CORPUS_AUTOMATION,
+        pool=pool,
     )
 
 
@@ -177,7 +179,8 @@ def build_corpus_assets() -> list[dg.AssetsDefinition]:
 
     @corpus_asset(
         "An embedding per chunk from the local all-MiniLM-L6-v2 (L2-normalised), "
-        "stamped with the index fingerprint: embedder id, normalisation, chunk parameters."
+        "stamped with the index fingerprint: embedder id, normalisation, chunk parameters.",
+        pool=MODEL_ENDPOINT_POOL,
     )
     def chunk_embeddings(
         context: dg.AssetExecutionContext,

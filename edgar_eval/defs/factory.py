@@ -28,9 +28,11 @@ def build_definitions(
     settings: EvalSettings,
     embedder: EmbedderResource | None = None,
     generator: GeneratorResource | None = None,
+    executor: dg.ExecutorDefinition | None = None,
 ) -> dg.Definitions:
     """The graph over one corpus folder; loading it reads no folder (the filing partitions live in the instance).
-    The embedder and the generator default to the local all-MiniLM-L6-v2 and the table reader."""
+    The embedder and the generator default to the local all-MiniLM-L6-v2 and the table reader; the executor to in
+    process (the code location the UI and the CLI load takes it from the environment: defs/executors.py)."""
     evaluation = [
         asset.map_asset_specs(lambda spec: spec.replace_attributes(automation_condition=EVALUATION_AUTOMATION))
         for module in (
@@ -61,5 +63,5 @@ def build_definitions(
             "generator": generator or GeneratorResource(),
             "io_manager": ParquetIOManager(settings=settings),
         },
-        executor=dg.in_process_executor,
+        executor=executor or dg.in_process_executor,
     )

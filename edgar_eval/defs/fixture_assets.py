@@ -12,6 +12,7 @@ from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.corpus.revisions import superseded_by
 from edgar_eval.defs.common import checked_index, table_head, table_output
+from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.route_assets import access_policy
 from edgar_eval.defs.runs_assets import generation_row
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
@@ -95,6 +96,7 @@ def release_fixture_cases(
 
 @dg.asset(
     group_name="runs",
+    pool=MODEL_ENDPOINT_POOL,
     description="Each release-fixture case run through the reference system: the router (deny, clarify, review "
     "before retrieval), else retrieval over the filings its role may read (current revisions only: the index holds "
     "no superseded filing) and the generator, exiting by a route. A case passes when it exits by its declared route "

@@ -16,6 +16,7 @@ from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.corpus.revisions import current_only, superseded_by
 from edgar_eval.defs.common import checked_index, table_head, table_output
+from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.route_assets import access_policy
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings
 from edgar_eval.domain.generation import GenerationRequest
@@ -55,6 +56,7 @@ def _corpus_frames(filings: PartitionedTable, *tables: PartitionedTable) -> dict
 
 @dg.asset(
     group_name="golden",
+    pool=MODEL_ENDPOINT_POOL,
     description="Golden-question proposals by dispersion pattern, each with its source, prompt version and excerpt "
     "ids: the demo corpus's planted ones (good, and broken in each way a gate exists for), any JSON Lines files named "
     "in the proposals setting (EDGAR_EVAL_PROPOSALS), and, when a proposer model is set "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -27,6 +28,12 @@ from edgar_eval.defs.settings import EvalSettings
 
 # The CLI prints each failure in one line itself; the full record, tracebacks included, stays in the run history.
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+
+# Which process on which machine runs a run the CLI launched: a run whose process is gone (SIGKILL, a lost machine)
+# never reports its own end, so the next CLI run on that machine ends it (`end_orphaned_runs`).
+HOST_TAG = "edgar-eval/host"
+PID_TAG = "edgar-eval/pid"
+UNFINISHED = (dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING)
 
 
 @dataclass
@@ -77,13 +84,44 @@ class CodeLocationLauncher:
         run = self.instance.create_run_for_job(
             job_def=job.get_definition(),
             run_config=QUIET_RUN_CONFIG,
-            tags={PARTITION_NAME_TAG: partition_key} if partition_key else {},
+            tags={
+                HOST_TAG: socket.gethostname(),
+                PID_TAG: str(os.getpid()),
+                **({PARTITION_NAME_TAG: partition_key} if partition_key else {}),
+            },
             job_code_origin=job.get_python_origin(),
             remote_job_origin=RemoteJobOrigin(
                 RemoteRepositoryOrigin(self._location, SINGLETON_REPOSITORY_NAME), job_name
             ),
         )
         return execute_run(job, run, self.instance, raise_on_error=False)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+def end_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
+    """Mark failed every unfinished run that a CLI process on this machine launched and that process is gone (killed
+    mid-run), and free the concurrency-pool slots its steps held, which the next run's steps would otherwise wait for
+    for ever. A deployment's daemon does the same for runs it launched (run_monitoring in deploy/dagster.yaml). The
+    ids of the runs ended."""
+    host = socket.gethostname()
+    ended = []
+    for run in instance.get_runs(dg.RunsFilter(statuses=list(UNFINISHED), tags={HOST_TAG: host})):
+        pid = run.tags.get(PID_TAG, "")
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        instance.report_run_failed(run, f"the process that ran it (pid {pid} on {host}) is gone: killed mid-run")
+        instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
+        ended.append(run.run_id)
+    return ended
 
 
 def in_process(defs: dg.Definitions, instance: dg.DagsterInstance) -> Launch:

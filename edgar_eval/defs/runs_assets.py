@@ -25,6 +25,7 @@ from edgar_eval.corpus.company_names import aliases_by_company
 from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.defs.common import checked_index, table_head, table_output
+from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
 from edgar_eval.domain.generation import Generation, GenerationRequest
 from edgar_eval.domain.routes import ANSWER, NO_ANSWER
@@ -209,6 +210,7 @@ DETERMINISM_SAMPLE = 40  # questions asked twice to measure whether the same pro
 
 @dg.asset(
     group_name="runs",
+    pool=MODEL_ENDPOINT_POOL,
     description="One generation per question from the configured generator (the table reader by default; the "
     "extractive reader, an OpenAI-compatible chat model or an external RAG service through a record/replay tape), then "
     "the citation check: answered, model_declined, no_valid_citation or unsupported_claim, with the stated figure and "

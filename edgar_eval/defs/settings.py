@@ -28,6 +28,8 @@ CORPUS_DIR_ENV = "EDGAR_EVAL_CORPUS_DIR"
 CORPUS_NAME_ENV = "EDGAR_EVAL_CORPUS_NAME"
 HOME_ENV = "EDGAR_EVAL_HOME"
 DATA_ENV = "EDGAR_EVAL_DATA"  # where tables go: a folder or an fsspec URL (default: data/ in the project home)
+REPORTS_ENV = "EDGAR_EVAL_REPORTS"  # where reports go: a folder or an fsspec URL (default: reports/ in the home)
+DEMO_CORPUS_ENV = "EDGAR_EVAL_DEMO_CORPUS"  # where the demo corpus is generated (default: data/demo_corpus)
 EMBEDDER_ENV = "EDGAR_EVAL_EMBEDDER"
 EMBEDDERS = ("minilm", "openai-compatible")
 GENERATOR_ENV = "EDGAR_EVAL_GENERATOR"
@@ -204,12 +206,12 @@ class EvalSettings(dg.ConfigurableResource):
             if name == DEMO_CORPUS_NAME:
                 raise ValueError(f"{CORPUS_NAME_ENV}={DEMO_CORPUS_NAME!r} is reserved for the generated demo corpus")
         else:
-            corpus_dir, name = str(home / "data" / "demo_corpus"), DEMO_CORPUS_NAME
+            corpus_dir, name = os.environ.get(DEMO_CORPUS_ENV) or str(home / "data" / "demo_corpus"), DEMO_CORPUS_NAME
         return cls(
             corpus_dir=str(Path(corpus_dir).resolve()),
             corpus_name=name,
             data_dir=os.environ.get(DATA_ENV) or str(home / "data"),
-            reports_dir=str(home / "reports"),
+            reports_dir=os.environ.get(REPORTS_ENV) or str(home / "reports"),
             tape_mode=os.environ.get(TAPE_MODE_ENV, "off"),
             asking_role=os.environ.get(ROLE_ENV) or DEFAULT_ROLE,
             proposer_model=os.environ.get(PROPOSER_MODEL_ENV, ""),

@@ -1,0 +1,273 @@
+"""Off one machine, from the same Definitions: the demo graph through `edgar-eval run` on in-process + SQLite,
+multiprocess + PostgreSQL, and Celery (two workers, a Redis broker) + PostgreSQL + an S3-compatible store gives
+byte-identical reports; a run killed with SIGKILL mid-partition leaves every recorded materialisation readable and the
+next run completes; the deployment files (deploy/) load under Dagster's own config schemas, Kubernetes included,
+which is checked here but not run.
+
+PostgreSQL and Redis are the OS packages' servers (skipped, naming the package, where missing); the object store is
+moto's S3-compatible server on loopback, the stand-in for S3 here."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO, Iterator, cast
+
+import pytest
+
+from edgar_eval_tests.services import (
+    DEPLOY,
+    DEPLOYMENTS,
+    ObjectStore,
+    Postgres,
+    Redis,
+    deployment,
+    instance_home,
+    postgres_server,
+    project_copy,
+    redis_server,
+    run_environment,
+    s3_server,
+    service_or_skip,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+REPORTS = ("report.md", "report.html")
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[Postgres]:
+    with service_or_skip(postgres_server()) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def redis() -> Iterator[Redis]:
+    with service_or_skip(redis_server()) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def object_store() -> Iterator[ObjectStore]:
+    with s3_server() as server:
+        yield server
+
+
+def _run(env: dict[str, str], timeout: int = 900) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "edgar_eval", "run"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=env["EDGAR_EVAL_HOME"],
+        timeout=timeout,
+    )
+
+
+def _reports(home: Path) -> dict[str, bytes]:
+    return {name: (home / "reports" / "demo" / name).read_bytes() for name in REPORTS}
+
+
+def test_the_demo_graph_reports_byte_for_byte_alike_in_process_multiprocess_and_on_celery(
+    tmp_path, postgres, redis, object_store
+):
+    committed = {name: (REPO / "reports" / "demo" / name).read_bytes() for name in REPORTS}
+    for number, name in enumerate(DEPLOYMENTS):
+        folder = tmp_path / f"deployment{number}"
+        with deployment(name, folder, postgres, redis, object_store) as (env, workers):
+            env["EDGAR_EVAL_DEMO_CORPUS"] = str(folder / "demo_corpus")
+            result = _run(env)
+            assert all(worker.poll() is None for worker in workers), f"{name}: a Celery worker died during the run"
+        assert result.returncode == 0, f"{name}: {result.stderr[-3000:]}"
+        if "EDGAR_EVAL_DATA" in env:
+            assert not (folder / "data" / "demo").exists(), f"{name}: a table fell back to a local folder"
+        written = _reports(folder)
+        for report in REPORTS:
+            assert written[report] == committed[report], f"{name}: {report} differs from the committed report"
+
+
+def _materialised(instance_env: dict[str, str]) -> dict[str, list[str | None]]:
+    """Every (asset, partition) the run history records a materialisation of, read through the deployment's own
+    instance (Postgres), in a process of its own so the environment is the deployment's."""
+    script = (
+        "import json, dagster as dg\n"
+        "from dagster._core.storage.event_log.base import EventRecordsFilter\n"
+        "instance = dg.DagsterInstance.get()\n"
+        "found = {}\n"
+        "for key in instance.get_asset_keys():\n"
+        "    name = key.to_user_string()\n"
+        "    partitions = instance.get_materialized_partitions(key)\n"
+        "    found[name] = sorted(partitions) if partitions else [None]\n"
+        "print(json.dumps(found))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], env=instance_env, capture_output=True, text=True, check=True)
+    import json
+
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_run_killed_mid_partition_leaves_every_materialisation_readable_and_the_next_run_completes(
+    tmp_path, postgres, object_store
+):
+    home = project_copy(tmp_path / "killed")
+    env = run_environment(
+        home,
+        instance_home(home, DEPLOY / "dagster.yaml"),
+        EDGAR_EVAL_EXECUTOR="multiprocess",
+        EDGAR_EVAL_DEMO_CORPUS=str(home / "demo_corpus"),
+        EDGAR_EVAL_DATA=object_store.url("killed/data"),
+        **postgres.environment(postgres.create_database("killed")),
+        **object_store.environment(),
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "edgar_eval", "run"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+        cwd=home,
+        start_new_session=True,  # its own process group: the kill takes the run and every step process with it
+    )
+    finished = 0
+    for line in cast(IO[str], process.stdout):
+        if line.strip().startswith("ok"):
+            finished += 1
+            if finished == 3:  # three filings done: the fourth partition's run is starting its steps
+                time.sleep(2.0)
+                os.killpg(process.pid, signal.SIGKILL)
+                break
+    process.wait(timeout=60)
+    assert process.returncode == -signal.SIGKILL
+
+    from dagster import DagsterRunStatus
+
+    statuses = _run_statuses(env)
+    assert statuses.count(DagsterRunStatus.SUCCESS.value) == 3
+    assert DagsterRunStatus.STARTED.value in statuses, f"no run was killed mid-run: {statuses}"
+
+    # every materialisation the run history records reads back as a whole table
+    from edgar_eval.adapters.parquet_store import ParquetStore
+
+    with _environ(object_store.environment()):
+        store = ParquetStore(f"{env['EDGAR_EVAL_DATA']}/demo")
+        recorded = _materialised(env)
+        assert recorded.get("chunks"), recorded
+        for asset, partitions in recorded.items():
+            if asset == "filing_documents":  # observed, not stored
+                continue
+            for partition in partitions:
+                assert len(store.read(asset, partition).columns) > 0
+
+    result = _run(env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "killed mid-run (its process is gone): marked failed, its pool slots freed" in result.stdout
+    assert _reports(home) == {name: (REPO / "reports" / "demo" / name).read_bytes() for name in REPORTS}
+    assert DagsterRunStatus.STARTED.value not in _run_statuses(env)
+
+
+def _run_statuses(env: dict[str, str]) -> list[str]:
+    script = "import dagster as dg\nfor run in dg.DagsterInstance.get().get_runs(): print(run.status.value)\n"
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+@contextlib.contextmanager
+def _environ(values: dict[str, str]) -> Iterator[None]:
+    saved = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+# The deployment files, checked by Dagster's own config schemas: what a cluster would refuse is refused here.
+
+
+def _instance_settings(path: Path, tmp_path: Path) -> dict:
+    from dagster._core.instance.config import dagster_instance_config
+
+    folder = tmp_path / path.parent.name
+    folder.mkdir(exist_ok=True)
+    shutil.copy(path, folder / "dagster.yaml")
+    settings, _ = dagster_instance_config(str(folder))  # raises DagsterInvalidConfigError on a wrong key or shape
+    return dict(settings)
+
+
+def _class_config_errors(entry: dict) -> list[str]:
+    """The errors of a configurable class's `config` against that class's own schema (dagster.yaml's run launcher)."""
+    from dagster._config import validate_config
+    from dagster._serdes import ConfigurableClass
+    from dagster._serdes.config_class import class_from_code_pointer
+
+    klass = cast(type[ConfigurableClass], class_from_code_pointer(entry["module"], entry["class"]))
+    checked = validate_config(klass.config_type(), entry.get("config", {}))
+    return [error.message for error in checked.errors or ()]
+
+
+def test_the_deployment_instance_keeps_runs_in_postgres_behind_a_queue(tmp_path):
+    settings = _instance_settings(DEPLOY / "dagster.yaml", tmp_path)
+    assert set(settings["storage"]) == {"postgres"}
+    assert settings["run_coordinator"]["class"] == "QueuedRunCoordinator"
+    assert _class_config_errors(settings["run_coordinator"]) == []  # the class loads, its config fits
+    assert settings["run_monitoring"]["enabled"] is True
+    assert settings["concurrency"]["pools"]["default_limit"] >= 1
+
+
+def test_the_kubernetes_instance_and_executor_fit_dagster_k8s_schemas(tmp_path, monkeypatch):
+    settings = _instance_settings(DEPLOY / "k8s" / "dagster.yaml", tmp_path)
+    assert settings["run_launcher"]["class"] == "K8sRunLauncher"
+    assert _class_config_errors(settings["run_launcher"]) == []
+    assert _class_config_errors(settings["run_coordinator"]) == []
+    broken = {**settings["run_launcher"], "config": {**settings["run_launcher"]["config"], "job_imag": "typo"}}
+    assert any("job_imag" in error for error in _class_config_errors(broken))  # the check can fail
+
+    from edgar_eval.defs.executors import executor_from_env
+
+    monkeypatch.setenv("EDGAR_EVAL_EXECUTOR", "k8s")
+    monkeypatch.setenv("EDGAR_EVAL_EXECUTOR_CONFIG", str(DEPLOY / "k8s" / "executor.yaml"))
+    assert executor_from_env().name == "k8s"
+
+
+def test_an_executor_settings_file_that_does_not_fit_the_schema_is_refused_in_one_line(tmp_path, monkeypatch):
+    from edgar_eval.defs.executors import executor_from_env
+
+    wrong = tmp_path / "celery.yaml"
+    wrong.write_text("execution:\n  config:\n    brokr: redis://127.0.0.1:6379/0\n")
+    monkeypatch.setenv("EDGAR_EVAL_EXECUTOR", "celery")
+    monkeypatch.setenv("EDGAR_EVAL_EXECUTOR_CONFIG", str(wrong))
+    with pytest.raises(ValueError, match='unexpected config entry "brokr"'):
+        executor_from_env()
+    wrong.write_text("broker: redis://127.0.0.1:6379/0\n")
+    with pytest.raises(ValueError, match="no `execution: config:` mapping"):
+        executor_from_env()
+    monkeypatch.setenv("EDGAR_EVAL_EXECUTOR_CONFIG", str(tmp_path / "missing.yaml"))
+    with pytest.raises(ValueError, match="does not exist"):
+        executor_from_env()
+    monkeypatch.setenv("EDGAR_EVAL_EXECUTOR", "celry")
+    with pytest.raises(ValueError, match="unknown EDGAR_EVAL_EXECUTOR 'celry'"):
+        executor_from_env()
+
+
+def test_the_celery_workers_and_the_run_read_one_settings_file(monkeypatch):
+    from dagster_celery.cli import get_validated_config
+
+    from edgar_eval.defs.executors import executor_from_env
+
+    monkeypatch.setenv("EDGAR_EVAL_CELERY_BROKER", "redis://127.0.0.1:6379/0")
+    monkeypatch.setenv("EDGAR_EVAL_CELERY_BACKEND", "redis://127.0.0.1:6379/1")
+    worker = get_validated_config(str(DEPLOY / "celery.yaml"))  # what `dagster-celery worker start -y` reads
+    assert worker["broker"] == "redis://127.0.0.1:6379/0" and worker["backend"] == "redis://127.0.0.1:6379/1"
+    monkeypatch.setenv("EDGAR_EVAL_EXECUTOR", "celery")
+    monkeypatch.delenv("EDGAR_EVAL_EXECUTOR_CONFIG", raising=False)
+    assert executor_from_env().name == "celery"  # the run's default settings file is the same one
