@@ -4,7 +4,7 @@ its step processes and the workers, summed), and whether the reports are byte-id
 the first, with nothing changed. Services are started on loopback as the deployment tests start them.
 
     .venv/bin/python bench/deployments.py                                 # the demo corpus
-    .venv/bin/python bench/deployments.py --corpus ../shared/corpus/edgar # the real corpus (about an hour for all three)
+    .venv/bin/python bench/deployments.py --corpus ../shared/corpus/edgar # the real corpus (all three: about an hour)
     .venv/bin/python bench/deployments.py --only "in_process + SQLite"    # one deployment
 """
 
@@ -114,8 +114,11 @@ def main() -> int:
         store = services.enter_context(s3_server()) if "celery + Postgres + S3" in chosen else None
         for number, deployment_name in enumerate(chosen):
             folder = Path(scratch) / f"deployment{number}"
-            with deployment(deployment_name, folder, postgres, redis, store) as (env, workers):
-                env["EDGAR_EVAL_DEMO_CORPUS"] = str(folder / "demo_corpus")
+            demo_corpus = str(folder / "demo_corpus")  # the workers' environment too: set before they start
+            with deployment(deployment_name, folder, postgres, redis, store, EDGAR_EVAL_DEMO_CORPUS=demo_corpus) as (
+                env,
+                workers,
+            ):
                 wall, peak, code = timed_run(env, workers, corpus)
                 rows.append((deployment_name, "cold", wall, peak, code))
                 if number == 0:

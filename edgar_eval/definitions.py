@@ -12,7 +12,8 @@ import os
 
 import dagster as dg
 
-from edgar_eval.defs.executors import executor_from_env
+from edgar_eval.adapters.embedders import MiniLMEmbedder
+from edgar_eval.defs.executors import corpus_executor_from_env, executor_from_env
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
 
@@ -31,7 +32,11 @@ STORAGE_MODULES = (
 @functools.cache
 def _built(environment: tuple[tuple[str, str], ...]) -> dg.Definitions:
     return build_definitions(
-        EvalSettings.from_env(), EmbedderResource.from_env(), GeneratorResource.from_env(), executor_from_env()
+        EvalSettings.from_env(),
+        EmbedderResource.from_env(),
+        GeneratorResource.from_env(),
+        executor_from_env(),
+        corpus_executor_from_env(),
     )
 
 
@@ -41,11 +46,17 @@ def defs() -> dg.Definitions:
 
 
 def warm() -> None:
-    """Build and resolve the Definitions in the fork server (the repository, its asset graph and every job: about a
-    second each time a step process would otherwise do it), so every step process forked from it starts with them."""
+    """Load in the fork server (or a Celery worker, before it forks its task processes) what every step process
+    would otherwise load for itself: the storage modules, the local embedder's weights, and the Definitions built and
+    resolved (the repository, its asset graph and every job)."""
     for module in STORAGE_MODULES:
         with contextlib.suppress(ImportError):
             importlib.import_module(module)
+    embedder = EmbedderResource.from_env()
+    embedder.check()
+    local = embedder.adapter()
+    if isinstance(local, MiniLMEmbedder):  # its weights: 8 s a process otherwise; a model service needs no warming
+        local.preload()
     repository = defs().get_repository_def()
     for job in repository.get_all_jobs():
         job.get_job_snapshot()

@@ -80,8 +80,11 @@ def test_the_demo_graph_reports_byte_for_byte_alike_in_process_multiprocess_and_
     committed = {name: (REPO / "reports" / "demo" / name).read_bytes() for name in REPORTS}
     for number, name in enumerate(DEPLOYMENTS):
         folder = tmp_path / f"deployment{number}"
-        with deployment(name, folder, postgres, redis, object_store) as (env, workers):
-            env["EDGAR_EVAL_DEMO_CORPUS"] = str(folder / "demo_corpus")
+        demo_corpus = str(folder / "demo_corpus")  # the workers' environment too: set before they start
+        with deployment(name, folder, postgres, redis, object_store, EDGAR_EVAL_DEMO_CORPUS=demo_corpus) as (
+            env,
+            workers,
+        ):
             result = _run(env)
             assert all(worker.poll() is None for worker in workers), f"{name}: a Celery worker died during the run"
         assert result.returncode == 0, f"{name}: {result.stderr[-3000:]}"

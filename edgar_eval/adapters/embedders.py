@@ -31,6 +31,11 @@ class MiniLMEmbedder:
     def __init__(self, batch_size: int = 32) -> None:
         self.batch_size = batch_size
 
+    def preload(self) -> None:
+        """Load the weights now (about 8 s with the imports): a process that forks step processes or task processes
+        loads them once for all of them."""
+        _load_minilm()
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, 384), dtype=np.float32)

@@ -69,6 +69,15 @@ def max_concurrent() -> int:
     return value
 
 
+def corpus_executor_from_env() -> dg.ExecutorDefinition | None:
+    """The corpus job's executor, where it is not the Definitions' own (None). Under multiprocess a filing's corpus
+    run is a chain of six steps over one document: in one process the document is parsed once for the three steps that
+    read it and the embedder loaded once for every filing, where a process per step parses it three times (the real
+    corpus: about 3x its parse time). Filings, not steps, are what runs side by side there; Celery and Kubernetes
+    workers keep their processes from task to task, so the corpus job runs on them like every other."""
+    return dg.in_process_executor if executor_name() == "multiprocess" else None
+
+
 def executor_config(name: str) -> dict:
     """The `execution: config:` block of the executor's settings file, refused in one line when it is missing or not
     that shape."""

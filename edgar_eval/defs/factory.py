@@ -29,10 +29,12 @@ def build_definitions(
     embedder: EmbedderResource | None = None,
     generator: GeneratorResource | None = None,
     executor: dg.ExecutorDefinition | None = None,
+    corpus_executor: dg.ExecutorDefinition | None = None,
 ) -> dg.Definitions:
     """The graph over one corpus folder; loading it reads no folder (the filing partitions live in the instance).
     The embedder and the generator default to the local all-MiniLM-L6-v2 and the table reader; the executor to in
-    process (the code location the UI and the CLI load takes it from the environment: defs/executors.py)."""
+    process (the code location the UI and the CLI load takes it from the environment: defs/executors.py), and the corpus
+    job's to the same unless `corpus_executor` is given."""
     evaluation = [
         asset.map_asset_specs(lambda spec: spec.replace_attributes(automation_condition=EVALUATION_AUTOMATION))
         for module in (
@@ -55,7 +57,7 @@ def build_definitions(
             ),
         ],
         asset_checks=[*regression_checks.CHECKS, *invariant_checks.CHECKS],
-        jobs=build_jobs(),
+        jobs=build_jobs(corpus_executor),
         sensors=[corpus_sensor, AUTOMATION],
         resources={
             "settings": settings,

@@ -37,11 +37,13 @@ def print_progress(context: dg.HookContext) -> None:
     print(f"  done   {context.op.name}", flush=True)
 
 
-def build_jobs() -> list:
+def build_jobs(corpus_executor: dg.ExecutorDefinition | None = None) -> list:
+    """`corpus_executor`: the corpus job's own executor, where it differs from the Definitions' (defs/executors.py)."""
     corpus_job = dg.define_asset_job(
         CORPUS_JOB,
         selection=dg.AssetSelection.groups("corpus") - dg.AssetSelection.keys("filing_documents"),
         description="Parse, chunk and embed one filing partition.",
+        executor_def=corpus_executor,
     )
     evaluation_job = dg.define_asset_job(
         EVALUATION_JOB,
