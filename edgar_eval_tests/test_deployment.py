@@ -10,6 +10,7 @@ moto's S3-compatible server on loopback, the stand-in for S3 here."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -100,7 +101,6 @@ def _materialised(instance_env: dict[str, str]) -> dict[str, list[str | None]]:
     instance (Postgres), in a process of its own so the environment is the deployment's."""
     script = (
         "import json, dagster as dg\n"
-        "from dagster._core.storage.event_log.base import EventRecordsFilter\n"
         "instance = dg.DagsterInstance.get()\n"
         "found = {}\n"
         "for key in instance.get_asset_keys():\n"
@@ -110,8 +110,6 @@ def _materialised(instance_env: dict[str, str]) -> dict[str, list[str | None]]:
         "print(json.dumps(found))\n"
     )
     out = subprocess.run([sys.executable, "-c", script], env=instance_env, capture_output=True, text=True, check=True)
-    import json
-
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
