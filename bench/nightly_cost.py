@@ -1,7 +1,7 @@
 """On paper: what a nightly cold run over many filings costs, from this machine's measured costs.
 
-Reads the latest run of every filing partition and the latest evaluation run from the run history (DAGSTER_HOME) of
-a cold `edgar-eval run` over a corpus, takes each corpus step's seconds per megabyte of filing, and scales them to
+Reads the run that built each filing partition and the latest evaluation run from the run history (DAGSTER_HOME)
+after a cold `edgar-eval run` over a corpus, takes each corpus step's seconds per megabyte of filing, and scales them to
 `--filings` filings of `--mb-per-filing` megabytes. Filing partitions are independent runs, so corpus work divides
 by the number of workers; the evaluation job is one unpartitioned run, so its steps scale with the number of filings
 (each question searches its own company and year, so the work per question does not grow) but run on one worker at a
@@ -29,6 +29,7 @@ def _seconds(stats) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", required=True, help="the corpus folder the measured run read (for filing sizes)")
+    parser.add_argument("--name", help="the corpus name of the measured runs (default: the folder's name)")
     parser.add_argument("--filings", type=int, default=10_000, help="filings of the nightly run (default 10,000)")
     parser.add_argument(
         "--mb-per-filing", type=float, default=None, help="megabytes a filing (default: the measured corpus's mean)"
@@ -40,30 +41,41 @@ def main() -> int:
 
     sizes = {key: (Path(args.corpus) / path).stat().st_size / 1e6 for key, path in list_filings(args.corpus).items()}
     instance = dg.DagsterInstance.get()
-    latest: dict[str, dg.DagsterRun] = {}
+    # per filing the run that built it (the slowest of its successful runs: a warm run reuses every table), and the
+    # latest evaluation (it reruns whole, warm or cold)
+    built: dict[str, tuple[float, list, float]] = {}
     evaluation = None
-    for run in instance.get_runs(filters=dg.RunsFilter(statuses=[dg.DagsterRunStatus.SUCCESS])):
+    from edgar_eval.defs.runner import CORPUS_TAG
+
+    corpus_runs = dg.RunsFilter(
+        statuses=[dg.DagsterRunStatus.SUCCESS], tags={CORPUS_TAG: args.name or Path(args.corpus).resolve().name}
+    )
+    for run in instance.get_runs(filters=corpus_runs):
         key = run.tags.get("dagster/partition")
-        if run.job_name == "corpus_job" and key in sizes and key not in latest:
-            latest[key] = run
+        if run.job_name == "corpus_job" and key in sizes:
+            steps = instance.get_run_step_stats(run.run_id)
+            work = sum(_seconds(step) for step in steps)
+            if key not in built or work > sum(_seconds(step) for step in built[key][1]):
+                built[key] = (work, steps, _seconds(instance.get_run_stats(run.run_id)))
         elif run.job_name == "evaluation_job" and evaluation is None:
             evaluation = run
-    if not latest or evaluation is None:
-        print("no finished corpus and evaluation runs of this corpus in the run history: run `edgar-eval run` first")
+    if not built or evaluation is None:
+        print(
+            f"no finished corpus and evaluation runs tagged {corpus_runs.tags} in the run history: run `edgar-eval run`"
+        )
         return 2
 
     per_step: dict[str, float] = {}
-    megabytes = sum(sizes[key] for key in latest)
+    megabytes = sum(sizes[key] for key in built)
     run_overhead = 0.0
-    for key, run in latest.items():
-        steps = instance.get_run_step_stats(run.run_id)
+    for work, steps, wall in built.values():
         for step in steps:
             per_step[step.step_key] = per_step.get(step.step_key, 0.0) + _seconds(step)
-        run_overhead += _seconds(instance.get_run_stats(run.run_id)) - sum(_seconds(step) for step in steps)
+        run_overhead += wall - work
     evaluation_steps = instance.get_run_step_stats(evaluation.run_id)
     evaluation_wall = _seconds(instance.get_run_stats(evaluation.run_id))
 
-    filings = len(latest)
+    filings = len(built)
     mb = args.mb_per_filing if args.mb_per_filing is not None else megabytes / filings
     scale_mb = args.filings * mb / megabytes
     corpus_seconds = sum(per_step.values()) * scale_mb + run_overhead * args.filings / filings

@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         instance = DagsterInstance.get()
         for run_id in end_orphaned_runs(instance):
             print(f"run {run_id} was killed mid-run (its process is gone): marked failed, its pool slots freed")
-        launcher = CodeLocationLauncher(instance, working_directory=os.getcwd())
+        launcher = CodeLocationLauncher(instance, working_directory=os.getcwd(), corpus_name=settings.corpus_name)
         graph = materialise_graph(defs(), instance, on_partition=show, launch=launcher.launch)
     except KeyboardInterrupt:
         print(

@@ -33,6 +33,7 @@ QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}
 # never reports its own end, so the next CLI run on that machine ends it (`end_orphaned_runs`).
 HOST_TAG = "edgar-eval/host"
 PID_TAG = "edgar-eval/pid"
+CORPUS_TAG = "edgar-eval/corpus"  # the corpus a run read: one run history may hold several corpora's runs
 UNFINISHED = (dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING)
 
 
@@ -64,8 +65,9 @@ class CodeLocationLauncher:
     would: the run carries the location's repository tag, so Overview and the job's page list it, and Ctrl-C reaches
     it here."""
 
-    def __init__(self, instance: dg.DagsterInstance, working_directory: str) -> None:
+    def __init__(self, instance: dg.DagsterInstance, working_directory: str, corpus_name: str) -> None:
         self.instance = instance
+        self.corpus_name = corpus_name
         self.repository = ReconstructableRepository.for_module(
             DEFINITIONS_MODULE, DEFINITIONS_ATTRIBUTE, working_directory
         )
@@ -87,6 +89,7 @@ class CodeLocationLauncher:
             tags={
                 HOST_TAG: socket.gethostname(),
                 PID_TAG: str(os.getpid()),
+                CORPUS_TAG: self.corpus_name,
                 **({PARTITION_NAME_TAG: partition_key} if partition_key else {}),
             },
             job_code_origin=job.get_python_origin(),
