@@ -16,6 +16,7 @@ import argparse
 import math
 import warnings
 from pathlib import Path
+from typing import Sequence
 
 warnings.filterwarnings("ignore")
 
@@ -43,7 +44,7 @@ def main() -> int:
     instance = dg.DagsterInstance.get()
     # per filing the run that built it (the slowest of its successful runs: a warm run reuses every table), and the
     # latest evaluation (it reruns whole, warm or cold)
-    built: dict[str, tuple[float, list, float]] = {}
+    built: dict[str, tuple[float, Sequence, float]] = {}
     evaluation = None
     from edgar_eval.defs.runner import CORPUS_TAG
 
