@@ -1,5 +1,5 @@
-"""Imported by the multiprocess executor's fork server: builds the code location once, so every step process forked
-from it finds the Definitions built and resolved (edgar_eval.definitions caches them per environment)."""
+"""Imported by the multiprocess executor's fork server, and by each Celery worker (`-i`), before they fork: loads once
+what every step process would otherwise load for itself (edgar_eval.definitions.warm)."""
 
 from edgar_eval.defs.executors import silence_dagster_notices
 

@@ -9,7 +9,6 @@ moto's S3-compatible server on loopback, the stand-in for S3 here."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -29,11 +28,8 @@ from edgar_eval_tests.services import (
     Postgres,
     Redis,
     deployment,
-    instance_home,
     postgres_server,
-    project_copy,
     redis_server,
-    run_environment,
     s3_server,
     service_or_skip,
 )
@@ -114,18 +110,21 @@ def _materialised(instance_env: dict[str, str]) -> dict[str, list[str | None]]:
 
 
 def test_a_run_killed_mid_partition_leaves_every_materialisation_readable_and_the_next_run_completes(
-    tmp_path, postgres, object_store
+    tmp_path, postgres, object_store, monkeypatch
 ):
-    home = project_copy(tmp_path / "killed")
-    env = run_environment(
+    home = tmp_path / "killed"
+    with deployment(
+        "multiprocess + Postgres",
         home,
-        instance_home(home, DEPLOY / "dagster.yaml"),
-        EDGAR_EVAL_EXECUTOR="multiprocess",
+        postgres,
         EDGAR_EVAL_DEMO_CORPUS=str(home / "demo_corpus"),
         EDGAR_EVAL_DATA=object_store.url("killed/data"),
-        **postgres.environment(postgres.create_database("killed")),
         **object_store.environment(),
-    )
+    ) as (env, _):
+        _kill_mid_partition_then_rerun(env, home, object_store, monkeypatch)
+
+
+def _kill_mid_partition_then_rerun(env: dict[str, str], home: Path, object_store: ObjectStore, monkeypatch) -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "edgar_eval", "run"],
         stdout=subprocess.PIPE,
@@ -155,15 +154,16 @@ def test_a_run_killed_mid_partition_leaves_every_materialisation_readable_and_th
     # every materialisation the run history records reads back as a whole table
     from edgar_eval.adapters.parquet_store import ParquetStore
 
-    with _environ(object_store.environment()):
-        store = ParquetStore(f"{env['EDGAR_EVAL_DATA']}/demo")
-        recorded = _materialised(env)
-        assert recorded.get("chunks"), recorded
-        for asset, partitions in recorded.items():
-            if asset == "filing_documents":  # observed, not stored
-                continue
-            for partition in partitions:
-                assert len(store.read(asset, partition).columns) > 0
+    for variable, value in object_store.environment().items():
+        monkeypatch.setenv(variable, value)
+    store = ParquetStore(f"{env['EDGAR_EVAL_DATA']}/demo")
+    recorded = _materialised(env)
+    assert recorded.get("chunks"), recorded
+    for asset, partitions in recorded.items():
+        if asset == "filing_documents":  # observed, not stored
+            continue
+        for partition in partitions:
+            assert len(store.read(asset, partition).columns) > 0
 
     result = _run(env)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -176,20 +176,6 @@ def _run_statuses(env: dict[str, str]) -> list[str]:
     script = "import dagster as dg\nfor run in dg.DagsterInstance.get().get_runs(): print(run.status.value)\n"
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
     return out.stdout.split()
-
-
-@contextlib.contextmanager
-def _environ(values: dict[str, str]) -> Iterator[None]:
-    saved = {key: os.environ.get(key) for key in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 # The deployment files, checked by Dagster's own config schemas: what a cluster would refuse is refused here.
