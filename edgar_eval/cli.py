@@ -71,15 +71,18 @@ def run(args: argparse.Namespace) -> int:
     print(f"corpus {settings.corpus_name!r} in {settings.corpus_dir}")
     started = time.perf_counter()
 
-    def show(key: str, error: str | None) -> None:
-        print(f"  {'ok' if error is None else 'FAILED':6} {key}" + (f": {error}" if error else ""), flush=True)
+    def show(key: str, error: str | None, launched: bool) -> None:
+        status = "FAILED" if error else "ok" if launched else "current"
+        print(f"  {status:7} {key}" + (f": {error}" if error else ""), flush=True)
 
     try:
         instance = DagsterInstance.get()
         for run_id in end_orphaned_runs(instance):
             print(f"run {run_id} was killed mid-run (its process is gone): marked failed, its pool slots freed")
         launcher = CodeLocationLauncher(instance, working_directory=os.getcwd(), corpus_name=settings.corpus_name)
-        graph = materialise_graph(defs(), instance, on_partition=show, launch=launcher.launch)
+        graph = materialise_graph(
+            defs(), instance, on_partition=show, launch=launcher.launch, skip_current=not args.rerun
+        )
     except KeyboardInterrupt:
         print(
             "edgar-eval: interrupted; no further partition ran and no report was written "
@@ -89,12 +92,17 @@ def run(args: argparse.Namespace) -> int:
         return 130
     done = len(graph.partitions) - len(graph.failed_partitions)
     print(
-        f"{done}/{len(graph.partitions)} filing partitions materialised; whole graph in "
+        f"{done}/{len(graph.partitions)} filing partitions materialised ({len(graph.current_partitions)} already "
+        f"current); whole graph in "
         f"{time.perf_counter() - started:.1f} s"
     )
     if not graph.evaluation_succeeded:
         print(f"evaluation FAILED: {graph.evaluation_error}", file=sys.stderr)
         return 1
+    if graph.evaluation_current:
+        print("evaluation current: a successful run made every asset from these inputs and all is stored (--rerun)")
+    elif graph.evaluation_stale_because:
+        print(f"evaluation ran: {graph.evaluation_stale_because}")
     print(f"report: {settings.report_dir() / 'report.md'}")
     print(f"run history and lineage: DAGSTER_HOME={home} dagster dev  (then open http://127.0.0.1:3000)")
     return 2 if graph.failed_partitions else 0
@@ -208,6 +216,11 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--name", help=f"corpus name for data/ and reports/ (default: the folder name; env {CORPUS_NAME_ENV})"
         )
+    run_parser.add_argument(
+        "--rerun",
+        action="store_true",
+        help="launch every run, even one whose work a successful run already did from the same inputs",
+    )
     run_parser.add_argument(
         "--proposals",
         nargs="+",

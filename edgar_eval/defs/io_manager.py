@@ -34,7 +34,8 @@ class ParquetIOManager(dg.ConfigurableIOManager):
     def handle_output(self, context: dg.OutputContext, obj: pd.DataFrame) -> None:
         if context.has_asset_partitions:
             raise dg.Failure(f"{context.asset_key.to_user_string()} is per filing: it writes its own partitions")
-        self.settings.store().write(context.asset_key.to_user_string(), obj)
+        written = self.settings.store().write(context.asset_key.to_user_string(), obj)
+        context.add_output_metadata({"table": dg.MetadataValue.path(str(written))})
 
     def load_input(self, context: dg.InputContext) -> pd.DataFrame | PartitionedTable:
         store = self.settings.store()

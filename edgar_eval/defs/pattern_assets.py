@@ -191,6 +191,7 @@ def admission_outcomes(
         {
             "candidates": len(candidates),
             "accepted": int(outcomes.accepted.sum()),
+            "review_queue": dg.MetadataValue.path(str(store.root / "absence_review.md")),
             "rejected_by_gate": dg.MetadataValue.json(outcomes.failing_gate.value_counts().sort_index().to_dict()),
             "head": table_head(
                 cast(pd.DataFrame, verdicts[verdicts.status == "fail"]), ["candidate_id", "gate", "reason"], rows=8

@@ -146,6 +146,7 @@ def report(
         metadata={
             "path": dg.MetadataValue.path(str(folder / "report.md")),
             "html": dg.MetadataValue.path(str(folder / "report.html")),
+            "receipt": dg.MetadataValue.path(str(folder / "receipt.json")),
             "changed": dg.MetadataValue.json(changed),
             "report": dg.MetadataValue.md(rendered.markdown),
             "timings": dg.MetadataValue.md(rendered.timings),

@@ -12,7 +12,7 @@ import socket
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Callable, Protocol, Sequence
+from typing import Callable, Mapping, Protocol, Sequence
 
 import dagster as dg
 from dagster._core.definitions.reconstruct import ReconstructableRepository
@@ -22,6 +22,7 @@ from dagster._core.remote_origin import InProcessCodeLocationOrigin, RemoteJobOr
 from dagster._core.storage.tags import PARTITION_NAME_TAG
 from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
 
+from edgar_eval.defs.freshness import INPUTS_TAG, CurrentWork
 from edgar_eval.defs.jobs import CODE_LOCATION, CORPUS_JOB, DEFINITIONS_ATTRIBUTE, DEFINITIONS_MODULE, EVALUATION_JOB
 from edgar_eval.defs.partitions import sync_filings
 from edgar_eval.defs.settings import EvalSettings
@@ -41,7 +42,10 @@ UNFINISHED = (dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.Dags
 class GraphRun:
     partitions: list[str]
     failed_partitions: dict[str, str] = field(default_factory=dict)
+    current_partitions: list[str] = field(default_factory=list)  # not launched: their work was current
     evaluation_error: str | None = None
+    evaluation_current: bool = False  # not launched: a successful run made it from the same inputs
+    evaluation_stale_because: str | None = None  # why it was launched, when current work was asked to be skipped
 
     @property
     def evaluation_succeeded(self) -> bool:
@@ -56,7 +60,10 @@ class RunResult(Protocol):
     def all_events(self) -> Sequence[dg.DagsterEvent]: ...
 
 
-Launch = Callable[[str, "str | None"], RunResult]  # (job name, partition key or None) -> the finished run
+# (job name, partition key or None, tags the run carries) -> the finished run
+Launch = Callable[[str, "str | None", "Mapping[str, str] | None"], RunResult]
+# (partition key, the failure or None, whether a run was launched: False when its work was already current)
+OnPartition = Callable[[str, "str | None", bool], None]
 
 
 class CodeLocationLauncher:
@@ -81,7 +88,9 @@ class CodeLocationLauncher:
             location_name=CODE_LOCATION,
         )
 
-    def launch(self, job_name: str, partition_key: str | None = None) -> RunResult:
+    def launch(
+        self, job_name: str, partition_key: str | None = None, tags: Mapping[str, str] | None = None
+    ) -> RunResult:
         job = self.repository.get_reconstructable_job(job_name)
         run = self.instance.create_run_for_job(
             job_def=job.get_definition(),
@@ -90,6 +99,7 @@ class CodeLocationLauncher:
                 HOST_TAG: socket.gethostname(),
                 PID_TAG: str(os.getpid()),
                 CORPUS_TAG: self.corpus_name,
+                **(tags or {}),
                 **({PARTITION_NAME_TAG: partition_key} if partition_key else {}),
             },
             job_code_origin=job.get_python_origin(),
@@ -130,9 +140,13 @@ def end_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
 def in_process(defs: dg.Definitions, instance: dg.DagsterInstance) -> Launch:
     """Run the jobs of Definitions built here (tests: settings of their own) in process, with the given instance."""
 
-    def launch(job_name: str, partition_key: str | None = None) -> RunResult:
+    def launch(job_name: str, partition_key: str | None = None, tags: Mapping[str, str] | None = None) -> RunResult:
         return defs.resolve_job_def(job_name).execute_in_process(
-            partition_key=partition_key, instance=instance, raise_on_error=False, run_config=QUIET_RUN_CONFIG
+            partition_key=partition_key,
+            instance=instance,
+            raise_on_error=False,
+            run_config=QUIET_RUN_CONFIG,
+            tags=dict(tags or {}),
         )
 
     return launch
@@ -203,7 +217,7 @@ def materialise_corpus(
     defs: dg.Definitions,
     instance: dg.DagsterInstance,
     keys: list[str] | None = None,
-    on_partition: Callable[[str, str | None], None] | None = None,
+    on_partition: OnPartition | None = None,
     launch: Launch | None = None,
 ) -> dict[str, str]:
     """Bring the filing partitions in step with the corpus folder, then run the corpus job once per partition (`keys`,
@@ -216,32 +230,49 @@ def materialise_corpus(
 
 
 def _run_corpus(
-    launch: Launch, keys: list[str], on_partition: Callable[[str, str | None], None] | None
+    launch: Launch,
+    keys: list[str],
+    on_partition: OnPartition | None,
+    work: CurrentWork | None = None,
+    documents: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
+    """`work` (with the partitions' `documents`): launch no run for a partition whose work is current."""
     failed: dict[str, str] = {}
     watch = InterruptWatch()
     try:
         for key in keys:
-            result = launch(CORPUS_JOB, key)
+            tags: dict[str, str] = {}
+            if work is not None and documents is not None:
+                inputs, reason = work.corpus(key, documents[key])
+                if reason is None:
+                    if on_partition:
+                        on_partition(key, None, False)
+                    continue
+                tags = {INPUTS_TAG: inputs.digest}
+            result = launch(CORPUS_JOB, key, tags)
             if _interrupted(result) or watch.arrived():
                 raise KeyboardInterrupt  # no further partition, and no evaluation over a part of the corpus
             if not result.success:
                 failed[key] = failure_message(result)
             if on_partition:
-                on_partition(key, failed.get(key))
+                on_partition(key, failed.get(key), True)
     finally:
         watch.close()
     return failed
 
 
 def materialise_evaluation(
-    defs: dg.Definitions, instance: dg.DagsterInstance, launch: Launch | None = None, synced: bool = False
+    defs: dg.Definitions,
+    instance: dg.DagsterInstance,
+    launch: Launch | None = None,
+    synced: bool = False,
+    tags: Mapping[str, str] | None = None,
 ) -> str | None:
     """Run the evaluation job over the filing partitions of the corpus folder (brought in step with it first, unless
     the caller just did); the failure message, or None on success."""
     if not synced:
         sync_filings(instance, settings_of(defs))
-    result = (launch or in_process(defs, instance))(EVALUATION_JOB, None)
+    result = (launch or in_process(defs, instance))(EVALUATION_JOB, None, tags)
     if _interrupted(result):  # an interrupt after the last step is forgotten, but then the report is whole
         raise KeyboardInterrupt
     return None if result.success else failure_message(result)
@@ -256,15 +287,34 @@ def settings_of(defs: dg.Definitions) -> EvalSettings:
 def materialise_graph(
     defs: dg.Definitions,
     instance: dg.DagsterInstance,
-    on_partition: Callable[[str, str | None], None] | None = None,
+    on_partition: OnPartition | None = None,
     launch: Launch | None = None,
+    skip_current: bool = False,
 ) -> GraphRun:
-    keys = list(sync_filings(instance, settings_of(defs)).documents)
+    """Every filing partition, then the evaluation. `skip_current`: launch no run whose work is current (made by a
+    successful run from the same inputs and still stored: `freshness.py`); every run launched records its inputs."""
+    documents = sync_filings(instance, settings_of(defs)).documents
+    keys = list(documents)
     run = GraphRun(partitions=keys)
     launch = launch or in_process(defs, instance)
-    run.failed_partitions = _run_corpus(launch, keys, on_partition)
+    work = CurrentWork(defs, instance) if skip_current else None
+
+    def record(key: str, error: str | None, launched: bool) -> None:
+        if not launched:
+            run.current_partitions.append(key)
+        if on_partition:
+            on_partition(key, error, launched)
+
+    run.failed_partitions = _run_corpus(launch, keys, record, work, documents)
     if keys and len(run.failed_partitions) == len(keys):  # nothing to evaluate: say so instead of failing deep inside
         run.evaluation_error = f"none of the {len(keys)} filings could be materialised; the evaluation did not run"
         return run
-    run.evaluation_error = materialise_evaluation(defs, instance, launch, synced=True)
+    tags = None
+    if work is not None:
+        inputs, run.evaluation_stale_because = work.evaluation(keys)
+        if run.evaluation_stale_because is None:
+            run.evaluation_current = True
+            return run
+        tags = {INPUTS_TAG: inputs.digest}
+    run.evaluation_error = materialise_evaluation(defs, instance, launch, synced=True, tags=tags)
     return run
