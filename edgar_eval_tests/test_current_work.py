@@ -9,6 +9,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from edgar_eval.defs import freshness
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.freshness import CurrentWork, evaluation_files
 from edgar_eval.defs.partitions import sync_filings
@@ -57,9 +58,9 @@ def demo_run(tmp_path):
 
 def test_current_work_is_not_launched_and_any_change_relaunches_it(demo_run, tmp_path):
     settings, defs, instance, first = demo_run
-    assert first.current_partitions == [] and first.evaluation_stale_because == "never materialised: " + ", ".join(
-        sorted(key.to_user_string() for key in CurrentWork(defs, instance).evaluation_keys)
-    )
+    keys = sorted(key.to_user_string() for key in CurrentWork(defs, instance).evaluation_keys)
+    assert first.current_partitions == []
+    assert first.evaluation_stale_because == f"never materialised: {', '.join(keys[:3])} and {len(keys) - 3} more"
 
     # Every file the runs opened is an input the digests cover, or lies in the store, the reports, the corpus folder
     # (its documents are versioned as data), or the Python installation and the package's own source.
@@ -124,6 +125,12 @@ def test_current_work_is_not_launched_and_any_change_relaunches_it(demo_run, tmp
     # Another run made a later materialisation of one asset (the UI's 'Materialise selected'): relaunched.
     instance.report_runless_asset_event(dg.AssetMaterialization("golden_set"))
     assert work.evaluation(first.partitions)[1] == "the latest materialisations come from 2 runs"
+
+    # A library is upgraded: relaunched (a new pandas or torch can move a figure).
+    upgraded = {**freshness.installed_packages(), "pandas": "99.0"}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(freshness, "installed_packages", lambda: upgraded)
+        assert work.corpus(key, documents[key])[1] == "inputs changed"
 
     # A live model answers anew: never taken as current.
     live = build_definitions(

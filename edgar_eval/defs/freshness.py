@@ -4,10 +4,10 @@ the latest materialisation of every asset it would build, and still stored.
 
 What a run reads, besides the tables the run history versions:
 - a corpus partition: the filing's bytes, the corpus manifest, the code of the corpus assets (their code versions),
-  the settings, and the embedder;
+  the settings, the embedder, and the installed packages' versions;
 - the evaluation: every current filing partition's corpus tables (their data versions), the package's source, the
-  settings, the embedder and the generator, and the files it reads beside the graph (protocols, reviews, policies,
-  baselines, the release fixture, model tapes, the proposal files).
+  settings, the embedder and the generator, the installed packages' versions, and the files it reads beside the graph
+  (protocols, reviews, policies, baselines, the release fixture, model tapes, the proposal files).
 
 A test records every file the evaluation opens and fails when one lies outside these inputs, the store and the report
 folder. A generator or proposer that calls a live model is never taken as unchanged: the model answers anew.
@@ -18,9 +18,11 @@ bytes by the same code (`common.materialize_partitions`), so a skipped check wou
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass
+from importlib.metadata import distributions
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -60,8 +62,14 @@ def _files_under(folder: Path) -> list[Path]:
     return sorted(path for path in folder.rglob("*") if path.is_file()) if folder.is_dir() else []
 
 
+@functools.cache
+def installed_packages() -> dict[str, str]:
+    """Every installed distribution's version: an upgraded library (pandas, torch, bm25s) can move a figure."""
+    return {dist.metadata["Name"]: dist.version for dist in distributions() if dist.metadata["Name"]}
+
+
 def _resources(settings: EvalSettings, embedder: EmbedderResource) -> dict[str, object]:
-    return {"settings": settings.model_dump(), "embedder": embedder.model_dump()}
+    return {"settings": settings.model_dump(), "embedder": embedder.model_dump(), "packages": installed_packages()}
 
 
 def corpus_inputs(settings: EvalSettings, embedder: EmbedderResource, asset_graph, document_sha256: str) -> RunInputs:
@@ -157,7 +165,8 @@ def why_not_current(
     latest = _latest(instance, keys, partition)
     missing = sorted(key.to_user_string() for key, record in latest.items() if record is None)
     if missing:
-        return f"never materialised: {', '.join(missing)}"
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        return f"never materialised: {', '.join(missing[:3])}{more}"
     run_ids = {record.run_id for record in latest.values() if record is not None}
     if len(run_ids) != 1:
         return f"the latest materialisations come from {len(run_ids)} runs"
