@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import shutil
 import subprocess
 import sys
@@ -110,8 +111,9 @@ def timed_run(env: dict[str, str], workers: list[subprocess.Popen], corpus: str 
     if process.returncode:
         print(err.decode(errors="replace")[-2000:], file=sys.stderr)
     lines = out.decode(errors="replace").splitlines()
-    partitions = [line.split()[0] for line in lines if line.startswith("  ") and len(line.split()) >= 2]
-    ran = sum(status in ("ok", "FAILED") for status in partitions)
+    statuses = [line.split()[0] for line in lines if line.startswith("  ") and len(line.split()) >= 2]
+    partitions = [status for status in statuses if status in ("ok", "FAILED", "current")]  # not the steps' "done"
+    ran = sum(status != "current" for status in partitions)
     evaluation = "evaluation current" if any(line.startswith("evaluation current") for line in lines) else "evaluation"
     launched = f"{ran}/{len(partitions)} partitions, {evaluation}"
     return Timed(time.perf_counter() - started, memory.peak_mib, process.returncode, launched)
@@ -129,6 +131,7 @@ def main() -> int:
     parser.add_argument("--corpus", help="a corpus folder (default: the demo corpus)")
     parser.add_argument("--proposals", action="append", default=[], help="proposal files, as edgar-eval run takes them")
     parser.add_argument("--only", action="append", choices=DEPLOYMENTS, help="measure only these deployments")
+    parser.add_argument("--cold-only", action="store_true", help="no re-runs: only each deployment's cold run")
     args = parser.parse_args()
     chosen = args.only or list(DEPLOYMENTS)
     proposals = [str(Path(path).resolve()) for path in args.proposals]
@@ -147,12 +150,19 @@ def main() -> int:
         for number, deployment_name in enumerate(chosen):
             folder = Path(scratch) / f"deployment{number}"
             demo_corpus = str(folder / "demo_corpus")  # the workers' environment too: set before they start
-            with deployment(deployment_name, folder, postgres, redis, store, EDGAR_EVAL_DEMO_CORPUS=demo_corpus) as (
+            # The corpus and the proposals as a deployment sets them: in the environment of the run and of every
+            # worker (a Celery worker builds its settings from its own environment, not from the CLI's --corpus).
+            environment = {"EDGAR_EVAL_DEMO_CORPUS": demo_corpus}
+            if corpus:
+                environment["EDGAR_EVAL_CORPUS_DIR"] = corpus
+            if proposals:
+                environment["EDGAR_EVAL_PROPOSALS"] = os.pathsep.join(proposals)
+            with deployment(deployment_name, folder, postgres, redis, store, **environment) as (
                 env,
                 workers,
             ):
                 rows.append((deployment_name, "cold", timed_run(env, workers, corpus, proposals)))
-                if number == 0:
+                if number == 0 and not args.cold_only:
                     rows.append((deployment_name, "warm, nothing changed", timed_run(env, workers, corpus, proposals)))
                     if corpus:
                         report = (folder / "reports" / name / "report.md").read_bytes()

@@ -41,10 +41,19 @@ def test_the_demo_graph_runs_on_an_fsspec_url_and_reports_the_same(tmp_path):
         data_dir=data,
         reports_dir=str(tmp_path / "reports"),
     )
-    graph = materialise_graph(build_definitions(settings), dg.DagsterInstance.ephemeral())
+    defs, instance = build_definitions(settings), dg.DagsterInstance.ephemeral()
+    graph = materialise_graph(defs, instance, skip_current=True)
     assert graph.failed_partitions == {} and graph.evaluation_succeeded, graph.evaluation_error
     assert UPath(f"{data}/demo/search_index.parquet").is_file()
     assert UPath(f"{data}/demo/chunks").is_dir()
     assert not (tmp_path / "data").exists()  # nothing fell back to a local folder
     report = (tmp_path / "reports" / "demo" / "report.md").read_bytes()
     assert report == (REPO / "reports" / "demo" / "report.md").read_bytes()
+
+    # the stored tables a re-run checks are read through the same URL: all there, nothing is launched; one gone, the
+    # evaluation is
+    assert materialise_graph(defs, instance, skip_current=True).evaluation_current
+    UPath(f"{data}/demo/golden_set.parquet").unlink()
+    again = materialise_graph(defs, instance, skip_current=True)
+    assert not again.evaluation_current and (again.evaluation_stale_because or "").startswith("1 stored files are gone")
+    assert len(again.current_partitions) == len(again.partitions)
