@@ -4,12 +4,13 @@ corpus folder's filings as partitions, fetch filings, write baselines, README fi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
 from pathlib import Path
 
-from edgar_eval.defs.settings import CORPUS_DIR_ENV, CORPUS_NAME_ENV, PROPOSALS_ENV, project_home
+from edgar_eval.defs.settings import CORPUS_DIR_ENV, CORPUS_NAME_ENV, PARALLEL_ENV, PROPOSALS_ENV, project_home
 
 
 def _ensure_dagster_home() -> Path:
@@ -32,6 +33,8 @@ def _configure(args: argparse.Namespace) -> None:
         os.environ[CORPUS_DIR_ENV] = str(Path(args.corpus).resolve())
     if getattr(args, "name", None):
         os.environ[CORPUS_NAME_ENV] = args.name
+    if getattr(args, "parallel", None) is not None:
+        os.environ[PARALLEL_ENV] = str(args.parallel)
     if getattr(args, "proposals", None):
         os.environ[PROPOSALS_ENV] = os.pathsep.join(str(Path(p).resolve()) for p in args.proposals)
 
@@ -65,6 +68,9 @@ def run(args: argparse.Namespace) -> int:
         from edgar_eval.defs.partitions import corpus_files
 
         corpus_files(settings)  # a folder without a filing: refused here, in one line
+        from edgar_eval.defs.parallel_runs import ParallelRuns, parallel_runs_from_env
+
+        parallel = parallel_runs_from_env()
     except ValueError as exc:  # a bad setting or corpus folder: one line, before any partition runs
         print(f"edgar-eval: {exc}", file=sys.stderr)
         return 2
@@ -79,10 +85,17 @@ def run(args: argparse.Namespace) -> int:
         instance = DagsterInstance.get()
         for run_id in end_orphaned_runs(instance):
             print(f"run {run_id} was killed mid-run (its process is gone): marked failed, its pool slots freed")
-        launcher = CodeLocationLauncher(instance, working_directory=os.getcwd(), corpus_name=settings.corpus_name)
-        graph = materialise_graph(
-            defs(), instance, on_partition=show, launch=launcher.launch, skip_current=not args.rerun
-        )
+        launcher = CodeLocationLauncher.of(instance, os.getcwd(), defs())
+        with contextlib.ExitStack() as stack:
+            side_by_side = stack.enter_context(ParallelRuns(parallel, os.getcwd(), defs())) if parallel > 1 else None
+            graph = materialise_graph(
+                defs(),
+                instance,
+                on_partition=show,
+                launch=launcher.launch,
+                skip_current=not args.rerun,
+                parallel=side_by_side,
+            )
     except KeyboardInterrupt:
         print(
             "edgar-eval: interrupted; no further partition ran and no report was written "
@@ -220,6 +233,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--rerun",
         action="store_true",
         help="launch every run, even one whose work a successful run already did from the same inputs",
+    )
+    run_parser.add_argument(
+        "--parallel",
+        type=int,
+        metavar="N",
+        help="filing partitions' runs at once, each in a process of its own: as many as the deployment has workers "
+        f"(Celery, Kubernetes) or cores to spare (default 1; env {PARALLEL_ENV})",
     )
     run_parser.add_argument(
         "--proposals",

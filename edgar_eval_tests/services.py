@@ -353,6 +353,7 @@ def deployment(
         EDGAR_EVAL_EXECUTOR_CONFIG=str(DEPLOY / "celery.yaml"),
         EDGAR_EVAL_CELERY_BROKER=redis.url(0),
         EDGAR_EVAL_CELERY_BACKEND=redis.url(1),
+        EDGAR_EVAL_PARALLEL_RUNS="2",  # a filing's run for each worker, so both are busy (`edgar-eval run --parallel`)
         EDGAR_EVAL_DATA=object_store.url(f"{folder.name}/data"),
         **postgres.environment(database),
         **object_store.environment(),

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import IO, cast
 
+import dagster as dg
 import pytest
 
 from edgar_eval.adapters.local_corpus import write_demo_corpus
@@ -95,6 +96,11 @@ def test_a_corpus_of_garbage_fails_each_filing_for_its_own_reason_and_evaluates_
             "edgar-eval: unknown embedder 'minlm'; choose one of minilm, openai-compatible",
         ),
         (
+            "EDGAR_EVAL_PARALLEL_RUNS",
+            "two",
+            "edgar-eval: EDGAR_EVAL_PARALLEL_RUNS must be a whole number of runs, got 'two'",
+        ),
+        (
             "EDGAR_EVAL_TAPE",
             "replya",
             "edgar-eval: unknown tape_mode 'replya'; choose one of off, record, replay, fill",
@@ -108,14 +114,15 @@ def test_a_misspelled_setting_is_refused_before_any_partition_runs(home, variabl
     assert not (home / "data" / "demo" / "filings").exists()  # nothing ran
 
 
-def test_ctrl_c_stops_the_run_writes_no_report_and_exits_130(home):
+@pytest.mark.parametrize("side_by_side", [(), ("--parallel", "2")], ids=["one run at a time", "two at once"])
+def test_ctrl_c_stops_the_run_writes_no_report_and_exits_130(home, side_by_side):
     corpus = home / "corpus"
     write_demo_corpus(str(corpus))
     environment = {**os.environ, "EDGAR_EVAL_HOME": str(home), "DAGSTER_HOME": str(home / ".dagster_home")}
     # As in a terminal's foreground: a shell running this suite in the background (CI) ignores SIGINT, and a child
     # inherits that, so the child gets back the default disposition first.
     process = subprocess.Popen(
-        [sys.executable, "-m", "edgar_eval", "run", "--corpus", str(corpus), "--name", "stopped"],
+        [sys.executable, "-m", "edgar_eval", "run", "--corpus", str(corpus), "--name", "stopped", *side_by_side],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -137,6 +144,9 @@ def test_ctrl_c_stops_the_run_writes_no_report_and_exits_130(home):
     assert len(finished) < 16, "the run carried on after Ctrl-C"
     assert not (home / "reports" / "stopped").exists()
     assert (home / "data" / "stopped" / "filings").is_dir()  # what was materialised before stays
+    with dg.DagsterInstance.from_config(str(home / ".dagster_home")) as instance:
+        unfinished = [run.tags.get("dagster/partition") for run in instance.get_runs() if not run.is_finished]
+    assert unfinished == [], "a run was left going or never ended"
 
 
 def test_a_report_of_your_own_corpus_leaves_the_readme_alone(home):

@@ -18,7 +18,7 @@ from edgar_eval.defs import (
 )
 from edgar_eval.defs.code_versions import with_code_versions
 from edgar_eval.defs.corpus_assets import build_corpus_assets
-from edgar_eval.defs.io_manager import ParquetIOManager
+from edgar_eval.defs.io_manager import parquet_io_manager
 from edgar_eval.defs.jobs import AUTOMATION, EVALUATION_AUTOMATION, build_jobs
 from edgar_eval.defs.partitions import corpus_sensor, filing_documents
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
@@ -63,7 +63,7 @@ def build_definitions(
             "settings": settings,
             "embedder": embedder or EmbedderResource(),
             "generator": generator or GeneratorResource(),
-            "io_manager": ParquetIOManager(settings=settings),
+            "io_manager": parquet_io_manager,
         },
         executor=executor or dg.in_process_executor,
     )

@@ -20,7 +20,7 @@ def columns_of(*names: str) -> dict:
     return {COLUMNS: list(names)}
 
 
-class ParquetIOManager(dg.ConfigurableIOManager):
+class ParquetIOManager(dg.IOManager):
     """Writes an unpartitioned asset's DataFrame as one Parquet table, and loads tables as inputs: an unpartitioned
     table as a DataFrame; a per-filing table as a `PartitionedTable` of the partitions asked for (all of them for an
     unpartitioned reader, the run's own for a per-filing one), those never materialised listed, not failed on, so the
@@ -29,7 +29,8 @@ class ParquetIOManager(dg.ConfigurableIOManager):
     Per-filing assets write their own partitions (one run builds many, each kept or reused on its own, and a failing
     filing must not discard the others), at the paths this manager reads."""
 
-    settings: EvalSettings
+    def __init__(self, settings: EvalSettings) -> None:
+        self.settings = settings
 
     def handle_output(self, context: dg.OutputContext, obj: pd.DataFrame) -> None:
         if context.has_asset_partitions:
@@ -59,3 +60,14 @@ class ParquetIOManager(dg.ConfigurableIOManager):
             )
         except StoreError as exc:
             raise dg.Failure(str(exc)) from exc
+
+
+@dg.io_manager(
+    required_resource_keys={"settings"},
+    description="Parquet tables under the data folder or fsspec URL of the run's `settings` resource.",
+)
+def parquet_io_manager(init_context: dg.InitResourceContext) -> ParquetIOManager:
+    """The IO manager reads the run's `settings` resource itself, not a copy made when the code location loaded: a run
+    launched with settings in its run config (the CLI's `--corpus` on a Celery worker whose environment names another
+    corpus) reads and writes that run's store."""
+    return ParquetIOManager(init_context.resources.settings)

@@ -17,7 +17,7 @@ EVALUATION_GROUPS = ("index", "golden", "runs", "statistics", "report")
 # A filing document is observed, never materialised, so to the condition it would always be missing: it counts as a
 # dependency that updates (a new data version), not as one that must exist first.
 CORPUS_AUTOMATION = dg.AutomationCondition.eager().replace(
-    "any_deps_missing", dg.AutomationCondition.any_deps_missing().ignore(dg.AssetSelection.keys("filing_documents"))
+    "any_deps_missing", dg.AutomationCondition.any_deps_missing().ignore(dg.AssetSelection.assets("filing_documents"))
 )
 EVALUATION_AUTOMATION = dg.AutomationCondition.on_cron("0 4 * * *", "UTC")
 
@@ -41,7 +41,7 @@ def build_jobs(corpus_executor: dg.ExecutorDefinition | None = None) -> list:
     """`corpus_executor`: the corpus job's own executor, where it differs from the Definitions' (defs/executors.py)."""
     corpus_job = dg.define_asset_job(
         CORPUS_JOB,
-        selection=dg.AssetSelection.groups("corpus") - dg.AssetSelection.keys("filing_documents"),
+        selection=dg.AssetSelection.groups("corpus") - dg.AssetSelection.assets("filing_documents"),
         description="Parse, chunk and embed one filing partition.",
         executor_def=corpus_executor,
     )

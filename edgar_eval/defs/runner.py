@@ -11,6 +11,7 @@ import signal
 import socket
 import sys
 import threading
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol, Sequence
 
@@ -35,6 +36,8 @@ QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}
 HOST_TAG = "edgar-eval/host"
 PID_TAG = "edgar-eval/pid"
 CORPUS_TAG = "edgar-eval/corpus"  # the corpus a run read: one run history may hold several corpora's runs
+# The resources whose settings travel with each run the CLI launches (`run_config_of`).
+RUN_RESOURCES = ("settings", "embedder", "generator")
 UNFINISHED = (dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING)
 
 
@@ -66,15 +69,35 @@ Launch = Callable[[str, "str | None", "Mapping[str, str] | None"], RunResult]
 OnPartition = Callable[[str, "str | None", bool], None]
 
 
+def run_config_of(defs: dg.Definitions) -> dict:
+    """The run config of a run launched with these Definitions' settings, embedder and generator: each run carries
+    them, so a step reads the settings the run was launched with wherever it executes. A Celery worker or a Kubernetes
+    step pod loads the code location from its own environment, which may name another corpus than the CLI's --corpus;
+    the run config overrides it, and the UI shows every run's settings on its page."""
+    resources = defs.resources or {}
+    return {
+        **QUIET_RUN_CONFIG,
+        "resources": {key: {"config": resources[key].model_dump()} for key in RUN_RESOURCES},  # type: ignore[union-attr]
+    }
+
+
 class CodeLocationLauncher:
     """Runs jobs of the code location the UI loads (workspace.yaml: `DEFINITIONS_MODULE`, location `CODE_LOCATION`)
     in this process, each created through the instance with its job's origin in that location, as the UI's own launch
     would: the run carries the location's repository tag, so Overview and the job's page list it, and Ctrl-C reaches
-    it here."""
+    it here. Each run carries `run_config`: the CLI's settings (`run_config_of`)."""
 
-    def __init__(self, instance: dg.DagsterInstance, working_directory: str, corpus_name: str) -> None:
+    @classmethod
+    def of(cls, instance: dg.DagsterInstance, working_directory: str, defs: dg.Definitions) -> "CodeLocationLauncher":
+        """The launcher of runs with the settings of `defs` (the CLI's)."""
+        return cls(instance, working_directory, run_config_of(defs), settings_of(defs).corpus_name)
+
+    def __init__(
+        self, instance: dg.DagsterInstance, working_directory: str, run_config: dict, corpus_name: str
+    ) -> None:
         self.instance = instance
         self.corpus_name = corpus_name
+        self.run_config = run_config
         self.repository = ReconstructableRepository.for_module(
             DEFINITIONS_MODULE, DEFINITIONS_ATTRIBUTE, working_directory
         )
@@ -94,7 +117,7 @@ class CodeLocationLauncher:
         job = self.repository.get_reconstructable_job(job_name)
         run = self.instance.create_run_for_job(
             job_def=job.get_definition(),
-            run_config=QUIET_RUN_CONFIG,
+            run_config=self.run_config,
             tags={
                 HOST_TAG: socket.gethostname(),
                 PID_TAG: str(os.getpid()),
@@ -229,36 +252,99 @@ def materialise_corpus(
     )
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """How a launched run ended, in what the loop over partitions needs (picklable: a run in another process)."""
+
+    success: bool
+    failure: str | None  # the failure's one line, when it failed
+    interrupted: bool  # stopped by Ctrl-C
+
+    @classmethod
+    def of(cls, result: RunResult) -> "Outcome":
+        return cls(result.success, None if result.success else failure_message(result), _interrupted(result))
+
+
+class PartitionRuns(Protocol):
+    """Launches up to `runs` corpus runs at once (defs/parallel_runs.py)."""
+
+    runs: int
+
+    def submit(self, job_name: str, partition_key: str, tags: Mapping[str, str]) -> "Future[Outcome]": ...
+
+    def stop(self) -> None: ...
+
+    def kill(self) -> None: ...
+
+
 def _run_corpus(
     launch: Launch,
     keys: list[str],
     on_partition: OnPartition | None,
     work: CurrentWork | None = None,
     documents: Mapping[str, str] | None = None,
+    parallel: PartitionRuns | None = None,
 ) -> dict[str, str]:
-    """`work` (with the partitions' `documents`): launch no run for a partition whose work is current."""
+    """`work` (with the partitions' `documents`): launch no run for a partition whose work is current. `parallel`:
+    launch the runs through it, several at once, instead of one after another through `launch`."""
+    todo: list[tuple[str, dict[str, str]]] = []
+    for key in keys:
+        tags: dict[str, str] = {}
+        if work is not None and documents is not None:
+            inputs, reason = work.corpus(key, documents[key])
+            if reason is None:
+                if on_partition:
+                    on_partition(key, None, False)
+                continue
+            tags = {INPUTS_TAG: inputs.digest}
+        todo.append((key, tags))
     failed: dict[str, str] = {}
-    watch = InterruptWatch()
+
+    def finished(key: str, outcome: Outcome) -> None:
+        if outcome.interrupted:
+            raise KeyboardInterrupt  # no further partition, and no evaluation over a part of the corpus
+        if not outcome.success:
+            failed[key] = outcome.failure or "run failed"
+        if on_partition:
+            on_partition(key, failed.get(key), True)
+
+    if parallel is not None and parallel.runs > 1:
+        _run_side_by_side(parallel, todo, finished)
+    else:
+        watch = InterruptWatch()
+        try:
+            for key, tags in todo:
+                result = launch(CORPUS_JOB, key, tags)
+                if watch.arrived():
+                    raise KeyboardInterrupt
+                finished(key, Outcome.of(result))
+        finally:
+            watch.close()
+    return dict(sorted(failed.items()))
+
+
+def _run_side_by_side(
+    parallel: PartitionRuns, todo: list[tuple[str, dict[str, str]]], finished: Callable[[str, Outcome], None]
+) -> None:
+    """Keep `parallel.runs` runs going until every partition has run; each is handed to a process only when one is
+    free, so at Ctrl-C nothing waits in a queue: the runs going are interrupted and no other starts."""
+    waiting = list(reversed(todo))
+    going: dict[Future[Outcome], str] = {}
     try:
-        for key in keys:
-            tags: dict[str, str] = {}
-            if work is not None and documents is not None:
-                inputs, reason = work.corpus(key, documents[key])
-                if reason is None:
-                    if on_partition:
-                        on_partition(key, None, False)
-                    continue
-                tags = {INPUTS_TAG: inputs.digest}
-            result = launch(CORPUS_JOB, key, tags)
-            if _interrupted(result) or watch.arrived():
-                raise KeyboardInterrupt  # no further partition, and no evaluation over a part of the corpus
-            if not result.success:
-                failed[key] = failure_message(result)
-            if on_partition:
-                on_partition(key, failed.get(key), True)
-    finally:
-        watch.close()
-    return failed
+        while waiting or going:
+            while waiting and len(going) < parallel.runs:
+                key, tags = waiting.pop()
+                going[parallel.submit(CORPUS_JOB, key, tags)] = key
+            done, _ = wait(going, return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=going.__getitem__):
+                finished(going.pop(future), future.result())
+    except KeyboardInterrupt:
+        parallel.stop()
+        try:
+            wait(going)  # the runs going end as interrupted, each in its own process
+        except KeyboardInterrupt:  # a second Ctrl-C: do not wait for them
+            parallel.kill()
+        raise
 
 
 def materialise_evaluation(
@@ -290,9 +376,11 @@ def materialise_graph(
     on_partition: OnPartition | None = None,
     launch: Launch | None = None,
     skip_current: bool = False,
+    parallel: PartitionRuns | None = None,
 ) -> GraphRun:
     """Every filing partition, then the evaluation. `skip_current`: launch no run whose work is current (made by a
-    successful run from the same inputs and still stored: `freshness.py`); every run launched records its inputs."""
+    successful run from the same inputs and still stored: `freshness.py`); every run launched records its inputs.
+    `parallel`: launch the filing partitions' runs through it, several at once."""
     documents = sync_filings(instance, settings_of(defs)).documents
     keys = list(documents)
     run = GraphRun(partitions=keys)
@@ -305,7 +393,7 @@ def materialise_graph(
         if on_partition:
             on_partition(key, error, launched)
 
-    run.failed_partitions = _run_corpus(launch, keys, record, work, documents)
+    run.failed_partitions = _run_corpus(launch, keys, record, work, documents, parallel)
     if keys and len(run.failed_partitions) == len(keys):  # nothing to evaluate: say so instead of failing deep inside
         run.evaluation_error = f"none of the {len(keys)} filings could be materialised; the evaluation did not run"
         return run
