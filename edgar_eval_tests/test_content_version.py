@@ -20,3 +20,11 @@ def test_build_stamps_are_not_content():
     table = _table(0.5)
     assert content_version(table) == content_version(table.assign(build_key="code:abc"))
     assert content_version(table) != content_version(table.assign(extra=1))
+
+
+def test_how_long_a_call_took_is_not_content_but_what_it_returned_is():
+    hits = pd.DataFrame({"question_id": ["q1", "q2"], "chunk_ids": [["c1"], ["c7"]]})
+    one_run = hits.assign(embed_seconds=0.011, search_seconds=[0.002, 0.004])
+    next_run = hits.assign(embed_seconds=0.019, search_seconds=[0.003, 0.001])
+    assert content_version(one_run) == content_version(next_run)
+    assert content_version(one_run) != content_version(one_run.assign(chunk_ids=[["c1"], ["c8"]]))

@@ -28,8 +28,9 @@ GRAPH = {
     "admission_agreement": ("golden", {"golden_proposals", "filings", "filing_text", "sections"}),
     "golden_patterns": ("golden", {"golden_proposals", "chunks", "filings", "filing_text", "sections"}),
     "pattern_baseline": ("runs", {"golden_patterns", "search_index", "filings"}),
-    "answerer_retrievals": ("runs", {"search_index", "golden_questions"}),
-    "retriever_rankings": ("runs", {"search_index", "golden_questions"}),
+    "question_embeddings": ("index", {"search_index", "golden_questions"}),
+    "answerer_retrievals": ("runs", {"search_index", "golden_questions", "question_embeddings"}),
+    "retriever_rankings": ("runs", {"search_index", "golden_questions", "question_embeddings"}),
     "generations": ("runs", {"answerer_retrievals", "golden_questions", "search_index"}),
     "abstention_scores": (
         "runs",

@@ -133,17 +133,27 @@ def parsed_filing(settings: EvalSettings, filings: PartitionedTable, key: str) -
     return _parse_cached(sha, str(path)), sha
 
 
+def checked_embedder(settings: EvalSettings, embedder: EmbedderResource, fingerprint: str) -> Embedder:
+    """The embedder, refusing a search index (its `fingerprint`) that another embedder or chunker built."""
+    adapter = embedder.adapter()
+    try:
+        check_fingerprint(
+            settings.fingerprint(adapter.embedder_id), IndexFingerprint.from_json(fingerprint), "search_index"
+        )
+    except IndexMismatch as exc:
+        raise dg.Failure(str(exc)) from exc
+    return adapter
+
+
 def checked_index(
     settings: EvalSettings, embedder: EmbedderResource, index_rows: pd.DataFrame
 ) -> tuple[DenseIndex, Embedder]:
     """The search index's dense index and the embedder, refusing an index built differently."""
-    adapter = embedder.adapter()
-    try:
-        check_fingerprint(
-            settings.fingerprint(adapter.embedder_id),
-            IndexFingerprint.from_json(index_rows.fingerprint.iloc[0]),
-            "search_index",
-        )
-    except IndexMismatch as exc:
-        raise dg.Failure(str(exc)) from exc
+    adapter = checked_embedder(settings, embedder, index_rows.fingerprint.iloc[0])
     return DenseIndex(np.stack(index_rows.embedding.to_numpy()), index_rows.filing_id.tolist()), adapter
+
+
+def question_vectors(question_embeddings: pd.DataFrame, question_ids: pd.Series) -> np.ndarray:
+    """The embeddings of these questions, in their order, from `question_embeddings`."""
+    by_question = question_embeddings.set_index("question_id").embedding
+    return np.stack(by_question.loc[question_ids.to_numpy()].to_numpy())

@@ -1,11 +1,16 @@
 """Index group: the search index over every current filing partition's chunk embeddings."""
 
+import time
+
 import dagster as dg
+import numpy as np
 import pandas as pd
 
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.corpus.revisions import current_only, superseded_by
-from edgar_eval.defs.common import table_output
+from edgar_eval.defs.common import checked_embedder, table_output
+from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
+from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings
 from edgar_eval.retrieval.fingerprint import IndexFingerprint, IndexMismatch, check_fingerprint
 
@@ -56,4 +61,33 @@ def search_index(
     )
 
 
-ASSETS = [search_index]
+@dg.asset(
+    group_name="index",
+    pool=MODEL_ENDPOINT_POOL,
+    ins={"search_index": dg.AssetIn(metadata=columns_of("fingerprint"))},
+    description="Each golden question embedded once, by the embedder the search index was built with (refused "
+    "otherwise), for every retriever that searches with it: the answerer's retrieval and the retrieval measurement. "
+    "embed_seconds: the call's wall time per question.",
+)
+def question_embeddings(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    embedder: EmbedderResource,
+    search_index: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    model = checked_embedder(settings, embedder, search_index.fingerprint.iloc[0])
+    started = time.perf_counter()
+    vectors = model.embed(golden_questions.question.tolist())  # one call: the batches of every earlier run
+    seconds = (time.perf_counter() - started) / max(len(golden_questions), 1)
+    frame = pd.DataFrame(
+        {
+            "question_id": golden_questions.question_id.to_numpy(),
+            "embedding": [np.asarray(vector, dtype=np.float32) for vector in vectors],
+            "embed_seconds": seconds,
+        }
+    )
+    return table_output(frame, {"embedder": model.embedder_id, "embed_seconds_per_question": seconds})
+
+
+ASSETS = [search_index, question_embeddings]

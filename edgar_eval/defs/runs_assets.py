@@ -24,7 +24,7 @@ from edgar_eval.answering.relevance import FEATURES, relevance_features
 from edgar_eval.corpus.company_names import aliases_by_company
 from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
-from edgar_eval.defs.common import checked_index, table_head, table_output
+from edgar_eval.defs.common import checked_index, question_vectors, table_head, table_output
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
 from edgar_eval.domain.generation import Generation, GenerationRequest
@@ -52,16 +52,16 @@ def answerer_retrievals(
     embedder: EmbedderResource,
     search_index: pd.DataFrame,
     golden_questions: pd.DataFrame,
+    question_embeddings: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     index_rows, golden = search_index, golden_questions
-    index, model = checked_index(settings, embedder, index_rows)
+    index, _ = checked_index(settings, embedder, index_rows)
     retriever = settings.answer_search()
     search = searches(index_rows, index, settings.rrf_k, (retriever,))[retriever]
-    started = time.perf_counter()
-    queries = model.embed(golden.question.tolist())
-    embed_seconds = (time.perf_counter() - started) / max(len(golden), 1)
+    queries = question_vectors(question_embeddings, golden.question_id)
+    embed_seconds = question_embeddings.set_index("question_id").embed_seconds.loc[golden.question_id.to_numpy()]
     rows = []
-    for question, query in zip(iter_rows(golden), queries):
+    for question, query, embed_seconds in zip(iter_rows(golden), queries, embed_seconds):
         started = time.perf_counter()
         # only what the asking role may read is searched: a barred filing's passage cannot reach the answerer
         hits = search(query, question.question, list(question.permitted_filing_ids), settings.top_k)
@@ -116,12 +116,13 @@ def retriever_rankings(
     embedder: EmbedderResource,
     search_index: pd.DataFrame,
     golden_questions: pd.DataFrame,
+    question_embeddings: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     index_rows, golden = search_index, golden_questions
-    dense, model = checked_index(settings, embedder, index_rows)
+    dense, _ = checked_index(settings, embedder, index_rows)
     retrievers = searches(index_rows, dense, settings.rrf_k)
     rows = []
-    for question, vector in zip(iter_rows(golden), model.embed(golden.question.tolist())):
+    for question, vector in zip(iter_rows(golden), question_vectors(question_embeddings, golden.question_id)):
         scope = list(question.permitted_filing_ids)
         for retriever, search in retrievers.items():
             for depth in settings.retrieval_depths:
