@@ -250,3 +250,35 @@ def test_hybrid_refuses_indexes_over_different_chunk_rows():
     vectors = np.eye(3, dtype=np.float32)
     with pytest.raises(ValueError, match="same chunk rows"):
         HybridRetriever(DenseIndex(vectors, ["a", "a", "b"]), BM25Index.build(["x1", "x2", "x3"], ["a", "b", "b"]))
+
+
+def test_a_scoped_search_scores_its_rows_bit_for_bit_as_bm25s_scores_the_whole_corpus():
+    """The scoped sums are bm25s's own, not close to them: a report's ties and ranks cannot move."""
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        texts, filing_ids = _random_corpus(rng, int(rng.integers(5, 150)), int(rng.integers(1, 9)))
+        index = BM25Index.build(texts, filing_ids)
+        if index._retriever is None:
+            continue
+        for _ in range(10):
+            query = " ".join(rng.choice(VOCAB, size=int(rng.integers(1, 6))))  # repeated words too
+            vocab = index._retriever.vocab_dict
+            token_ids = [vocab[t] for t in index.query_tokens(query) if t in vocab]
+            scope = [f"f{int(i)}" for i in rng.integers(0, 10, size=int(rng.integers(1, 5)))]
+            rows = np.flatnonzero(np.isin(np.asarray(filing_ids, dtype=object), np.asarray(scope, dtype=object)))
+            if not token_ids or rows.size == 0:
+                continue
+            whole_corpus = index._retriever.get_scores_from_ids(token_ids)[rows]
+            assert np.array_equal(index._scores(token_ids, rows), whole_corpus)
+
+
+def test_the_rows_of_a_scope_are_its_filings_rows_ascending_and_nothing_else():
+    from edgar_eval.retrieval.scope import RowsByFiling
+
+    filing_ids = ["b", "a", "b", "c", "a", "b"]
+    rows = RowsByFiling(filing_ids)
+    assert rows.rows(["b"]).tolist() == [0, 2, 5]
+    assert rows.rows(["c", "a", "a"]).tolist() == [1, 3, 4]  # ascending, each row once
+    assert rows.rows(["nowhere"]).tolist() == []
+    assert rows.rows([]).tolist() == []
+    assert RowsByFiling([]).rows(["a"]).tolist() == []

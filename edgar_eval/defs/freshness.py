@@ -132,11 +132,17 @@ def evaluation_inputs(
     )
 
 
-def corpus_asset_keys(asset_graph) -> list[dg.AssetKey]:
-    """The per-filing assets the corpus job builds (filing_documents is observed, not materialised)."""
+def built_assets(asset_graph, groups: Iterable[str]) -> list[dg.AssetKey]:
+    """The assets of these groups that a run builds (filing_documents is observed, not materialised), in key order."""
+    wanted = set(groups)
     return sorted(
-        (key for key in asset_graph.materializable_asset_keys if asset_graph.get(key).group_name == "corpus"), key=str
+        (key for key in asset_graph.materializable_asset_keys if asset_graph.get(key).group_name in wanted), key=str
     )
+
+
+def corpus_asset_keys(asset_graph) -> list[dg.AssetKey]:
+    """The per-filing assets the corpus job builds."""
+    return built_assets(asset_graph, ("corpus",))
 
 
 def _latest(
@@ -204,10 +210,7 @@ class CurrentWork:
         self.instance = instance
         self.graph = defs.resolve_asset_graph()
         self.corpus_keys = corpus_asset_keys(self.graph)
-        materializable = self.graph.materializable_asset_keys
-        self.evaluation_keys = sorted(
-            (key for key in materializable if self.graph.get(key).group_name in EVALUATION_GROUPS), key=str
-        )
+        self.evaluation_keys = built_assets(self.graph, EVALUATION_GROUPS)
 
     def corpus(self, partition: str, document_sha256: str) -> tuple[RunInputs, str | None]:
         inputs = corpus_inputs(self.settings, self.embedder, self.graph, document_sha256)

@@ -25,9 +25,11 @@ import bm25s
 import numpy as np
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN
+from scipy import sparse
 
 from edgar_eval.retrieval.dense import SCORE_DECIMALS, Hit
 from edgar_eval.retrieval.fingerprint import IndexFingerprint
+from edgar_eval.retrieval.scope import RowsByFiling
 
 if TYPE_CHECKING:
     from bm25s.tokenization import Tokenized
@@ -70,6 +72,16 @@ class BM25Index:
         self._retriever = retriever
         self.filing_ids = np.asarray(filing_ids, dtype=object)
         self._stemmer = Stemmer.Stemmer(STEMMER)
+        self._scope = RowsByFiling(filing_ids)
+        self._by_chunk: sparse.csr_array | None = None
+        if retriever is not None:
+            # bm25s keeps each term's precomputed scores by term (its postings); by chunk, a scoped search reads the
+            # rows of its scope only instead of scoring every chunk of the corpus and keeping the scope's
+            stored = retriever.scores
+            self._by_chunk = sparse.csc_array(
+                (stored["data"], stored["indices"], stored["indptr"]),
+                shape=(stored["num_docs"], len(stored["indptr"]) - 1),
+            ).tocsr()
 
     @classmethod
     def build(cls, texts: list[str], filing_ids: list[str]) -> "BM25Index":
@@ -91,6 +103,18 @@ class BM25Index:
         """The query as the index sees it (after lower-casing, stopwords and stemming)."""
         return cast(list[list[str]], _tokenise([query], self._stemmer, return_ids=False))[0]
 
+    def _scores(self, token_ids: list[int], rows: np.ndarray) -> np.ndarray:
+        """BM25 of these chunk rows for the query's terms: each term's precomputed scores added in the query's term
+        order, as bm25s's `get_scores_from_ids` adds them for every chunk (the same sums, bit for bit)."""
+        assert self._by_chunk is not None
+        in_scope = self._by_chunk[rows].tocsc()
+        starts, ends = in_scope.indptr[token_ids], in_scope.indptr[np.asarray(token_ids) + 1]
+        scores = np.zeros(len(rows), dtype=in_scope.dtype)
+        if len(token_ids):
+            at = np.concatenate([in_scope.indices[a:b] for a, b in zip(starts, ends)])
+            np.add.at(scores, at, np.concatenate([in_scope.data[a:b] for a, b in zip(starts, ends)]))
+        return scores
+
     def search(self, query: str, scope: list[str], k: int) -> list[Hit]:
         """Top k chunks of the filings in `scope` that share a term with the query; no other filing's chunk can come
         back."""
@@ -98,10 +122,10 @@ class BM25Index:
             return []
         vocab = self._retriever.vocab_dict
         token_ids = [vocab[t] for t in self.query_tokens(query) if t and t in vocab]
-        allowed = np.flatnonzero(np.isin(self.filing_ids, np.asarray(scope, dtype=object)))
+        allowed = self._scope.rows(scope)
         if not token_ids or allowed.size == 0:
             return []
-        raw = self._retriever.get_scores_from_ids(token_ids)[allowed]
+        raw = self._scores(token_ids, allowed)
         matched = raw > 0
         allowed, scores = allowed[matched], np.round(raw[matched], SCORE_DECIMALS)
         order = np.lexsort((allowed, -scores))[:k]

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from edgar_eval.retrieval.scope import RowsByFiling
+
 # Scores are compared at this precision so that float noise in the last bits cannot reorder ties.
 SCORE_DECIMALS = 6
 
@@ -23,6 +25,7 @@ class DenseIndex:
             raise ValueError(f"vectors {vectors.shape} do not match {len(filing_ids)} chunk rows")
         self.vectors = vectors.astype(np.float32, copy=False)
         self.filing_ids = np.asarray(filing_ids, dtype=object)
+        self._scope = RowsByFiling(filing_ids)
 
     def cosines(self, query: np.ndarray, rows) -> np.ndarray:
         """The query's cosine with each of these chunk rows, at the precision searches compare them."""
@@ -30,7 +33,7 @@ class DenseIndex:
 
     def search(self, query: np.ndarray, scope: list[str], k: int) -> list[Hit]:
         """Top k chunks of the filings in `scope`; no other filing's chunk can come back."""
-        allowed = np.flatnonzero(np.isin(self.filing_ids, np.asarray(scope, dtype=object)))
+        allowed = self._scope.rows(scope)
         if allowed.size == 0:
             return []
         scores = self.cosines(query, allowed)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -25,3 +28,22 @@ def filings_in_scope(filings: list[ScopedFiling], cik: str, fiscal_year: int | N
         return [annual[-1].filing_id]
     latest = sorted(own, key=lambda f: (f.fiscal_year, f.filing_id))
     return [latest[-1].filing_id] if latest else []
+
+
+class RowsByFiling:
+    """The index rows of each filing, so a scoped search touches the rows of its scope only: its cost follows the
+    scope (one company's filings of a year), not the corpus, which a corpus of thousands of filings needs (a mask over
+    every row per question is quadratic in the corpus over a golden set that grows with it)."""
+
+    def __init__(self, filing_ids: Sequence[str]) -> None:
+        self._rows: dict[str, np.ndarray] = {}
+        if len(filing_ids):
+            names, inverse = np.unique(np.asarray(filing_ids, dtype=object), return_inverse=True)
+            order = np.argsort(inverse, kind="stable")
+            bounds = np.searchsorted(inverse[order], np.arange(len(names) + 1))
+            self._rows = {str(name): order[bounds[i] : bounds[i + 1]] for i, name in enumerate(names)}
+
+    def rows(self, scope: Sequence[str]) -> np.ndarray:
+        """The rows of the filings in `scope`, ascending (a filing the index does not hold adds none)."""
+        parts = [self._rows[f] for f in dict.fromkeys(scope) if f in self._rows]
+        return np.sort(np.concatenate(parts)) if parts else np.empty(0, dtype=np.int64)
