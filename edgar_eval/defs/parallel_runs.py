@@ -106,5 +106,9 @@ class ParallelRuns:
     def __enter__(self) -> "ParallelRuns":
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def close(self) -> None:
+        """End the processes (once every run has ended); closing twice is closing once."""
         self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -276,6 +276,8 @@ class PartitionRuns(Protocol):
 
     def kill(self) -> None: ...
 
+    def close(self) -> None: ...
+
 
 def _run_corpus(
     launch: Launch,
@@ -309,7 +311,10 @@ def _run_corpus(
             on_partition(key, failed.get(key), True)
 
     if parallel is not None and parallel.runs > 1:
-        _run_side_by_side(parallel, todo, finished)
+        try:
+            _run_side_by_side(parallel, todo, finished)
+        finally:
+            parallel.close()  # the processes and their embedder's memory are not held through the evaluation
     else:
         watch = InterruptWatch()
         try:
