@@ -151,7 +151,7 @@ def main() -> int:
             folder = Path(scratch) / f"deployment{number}"
             demo_corpus = str(folder / "demo_corpus")  # the workers' environment too: set before they start
             # The corpus and the proposals as a deployment sets them: in the environment of the run and of every
-            # worker (a Celery worker builds its settings from its own environment, not from the CLI's --corpus).
+            # worker, which a run launched from the UI or the daemon reads (one the CLI launches carries its own).
             environment = {"EDGAR_EVAL_DEMO_CORPUS": demo_corpus}
             if corpus:
                 environment["EDGAR_EVAL_CORPUS_DIR"] = corpus

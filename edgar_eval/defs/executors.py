@@ -25,7 +25,7 @@ import dagster as dg
 import yaml
 from dagster._config import validate_config
 
-from edgar_eval.defs.settings import project_home
+from edgar_eval.defs.settings import project_home, whole_number
 
 EXECUTOR_ENV = "EDGAR_EVAL_EXECUTOR"
 EXECUTOR_CONFIG_ENV = "EDGAR_EVAL_EXECUTOR_CONFIG"  # the YAML file of the celery or k8s executor's settings
@@ -59,11 +59,7 @@ def executor_name() -> str:
 
 
 def max_concurrent() -> int:
-    raw = os.environ.get(MAX_CONCURRENT_ENV, "0")
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValueError(f"{MAX_CONCURRENT_ENV} must be a whole number of steps, got {raw!r}") from None
+    value = whole_number(MAX_CONCURRENT_ENV, os.environ.get(MAX_CONCURRENT_ENV, "0"), "steps")
     if value < 0:
         raise ValueError(f"{MAX_CONCURRENT_ENV} must be 0 (one step per core) or more, got {value}")
     return value

@@ -24,7 +24,7 @@ import dagster as dg
 
 from edgar_eval.defs.executors import PRELOADED
 from edgar_eval.defs.runner import CodeLocationLauncher, Outcome, run_config_of, settings_of
-from edgar_eval.defs.settings import PARALLEL_ENV
+from edgar_eval.defs.settings import PARALLEL_ENV, whole_number
 
 _launcher: CodeLocationLauncher | None = None
 _stopping: Event | None = None
@@ -49,11 +49,7 @@ def _launch(job_name: str, partition_key: str, tags: Mapping[str, str]) -> Outco
 def parallel_runs_from_env(default: int = 1) -> int:
     """How many filing partitions' runs go at once: `EDGAR_EVAL_PARALLEL_RUNS`, refused in one line when not a whole
     number of at least 1."""
-    raw = os.environ.get(PARALLEL_ENV) or str(default)
-    try:
-        runs = int(raw)
-    except ValueError:
-        raise ValueError(f"{PARALLEL_ENV} must be a whole number of runs, got {raw!r}") from None
+    runs = whole_number(PARALLEL_ENV, os.environ.get(PARALLEL_ENV) or str(default), "runs")
     if runs < 1:
         raise ValueError(f"the number of runs at once must be at least 1, got {runs}")
     return runs

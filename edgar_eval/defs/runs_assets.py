@@ -59,9 +59,9 @@ def answerer_retrievals(
     retriever = settings.answer_search()
     search = searches(index_rows, index, settings.rrf_k, (retriever,))[retriever]
     queries = question_vectors(question_embeddings, golden.question_id)
-    embed_seconds = question_embeddings.set_index("question_id").embed_seconds.loc[golden.question_id.to_numpy()]
+    seconds = question_embeddings.set_index("question_id").embed_seconds.loc[golden.question_id.to_numpy()]
     rows = []
-    for question, query, embed_seconds in zip(iter_rows(golden), queries, embed_seconds):
+    for question, query, embed_seconds in zip(iter_rows(golden), queries, seconds):
         started = time.perf_counter()
         # only what the asking role may read is searched: a barred filing's passage cannot reach the answerer
         hits = search(query, question.question, list(question.permitted_filing_ids), settings.top_k)

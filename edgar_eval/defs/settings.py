@@ -45,6 +45,14 @@ GENERATORS = ("extractive", "table-reader", "openai-compatible-chat", "external-
 DEMO_CORPUS_NAME = "demo"
 
 
+def whole_number(variable: str, raw: str, unit: str) -> int:
+    """An environment variable's value as a whole number, refused in one line naming the variable otherwise."""
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(f"{variable} must be a whole number of {unit}, got {raw!r}") from None
+
+
 def project_home() -> Path:
     """The checkout when running from one (pyproject.toml beside the package), else the working directory."""
     if os.environ.get(HOME_ENV):
