@@ -2,6 +2,7 @@
 
 import json
 from pathlib import Path
+from typing import cast
 
 import dagster as dg
 import pytest
@@ -117,3 +118,41 @@ def test_the_release_fixture_passes_route_by_route_and_its_changed_source_is_sta
     assert "mrbl-10k_2023-08-21" not in set(index.filing_id)
     original = store.read("chunks", "mrbl-10k_2023-08-21")
     assert any(prints_figure(text, "672") for text in original.text)
+
+
+def test_a_processor_s_float_noise_in_the_embeddings_moves_no_report_data_version(demo_run):
+    """Another CPU's kernels move every cosine by up to 1e-6 (measured between AVX2 and AVX-512 machines): the gate
+    statistics the report prints, and their data versions, must come out the same from such scores."""
+    import numpy as np
+    import pandas as pd
+
+    from edgar_eval.defs.statistics_assets import read_protocol
+    from edgar_eval.domain.versioning import content_version
+    from edgar_eval.evaluation import experiment
+    from edgar_eval.evaluation.abstention import cross_fit
+
+    settings, _, instance, _ = demo_run
+    store = Path(settings.data_dir) / "demo"
+    scores = pd.read_parquet(store / "abstention_scores.parquet")
+    arms = pd.read_parquet(store / "arm_outcomes.parquet")
+    protocol, _ = read_protocol(settings)
+
+    def quality(frame: pd.DataFrame) -> pd.DataFrame:
+        outcomes = protocol.questions(arms)
+        arm_a = cast(pd.DataFrame, outcomes[outcomes.arm == "A"])
+        table = experiment.abstention_quality(protocol.questions(frame), arm_a)
+        return table.assign(split=protocol.split)
+
+    stored = instance.get_latest_materialization_event(dg.AssetKey("abstention_quality"))
+    assert content_version(quality(scores)) == stored.asset_materialization.tags["dagster/data_version"]
+    inputs = scores.drop(columns=["fold", "relevance_score", "cosine_threshold", "relevance_threshold"])
+    inputs = inputs.drop(columns=["cosine_pass", "relevance_pass"])
+    noise = np.random.default_rng(7).choice([-1e-6, 0.0, 1e-6], size=(len(inputs), 3))
+    moved = inputs.assign(
+        top_score=inputs.top_score + noise[:, 0],
+        margin=inputs.margin + noise[:, 1],
+        mean_top3=inputs.mean_top3 + noise[:, 2],
+    )
+    again = quality(cross_fit(moved))
+    assert not np.array_equal(again.brier.to_numpy(), quality(scores).brier.to_numpy(), equal_nan=True)  # it moved
+    assert content_version(again) == content_version(quality(scores))

@@ -14,11 +14,14 @@ BUILD_STAMP_COLUMNS = ("build_key",)
 WALL_CLOCK_COLUMNS = ("embed_seconds", "search_seconds", "gate_seconds")
 
 
-# Decimal places a float keeps in the hash. Twelve followed the machine: the same statistics computed on another CPU's
-# BLAS kernel differ in the 13th significant digit, and the committed demo report's data version of
-# abstention_quality flipped between two values from one fresh venv to the next. Nine keeps every figure the report
-# prints (four decimals at most) and leaves a float that moves in its last bits with the same version.
-FLOAT_DECIMALS = 9
+# Decimal places a float keeps in the hash: the precision the figures carry from one processor to another, not the
+# precision of one machine's float64. Everything scored by the embedder inherits its float32 rounding, and that
+# rounding follows the CPU's kernels: between torch's AVX2 and AVX-512 kernels (one machine, the demo corpus) the
+# question embeddings differ by 1.8e-7, cosines by 1.0e-6, relevance scores by 2.6e-7 and the Brier score by 1.0e-9.
+# At nine decimals that moved the data version of abstention_quality, and so the committed reports, with the machine
+# (an AMD EPYC's and an Intel Xeon's differed); at six the same noise leaves every version alone while any figure
+# the report prints (four decimals at most) still moves it. Money and counts are hashed whole: it is decimals, not significant digits.
+FLOAT_DECIMALS = 6
 
 
 def content_version(frame: pd.DataFrame) -> str:
