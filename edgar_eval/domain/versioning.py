@@ -20,7 +20,8 @@ WALL_CLOCK_COLUMNS = ("embed_seconds", "search_seconds", "gate_seconds")
 # question embeddings differ by 1.8e-7, cosines by 1.0e-6, relevance scores by 2.6e-7 and the Brier score by 1.0e-9.
 # At nine decimals that moved the data version of abstention_quality, and so the committed reports, with the machine
 # (an AMD EPYC's and an Intel Xeon's differed); at six the same noise leaves every version alone while any figure
-# the report prints (four decimals at most) still moves it. Money and counts are hashed whole: it is decimals, not significant digits.
+# the report prints (four decimals at most) still moves it. Money and counts are hashed whole: it is decimals, not
+# significant digits.
 FLOAT_DECIMALS = 6
 
 
