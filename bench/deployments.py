@@ -108,8 +108,8 @@ def timed_run(env: dict[str, str], workers: list[subprocess.Popen], corpus: str 
     )
     with TreeMemory([process.pid] + [worker.pid for worker in workers]) as memory:
         out, err = process.communicate()
-    if process.returncode:
-        print(err.decode(errors="replace")[-2000:], file=sys.stderr)
+    if process.returncode:  # what it said last, on both streams (a failed partition is reported on stdout)
+        print(out.decode(errors="replace")[-2000:] + err.decode(errors="replace")[-2000:], file=sys.stderr)
     lines = out.decode(errors="replace").splitlines()
     statuses = [line.split()[0] for line in lines if line.startswith("  ") and len(line.split()) >= 2]
     partitions = [status for status in statuses if status in ("ok", "FAILED", "current")]  # not the steps' "done"

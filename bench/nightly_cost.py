@@ -7,13 +7,17 @@ by the number of workers; the evaluation job is one unpartitioned run, so its st
 (each question searches its own company and year, so the work per question does not grow) but run on one worker at a
 time apart from the steps that do not depend on each other.
 
-    DAGSTER_HOME=$PWD/.dagster_home .venv/bin/python bench/nightly_cost.py --corpus ../shared/corpus/edgar
+    DAGSTER_HOME=$PWD/.dagster_home .venv/bin/python bench/nightly_cost.py --corpus ../shared/corpus/edgar \\
+        [--write reports/nightly_cost.json]     # the measurement the README's estimate is computed from
 """
 
 from __future__ import annotations
 
 import argparse
-import math
+import dataclasses
+import json
+import os
+import platform
 import warnings
 from pathlib import Path
 from typing import Sequence
@@ -21,6 +25,8 @@ from typing import Sequence
 warnings.filterwarnings("ignore")
 
 import dagster as dg  # noqa: E402
+
+from edgar_eval.report.nightly_cost import Measured, estimate, estimate_lines  # noqa: E402
 
 
 def _seconds(stats) -> float:
@@ -35,7 +41,7 @@ def main() -> int:
     parser.add_argument(
         "--mb-per-filing", type=float, default=None, help="megabytes a filing (default: the measured corpus's mean)"
     )
-    parser.add_argument("--hour", type=float, default=3600.0, help="the deadline in seconds (default an hour)")
+    parser.add_argument("--write", help="also save the measurement as JSON (reports/nightly_cost.json for the README)")
     args = parser.parse_args()
 
     from edgar_eval.adapters.local_corpus import list_filings
@@ -67,41 +73,32 @@ def main() -> int:
         return 2
 
     per_step: dict[str, float] = {}
-    megabytes = sum(sizes[key] for key in built)
     run_overhead = 0.0
     for work, steps, wall in built.values():
         for step in steps:
             per_step[step.step_key] = per_step.get(step.step_key, 0.0) + _seconds(step)
         run_overhead += wall - work
-    evaluation_steps = instance.get_run_step_stats(evaluation.run_id)
-    evaluation_wall = _seconds(instance.get_run_stats(evaluation.run_id))
-
-    filings = len(built)
-    mb = args.mb_per_filing if args.mb_per_filing is not None else megabytes / filings
-    scale_mb = args.filings * mb / megabytes
-    corpus_seconds = sum(per_step.values()) * scale_mb + run_overhead * args.filings / filings
-    evaluation_seconds = evaluation_wall * args.filings / filings
-    print(f"measured: {filings} filings, {megabytes:.1f} MB, {len(evaluation_steps)} evaluation steps")
-    print("| corpus step | measured s | s per MB |")
-    print("|---|---|---|")
-    for step, seconds in sorted(per_step.items(), key=lambda item: -item[1]):
-        print(f"| {step} | {seconds:.1f} | {seconds / megabytes:.2f} |")
-    print(f"| (run overhead, per filing) | {run_overhead:.1f} | {run_overhead / filings:.2f} s a filing |")
-    print(f"evaluation run: {evaluation_wall:.1f} s wall for {filings} filings")
-    print()
-    print(f"nightly cold run over {args.filings:,} filings of {mb:.2f} MB:")
-    print(f"  corpus: {corpus_seconds / 3600:.1f} worker-hours (parse, chunk, embed), divided among workers")
-    print(f"  evaluation: {evaluation_seconds / 3600:.1f} hours on one worker (one unpartitioned run)")
-    budget = args.hour - evaluation_seconds
-    if budget <= 0:
-        print(
-            f"  no number of workers brings it under {args.hour / 3600:.1f} h: the evaluation alone takes "
-            f"{evaluation_seconds / 3600:.1f} h; it must be partitioned (by company) to spread over workers"
-        )
-    else:
-        workers = math.ceil(corpus_seconds / budget)
-        print(f"  under {args.hour / 3600:.1f} h with {workers} workers like this machine (2 cores each)")
+    measured = Measured(
+        corpus=args.name or Path(args.corpus).resolve().name,
+        machine=_machine(),
+        filings=len(built),
+        megabytes=round(sum(sizes[key] for key in built), 3),
+        corpus_step_seconds={step: round(seconds, 3) for step, seconds in sorted(per_step.items())},
+        run_overhead_seconds=round(run_overhead, 3),
+        evaluation_seconds=round(_seconds(instance.get_run_stats(evaluation.run_id)), 3),
+    )
+    print("\n".join(estimate_lines(measured, estimate(measured, args.filings, args.mb_per_filing))))
+    if args.write:
+        Path(args.write).write_text(json.dumps(dataclasses.asdict(measured), indent=2) + "\n")
+        print(f"wrote {args.write}: `edgar-eval readme` prints its estimate in the README")
     return 0
+
+
+def _machine() -> str:
+    """The processor and the cores the measurement ran on: the estimate holds for workers like it."""
+    lines = Path("/proc/cpuinfo").read_text().splitlines() if Path("/proc/cpuinfo").exists() else []
+    model = next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), None)
+    return f"{model or platform.processor() or platform.machine()}, {os.cpu_count()} cores"
 
 
 if __name__ == "__main__":

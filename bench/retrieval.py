@@ -9,6 +9,10 @@ and what re-materialising after one filing changes costs.
 3. Searches 400 questions in the shape of the golden set ("What was <company>'s <label> for fiscal <year>?"),
    each scoped to its company and year like the answerer's, at K=30 and K=50: median and 95th percentile
    latency per retriever (target: median under 50 ms). Query embedding is timed apart from the search.
+   With --runtimes, the same chunks again through onnxruntime (the bench extra): the
+   shipped weights exported to ONNX by torch, run as exported and after onnxruntime's BERT fusions, with each one's
+   chunks per second and its largest difference from torch's vectors. The local embedder stays on torch while
+   torch is the faster of them on the machine that runs the nightly jobs.
 4. With --store (a materialised corpus store such as data/edgar), copies it and the corpus into a temporary
    folder, changes one filing's bytes, re-runs the corpus job and counts the partitions re-embedded
    (target: only the changed filing).
@@ -24,7 +28,7 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -61,6 +65,7 @@ def main() -> int:
     parser.add_argument(
         "--limit-chunks", type=int, default=0, help="embed only the first N chunks (a quick look; not the target)"
     )
+    parser.add_argument("--runtimes", action="store_true", help="also time onnxruntime on the same chunks")
     parser.add_argument(
         "--store", help="a materialised store of this corpus (e.g. data/edgar) for the one-filing-changed run"
     )
@@ -96,6 +101,8 @@ def main() -> int:
         f"{'takes' if not args.limit_chunks else 'would take'} {whole_minutes:.1f} min "
         f"({_verdict(whole_minutes < EMBED_TARGET_MINUTES)} of {EMBED_TARGET_MINUTES} min)"
     )
+    if args.runtimes:
+        _onnxruntime_comparison(sample, vectors, rate)
     if args.limit_chunks:
         texts, filing_ids = texts[: len(sample)], filing_ids[: len(sample)]
         scoped = [f for f in scoped if f.filing_id in set(filing_ids)]
@@ -144,6 +151,69 @@ def main() -> int:
     if args.store:
         return _one_filing_changed(corpus, Path(args.store))
     return 0
+
+
+def _onnxruntime_comparison(texts: list[str], torch_vectors: np.ndarray, torch_rate: float) -> None:
+    """The same weights and the same pooling on onnxruntime's CPU provider, against torch's chunks per second."""
+    try:
+        import onnxruntime
+        from onnxruntime.transformers import optimizer
+    except ImportError:
+        print("onnxruntime: not installed (pip install -e '.[bench]')")
+        return
+    import torch
+
+    from edgar_eval.adapters.embedders import _load_minilm
+
+    model = _load_minilm()
+    transformer: Any = model[0]  # sentence-transformers' Transformer module, typed by torch as Tensor | Module
+    bert, tokenizer = transformer.auto_model.eval(), model.tokenizer
+    bert.set_attn_implementation("eager")  # the attention ONNX export traces into plain operators
+
+    class LastHiddenState(torch.nn.Module):
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return bert(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)[0]
+
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    with tempfile.TemporaryDirectory() as folder:
+        exported, fused = Path(folder) / "minilm.onnx", Path(folder) / "minilm-fused.onnx"
+        example = tokenizer(texts[:2], padding=True, truncation=True, max_length=256, return_tensors="pt")
+        torch.onnx.export(
+            LastHiddenState(),
+            tuple(example[name] for name in names),
+            str(exported),
+            input_names=names,
+            output_names=["last_hidden_state"],
+            dynamic_axes={name: {0: "batch", 1: "tokens"} for name in [*names, "last_hidden_state"]},
+            opset_version=17,
+            dynamo=False,
+        )
+        hidden = bert.config.hidden_size
+        optimizer.optimize_model(
+            str(exported), model_type="bert", num_heads=bert.config.num_attention_heads, hidden_size=hidden
+        ).save_model_to_file(str(fused))
+        for label, path in (("as exported", exported), ("BERT fusions", fused)):
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = torch.get_num_threads()
+            session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+            order = np.argsort([-len(text) for text in texts], kind="stable")  # batches of like length, as torch
+            vectors = np.zeros((len(texts), hidden), dtype=np.float32)
+            started = time.perf_counter()
+            for start in range(0, len(texts), 32):
+                rows = order[start : start + 32]
+                batch = tokenizer(
+                    [texts[i] for i in rows], padding=True, truncation=True, max_length=256, return_tensors="np"
+                )
+                states = session.run(None, {name: batch[name].astype(np.int64) for name in names})[0]
+                mask = batch["attention_mask"][..., None].astype(np.float32)
+                pooled = (states * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
+                vectors[rows] = pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+            rate = len(texts) / (time.perf_counter() - started)
+            print(
+                f"onnxruntime {onnxruntime.__version__} ({label}): {rate:.1f} chunks/s = {rate / torch_rate:.2f}x "
+                f"torch {torch.__version__}; largest difference from torch's vectors "
+                f"{np.abs(vectors - torch_vectors).max():.1e}"
+            )
 
 
 def _one_filing_changed(corpus: Path, store: Path) -> int:

@@ -189,16 +189,28 @@ def baseline(args: argparse.Namespace) -> int:
 
 
 def readme(args: argparse.Namespace) -> int:
-    """Rewrite the README's figures block from the committed reports."""
+    """Rewrite the README's figures block from the committed reports, and its nightly cost estimate from the committed
+    measurement."""
+    import json
+
     from edgar_eval.adapters.files import replace_file
     from edgar_eval.defs.settings import project_home
+    from edgar_eval.report import nightly_cost
     from edgar_eval.report.readme import COMMITTED_CORPORA, readme_figures, replace_block
 
     home = project_home()
     reports = {name: (home / "reports" / name / "report.md").read_text() for name in COMMITTED_CORPORA}
     target = home / "README.md"
-    changed = replace_file(target, replace_block(target.read_text(), readme_figures(reports)).encode())
-    print(f"README figures from {', '.join(sorted(reports))}: {'rewritten' if changed else 'unchanged'}")
+    text = replace_block(target.read_text(), readme_figures(reports))
+    measurement = home / "reports" / "nightly_cost.json"
+    if measurement.is_file():
+        measured = nightly_cost.Measured.from_json(json.loads(measurement.read_text()))
+        text = replace_block(text, nightly_cost.readme_block(measured), nightly_cost.START, nightly_cost.END)
+        sources = f"{', '.join(sorted(reports))} and reports/nightly_cost.json"
+    else:
+        sources = f"{', '.join(sorted(reports))} (no reports/nightly_cost.json: the nightly cost left as it was)"
+    changed = replace_file(target, text.encode())
+    print(f"README figures from {sources}: {'rewritten' if changed else 'unchanged'}")
     return 0
 
 

@@ -152,13 +152,15 @@ def test_ctrl_c_stops_the_run_writes_no_report_and_exits_130(home, side_by_side)
 def test_a_report_of_your_own_corpus_leaves_the_readme_alone(home):
     for name in ("demo", "edgar"):
         shutil.copytree(PROJECT / "reports" / name, home / "reports" / name)
+    shutil.copy(PROJECT / "reports" / "nightly_cost.json", home / "reports" / "nightly_cost.json")
     shutil.copy(PROJECT / "README.md", home / "README.md")
     (home / "reports" / "mine").mkdir()
     (home / "reports" / "mine" / "report.md").write_text(
         "# edgar-eval report: mine\n\nnot one of the committed corpora\n"
     )
     result = _cli(home, "readme")
-    assert result.returncode == 0 and "from demo, edgar: unchanged" in result.stdout, result.stdout + result.stderr
+    said = result.stdout + result.stderr
+    assert result.returncode == 0 and "from demo, edgar and reports/nightly_cost.json: unchanged" in said, said
     assert (home / "README.md").read_bytes() == (PROJECT / "README.md").read_bytes()
 
 

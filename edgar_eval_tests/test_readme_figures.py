@@ -1,5 +1,10 @@
 """Every number in the README comes from a committed report; this fails when they drift apart."""
 
+import json
+
+import pytest
+
+from edgar_eval.report import nightly_cost
 from edgar_eval.report.readme import COMMITTED_CORPORA, END, START, readme_figures, replace_block, report_table
 from edgar_eval_tests.conftest import REPO
 
@@ -15,3 +20,32 @@ def test_readme_figures_are_the_committed_reports_figures():
 def test_report_tables_are_read_cell_by_cell_with_escaped_pipes():
     markdown = "## Arms\n\n| arm | note |\n|---|---|\n| A | a \\| b |\n\nSource: x\n## Next\n"
     assert report_table(markdown, "Arms") == [{"arm": "A", "note": "a \\| b"}]
+
+
+def test_readme_nightly_cost_is_computed_from_the_committed_measurement():
+    measured = nightly_cost.Measured.from_json(json.loads((REPO / "reports" / "nightly_cost.json").read_text()))
+    readme = (REPO / "README.md").read_text()
+    block = readme[readme.index(nightly_cost.START) : readme.index(nightly_cost.END) + len(nightly_cost.END)]
+    assert block == nightly_cost.readme_block(measured), "README nightly cost drifted: run `edgar-eval readme`"
+
+
+def test_nightly_cost_scales_corpus_work_by_megabytes_and_the_evaluation_by_filings():
+    measured = nightly_cost.Measured(
+        corpus="c",
+        machine="m",
+        filings=10,
+        megabytes=20.0,
+        corpus_step_seconds={"chunk_embeddings": 90.0, "chunks": 10.0},
+        run_overhead_seconds=5.0,
+        evaluation_seconds=3.6,
+    )
+    night = nightly_cost.estimate(measured, filings=1_000)  # 100x the filings, at the measured 2 MB each
+    assert night.corpus_worker_hours == (100.0 * 100 + 5.0 * 100) / 3600
+    assert night.evaluation_hours == pytest.approx(0.1)
+    assert night.workers == 4  # 2.92 worker-hours into the 0.9 h the evaluation leaves
+    assert night.workers_once_partitioned == 4  # 3.02 worker-hours in one hour
+    assert nightly_cost.estimate(measured, filings=1_000, megabytes_per_filing=4.0).corpus_worker_hours > 5.5
+    slow = nightly_cost.estimate(measured, filings=20_000)  # the evaluation alone: 2 h
+    assert slow.workers is None and any(
+        "No number of workers" in line for line in nightly_cost.estimate_lines(measured, slow)
+    )

@@ -59,8 +59,9 @@ def readme_figures(reports: dict[str, str]) -> str:
     return "\n".join([*lines, "", END])
 
 
-def replace_block(readme: str, block: str) -> str:
-    if START not in readme or END not in readme:
-        raise ValueError("the README has no figures block markers")
-    before, rest = readme.split(START, 1)
-    return before + block + rest.split(END, 1)[1]
+def replace_block(readme: str, block: str, start: str = START, end: str = END) -> str:
+    """The README with the block between `start` and `end` (markers included) replaced by `block`."""
+    if start not in readme or end not in readme:
+        raise ValueError(f"the README has no block markers {start!r} ... {end!r}")
+    before, rest = readme.split(start, 1)
+    return before + block + rest.split(end, 1)[1]
