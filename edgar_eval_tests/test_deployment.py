@@ -258,3 +258,30 @@ def test_the_celery_workers_and_the_run_read_one_settings_file(monkeypatch):
     monkeypatch.setenv("EDGAR_EVAL_EXECUTOR", "celery")
     monkeypatch.delenv("EDGAR_EVAL_EXECUTOR_CONFIG", raising=False)
     assert executor_from_env().name == "celery"  # the run's default settings file is the same one
+
+
+def test_every_pool_has_its_limit_before_runs_claim_it_at_once_on_postgres(tmp_path, postgres, monkeypatch):
+    """Dagster inserts a pool's default limit on its first claim; on PostgreSQL a second insert (two runs claiming a
+    new pool at once) aborts the transaction and fails the run. The CLI initialises every pool once, before any run."""
+    import dagster as dg
+    import sqlalchemy.exc
+
+    from edgar_eval.definitions import defs
+    from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
+    from edgar_eval.defs.runner import initialise_pools
+
+    home = tmp_path / "pools"
+    with deployment("multiprocess + Postgres", home, postgres) as (env, _):
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        with dg.DagsterInstance.from_config(env["DAGSTER_HOME"]) as instance:
+            storage = instance.event_log_storage
+            storage.initialize_concurrency_limit_to_default("first_claim")
+            with pytest.raises(sqlalchemy.exc.InternalError, match="current transaction is aborted"):
+                storage.initialize_concurrency_limit_to_default("first_claim")  # the losing run's claim, as it fails
+
+            assert initialise_pools(defs(), instance) == [MODEL_ENDPOINT_POOL]
+            assert storage.get_concurrency_info(MODEL_ENDPOINT_POOL).slot_count == 2  # deploy/dagster.yaml's default
+            storage.set_concurrency_slots(MODEL_ENDPOINT_POOL, 5)  # set by hand: kept
+            assert initialise_pools(defs(), instance) == []
+            assert storage.get_concurrency_info(MODEL_ENDPOINT_POOL).slot_count == 5

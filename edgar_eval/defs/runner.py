@@ -375,6 +375,27 @@ def settings_of(defs: dg.Definitions) -> EvalSettings:
     return settings
 
 
+def initialise_pools(defs: dg.Definitions, instance: dg.DagsterInstance) -> list[str]:
+    """Give every concurrency pool the graph's steps claim its default limit now, before any run starts; returns the
+    pools initialised. Dagster initialises a pool on its first claim by inserting the default limit; on PostgreSQL two
+    runs claiming a new pool at once both insert, and the loser's transaction is aborted (the unique key, then 'current
+    transaction is aborted'), failing its run: seen on Celery with two filing runs at once. A pool that already has a
+    limit (the default, or one set with `dagster instance concurrency set`) is left as it is."""
+    storage = instance.event_log_storage
+    if not storage.supports_global_concurrency_limits or instance.global_op_concurrency_default_limit is None:
+        return []
+    pools = {
+        node.pool
+        for job in defs.get_repository_def().get_all_jobs()
+        for node in job.graph.node_defs
+        if isinstance(node, dg.OpDefinition) and node.pool
+    }
+    missing = sorted(pools - storage.get_concurrency_keys())
+    for pool in missing:
+        storage.initialize_concurrency_limit_to_default(pool)
+    return missing
+
+
 def materialise_graph(
     defs: dg.Definitions,
     instance: dg.DagsterInstance,
@@ -389,6 +410,7 @@ def materialise_graph(
     documents = sync_filings(instance, settings_of(defs)).documents
     keys = list(documents)
     run = GraphRun(partitions=keys)
+    initialise_pools(defs, instance)
     launch = launch or in_process(defs, instance)
     work = CurrentWork(defs, instance) if skip_current else None
 
