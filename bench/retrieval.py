@@ -156,8 +156,8 @@ def main() -> int:
 def _onnxruntime_comparison(texts: list[str], torch_vectors: np.ndarray, torch_rate: float) -> None:
     """The same weights and the same pooling on onnxruntime's CPU provider, against torch's chunks per second."""
     try:
-        import onnxruntime
-        from onnxruntime.transformers import optimizer
+        import onnxruntime  # pyright: ignore[reportMissingImports]  # optional: the bench extra
+        from onnxruntime.transformers import optimizer  # pyright: ignore[reportMissingImports]  # likewise
     except ImportError:
         print("onnxruntime: not installed (pip install -e '.[bench]')")
         return
