@@ -147,8 +147,8 @@ def _kill_mid_partition_then_rerun(env: dict[str, str], home: Path, object_store
     from dagster import DagsterRunStatus
 
     statuses = _run_statuses(env)
-    assert statuses.count(DagsterRunStatus.SUCCESS.value) >= 3
-    assert DagsterRunStatus.STARTED.value in statuses, f"no run was killed mid-run: {statuses}"
+    assert statuses.count(DagsterRunStatus.STARTED.value) == 1, f"not one run killed mid-run: {statuses}"
+    assert statuses.count(DagsterRunStatus.SUCCESS.value) == len(statuses) - 1 >= 3, statuses  # the rest finished
 
     # every materialisation the run history records reads back as a whole table
     from edgar_eval.adapters.parquet_store import ParquetStore

@@ -121,8 +121,8 @@ def test_the_release_fixture_passes_route_by_route_and_its_changed_source_is_sta
 
 
 def test_a_processor_s_float_noise_in_the_embeddings_moves_no_report_data_version(demo_run):
-    """Another CPU's kernels move every cosine by up to 1e-6 (measured between AVX2 and AVX-512 machines): the gate
-    statistics the report prints, and their data versions, must come out the same from such scores."""
+    """Another CPU's kernels move every cosine by up to 1e-6 (measured between torch's AVX2 and AVX-512 kernels): the
+    gate statistics the report prints, and their data versions, must come out the same from such scores."""
     import numpy as np
     import pandas as pd
 
