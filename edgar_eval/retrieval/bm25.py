@@ -74,14 +74,17 @@ class BM25Index:
         self._stemmer = Stemmer.Stemmer(STEMMER)
         self._scope = RowsByFiling(filing_ids)
         self._by_chunk: sparse.csr_array | None = None
+        self._by_term: sparse.csc_array | None = None
         if retriever is not None:
             # bm25s keeps each term's precomputed scores by term (its postings); by chunk, a scoped search reads the
             # rows of its scope only instead of scoring every chunk of the corpus and keeping the scope's
             stored = retriever.scores
-            self._by_chunk = sparse.csc_array(
+            self._by_term = sparse.csc_array(
                 (stored["data"], stored["indices"], stored["indptr"]),
                 shape=(stored["num_docs"], len(stored["indptr"]) - 1),
-            ).tocsr()
+            )
+            self._by_term.sort_indices()
+            self._by_chunk = self._by_term.tocsr()
 
     @classmethod
     def build(cls, texts: list[str], filing_ids: list[str]) -> "BM25Index":
@@ -106,8 +109,10 @@ class BM25Index:
     def _scores(self, token_ids: list[int], rows: np.ndarray) -> np.ndarray:
         """BM25 of these chunk rows for the query's terms: each term's precomputed scores added in the query's term
         order, as bm25s's `get_scores_from_ids` adds them for every chunk (the same sums, bit for bit)."""
-        assert self._by_chunk is not None
-        in_scope = self._by_chunk[rows].tocsc()
+        assert self._by_chunk is not None and self._by_term is not None
+        # a search of the whole corpus reads the postings as they are: cutting every row out again is most of its cost
+        everything = len(rows) == len(self.filing_ids)
+        in_scope = self._by_term if everything else self._by_chunk[rows].tocsc()
         starts, ends = in_scope.indptr[token_ids], in_scope.indptr[np.asarray(token_ids) + 1]
         scores = np.zeros(len(rows), dtype=in_scope.dtype)
         if len(token_ids):

@@ -27,15 +27,18 @@ class DenseIndex:
         self.filing_ids = np.asarray(filing_ids, dtype=object)
         self._scope = RowsByFiling(filing_ids)
 
-    def cosines(self, query: np.ndarray, rows) -> np.ndarray:
-        """The query's cosine with each of these chunk rows, at the precision searches compare them."""
-        return np.round(self.vectors[rows] @ query.astype(np.float32), SCORE_DECIMALS)
+    def cosines(self, query: np.ndarray, rows=None) -> np.ndarray:
+        """The query's cosine with each of these chunk rows (None: every row, without copying the corpus's vectors),
+        at the precision searches compare them."""
+        vectors = self.vectors if rows is None else self.vectors[rows]
+        return np.round(vectors @ query.astype(np.float32), SCORE_DECIMALS)
 
     def search(self, query: np.ndarray, scope: list[str], k: int) -> list[Hit]:
         """Top k chunks of the filings in `scope`; no other filing's chunk can come back."""
         allowed = self._scope.rows(scope)
         if allowed.size == 0:
             return []
-        scores = self.cosines(query, allowed)
+        everything = allowed.size == len(self.vectors)  # the scope's rows are distinct and sorted: every row, in order
+        scores = self.cosines(query, None if everything else allowed)
         order = np.lexsort((allowed, -scores))[:k]
         return [Hit(int(allowed[i]), float(scores[i]), rank + 1) for rank, i in enumerate(order)]
