@@ -133,6 +133,26 @@ def test_an_unknown_answer_retriever_or_depth_is_refused_in_one_line_naming_the_
     assert EvalSettings(**base).answer_search() == "hybrid"
 
 
+def test_a_bad_search_scope_reranker_or_rerank_cut_is_refused_in_one_line(tmp_path):
+    base: dict[str, Any] = dict(
+        corpus_dir=str(tmp_path), corpus_name="x", data_dir=str(tmp_path), reports_dir=str(tmp_path)
+    )
+    settings = EvalSettings(**base)
+    assert settings.cuts() == [(30, 15), (50, 30)] and settings.reranker_adapter().reranker_id == "lexical-figure/1"
+    with pytest.raises(ValueError, match=r"search_scopes \['world'\]: choose one or more of company_year"):
+        EvalSettings(**base, search_scopes=["world"]).check()
+    with pytest.raises(ValueError, match="unknown reranker 'cross'; choose one of lexical, endpoint"):
+        EvalSettings(**base, reranker="cross").reranker_adapter()
+    with pytest.raises(ValueError, match="reranker 'endpoint' needs rerank_url"):
+        EvalSettings(**base, reranker="endpoint").reranker_adapter()
+    with pytest.raises(ValueError, match="rerank_cuts: '30-15' is not \"candidates:kept\""):
+        EvalSettings(**base, rerank_cuts=["30-15"]).cuts()
+    with pytest.raises(ValueError, match="needs candidates among retrieval_depths"):
+        EvalSettings(**base, rerank_cuts=["40:15"]).cuts()
+    with pytest.raises(ValueError, match="0 < kept <= candidates"):
+        EvalSettings(**base, rerank_cuts=["30:31"]).cuts()
+
+
 def test_an_evaluation_over_partitions_never_built_here_says_so_in_one_line(tmp_path):
     """The run history's filing partitions can be another corpus's (one DAGSTER_HOME, two folders): the evaluation's
     first read names the cause instead of failing deep inside on empty tables."""

@@ -21,6 +21,7 @@ GRAPH = {
     "search_index": ("index", {"chunk_embeddings", "chunks", "filings"}),
     "golden_questions": ("golden", {"xbrl_facts", "chunks", "filing_text", "sections", "filings"}),
     "golden_rejections": ("golden", {"xbrl_facts", "chunks", "filing_text", "sections", "filings"}),
+    "gold_by_search_scope": ("golden", {"xbrl_facts", "chunks", "filing_text", "sections", "filings"}),
     "golden_set": ("golden", {"golden_questions", "filings"}),
     "golden_proposals": ("golden", {"filings", "filing_text", "sections"}),
     "admission_verdicts": ("golden", {"golden_proposals", "filings", "filing_text", "sections"}),
@@ -30,7 +31,14 @@ GRAPH = {
     "pattern_baseline": ("runs", {"golden_patterns", "search_index", "filings"}),
     "question_embeddings": ("index", {"search_index", "golden_questions"}),
     "answerer_retrievals": ("runs", {"search_index", "golden_questions", "question_embeddings"}),
-    "retriever_rankings": ("runs", {"search_index", "golden_questions", "question_embeddings"}),
+    "retriever_rankings": (
+        "runs",
+        {"search_index", "golden_questions", "question_embeddings", "gold_by_search_scope"},
+    ),
+    "reranked_retrievals": (
+        "runs",
+        {"retriever_rankings", "search_index", "golden_questions", "gold_by_search_scope"},
+    ),
     "generations": ("runs", {"answerer_retrievals", "golden_questions", "search_index"}),
     "abstention_scores": (
         "runs",
@@ -45,7 +53,8 @@ GRAPH = {
     "abstention_quality": ("statistics", {"abstention_scores", "arm_outcomes"}),
     "abstention_quality_by_kind": ("statistics", {"abstention_scores", "golden_questions"}),
     "abstention_comparisons": ("statistics", {"abstention_scores"}),
-    "stage_latency": ("statistics", {"answerer_retrievals", "abstention_scores", "generations"}),
+    "stage_latency": ("statistics", {"answerer_retrievals", "abstention_scores", "generations", "reranked_retrievals"}),
+    "rerank_metrics": ("statistics", {"reranked_retrievals"}),
     "determinism": ("statistics", {"generations"}),
     "citation_mutations": (
         "statistics",
@@ -53,6 +62,7 @@ GRAPH = {
     ),
     "retrieval_metrics": ("statistics", {"retriever_rankings"}),
     "retrieval_slices": ("statistics", {"retriever_rankings", "golden_questions"}),
+    "retrieval_scope_changes": ("statistics", {"retriever_rankings"}),
     "report": (
         "report",
         {
@@ -67,6 +77,9 @@ GRAPH = {
             "citation_mutations",
             "retrieval_metrics",
             "retrieval_slices",
+            "retrieval_scope_changes",
+            "rerank_metrics",
+            "gold_by_search_scope",
             "golden_questions",
             "golden_rejections",
             "golden_set",

@@ -68,6 +68,7 @@ def test_retrieval_statistics_per_retriever_and_depth_count_errors_apart():
             rows.append(
                 {
                     "question_id": question,
+                    "search_scope": "company_year",
                     "retriever": retriever,
                     "k": 30,
                     "expected_route": "answer",
@@ -78,6 +79,7 @@ def test_retrieval_statistics_per_retriever_and_depth_count_errors_apart():
         rows.append(
             {
                 "question_id": "u",
+                "search_scope": "company_year",
                 "retriever": retriever,
                 "k": 30,
                 "expected_route": "no_answer",
@@ -92,7 +94,7 @@ def test_retrieval_statistics_per_retriever_and_depth_count_errors_apart():
     assert stats.loc["bm25", "precision"] == pytest.approx(1 / 30)
 
 
-def test_retrieval_slices_group_by_form_statement_and_company():
+def test_retrieval_slices_group_by_form_statement_position_and_company_in_the_answerer_scope():
     import pandas as pd
 
     from edgar_eval.evaluation.summaries import retrieval_slices
@@ -100,6 +102,7 @@ def test_retrieval_slices_group_by_form_statement_and_company():
     runs = pd.DataFrame(
         {
             "question_id": ["a", "b", "c", "a", "b", "c"],
+            "search_scope": ["company_year"] * 6,
             "retriever": ["dense"] * 6,
             "k": [30, 30, 30, 50, 50, 50],
             "expected_route": ["answer"] * 6,
@@ -108,11 +111,35 @@ def test_retrieval_slices_group_by_form_statement_and_company():
             "first_gold_rank": [3, 0, 1, 3, 40, 1],
             "source_form": ["10-K", "10-K", "10-Q"] * 2,
             "statement_type": ["balance sheet"] * 6,
+            "page_position": ["first page", "deeper", "deeper"] * 2,
             "company": ["A", "B", "B"] * 2,
         }
     )
-    slices = retrieval_slices(runs).set_index(["slice", "value", "k"])
+    wider = runs.assign(search_scope="corpus", page_hit=False)  # another scope's runs: not sliced
+    slices = retrieval_slices(pd.concat([runs, wider])).set_index(["slice", "value", "k"])
+    assert slices.loc[("page position", "deeper", 30), "page_hits"] == 1
+    assert slices.loc[("page position", "first page", 30), "page_hit_rate"] == 1.0
     assert slices.loc[("form", "10-K", 30), "page_hits"] == 1 and slices.loc[("form", "10-K", 50), "page_hits"] == 2
     assert slices.loc[("form", "10-K", 50), "median_gold_rank"] == 21.5
     assert slices.loc[("company", "B", 30), "questions"] == 2
     assert slices.loc[("statement", "balance sheet", 30), "page_hit_rate"] == pytest.approx(2 / 3)
+
+
+def test_the_golden_mix_counts_answerable_questions_per_form_statement_and_page_position():
+    import pandas as pd
+
+    from edgar_eval.evaluation.summaries import golden_mix
+
+    golden = pd.DataFrame(
+        {
+            "expected_route": ["answer", "answer", "answer", "answer", "no_answer"],
+            "source_form": ["10-K", "10-K", "10-K", "10-Q", "10-K"],
+            "statement_type": ["cover", "income statement", "income statement", "notes", "none"],
+            "on_first_page": [True, False, False, False, None],
+        }
+    )
+    mix = golden_mix(golden).set_index(["facet", "value"])
+    assert mix.loc[("form", "10-K"), "questions"] == 3 and mix.loc[("form", "10-K"), "share"] == 0.75
+    assert mix.loc[("page position", "first page"), "questions"] == 1
+    assert mix.loc[("page position", "deeper"), "share"] == 0.75
+    assert mix.groupby("facet").share.sum().round(9).eq(1.0).all(), "the unanswerable question is in no share"

@@ -34,6 +34,15 @@ from edgar_eval.golden.templates import TEMPLATE_OWNER, TEMPLATE_VERSION, build_
             description="Every candidate the fairness rules and quotas turned away, one row each with the rule and its "
             "detail, so the golden set's selection can be audited and counted per rule.",
         ),
+        "gold_by_search_scope": dg.AssetOut(
+            group_name="golden",
+            description="Each answerable golden question's gold in the wider search scopes the retrieval measurement "
+            "also searches: every filing of its company (a comparative year a later report prints is gold too) and the "
+            "whole corpus (the company's gold; another company printing the same number is a distractor, counted). "
+            "The fairness rules apply again over every filing of the company: a question whose figure is printed with "
+            "other meanings there, or restated by another filing of the company, is not measured in the wider scopes "
+            "(its rule and detail say why).",
+        ),
     },
 )
 def golden_questions_and_rejections(
@@ -94,6 +103,18 @@ def golden_questions_and_rejections(
             ),
         },
         output_name="golden_rejections",
+    )
+    wider = build.wider_scope_gold
+    fair = wider[wider.rule.isna()]
+    yield table_output(
+        wider,
+        {
+            "measured_by_scope": dg.MetadataValue.json(fair.search_scope.value_counts().sort_index().to_dict()),
+            "not_measured_by_rule": dg.MetadataValue.json(
+                {"/".join(key): int(n) for key, n in wider.groupby(["search_scope", "rule"]).size().to_dict().items()}
+            ),
+        },
+        output_name="gold_by_search_scope",
     )
 
 

@@ -26,6 +26,7 @@ from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.defs.common import checked_index, question_vectors, table_head, table_output
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
+from edgar_eval.defs.route_assets import access_policy
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
 from edgar_eval.domain.generation import Generation, GenerationRequest
 from edgar_eval.domain.routes import ANSWER, NO_ANSWER
@@ -35,6 +36,7 @@ from edgar_eval.evaluation.judge import judge_answer
 from edgar_eval.evaluation.readers import reader_accuracy as summarise_readers
 from edgar_eval.evaluation.readers import reader_outcomes
 from edgar_eval.evaluation.retrieval_hits import hit_record, run_record
+from edgar_eval.evaluation.search_scopes import scoped_cases, searchable_filings
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
 from edgar_eval.retrieval.searches import searches
 
@@ -107,8 +109,10 @@ def answerer_retrievals(
 @dg.asset(
     group_name="runs",
     description="The retrieval measurement: every golden question searched by dense (exact cosine), BM25 (bm25s) and "
-    "hybrid (reciprocal rank fusion) retrievers, each depth K its own search, scoped like the answerer's; per "
-    "question and run, document and page hits, recall@K, precision@K, reciprocal rank, nDCG@10, or the error.",
+    "hybrid (reciprocal rank fusion) retrievers, each depth K its own search, in each search scope of the settings "
+    "(search_scopes): the answerer's (the company's filings of the fiscal year asked), every filing of the company "
+    "and the whole corpus, each with its own gold (gold_by_search_scope); per question, scope and run, document and "
+    "page hits, recall@K, precision@K, reciprocal rank, nDCG@10, or the error.",
 )
 def retriever_rankings(
     context: dg.AssetExecutionContext,
@@ -117,36 +121,41 @@ def retriever_rankings(
     search_index: pd.DataFrame,
     golden_questions: pd.DataFrame,
     question_embeddings: pd.DataFrame,
+    gold_by_search_scope: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     index_rows, golden = search_index, golden_questions
     dense, _ = checked_index(settings, embedder, index_rows)
     retrievers = searches(index_rows, dense, settings.rrf_k)
+    vectors = dict(zip(golden.question_id, question_vectors(question_embeddings, golden.question_id)))
+    searchable = searchable_filings(index_rows)
+    cases = scoped_cases(golden, gold_by_search_scope, searchable, access_policy(settings), settings.search_scopes)
     rows = []
-    for question, vector in zip(iter_rows(golden), question_vectors(question_embeddings, golden.question_id)):
-        scope = list(question.permitted_filing_ids)
+    for case in cases:
         for retriever, search in retrievers.items():
             for depth in settings.retrieval_depths:
                 error, hits = None, []
                 try:
-                    hits = search(vector, question.question, scope, depth)
+                    hits = search(vectors[case.question_id], case.question, case.searched, depth)
                 except (ValueError, RuntimeError) as exc:  # counted as an error, never as a miss
                     error = f"{type(exc).__name__}: {exc}"
                 found = index_rows.iloc[[h.row for h in hits]]
                 rows.append(
                     {
-                        "question_id": question.question_id,
+                        "question_id": case.question_id,
+                        "search_scope": case.search_scope,
                         "retriever": retriever,
                         "k": depth,
-                        "expected_route": question.expected_route,
+                        "expected_route": case.expected_route,
+                        "searched_filings": len(case.searched),
                         "chunk_ids": found.chunk_id.tolist(),
                         "error": error,
                         **run_record(
                             found.chunk_id.tolist(),
                             found.filing_id.tolist(),
                             [list(p) for p in found.pages],
-                            list(question.gold_chunk_ids),
-                            list(question.gold_filing_ids),
-                            list(question.gold_pages),
+                            case.gold_chunk_ids,
+                            case.gold_filing_ids,
+                            case.gold_pages,
                             depth,
                         ),
                     }
@@ -157,9 +166,88 @@ def retriever_rankings(
         {
             "runs": len(frame),
             "errors": int(frame.error.notna().sum()),
+            "questions_by_scope": dg.MetadataValue.json(
+                frame.groupby("search_scope").question_id.nunique().sort_index().to_dict()
+            ),
             "bm25": BM25_INDEX_ID,
             "depths": ", ".join(map(str, settings.retrieval_depths)),
             "rrf_k": settings.rrf_k,
+        },
+    )
+
+
+@dg.asset(
+    group_name="runs",
+    pool=MODEL_ENDPOINT_POOL,
+    description='The rerank stage, measured: for each cut of the settings (rerank_cuts, "candidates:kept"), the '
+    "answerer's retriever's top candidates of every answerable question in every search scope, reranked by the "
+    "configured reranker (reranker: the offline lexical and figure-aware one, or a /rerank endpoint), the best kept; "
+    "page and chunk hits among the kept passages before (the retriever's own first ones) and after, and the rerank's "
+    "wall time per question.",
+)
+def reranked_retrievals(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    retriever_rankings: pd.DataFrame,
+    search_index: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    gold_by_search_scope: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    reranker = settings.reranker_adapter()
+    chunks = search_index.set_index("chunk_id")
+    searchable = searchable_filings(search_index)
+    cases = {
+        (case.question_id, case.search_scope): case
+        for case in scoped_cases(
+            golden_questions, gold_by_search_scope, searchable, access_policy(settings), settings.search_scopes
+        )
+    }
+    ranked = retriever_rankings[
+        (retriever_rankings.retriever == settings.answer_retriever)
+        & (retriever_rankings.expected_route == ANSWER)
+        & retriever_rankings.error.isna()
+    ]
+    rows = []
+    for candidates, kept in settings.cuts():
+        for run in iter_rows(cast(pd.DataFrame, ranked[ranked.k == candidates])):
+            case = cases[(run.question_id, run.search_scope)]
+            found = list(run.chunk_ids)
+            started = time.perf_counter()
+            order = [found[r.index] for r in reranker.rerank(case.question, chunks.text.loc[found].tolist(), kept)]
+            seconds = time.perf_counter() - started
+            hits = {}
+            for when, chosen in (("before", found[:kept]), ("after", order)):
+                rows_of = chunks.loc[chosen]
+                record = hit_record(
+                    chosen,
+                    rows_of.filing_id.tolist(),
+                    [list(p) for p in rows_of.pages],
+                    case.gold_chunk_ids,
+                    case.gold_filing_ids,
+                    case.gold_pages,
+                )
+                hits.update({f"{name}_{when}": value for name, value in record.items()})
+            rows.append(
+                {
+                    "question_id": run.question_id,
+                    "search_scope": run.search_scope,
+                    "retriever": settings.answer_retriever,
+                    "candidates": candidates,
+                    "kept": kept,
+                    "reranker": reranker.reranker_id,
+                    "kept_chunk_ids": order,
+                    **hits,
+                    "rerank_seconds": seconds,
+                }
+            )
+    frame = pd.DataFrame(rows)
+    return table_output(
+        frame,
+        {
+            "reranker": reranker.reranker_id,
+            "cuts": ", ".join(settings.rerank_cuts),
+            "questions": int(frame.question_id.nunique()) if len(frame) else 0,
+            "rerank_p50_ms": float(np.percentile(frame.rerank_seconds, 50) * 1000) if len(frame) else 0.0,
         },
     )
 
@@ -398,4 +486,12 @@ def arm_outcomes(
     )
 
 
-ASSETS = [answerer_retrievals, retriever_rankings, generations, reader_accuracy, abstention_scores, arm_outcomes]
+ASSETS = [
+    answerer_retrievals,
+    retriever_rankings,
+    reranked_retrievals,
+    generations,
+    reader_accuracy,
+    abstention_scores,
+    arm_outcomes,
+]

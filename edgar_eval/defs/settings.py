@@ -15,15 +15,19 @@ from edgar_eval.adapters.chat_generator import ExternalRagGenerator, OpenAICompa
 from edgar_eval.adapters.embedders import MiniLMEmbedder
 from edgar_eval.adapters.openai_embeddings import BASE_URL_ENV, MODEL_ENV, OpenAICompatibleEmbedder
 from edgar_eval.adapters.parquet_store import Location, ParquetStore, location
+from edgar_eval.adapters.rerank_http import HttpReranker
 from edgar_eval.adapters.tape import TAPE_MODES, Tape
 from edgar_eval.answering.answerer import ExtractiveGenerator, TableReaderGenerator
+from edgar_eval.answering.rerank import LexicalFigureReranker
 from edgar_eval.domain.generation import Generator
-from edgar_eval.domain.ports import Embedder
+from edgar_eval.domain.ports import Embedder, Reranker
 from edgar_eval.domain.routes import DEFAULT_ROLE
 from edgar_eval.retrieval.fingerprint import IndexFingerprint
 from edgar_eval.retrieval.hybrid import RRF_K
+from edgar_eval.retrieval.scope import SEARCH_SCOPES
 from edgar_eval.retrieval.searches import RETRIEVERS
 
+RERANKERS = ("lexical", "endpoint")
 CORPUS_DIR_ENV = "EDGAR_EVAL_CORPUS_DIR"
 CORPUS_NAME_ENV = "EDGAR_EVAL_CORPUS_NAME"
 HOME_ENV = "EDGAR_EVAL_HOME"
@@ -109,6 +113,16 @@ class EvalSettings(dg.ConfigurableResource):
     top_k: int = 30  # passages the answerer reads
     retrieval_depths: list[int] = [30, 50]  # each depth its own search, for the retrieval measurement
     rrf_k: int = RRF_K  # the reciprocal rank fusion constant of the hybrid retriever
+    # the scopes the retrieval measurement searches, each measured and reported: company_year (the answerer's: the
+    # company's filings of the fiscal year asked), company (all of its filings), corpus (every filing, no filter)
+    search_scopes: list[str] = list(SEARCH_SCOPES)
+    # the rerank stage, measured on the answerer's retriever's candidates: lexical (offline, answering/rerank.py) or
+    # endpoint (a /rerank server at rerank_url, with rerank_model); each cut "candidates:kept" reranks that many
+    # candidates (a depth of retrieval_depths) and keeps the best
+    reranker: str = "lexical"
+    rerank_url: str = ""
+    rerank_model: str = ""
+    rerank_cuts: list[str] = ["30:15", "50:30"]
     golden_seed: int = 7
     golden_version: str = ""  # pin a frozen golden set by name; empty names it by its content hash
     tape_mode: str = "off"  # off | record | replay | fill: model calls through tapes/<corpus>/<model>/
@@ -140,6 +154,11 @@ class EvalSettings(dg.ConfigurableResource):
         self.answer_search()
         if any(depth < 1 for depth in self.retrieval_depths):
             raise ValueError(f"retrieval_depths must be at least 1, got {self.retrieval_depths}")
+        self.cuts()
+        self.reranker_adapter()
+        unknown = [scope for scope in self.search_scopes if scope not in SEARCH_SCOPES]
+        if unknown or not self.search_scopes:
+            raise ValueError(f"search_scopes {self.search_scopes}: choose one or more of {', '.join(SEARCH_SCOPES)}")
         if not 0 <= self.chunk_overlap < self.chunk_size:
             raise ValueError(
                 f"chunk_size {self.chunk_size} and chunk_overlap {self.chunk_overlap}: need chunk_size > chunk_overlap "
@@ -148,6 +167,33 @@ class EvalSettings(dg.ConfigurableResource):
         if not self.protocol_path().is_file():
             known = sorted(p.stem for p in self.protocol_path().parent.glob("*.toml"))
             raise ValueError(f"unknown protocol {self.protocol!r}; choose one of {', '.join(known)}")
+
+    def cuts(self) -> list[tuple[int, int]]:
+        """The rerank cuts as (candidates, kept), refused in one line unless each reads "candidates:kept" with
+        0 < kept <= candidates and candidates one of retrieval_depths."""
+        found = []
+        for cut in self.rerank_cuts:
+            match = re.fullmatch(r"\s*(\d+)\s*:\s*(\d+)\s*", cut)
+            if not match:
+                raise ValueError(f'rerank_cuts: {cut!r} is not "candidates:kept", such as "30:15"')
+            candidates, kept = int(match[1]), int(match[2])
+            if candidates not in self.retrieval_depths or not 0 < kept <= candidates:
+                raise ValueError(
+                    f"rerank_cuts: {cut!r} needs candidates among retrieval_depths {self.retrieval_depths} and "
+                    "0 < kept <= candidates"
+                )
+            found.append((candidates, kept))
+        return found
+
+    def reranker_adapter(self) -> Reranker:
+        """The configured reranker, refused in one line when unknown or when an endpoint has no URL."""
+        if self.reranker == "lexical":
+            return LexicalFigureReranker()
+        if self.reranker == "endpoint":
+            if not self.rerank_url:
+                raise ValueError("reranker 'endpoint' needs rerank_url (a server with a /rerank endpoint)")
+            return HttpReranker(self.rerank_url, self.rerank_model)
+        raise ValueError(f"unknown reranker {self.reranker!r}; choose one of {', '.join(RERANKERS)}")
 
     def answer_search(self) -> str:
         """The answerer's retriever, refused in one line when it is not one of the three."""

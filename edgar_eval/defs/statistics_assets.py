@@ -9,12 +9,18 @@ import dagster as dg
 import numpy as np
 import pandas as pd
 
-from edgar_eval.corpus.frames import iter_rows
+from edgar_eval.corpus.frames import iter_groups, iter_rows
 from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.routes import NO_ANSWER
 from edgar_eval.evaluation import experiment
-from edgar_eval.evaluation.summaries import SLICES, retrieval_statistics
+from edgar_eval.evaluation.summaries import (
+    SLICES,
+    page_position,
+    rerank_statistics,
+    retrieval_statistics,
+    scope_changes,
+)
 from edgar_eval.evaluation.summaries import arm_statistics as summarise_arms
 from edgar_eval.evaluation.summaries import retrieval_slices as summarise_slices
 
@@ -185,12 +191,18 @@ def stage_latency(
     answerer_retrievals: pd.DataFrame,
     abstention_scores: pd.DataFrame,
     generations: pd.DataFrame,
+    reranked_retrievals: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     retrieved, generated = answerer_retrievals, generations
+    reranks = {
+        f"rerank {candidates} to {kept}": group.rerank_seconds.to_numpy()
+        for (candidates, kept), group in iter_groups(reranked_retrievals.groupby(["candidates", "kept"], sort=True))
+    }
     table = experiment.stage_latency(
         {
             "embed": retrieved.embed_seconds.to_numpy(),
             "search": retrieved.search_seconds.to_numpy(),
+            **reranks,
             "gate": abstention_scores.gate_seconds.to_numpy(),
             "generate": generated.generate_seconds[generated.outcome != "out_of_scope"].to_numpy(),
         }
@@ -298,7 +310,9 @@ def retrieval_metrics(
         metrics,
         {
             "head": table_head(
-                metrics, ["retriever", "k", "document_hit_rate", "page_hit_rate", "recall", "rr", "ndcg10"], rows=6
+                metrics,
+                ["search_scope", "retriever", "k", "document_hit_rate", "page_hit_rate", "recall", "rr", "ndcg10"],
+                rows=18,
             )
         },
     )
@@ -306,8 +320,45 @@ def retrieval_metrics(
 
 @dg.asset(
     group_name="statistics",
-    description="Retrieval by slice (form of the source filing, statement type, company) x retriever x depth: page hit "
-    "rate with a Wilson 95% interval and the median rank of the first gold chunk, over answerable questions.",
+    description="The rerank stage against the retriever's own order, paired on the same questions: per search scope "
+    "and cut (candidates reranked, passages kept), page and chunk hits among the kept passages before and after the "
+    "reranker, and the questions lost and gained.",
+)
+def rerank_metrics(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    reranked_retrievals: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    metrics = rerank_statistics(reranked_retrievals)
+    return table_output(
+        metrics,
+        {"head": table_head(metrics, ["search_scope", "candidates", "kept", "page_hits_before", "page_hits_after"])},
+    )
+
+
+@dg.asset(
+    group_name="statistics",
+    description="What widening the search scope costs, paired on the same questions: per wider scope (every filing "
+    "of the company, the whole corpus), retriever and depth, page hits there and in the answerer's scope over the "
+    "answerable questions measured in both, and how many were lost or gained.",
+)
+def retrieval_scope_changes(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    retriever_rankings: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    changes = scope_changes(retriever_rankings)
+    return table_output(
+        changes,
+        {"head": table_head(changes, ["search_scope", "retriever", "k", "questions", "lost", "gained"], rows=6)},
+    )
+
+
+@dg.asset(
+    group_name="statistics",
+    description="Retrieval by slice (form of the source filing, statement type, page position, company) x retriever "
+    "x depth: page hit rate with a Wilson 95% interval and the median rank of the first gold chunk, over answerable "
+    "questions searched in the answerer's scope (company_year).",
 )
 def retrieval_slices(
     context: dg.AssetExecutionContext,
@@ -315,7 +366,8 @@ def retrieval_slices(
     retriever_rankings: pd.DataFrame,
     golden_questions: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
-    attributes = golden_questions[["question_id", *SLICES.values()]]
+    positioned = golden_questions.assign(page_position=page_position(golden_questions.on_first_page))
+    attributes = positioned[["question_id", *SLICES.values()]]
     slices = summarise_slices(retriever_rankings.merge(attributes, on="question_id", validate="many_to_one"))
     return table_output(
         slices,
@@ -340,5 +392,7 @@ ASSETS = [
     stage_latency,
     determinism,
     retrieval_metrics,
+    retrieval_scope_changes,
+    rerank_metrics,
     retrieval_slices,
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 import numpy as np
@@ -19,3 +20,20 @@ class Embedder(Protocol):
         ...
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class Reranked:
+    """One document of a rerank request: its position in the request's documents and the reranker's score."""
+
+    index: int
+    relevance_score: float
+
+
+class Reranker(Protocol):
+    """Orders a retriever's passages for a query a second time and keeps the best `top_n`, best first."""
+
+    @property
+    def reranker_id(self) -> str: ...
+
+    def rerank(self, query: str, documents: Sequence[str], top_n: int) -> list[Reranked]: ...

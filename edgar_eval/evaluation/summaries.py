@@ -9,6 +9,7 @@ import pandas as pd
 from edgar_eval.corpus.frames import iter_groups
 from edgar_eval.domain.routes import NO_ANSWER
 from edgar_eval.evaluation.abstention import ARM_NAMES, ARMS
+from edgar_eval.retrieval.scope import COMPANY_YEAR, SEARCH_SCOPES
 from edgar_eval.stats.bootstrap import cluster_bootstrap_ratio
 from edgar_eval.stats.proportions import wilson
 
@@ -66,12 +67,18 @@ def arm_statistics(
     return pd.DataFrame(rows)
 
 
+def _scope_order(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs with their search scope as an ordered category: narrowest first, as SEARCH_SCOPES lists them."""
+    return runs.assign(search_scope=pd.Categorical(runs.search_scope, categories=list(SEARCH_SCOPES), ordered=True))
+
+
 def retrieval_statistics(runs: pd.DataFrame) -> pd.DataFrame:
-    """Per retriever and depth, over answerable questions whose search ran: document and page hit rates with
-    Wilson intervals, recall@K, precision@K, MRR and nDCG@10 of the gold chunks; searches that errored apart."""
+    """Per search scope, retriever and depth, over answerable questions whose search ran: document and page hit rates
+    with Wilson intervals, recall@K, precision@K, MRR and nDCG@10 of the gold chunks; searches that errored apart."""
     rows = []
-    answerable = cast(pd.DataFrame, runs[runs.expected_route == "answer"])
-    for (retriever, depth), run in iter_groups(answerable.groupby(["retriever", "k"], sort=True)):
+    answerable = _scope_order(cast(pd.DataFrame, runs[runs.expected_route == "answer"]))
+    groups = answerable.groupby(["search_scope", "retriever", "k"], sort=True, observed=True)
+    for (search_scope, retriever, depth), run in iter_groups(groups):
         scored = cast(pd.DataFrame, run[run.error.isna()])
         document, page = (
             wilson(int(scored.document_hit.sum()), len(scored)),
@@ -79,6 +86,7 @@ def retrieval_statistics(runs: pd.DataFrame) -> pd.DataFrame:
         )
         rows.append(
             {
+                "search_scope": str(search_scope),
                 "retriever": retriever,
                 "k": int(depth),
                 "questions": len(scored),
@@ -100,13 +108,124 @@ def retrieval_statistics(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-SLICES = {"form": "source_form", "statement": "statement_type", "company": "company"}
+SLICES = {"form": "source_form", "statement": "statement_type", "page position": "page_position", "company": "company"}
+FIRST_PAGE, DEEPER = "first page", "deeper"
+
+
+def page_position(on_first_page: pd.Series) -> pd.Series:
+    """Where an answerable question's figure is printed: its filing's first page (the cover) or deeper."""
+    return on_first_page.map({True: FIRST_PAGE, False: DEEPER})
+
+
+def golden_mix(golden: pd.DataFrame) -> pd.DataFrame:
+    """The answerable questions' make-up before any total: their count and share per form, statement and page
+    position, so a set that over-tests easy pages (the cover) or one statement shows it."""
+    answerable = golden[golden.expected_route == "answer"].assign(
+        page_position=lambda t: page_position(t.on_first_page)
+    )
+    rows = []
+    for facet, column in (("form", "source_form"), ("statement", "statement_type"), ("page position", "page_position")):
+        for value, count in answerable[column].value_counts().sort_index().items():
+            rows.append({"facet": facet, "value": value, "questions": int(count), "share": count / len(answerable)})
+    return pd.DataFrame(rows, columns=["facet", "value", "questions", "share"])
+
+
+def paired_hits(before: pd.Series, after: pd.Series, before_name: str, after_name: str) -> dict[str, int]:
+    """Hits of one question set under two conditions, paired: each count, and the questions lost and gained."""
+    was, now = before.astype(bool).to_numpy(), after.astype(bool).to_numpy()
+    return {
+        before_name: int(was.sum()),
+        after_name: int(now.sum()),
+        "lost": int((was & ~now).sum()),
+        "gained": int((~was & now).sum()),
+    }
+
+
+def scope_changes(runs: pd.DataFrame) -> pd.DataFrame:
+    """What widening the search costs, paired: per wider search scope, retriever and depth, over the answerable
+    questions measured both there and in the answerer's scope (company_year), page hits in each and the questions
+    found in one only. Each scope's own table counts the questions fair there; this one compares like with like."""
+    scored = cast(pd.DataFrame, runs[(runs.expected_route == "answer") & runs.error.isna()])
+    keys = ["question_id", "retriever", "k"]
+    narrow = scored[scored.search_scope == COMPANY_YEAR].set_index(keys).page_hit
+    rows = []
+    for search_scope in [s for s in SEARCH_SCOPES if s != COMPANY_YEAR and s in set(scored.search_scope)]:
+        wide = scored[scored.search_scope == search_scope].set_index(keys).page_hit
+        paired = pd.concat({"narrow": narrow, "wide": wide}, axis=1, join="inner").reset_index()
+        for (retriever, depth), group in iter_groups(paired.groupby(["retriever", "k"], sort=True)):
+            rows.append(
+                {
+                    "search_scope": search_scope,
+                    "retriever": retriever,
+                    "k": int(depth),
+                    "questions": len(group),
+                    **paired_hits(group.narrow, group.wide, "narrow_page_hits", "wide_page_hits"),
+                }
+            )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "search_scope",
+            "retriever",
+            "k",
+            "questions",
+            "narrow_page_hits",
+            "wide_page_hits",
+            "lost",
+            "gained",
+        ],
+    )
+
+
+RERANK_COLUMNS = [
+    "search_scope",
+    "retriever",
+    "candidates",
+    "kept",
+    "reranker",
+    "questions",
+    "page_hits_before",
+    "page_hits_after",
+    "lost",
+    "gained",
+    "chunk_hits_before",
+    "chunk_hits_after",
+]
+
+
+def rerank_statistics(reranked: pd.DataFrame) -> pd.DataFrame:
+    """Per search scope and cut (candidates reranked, passages kept): page and chunk hits among the kept passages
+    before the reranker (the retriever's own first ones) and after it, paired on the same questions, with the
+    questions lost and gained. No wall-clock figure: the rerank's cost per question is in stage_latency."""
+    rows = []
+    if reranked.empty:
+        return pd.DataFrame(rows, columns=RERANK_COLUMNS)
+    groups = _scope_order(reranked).groupby(["search_scope", "retriever", "candidates", "kept"], observed=True)
+    for (search_scope, retriever, candidates, kept), group in iter_groups(groups):
+        rows.append(
+            {
+                "search_scope": str(search_scope),
+                "retriever": retriever,
+                "candidates": int(candidates),
+                "kept": int(kept),
+                "reranker": str(group.reranker.iloc[0]),
+                "questions": len(group),
+                **paired_hits(group.page_hit_before, group.page_hit_after, "page_hits_before", "page_hits_after"),
+                "chunk_hits_before": int(group.chunk_hit_before.sum()),
+                "chunk_hits_after": int(group.chunk_hit_after.sum()),
+            }
+        )
+    return pd.DataFrame(rows, columns=RERANK_COLUMNS)
 
 
 def retrieval_slices(runs: pd.DataFrame) -> pd.DataFrame:
     """Page hit rate with its Wilson interval and the median rank of the first gold chunk, per slice
-    (form, statement type, company) x retriever x depth, over answerable questions whose search ran."""
-    scored = cast(pd.DataFrame, runs[(runs.expected_route == "answer") & runs.error.isna()])
+    (form, statement type, company) x retriever x depth, over answerable questions whose search ran in the answerer's
+    scope (company_year)."""
+    scored = cast(
+        pd.DataFrame,
+        runs[(runs.expected_route == "answer") & runs.error.isna() & (runs.search_scope == COMPANY_YEAR)],
+    )
     rows = []
     for slice_name, column in SLICES.items():
         for (value, retriever, depth), group in iter_groups(scored.groupby([column, "retriever", "k"], sort=True)):

@@ -113,6 +113,10 @@ class FigureIndex:
     def offsets(self, printed: str) -> list[int]:
         return self._at.get(printed, [])
 
+    def figures(self) -> list[str]:
+        """Every number the filing prints, as printed, once each."""
+        return list(self._at)
+
     def page(self, offset: int) -> str:
         index = max(bisect.bisect_right(self._page_starts, offset) - 1, 0)
         return self._page_labels[index] if self._page_labels else "p1"

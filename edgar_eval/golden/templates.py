@@ -30,7 +30,7 @@ from edgar_eval.golden import fairness as rules
 from edgar_eval.golden.fairness import FairnessLimits, FigureIndex
 from edgar_eval.golden.labels import absence_probes, concept_words, is_boilerplate, label_for
 from edgar_eval.golden.printed_words import PrintedIndex
-from edgar_eval.retrieval.scope import ScopedFiling, filings_in_scope
+from edgar_eval.retrieval.scope import COMPANY, COMPANY_YEAR, CORPUS, ScopedFiling, filings_of_scope
 
 TEMPLATE_VERSION = "xbrl-template/2"
 TEMPLATE_OWNER = "edgar-eval XBRL templates (golden/templates.py)"
@@ -53,6 +53,7 @@ GOLDEN_COLUMNS = [
     "gold_filing_ids",
     "gold_chunk_ids",
     "gold_pages",
+    "on_first_page",  # an answerable question's figure is printed on its filing's first page (the cover), or deeper
     "gold_quote",
     "source_filing_id",
     "source_form",
@@ -74,6 +75,7 @@ CONFLICTS_PER_COMPANY = 2
 class GoldenBuild:
     questions: pd.DataFrame
     rejections: pd.DataFrame
+    wider_scope_gold: pd.DataFrame  # WIDER_SCOPE_COLUMNS: each answerable question's gold or rule per wider scope
 
 
 def printed_answer(printed: str, value: float, unit: str | None, scale: int) -> str:
@@ -142,16 +144,38 @@ class _Scope:
         self.figure_offsets: dict[tuple[str, str, str, float], set[tuple[str, int]]] = {}
         # Column by column, not a groupby of ~50,000 groups (its per-group cost was a quarter of the golden build);
         # a fact without a value is no figure, as groupby leaves a missing key out.
-        for fid, concept, period_key, value, offset in zip(
-            located.filing_id, located.concept, located.period_key, located.value, located.offset, strict=True
+        # The values each filing tags for one concept and period, undimensioned (a component member's balance is not
+        # the total's restatement): two of them that differ in one search scope make its question two questions.
+        self.period_values: dict[tuple[str, str, str], set[float]] = {}
+        for fid, concept, period_key, value, offset, dimensions in zip(
+            located.filing_id,
+            located.concept,
+            located.period_key,
+            located.value,
+            located.offset,
+            located.dimensions,
+            strict=True,
         ):
             where = (fid, int(offset))
             self.tagged_offsets.setdefault(fid, set()).add(where)
             if value == value:  # not NaN
                 self.figure_offsets.setdefault((fid, concept, period_key, value), set()).add(where)
+                if not dimensions and value is not None:
+                    self.period_values.setdefault((fid, concept, period_key), set()).add(float(value))
         self.concepts = facts.groupby("filing_id").concept.agg(set).to_dict()
         self.texts = {row.filing_id: row.text for row in iter_rows(texts)}
         self._printed: dict[tuple[str, ...], PrintedIndex] = {}
+        self._printing: dict[str, list[str]] | None = None
+
+    def filings_printing(self, printed: str) -> list[str]:
+        """The filings that print this figure anywhere (an inverted index, built on first use: a corpus-wide search
+        scope asks it of every question, and looking in every filing for every question grows with their product)."""
+        if self._printing is None:
+            self._printing = {}
+            for filing_id in sorted(self.index):
+                for figure in self.index[filing_id].figures():
+                    self._printing.setdefault(figure, []).append(filing_id)
+        return self._printing.get(printed, [])
 
     def printed(self, filing_ids: list[str]) -> PrintedIndex:
         """Where these filings print a figure, and beside which words (built once per set of filings)."""
@@ -160,11 +184,15 @@ class _Scope:
             self._printed[key] = PrintedIndex.of(self.texts[f] for f in key)
         return self._printed[key]
 
+    def filings_of(self, search_scope: str, cik: str, fiscal_year: int | None) -> list[str]:
+        """The filings with text that a question about `cik` and `fiscal_year` searches in `search_scope`."""
+        return [f for f in filings_of_scope(search_scope, self.scoped, cik, fiscal_year) if f in self.index]
+
     def of_company(self, cik: str) -> list[str]:
-        return sorted(f for f, row in self.filing.items() if row.cik == cik and f in self.index)
+        return self.filings_of(COMPANY, cik, None)
 
     def of(self, cik: str, fiscal_year: int) -> list[str]:
-        return [f for f in filings_in_scope(self.scoped, cik, fiscal_year) if f in self.index]
+        return self.filings_of(COMPANY_YEAR, cik, fiscal_year)
 
     def chunks_holding(self, filing_id: str, start: int, end: int) -> list[str]:
         starts, ends, ids = self.chunks.get(filing_id, (np.array([]), np.array([]), np.array([])))
@@ -272,7 +300,9 @@ def build_golden_questions(
     golden = golden.drop_duplicates("question_id").sort_values(["cik", "kind", "question_id"]).reset_index(drop=True)
     rejected = pd.DataFrame(rejections, columns=REJECTION_COLUMNS)
     rejected = rejected.sort_values(REJECTION_COLUMNS, kind="stable").reset_index(drop=True)
-    return GoldenBuild(golden, rejected)
+    wider = _wider_scope_gold(selected, scope, limits)
+    wider = wider.drop_duplicates(["question_id", "search_scope"]).sort_values(["question_id", "search_scope"])
+    return GoldenBuild(golden, rejected, wider.reset_index(drop=True))
 
 
 def _describe(fact, scope: _Scope) -> dict:
@@ -360,30 +390,108 @@ def _figure_rule(question: dict, scope: _Scope, limits: FairnessLimits) -> tuple
     if joined:
         return rules.COMBINED_ROW, f"the row prints {question['label']!r} together with {joined!r}"
     in_scope = scope.of(question["cik"], question["fiscal_year"])
+    failed, detail, gold = _gold_in(question, scope, in_scope, limits)
+    question.update(scope_filing_ids=in_scope, **gold)
+    return failed, detail
+
+
+def _gold_in(
+    question: dict, scope: _Scope, filing_ids: list[str], limits: FairnessLimits
+) -> tuple[str | None, str, dict]:
+    """The question's gold among `filing_ids` (every chunk and page printing the figure with its meaning), or the rule
+    it fails there: the figure printed with other meanings on too many pages, or not in any chunk."""
+    printed = question["printed"]
     concept, period_key, value, _ = question["fact_key"]
-    here = set().union(*(scope.figure_offsets.get((f, concept, period_key, value), set()) for f in in_scope))
-    tagged = set().union(*(scope.tagged_offsets.get(f, set()) for f in in_scope))
+    here = set().union(*(scope.figure_offsets.get((f, concept, period_key, value), set()) for f in filing_ids))
+    tagged = set().union(*(scope.tagged_offsets.get(f, set()) for f in filing_ids))
     seen = rules.classify_occurrences(
-        printed, question["label"], here, tagged, [scope.index[f] for f in in_scope], limits.self_identifying_digits
+        printed, question["label"], here, tagged, [scope.index[f] for f in filing_ids], limits.self_identifying_digits
     )
     if len(seen.other_pages) > limits.max_other_meaning_pages:
-        return rules.OTHER_MEANINGS, f"{printed!r} also on {len(seen.other_pages)} pages: " + ", ".join(
-            seen.other_pages[:5]
+        return (
+            rules.OTHER_MEANINGS,
+            f"{printed!r} also on {len(seen.other_pages)} pages: " + ", ".join(seen.other_pages[:5]),
+            {},
         )
     chunk_ids, pages, filings_with_gold = set(), set(), set()
     for filing_id, offset in seen.gold:
         chunk_ids.update(scope.chunks_holding(filing_id, offset, offset + len(printed)))
         pages.add(f"{filing_id}#{scope.index[filing_id].page(offset)}")
         filings_with_gold.add(filing_id)
-    question.update(
-        scope_filing_ids=in_scope,
-        gold_chunk_ids=sorted(chunk_ids),
-        gold_pages=sorted(pages),
-        gold_filing_ids=sorted(filings_with_gold),
-    )
+    gold = {
+        "gold_chunk_ids": sorted(chunk_ids),
+        "gold_pages": sorted(pages),
+        "gold_filing_ids": sorted(filings_with_gold),
+    }
     if not chunk_ids:
-        return rules.NOT_PRINTED, "no chunk of the scope holds the figure"
-    return None, ""
+        return rules.NOT_PRINTED, "no chunk of the scope holds the figure", gold
+    return None, "", gold
+
+
+WIDER_SCOPE_COLUMNS = [
+    "question_id",
+    "search_scope",
+    "rule",
+    "detail",
+    "gold_filing_ids",
+    "gold_chunk_ids",
+    "gold_pages",
+    "other_company_pages",
+]
+
+
+def _plain(value: float) -> str:
+    """A tagged value as a person reads it: 25,070,000,000 or 2.97."""
+    return f"{value:,.0f}" if value == int(value) else f"{value:,}"
+
+
+def _restated_in(question: dict, scope: _Scope, filing_ids: list[str]) -> str | None:
+    """Where a filing of `filing_ids` tags the question's concept and period with another value (a restatement, a
+    split, a revised estimate), what it tags: asked over both filings, the question has two answers."""
+    concept, period_key, value, _ = question["fact_key"]
+    for filing_id in filing_ids:
+        for other in sorted(scope.period_values.get((filing_id, concept, period_key), set())):
+            if values_differ(float(value), other):
+                return (
+                    f"{filing_id} tags {_plain(other)} for the period, {question['source_filing_id']} "
+                    f"{_plain(float(value))}"
+                )
+    return None
+
+
+def _wider_scope_gold(selected: list[dict], scope: _Scope, limits: FairnessLimits) -> pd.DataFrame:
+    """The gold of each selected answerable question in the wider search scopes, with the fairness rules applied
+    again over every filing of the company: a comparative year printed in a later report is gold too, another meaning
+    of the figure on a page of another year counts against it, and a restated value makes the question two questions.
+    The whole corpus has the same gold and verdict: another company's page never holds this company's figure, so
+    neither which pages are gold nor whether a reader can tell the figure apart within the company changes. Another
+    company printing the same number is a distractor the search must rank below the gold, counted
+    (`other_company_pages`), not a reason to leave the question out. A question that fails a rule in a scope is not
+    measured there."""
+    rows = []
+    for question in selected:
+        company = scope.of_company(question["cik"])
+        question_id = _question_id(question["kind"], question["cik"], question["question"])
+        restated = _restated_in(question, scope, company)
+        if restated:
+            failed, detail, gold = CONFLICTING, restated, {}
+        else:
+            failed, detail, gold = _gold_in(question, scope, company, limits)
+        printed = question["printed"]
+        printing = [f for f in scope.filings_printing(printed) if scope.filing[f].cik != question["cik"]]
+        elsewhere = {f"{f}#{scope.index[f].page(o)}" for f in printing for o in scope.index[f].offsets(printed)}
+        for search_scope in (COMPANY, CORPUS):
+            rows.append(
+                {
+                    "question_id": question_id,
+                    "search_scope": search_scope,
+                    "rule": failed,
+                    "detail": detail,
+                    **{column: gold.get(column, []) for column in ("gold_filing_ids", "gold_chunk_ids", "gold_pages")},
+                    "other_company_pages": len(elsewhere) if search_scope == CORPUS else 0,
+                }
+            )
+    return pd.DataFrame(rows, columns=WIDER_SCOPE_COLUMNS)
 
 
 def _apply_quotas(fair: list[dict], limits: FairnessLimits, seed: int, reject) -> list[dict]:
@@ -632,6 +740,7 @@ def _row(q: dict) -> dict:
         "gold_filing_ids": q.get("gold_filing_ids", []),
         "gold_chunk_ids": q.get("gold_chunk_ids", []),
         "gold_pages": q.get("gold_pages", []),
+        "on_first_page": q.get("on_first_page"),
         "gold_quote": q.get("gold_quote"),
         "source_filing_id": q["source_filing_id"],
         "source_form": q["source_form"],

@@ -13,6 +13,7 @@ from edgar_eval.domain.routes import ANSWER, ROUTES
 from edgar_eval.domain.versioning import content_version
 from edgar_eval.evaluation.release import release_decision
 from edgar_eval.evaluation.release_fixture import fixture_summary
+from edgar_eval.evaluation.summaries import golden_mix
 from edgar_eval.golden.audit import audit_summary
 from edgar_eval.golden.fairness import RULES
 from edgar_eval.golden.patterns import PATTERN_CONTRACTS
@@ -29,6 +30,7 @@ from edgar_eval.report.html import render_html
 from edgar_eval.report.markdown import Provenance, ReportTable, interval, md_cell, percent, render_report
 from edgar_eval.report.svg import interval_bars_svg, risk_coverage_svg
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
+from edgar_eval.retrieval.scope import COMPANY_YEAR, CORPUS, SCOPE_WORDS, SEARCH_SCOPES
 
 
 def _ratio(k: int, n: int) -> str:
@@ -92,6 +94,13 @@ def golden_tables(golden: pd.DataFrame, rejections: pd.DataFrame, partitions: st
             Provenance("golden_questions", content_version(golden), source),
         ),
         ReportTable(
+            "The golden mix: answerable questions per form, statement and page position",
+            golden_mix(golden).assign(share=lambda t: t.share.map(percent)),
+            Provenance("golden_questions", content_version(golden), source),
+            note="Read before any total: a set that over-tests one form, one statement or the cover page (first page) "
+            "weighs every total below towards it. Page hit per position is under Retrieval by slice.",
+        ),
+        ReportTable(
             "Golden candidates rejected, by rule",
             rejected,
             Provenance("golden_rejections", content_version(rejections), source),
@@ -137,6 +146,9 @@ class ReportInputs:
     release: pd.DataFrame = field(default_factory=pd.DataFrame)
     receipts: pd.DataFrame = field(default_factory=pd.DataFrame)
     fixture: pd.DataFrame = field(default_factory=pd.DataFrame)
+    scope_gold: pd.DataFrame = field(default_factory=pd.DataFrame)  # gold_by_search_scope
+    scope_changes: pd.DataFrame = field(default_factory=pd.DataFrame)  # retrieval_scope_changes
+    rerank: pd.DataFrame = field(default_factory=pd.DataFrame)  # rerank_metrics
 
 
 @dataclass(frozen=True)
@@ -145,6 +157,119 @@ class RenderedReport:
     html: str
     timings: str  # wall-clock figures, kept out of the byte-identical report
     receipt: dict
+
+
+def scope_tables(inputs: ReportInputs) -> list[ReportTable]:
+    """How many answerable questions each wider search scope measures and why the others are not, and what widening
+    costs on the questions measured in both scopes."""
+    gold, changes = inputs.scope_gold, inputs.scope_changes
+    if gold.empty:
+        return []
+    answerable = int((inputs.golden.expected_route == ANSWER).sum())
+    rows = []
+    for scope in [s for s in SEARCH_SCOPES if s in set(gold.search_scope)]:
+        own = gold[gold.search_scope == scope]
+        excluded = own.rule.value_counts().sort_index()
+        measured = cast(pd.DataFrame, own[own.rule.isna()])
+        rows.append(
+            {
+                "scope": scope,
+                "searches": SCOPE_WORDS[scope],
+                "answerable questions measured": f"{len(measured)} of {answerable}",
+                "not measured there, by rule": ", ".join(f"{rule} {n}" for rule, n in excluded.items()) or "none",
+                "measured questions whose figure another company prints": (
+                    f"{int((measured.other_company_pages > 0).sum())} (distractors in this scope)"
+                    if scope == CORPUS
+                    else "none searched"
+                ),
+            }
+        )
+    tables = [
+        ReportTable(
+            "Golden questions per wider search scope",
+            pd.DataFrame(rows),
+            Provenance("gold_by_search_scope", content_version(gold), "golden_questions_and_rejections"),
+            note="Gold follows the scope: every chunk of the company's filings that prints the figure with its meaning "
+            "(a comparative year printed by a later report too). The fairness rules run again over every filing of "
+            "the company: a figure printed with other meanings on more pages there, or restated by another filing of "
+            "the company, is not measured in the wider scopes. Another company's page never holds the company's "
+            "figure, so the whole corpus has the company's gold; another company printing the same number is a "
+            "distractor the search must rank below it.",
+        )
+    ]
+    if len(changes):
+        tables.append(
+            ReportTable(
+                "Retrieval when the search widens (paired)",
+                pd.DataFrame(
+                    {
+                        "scope": changes.search_scope,
+                        "retriever": changes.retriever,
+                        "K": changes.k,
+                        "questions in both": changes.questions,
+                        "page hit, company_year": [
+                            f"{percent(k / n)} ({_ratio(k, n)})"
+                            for k, n in zip(changes.narrow_page_hits, changes.questions)
+                        ],
+                        "page hit, wider": [
+                            f"{percent(k / n)} ({_ratio(k, n)})"
+                            for k, n in zip(changes.wide_page_hits, changes.questions)
+                        ],
+                        "change": [
+                            f"{100 * (w - c) / n:+.1f} points"
+                            for w, c, n in zip(changes.wide_page_hits, changes.narrow_page_hits, changes.questions)
+                        ],
+                        "found in company_year only": changes.lost,
+                        "found in the wider scope only": changes.gained,
+                    }
+                ),
+                Provenance("retrieval_scope_changes", content_version(changes), "retriever_rankings"),
+                note="The same questions searched in the answerer's scope and in a wider one, so the change is the "
+                "scope's and not a change of questions.",
+            )
+        )
+    return tables
+
+
+def rerank_tables(inputs: ReportInputs) -> list[ReportTable]:
+    """The rerank stage against the retriever's own order, per scope and cut, paired on the same questions."""
+    rerank = inputs.rerank
+    if rerank.empty:
+        return []
+
+    def rate(hits, n):
+        return [f"{percent(k / q)} ({_ratio(k, q)})" for k, q in zip(hits, n)]
+
+    table = pd.DataFrame(
+        {
+            "scope": rerank.search_scope,
+            "candidates": [f"{r} top {c}" for r, c in zip(rerank.retriever, rerank.candidates)],
+            "kept": rerank.kept,
+            "page hit, retriever's order": rate(rerank.page_hits_before, rerank.questions),
+            "page hit, reranked": rate(rerank.page_hits_after, rerank.questions),
+            "change": [
+                f"{100 * (a - b) / n:+.1f} points"
+                for a, b, n in zip(rerank.page_hits_after, rerank.page_hits_before, rerank.questions)
+            ],
+            "lost": rerank.lost,
+            "gained": rerank.gained,
+            "gold chunk kept, before / after": [
+                f"{b} / {a}" for b, a in zip(rerank.chunk_hits_before, rerank.chunk_hits_after)
+            ],
+        }
+    )
+    return [
+        ReportTable(
+            f"Rerank: what the answerer would read (reranker {md_cell(rerank.reranker.iloc[0])})",
+            table,
+            Provenance("rerank_metrics", content_version(rerank), "reranked_retrievals (retriever_rankings)"),
+            note="Each cut reranks the answerer's retriever's top candidates and keeps the best: page hit among the "
+            "kept passages in the retriever's own order (its first ones) and after the reranker, on the same "
+            "answerable questions; lost and gained count the questions whose gold page left or entered the kept "
+            "passages. A cut that keeps the answerer's K maps to what the model reads. The rerank's cost per "
+            "question is in timings.md.",
+        )
+    ]
 
 
 def funnel_table(funnel: pd.DataFrame) -> ReportTable:
@@ -479,8 +604,11 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
         f"{settings['rrf_k']}); "
         f"the answerer reads the top {settings['top_k']} {settings['answer_retriever']} passages; golden seed "
         f"{settings['golden_seed']}.",
-        "- Every search is scoped to one company's filings of the fiscal year asked (its latest annual report when it "
-        "has none).",
+        "- The answerer searches one company's filings of the fiscal year asked (its latest annual report when it "
+        "has none); the retrieval measurement searches "
+        + "; ".join(f"`{scope}` ({SCOPE_WORDS[scope]})" for scope in settings.get("search_scopes", [COMPANY_YEAR]))
+        + ", each with the gold and the fairness rules of its scope. Every search reads only what the asking role may "
+        "read.",
     ]
     if left_out:
         preface.append(
@@ -502,6 +630,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
     )
     retrieval_table = pd.DataFrame(
         {
+            "scope": retrieval.search_scope,
             "retriever": retrieval.retriever,
             "K": retrieval.k,
             "document hit": [
@@ -527,10 +656,16 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
     gain_rows = []
     if len(depths) >= 2:
         shallow, deep = depths[0], depths[-1]
-        for retriever, own in retrieval.groupby("retriever", sort=True):
+        scopes = [scope for scope in SEARCH_SCOPES if scope in set(retrieval.search_scope)]
+        groups = sorted(
+            iter_groups(retrieval.groupby(["search_scope", "retriever"])),
+            key=lambda item: (scopes.index(item[0][0]), item[0][1]),
+        )
+        for (scope, retriever), own in groups:
             by_depth = own.set_index("k")
             gain_rows.append(
                 {
+                    "scope": scope,
                     "retriever": retriever,
                     f"page hit gain, K {shallow} to "
                     f"{deep}": f"{100 * (by_depth.page_hit_rate[deep] - by_depth.page_hit_rate[shallow]):+.1f} points",
@@ -577,8 +712,9 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
             "Retrieval",
             retrieval_table,
             Provenance("retrieval_metrics", content_version(retrieval), "retriever_rankings over search_index"),
-            note="Over answerable questions: the gold document or a gold page among the top K; recall, precision, "
-            "MRR and nDCG@10 of the gold chunks (every chunk that prints the asked figure for its period).",
+            note="Over answerable questions, per search scope: the gold document or a gold page among the top K; "
+            "recall, precision, MRR and nDCG@10 of the gold chunks (every chunk of the scope that prints the asked "
+            "figure for its period). A wider scope counts the questions that stay fair there (see the next tables).",
         ),
         *(
             [
@@ -593,6 +729,8 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
             if gain_rows
             else []
         ),
+        *scope_tables(inputs),
+        *rerank_tables(inputs),
         *(
             [
                 ReportTable(
@@ -600,8 +738,8 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
                     slice_table,
                     Provenance("retrieval_slices", content_version(slices), "retriever_rankings x golden_questions"),
                     note="Page hit at each depth with its Wilson 95% interval, the gain from the shallow to the deep "
-                    "search, and the "
-                    "median rank of the first gold chunk at the deep search, per slice and retriever.",
+                    "search, and the median rank of the first gold chunk at the deep search, per slice and retriever, "
+                    "in the answerer's scope (`company_year`).",
                 )
             ]
             if len(slice_table)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from edgar_eval.retrieval.scope import COMPANY_YEAR
+
 # The corpora whose reports are committed and whose figures the README prints. A report of any other corpus
 # (reports/<name>/ of your own folder) is yours: it never edits the README nor breaks the test suite.
 COMMITTED_CORPORA = ("demo", "edgar")
@@ -39,7 +41,9 @@ def readme_figures(reports: dict[str, str]) -> str:
     for corpus, markdown in sorted(reports.items()):
         kinds = {row["kind"]: int(row["questions"]) for row in report_table(markdown, "Golden questions")}
         hits = {
-            (row["retriever"], row["K"]): row["page hit"].split(" ")[0] for row in report_table(markdown, "Retrieval")
+            (row["retriever"], row["K"]): row["page hit"].split(" ")[0]
+            for row in report_table(markdown, "Retrieval")
+            if row["scope"] == COMPANY_YEAR  # the answerer's scope
         }
         arms = {row["arm"]: f"{row['FAR']} ({row['false answers']})" for row in report_table(markdown, "Arms")}
         reader = next(

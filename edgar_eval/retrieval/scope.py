@@ -1,4 +1,6 @@
-"""Which filings a request may search: one company, and the fiscal year asked when it has filings."""
+"""Which filings a request may search. The answerer searches one company's filings of the fiscal year asked
+(`company_year`); the retrieval measurement also searches every filing of the company (`company`, as an assistant
+filtered by owner searches) and the whole corpus (`corpus`, no filter)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,28 @@ class ScopedFiling:
     cik: str
     form: str
     fiscal_year: int
+
+
+COMPANY_YEAR = "company_year"
+COMPANY = "company"
+CORPUS = "corpus"
+SEARCH_SCOPES = (COMPANY_YEAR, COMPANY, CORPUS)  # narrowest first: the order reports list them in
+SCOPE_WORDS = {
+    COMPANY_YEAR: "the company's filings of the fiscal year asked",
+    COMPANY: "every filing of the company",
+    CORPUS: "every filing of the corpus",
+}
+
+
+def filings_of_scope(scope: str, filings: list[ScopedFiling], cik: str, fiscal_year: int | None) -> list[str]:
+    """The filings a question about `cik` and `fiscal_year` searches in `scope` (one of SEARCH_SCOPES), sorted."""
+    if scope == COMPANY_YEAR:
+        return filings_in_scope(filings, cik, fiscal_year)
+    if scope == COMPANY:
+        return sorted(f.filing_id for f in filings if f.cik == cik)
+    if scope == CORPUS:
+        return sorted(f.filing_id for f in filings)
+    raise ValueError(f"unknown search scope {scope!r}: one of {', '.join(SEARCH_SCOPES)}")
 
 
 def filings_in_scope(filings: list[ScopedFiling], cik: str, fiscal_year: int | None) -> list[str]:

@@ -1,0 +1,69 @@
+"""What the retrieval measurement searches for each golden question in each search scope, and the gold it looks for
+there: the answerer's scope (the company's filings of the fiscal year asked) for every question, as the golden set
+states it; the wider scopes (every filing of the company, the whole corpus) for the answerable questions that stay
+fair there (golden.templates: `gold_by_search_scope`). In every scope the asking role searches only what it may read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import cast
+
+import pandas as pd
+
+from edgar_eval.corpus.frames import iter_rows
+from edgar_eval.domain.routes import ANSWER, AccessPolicy
+from edgar_eval.golden.case_schema import permitted, scope_filings
+from edgar_eval.retrieval.scope import COMPANY_YEAR, SEARCH_SCOPES, ScopedFiling, filings_of_scope
+
+
+def searchable_filings(index_rows: pd.DataFrame) -> pd.DataFrame:
+    """The filings a search index holds (filing_id, cik, form, fiscal_year), one row each: what any scope can search."""
+    return cast(pd.DataFrame, index_rows.drop_duplicates("filing_id")[["filing_id", "cik", "form", "fiscal_year"]])
+
+
+@dataclass(frozen=True)
+class ScopedCase:
+    question_id: str
+    question: str
+    search_scope: str
+    expected_route: str
+    searched: list[str]  # the filings searched: the scope's, less those the asking role may not read
+    gold_chunk_ids: list[str]
+    gold_filing_ids: list[str]
+    gold_pages: list[str]
+
+
+def scoped_cases(
+    golden: pd.DataFrame,
+    wider_gold: pd.DataFrame,
+    filings: pd.DataFrame,
+    policy: AccessPolicy,
+    scopes: Sequence[str] = SEARCH_SCOPES,
+) -> Iterator[ScopedCase]:
+    """Each golden question in each of `scopes` it is measured in, scope by scope in SEARCH_SCOPES order, questions
+    in `golden`'s order. `filings`: the searchable filings (filing_id, cik, form, fiscal_year), one row each."""
+    wanted = [scope for scope in SEARCH_SCOPES if scope in scopes]
+    known = scope_filings(filings)
+    listed = [ScopedFiling(f.filing_id, f.cik, f.form, int(f.fiscal_year)) for f in known.values()]
+    fair = wider_gold[wider_gold.rule.isna()].set_index(["question_id", "search_scope"])
+    for scope in wanted:
+        for case in iter_rows(golden):
+            if scope == COMPANY_YEAR:  # as the golden set states it, unanswerable questions included
+                searched, gold = list(case.permitted_filing_ids), case
+            elif case.expected_route != ANSWER or (case.question_id, scope) not in fair.index:
+                continue
+            else:
+                filing_ids = filings_of_scope(scope, listed, case.cik, int(case.fiscal_year))
+                searched, gold = permitted(filing_ids, case.role, policy, known), fair.loc[(case.question_id, scope)]
+            yield ScopedCase(
+                question_id=case.question_id,
+                question=case.question,
+                search_scope=scope,
+                expected_route=case.expected_route,
+                searched=searched,
+                gold_chunk_ids=list(gold.gold_chunk_ids),
+                gold_filing_ids=list(gold.gold_filing_ids),
+                gold_pages=list(gold.gold_pages),
+            )
