@@ -55,6 +55,11 @@ GRAPH = {
     "abstention_comparisons": ("statistics", {"abstention_scores"}),
     "stage_latency": ("statistics", {"answerer_retrievals", "abstention_scores", "generations", "reranked_retrievals"}),
     "rerank_metrics": ("statistics", {"reranked_retrievals"}),
+    "retrieval_noise": (
+        "runs",
+        {"search_index", "golden_questions", "question_embeddings", "gold_by_search_scope", "retriever_rankings"},
+    ),
+    "retrieval_noise_band": ("statistics", {"retrieval_noise"}),
     "determinism": ("statistics", {"generations"}),
     "citation_mutations": (
         "statistics",
@@ -79,6 +84,8 @@ GRAPH = {
             "retrieval_slices",
             "retrieval_scope_changes",
             "rerank_metrics",
+            "retrieval_noise_band",
+            "retrieval_noise",
             "gold_by_search_scope",
             "golden_questions",
             "golden_rejections",

@@ -33,11 +33,13 @@ from edgar_eval.domain.routes import ANSWER, NO_ANSWER
 from edgar_eval.evaluation.abstention import arm_outcomes as mask_arms
 from edgar_eval.evaluation.abstention import cross_fit
 from edgar_eval.evaluation.judge import judge_answer
+from edgar_eval.evaluation.noise_band import perturbed_index, replica_deltas
 from edgar_eval.evaluation.readers import reader_accuracy as summarise_readers
 from edgar_eval.evaluation.readers import reader_outcomes
-from edgar_eval.evaluation.retrieval_hits import hit_record, run_record
-from edgar_eval.evaluation.search_scopes import scoped_cases, searchable_filings
+from edgar_eval.evaluation.retrieval_hits import hit_record
+from edgar_eval.evaluation.search_scopes import scoped_cases, search_runs, searchable_filings
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
+from edgar_eval.retrieval.dense import DenseIndex
 from edgar_eval.retrieval.searches import searches
 
 
@@ -129,37 +131,7 @@ def retriever_rankings(
     vectors = dict(zip(golden.question_id, question_vectors(question_embeddings, golden.question_id)))
     searchable = searchable_filings(index_rows)
     cases = scoped_cases(golden, gold_by_search_scope, searchable, access_policy(settings), settings.search_scopes)
-    rows = []
-    for case in cases:
-        for retriever, search in retrievers.items():
-            for depth in settings.retrieval_depths:
-                error, hits = None, []
-                try:
-                    hits = search(vectors[case.question_id], case.question, case.searched, depth)
-                except (ValueError, RuntimeError) as exc:  # counted as an error, never as a miss
-                    error = f"{type(exc).__name__}: {exc}"
-                found = index_rows.iloc[[h.row for h in hits]]
-                rows.append(
-                    {
-                        "question_id": case.question_id,
-                        "search_scope": case.search_scope,
-                        "retriever": retriever,
-                        "k": depth,
-                        "expected_route": case.expected_route,
-                        "searched_filings": len(case.searched),
-                        "chunk_ids": found.chunk_id.tolist(),
-                        "error": error,
-                        **run_record(
-                            found.chunk_id.tolist(),
-                            found.filing_id.tolist(),
-                            [list(p) for p in found.pages],
-                            case.gold_chunk_ids,
-                            case.gold_filing_ids,
-                            case.gold_pages,
-                            depth,
-                        ),
-                    }
-                )
+    rows = list(search_runs(index_rows, retrievers, cases, vectors, settings.retrieval_depths))
     frame = pd.DataFrame(rows)
     return table_output(
         frame,
@@ -250,6 +222,54 @@ def reranked_retrievals(
             "rerank_p50_ms": float(np.percentile(frame.rerank_seconds, 50) * 1000) if len(frame) else 0.0,
         },
     )
+
+
+@dg.asset(
+    group_name="runs",
+    description="The noise band's replicas: the retrieval measurement repeated over indexes that differ only as a live "
+    "one would (settings noise_replicas; each leaves noise_companies_left_out companies' filings out, seeded, and "
+    "stores the rest in a seeded order, so ties break another way), on every answerable question of the companies "
+    "still in it; per replica, scope, retriever and depth, page hits there and in the measurement on the same "
+    "questions, and the difference in points.",
+)
+def retrieval_noise(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    embedder: EmbedderResource,
+    search_index: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    question_embeddings: pd.DataFrame,
+    gold_by_search_scope: pd.DataFrame,
+    retriever_rankings: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    checked_index(settings, embedder, search_index)  # an index built differently is refused, as the measurement does
+    answerable = cast(pd.DataFrame, golden_questions[golden_questions.expected_route == ANSWER])
+    vectors = dict(zip(answerable.question_id, question_vectors(question_embeddings, answerable.question_id)))
+    policy, runs, left_out = access_policy(settings), [], {}
+    for replica in range(settings.noise_replicas):
+        rows, left_out[replica] = perturbed_index(
+            search_index, settings.golden_seed * 1000 + replica, settings.noise_companies_left_out
+        )
+        dense = DenseIndex(np.stack(rows.embedding.to_numpy()), rows.filing_id.tolist())
+        kept = cast(pd.DataFrame, answerable[~answerable.cik.isin(left_out[replica])])
+        cases = scoped_cases(kept, gold_by_search_scope, searchable_filings(rows), policy, settings.search_scopes)
+        for run in search_runs(rows, searches(rows, dense, settings.rrf_k), cases, vectors, settings.retrieval_depths):
+            runs.append({"replica": replica, **{key: run[key] for key in NOISE_KEYS}})
+    measured = cast(pd.DataFrame, retriever_rankings[retriever_rankings.error.isna()])
+    deltas = replica_deltas(pd.DataFrame(runs, columns=["replica", *NOISE_KEYS]), measured)
+    if len(deltas):
+        deltas["left_out"] = deltas.replica.map(lambda replica: list(left_out[replica]))
+    return table_output(
+        deltas,
+        {
+            "replicas": settings.noise_replicas,
+            "left_out": dg.MetadataValue.json({str(r): companies for r, companies in left_out.items()}),
+            "largest_swing_points": float(deltas.delta_points.abs().max()) if len(deltas) else 0.0,
+        },
+    )
+
+
+NOISE_KEYS = ["question_id", "search_scope", "retriever", "k", "page_hit"]
 
 
 def generation_row(
@@ -489,6 +509,7 @@ def arm_outcomes(
 ASSETS = [
     answerer_retrievals,
     retriever_rankings,
+    retrieval_noise,
     reranked_retrievals,
     generations,
     reader_accuracy,

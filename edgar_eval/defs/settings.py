@@ -123,6 +123,10 @@ class EvalSettings(dg.ConfigurableResource):
     rerank_url: str = ""
     rerank_model: str = ""
     rerank_cuts: list[str] = ["30:15", "50:30"]
+    # the noise band: replicas of the retrieval measurement over indexes a live one could be (this many companies'
+    # filings left out, rows in another order); 0 replicas measures no band
+    noise_replicas: int = 5
+    noise_companies_left_out: int = 2
     golden_seed: int = 7
     golden_version: str = ""  # pin a frozen golden set by name; empty names it by its content hash
     tape_mode: str = "off"  # off | record | replay | fill: model calls through tapes/<corpus>/<model>/
@@ -155,6 +159,11 @@ class EvalSettings(dg.ConfigurableResource):
         if any(depth < 1 for depth in self.retrieval_depths):
             raise ValueError(f"retrieval_depths must be at least 1, got {self.retrieval_depths}")
         self.cuts()
+        if self.noise_replicas < 0 or self.noise_companies_left_out < 1:
+            raise ValueError(
+                f"noise_replicas {self.noise_replicas} and noise_companies_left_out {self.noise_companies_left_out}: "
+                "need noise_replicas >= 0 and noise_companies_left_out >= 1"
+            )
         self.reranker_adapter()
         unknown = [scope for scope in self.search_scopes if scope not in SEARCH_SCOPES]
         if unknown or not self.search_scopes:

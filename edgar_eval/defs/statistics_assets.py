@@ -14,6 +14,7 @@ from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.routes import NO_ANSWER
 from edgar_eval.evaluation import experiment
+from edgar_eval.evaluation.noise_band import noise_band
 from edgar_eval.evaluation.summaries import (
     SLICES,
     page_position,
@@ -320,6 +321,21 @@ def retrieval_metrics(
 
 @dg.asset(
     group_name="statistics",
+    description="The noise band of each retrieval figure: per search scope, retriever and depth, the lowest and "
+    "highest difference in page hit (points) that any replica's index made against the measurement on the same "
+    "questions. A comparison whose difference is inside the band is marked so in the report.",
+)
+def retrieval_noise_band(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    retrieval_noise: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    band = noise_band(retrieval_noise)
+    return table_output(band, {"head": table_head(band, ["search_scope", "retriever", "k", "band_low", "band_high"])})
+
+
+@dg.asset(
+    group_name="statistics",
     description="The rerank stage against the retriever's own order, paired on the same questions: per search scope "
     "and cut (candidates reranked, passages kept), page and chunk hits among the kept passages before and after the "
     "reranker, and the questions lost and gained.",
@@ -394,5 +410,6 @@ ASSETS = [
     retrieval_metrics,
     retrieval_scope_changes,
     rerank_metrics,
+    retrieval_noise_band,
     retrieval_slices,
 ]

@@ -8,9 +8,11 @@ from typing import cast
 
 import pandas as pd
 
+from edgar_eval.corpus.company_names import display_name
 from edgar_eval.corpus.frames import iter_groups
 from edgar_eval.domain.routes import ANSWER, ROUTES
 from edgar_eval.domain.versioning import content_version
+from edgar_eval.evaluation.noise_band import beyond_band
 from edgar_eval.evaluation.release import release_decision
 from edgar_eval.evaluation.release_fixture import fixture_summary
 from edgar_eval.evaluation.summaries import golden_mix
@@ -149,6 +151,8 @@ class ReportInputs:
     scope_gold: pd.DataFrame = field(default_factory=pd.DataFrame)  # gold_by_search_scope
     scope_changes: pd.DataFrame = field(default_factory=pd.DataFrame)  # retrieval_scope_changes
     rerank: pd.DataFrame = field(default_factory=pd.DataFrame)  # rerank_metrics
+    noise_band: pd.DataFrame = field(default_factory=pd.DataFrame)  # retrieval_noise_band
+    noise: pd.DataFrame = field(default_factory=pd.DataFrame)  # retrieval_noise: the replicas
 
 
 @dataclass(frozen=True)
@@ -159,10 +163,57 @@ class RenderedReport:
     receipt: dict
 
 
+def _bands(inputs: ReportInputs) -> dict[tuple[str, str, int], tuple[float, float]]:
+    """The noise band per (scope, retriever, K), in points."""
+    band = inputs.noise_band
+    if band.empty:
+        return {}
+    return {
+        (str(s), str(r), int(k)): (float(lo), float(hi))
+        for s, r, k, lo, hi in zip(band.search_scope, band.retriever, band.k, band.band_low, band.band_high)
+    }
+
+
+def _band_words(band: tuple[float, float] | None) -> str:
+    return "not measured" if band is None else f"{band[0]:+.1f} to {band[1]:+.1f} points"
+
+
+def noise_tables(inputs: ReportInputs) -> list[ReportTable]:
+    """Which companies each replica of the noise band left out of its index."""
+    noise = inputs.noise
+    if noise.empty:
+        return []
+    names = {cik: display_name(company) for cik, company in zip(inputs.filings.cik, inputs.filings.company)}
+    replicas = noise.drop_duplicates("replica").sort_values("replica")
+    table = pd.DataFrame(
+        {
+            "replica": replicas.replica,
+            "companies left out of the index": [
+                ", ".join(md_cell(names.get(cik, cik)) for cik in left) for left in replicas.left_out
+            ],
+            "answerable questions still measured (most, any scope)": [
+                int(noise[noise.replica == replica].questions.max()) for replica in replicas.replica
+            ],
+        }
+    )
+    return [
+        ReportTable(
+            "Noise band: what a live index changes",
+            table,
+            Provenance("retrieval_noise", content_version(noise), "retriever_rankings over search_index"),
+            note="Each replica repeats the retrieval measurement over an index a live one could be: a few companies' "
+            "filings left out (this corpus has no spare filings to add, so only removal is measured) and the rest "
+            "stored in another order. Its page hit is compared with the measurement's on the same questions, so the "
+            "band (Retrieval, last column) is the index's effect alone. A difference inside the band is not evidence "
+            "that either figure is better.",
+        )
+    ]
+
+
 def scope_tables(inputs: ReportInputs) -> list[ReportTable]:
     """How many answerable questions each wider search scope measures and why the others are not, and what widening
     costs on the questions measured in both scopes."""
-    gold, changes = inputs.scope_gold, inputs.scope_changes
+    gold, changes, bands = inputs.scope_gold, inputs.scope_changes, _bands(inputs)
     if gold.empty:
         return []
     answerable = int((inputs.golden.expected_route == ANSWER).sum())
@@ -221,6 +272,24 @@ def scope_tables(inputs: ReportInputs) -> list[ReportTable]:
                         ],
                         "found in company_year only": changes.lost,
                         "found in the wider scope only": changes.gained,
+                        "beyond the noise band": [
+                            "not measured"
+                            if not bands
+                            else "yes"
+                            if beyond_band(
+                                100 * (w - c) / n,
+                                [b for b in (bands.get((COMPANY_YEAR, r, k)), bands.get((s, r, k))) if b is not None],
+                            )
+                            else "no (inside)"
+                            for s, r, k, w, c, n in zip(
+                                changes.search_scope,
+                                changes.retriever,
+                                changes.k,
+                                changes.wide_page_hits,
+                                changes.narrow_page_hits,
+                                changes.questions,
+                            )
+                        ],
                     }
                 ),
                 Provenance("retrieval_scope_changes", content_version(changes), "retriever_rankings"),
@@ -650,6 +719,10 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
             "MRR": [f"{v:.3f}" for v in retrieval.rr],
             "nDCG@10": [f"{v:.3f}" for v in retrieval.ndcg10],
             "errors": retrieval.errors,
+            "noise band": [
+                _band_words(_bands(inputs).get((str(s), str(r), int(k))))
+                for s, r, k in zip(retrieval.search_scope, retrieval.retriever, retrieval.k)
+            ],
         }
     )
     depths = sorted(retrieval.k.unique())
@@ -729,6 +802,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
             if gain_rows
             else []
         ),
+        *noise_tables(inputs),
         *scope_tables(inputs),
         *rerank_tables(inputs),
         *(

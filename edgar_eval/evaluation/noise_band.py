@@ -1,0 +1,89 @@
+"""The noise band: how far a retrieval figure moves when only what a live index changes does.
+
+A live index is never the one measured: other companies' filings come and go (BM25's statistics and the corpus
+scope's distractors move with them) and rows are stored in another order (ties are broken another way). Each replica
+leaves a few companies' filings out of the index (seeded; this corpus has no spare filings to add, so the band is
+measured by removal only) and stores the rest in a seeded order, then searches every answerable question of the
+companies still in it exactly as the measurement does. Its figure is compared with the measurement's on the same
+questions, so the band holds the index's effect alone, not the change of question set: a difference between two runs
+inside the band is not evidence that either is better.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from typing import cast
+
+import numpy as np
+import pandas as pd
+
+from edgar_eval.corpus.frames import iter_groups
+
+BAND_COLUMNS = ["search_scope", "retriever", "k", "replicas", "questions", "band_low", "band_high"]
+
+
+def perturbed_index(index_rows: pd.DataFrame, seed: int, companies_left_out: int) -> tuple[pd.DataFrame, list[str]]:
+    """The index without `companies_left_out` companies' filings (seeded; at most a quarter of the companies, and at
+    least one while two or more are indexed, so most questions are still measured), its rows in a seeded order; and
+    the companies left out."""
+    companies = sorted(index_rows.cik.unique())
+    most = max(len(companies) // 4, 1) if len(companies) > 1 else 0
+    left_out = sorted(random.Random(seed).sample(companies, min(companies_left_out, most)))
+    kept = cast(pd.DataFrame, index_rows[~index_rows.cik.isin(left_out)])
+    order = np.random.default_rng(seed).permutation(len(kept))
+    return kept.iloc[order].reset_index(drop=True), left_out
+
+
+def replica_deltas(replica_runs: pd.DataFrame, measured_runs: pd.DataFrame) -> pd.DataFrame:
+    """Per replica, scope, retriever and depth: page hits in the replica and in the measurement over the same
+    questions (those the replica searched), and the difference in points."""
+    keys = ["question_id", "search_scope", "retriever", "k"]
+    measured = cast(pd.DataFrame, measured_runs[keys + ["page_hit"]]).rename(columns={"page_hit": "measured_hit"})
+    paired = replica_runs.merge(measured, on=keys, how="inner", validate="many_to_one")
+    rows = []
+    groups = paired.groupby(["replica", "search_scope", "retriever", "k"], sort=True)
+    for (replica, scope, retriever, depth), group in iter_groups(groups):
+        n = len(group)
+        replica_hits, measured_hits = int(group.page_hit.sum()), int(group.measured_hit.sum())
+        rows.append(
+            {
+                "replica": int(replica),
+                "search_scope": scope,
+                "retriever": retriever,
+                "k": int(depth),
+                "questions": n,
+                "replica_page_hits": replica_hits,
+                "measured_page_hits": measured_hits,
+                "delta_points": 100.0 * (replica_hits - measured_hits) / n if n else 0.0,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def noise_band(deltas: pd.DataFrame) -> pd.DataFrame:
+    """Per scope, retriever and depth: the lowest and highest difference any replica made, in points (0 when none
+    moved), over how many replicas and (the fewest) questions."""
+    rows = []
+    if deltas.empty:
+        return pd.DataFrame(rows, columns=BAND_COLUMNS)
+    for (scope, retriever, depth), group in iter_groups(deltas.groupby(["search_scope", "retriever", "k"], sort=True)):
+        rows.append(
+            {
+                "search_scope": scope,
+                "retriever": retriever,
+                "k": int(depth),
+                "replicas": int(group.replica.nunique()),
+                "questions": int(group.questions.min()),
+                "band_low": min(float(group.delta_points.min()), 0.0),
+                "band_high": max(float(group.delta_points.max()), 0.0),
+            }
+        )
+    return pd.DataFrame(rows, columns=BAND_COLUMNS)
+
+
+def beyond_band(change_points: float, bands: Iterable[tuple[float, float]]) -> bool:
+    """Whether a difference between two figures is larger than the noise of either: beyond the widest swing any
+    replica made of the figures it compares."""
+    widest = max((max(abs(low), abs(high)) for low, high in bands), default=0.0)
+    return abs(change_points) > widest
