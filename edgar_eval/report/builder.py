@@ -272,7 +272,7 @@ def scope_tables(inputs: ReportInputs) -> list[ReportTable]:
                         ],
                         "found in company_year only": changes.lost,
                         "found in the wider scope only": changes.gained,
-                        "beyond the noise band": [
+                        "beyond the index noise band": [
                             "not measured"
                             if not bands
                             else "yes"
@@ -294,7 +294,9 @@ def scope_tables(inputs: ReportInputs) -> list[ReportTable]:
                 ),
                 Provenance("retrieval_scope_changes", content_version(changes), "retriever_rankings"),
                 note="The same questions searched in the answerer's scope and in a wider one, so the change is the "
-                "scope's and not a change of questions.",
+                "scope's and not a change of questions. Beyond the index noise band: larger than any swing a replica "
+                "of either figure made (see the noise band); that is not significance, since a change of a few "
+                "questions can still lie within the questions' own sampling error (the Wilson intervals above).",
             )
         )
     return tables
