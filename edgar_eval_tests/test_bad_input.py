@@ -145,6 +145,8 @@ def test_a_bad_search_scope_reranker_or_rerank_cut_is_refused_in_one_line(tmp_pa
         EvalSettings(**base, reranker="cross").reranker_adapter()
     with pytest.raises(ValueError, match="reranker 'endpoint' needs rerank_url"):
         EvalSettings(**base, reranker="endpoint").reranker_adapter()
+    with pytest.raises(ValueError, match="rerank url must be an http"):
+        EvalSettings(**base, reranker="endpoint", rerank_url="localhost:8080").check_reranker()
     with pytest.raises(ValueError, match="rerank_cuts: '30-15' is not \"candidates:kept\""):
         EvalSettings(**base, rerank_cuts=["30-15"]).cuts()
     with pytest.raises(ValueError, match="needs candidates among retrieval_depths"):

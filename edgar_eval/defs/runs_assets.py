@@ -10,6 +10,7 @@ import dagster as dg
 import numpy as np
 import pandas as pd
 
+from edgar_eval.adapters.rerank_http import HttpReranker
 from edgar_eval.answering.answerer import (
     ANSWERED,
     ExtractiveGenerator,
@@ -29,6 +30,7 @@ from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.route_assets import access_policy
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
 from edgar_eval.domain.generation import Generation, GenerationRequest
+from edgar_eval.domain.ports import Reranker
 from edgar_eval.domain.routes import ANSWER, NO_ANSWER
 from edgar_eval.evaluation.abstention import arm_outcomes as mask_arms
 from edgar_eval.evaluation.abstention import cross_fit
@@ -174,11 +176,36 @@ def reranked_retrievals(
             golden_questions, gold_by_search_scope, searchable, access_policy(settings), settings.search_scopes
         )
     }
-    ranked = retriever_rankings[
-        (retriever_rankings.retriever == settings.answer_retriever)
-        & (retriever_rankings.expected_route == ANSWER)
-        & retriever_rankings.error.isna()
-    ]
+    ranked = cast(
+        pd.DataFrame,
+        retriever_rankings[
+            (retriever_rankings.retriever == settings.answer_retriever)
+            & (retriever_rankings.expected_route == ANSWER)
+            & retriever_rankings.error.isna()
+        ],
+    )
+    try:
+        rows = _rerank_cuts(settings, reranker, ranked, chunks, cases)
+    finally:
+        if isinstance(reranker, HttpReranker):  # its connection pool
+            reranker.close()
+    frame = pd.DataFrame(rows)
+    return table_output(
+        frame,
+        {
+            "reranker": reranker.reranker_id,
+            "cuts": ", ".join(settings.rerank_cuts),
+            "questions": int(frame.question_id.nunique()) if len(frame) else 0,
+            "rerank_p50_ms": float(np.percentile(frame.rerank_seconds, 50) * 1000) if len(frame) else 0.0,
+        },
+    )
+
+
+def _rerank_cuts(
+    settings: EvalSettings, reranker: Reranker, ranked: pd.DataFrame, chunks: pd.DataFrame, cases: dict
+) -> list[dict]:
+    """Each rerank cut over the answerer's retriever's runs of answerable questions (`ranked`): the kept passages and
+    their hits before (the retriever's first ones) and after the reranker, and its wall time."""
     rows = []
     for candidates, kept in settings.cuts():
         for run in iter_rows(cast(pd.DataFrame, ranked[ranked.k == candidates])):
@@ -212,16 +239,7 @@ def reranked_retrievals(
                     "rerank_seconds": seconds,
                 }
             )
-    frame = pd.DataFrame(rows)
-    return table_output(
-        frame,
-        {
-            "reranker": reranker.reranker_id,
-            "cuts": ", ".join(settings.rerank_cuts),
-            "questions": int(frame.question_id.nunique()) if len(frame) else 0,
-            "rerank_p50_ms": float(np.percentile(frame.rerank_seconds, 50) * 1000) if len(frame) else 0.0,
-        },
-    )
+    return rows
 
 
 @dg.asset(

@@ -15,7 +15,7 @@ from edgar_eval.adapters.chat_generator import ExternalRagGenerator, OpenAICompa
 from edgar_eval.adapters.embedders import MiniLMEmbedder
 from edgar_eval.adapters.openai_embeddings import BASE_URL_ENV, MODEL_ENV, OpenAICompatibleEmbedder
 from edgar_eval.adapters.parquet_store import Location, ParquetStore, location
-from edgar_eval.adapters.rerank_http import HttpReranker
+from edgar_eval.adapters.rerank_http import HttpReranker, rerank_url
 from edgar_eval.adapters.tape import TAPE_MODES, Tape
 from edgar_eval.answering.answerer import ExtractiveGenerator, TableReaderGenerator
 from edgar_eval.answering.rerank import LexicalFigureReranker
@@ -159,12 +159,12 @@ class EvalSettings(dg.ConfigurableResource):
         if any(depth < 1 for depth in self.retrieval_depths):
             raise ValueError(f"retrieval_depths must be at least 1, got {self.retrieval_depths}")
         self.cuts()
+        self.check_reranker()
         if self.noise_replicas < 0 or self.noise_companies_left_out < 1:
             raise ValueError(
                 f"noise_replicas {self.noise_replicas} and noise_companies_left_out {self.noise_companies_left_out}: "
                 "need noise_replicas >= 0 and noise_companies_left_out >= 1"
             )
-        self.reranker_adapter()
         unknown = [scope for scope in self.search_scopes if scope not in SEARCH_SCOPES]
         if unknown or not self.search_scopes:
             raise ValueError(f"search_scopes {self.search_scopes}: choose one or more of {', '.join(SEARCH_SCOPES)}")
@@ -194,15 +194,21 @@ class EvalSettings(dg.ConfigurableResource):
             found.append((candidates, kept))
         return found
 
-    def reranker_adapter(self) -> Reranker:
-        """The configured reranker, refused in one line when unknown or when an endpoint has no URL."""
-        if self.reranker == "lexical":
-            return LexicalFigureReranker()
+    def check_reranker(self) -> None:
+        """Refuse an unknown reranker, or an endpoint without an http(s) URL, in one line (connecting to nothing)."""
+        if self.reranker not in RERANKERS:
+            raise ValueError(f"unknown reranker {self.reranker!r}; choose one of {', '.join(RERANKERS)}")
         if self.reranker == "endpoint":
             if not self.rerank_url:
                 raise ValueError("reranker 'endpoint' needs rerank_url (a server with a /rerank endpoint)")
+            rerank_url(self.rerank_url)
+
+    def reranker_adapter(self) -> Reranker:
+        """The configured reranker (an endpoint's client holds a connection pool: close it after use)."""
+        self.check_reranker()
+        if self.reranker == "endpoint":
             return HttpReranker(self.rerank_url, self.rerank_model)
-        raise ValueError(f"unknown reranker {self.reranker!r}; choose one of {', '.join(RERANKERS)}")
+        return LexicalFigureReranker()
 
     def answer_search(self) -> str:
         """The answerer's retriever, refused in one line when it is not one of the three."""
