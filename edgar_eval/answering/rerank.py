@@ -65,3 +65,6 @@ class LexicalFigureReranker:
         scores = [lexical_score(stems, years, text) for text in documents]
         order = sorted(range(len(documents)), key=lambda i: (-scores[i], i))[: max(top_n, 0)]
         return [Reranked(index=i, relevance_score=scores[i]) for i in order]
+
+    def close(self) -> None:
+        """Holds nothing to release."""

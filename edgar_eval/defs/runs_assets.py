@@ -10,7 +10,6 @@ import dagster as dg
 import numpy as np
 import pandas as pd
 
-from edgar_eval.adapters.rerank_http import HttpReranker
 from edgar_eval.answering.answerer import (
     ANSWERED,
     ExtractiveGenerator,
@@ -187,8 +186,7 @@ def reranked_retrievals(
     try:
         rows = _rerank_cuts(settings, reranker, ranked, chunks, cases)
     finally:
-        if isinstance(reranker, HttpReranker):  # its connection pool
-            reranker.close()
+        reranker.close()
     frame = pd.DataFrame(rows)
     return table_output(
         frame,
@@ -216,11 +214,10 @@ def _rerank_cuts(
             seconds = time.perf_counter() - started
             hits = {}
             for when, chosen in (("before", found[:kept]), ("after", order)):
-                rows_of = chunks.loc[chosen]
                 record = hit_record(
                     chosen,
-                    rows_of.filing_id.tolist(),
-                    [list(p) for p in rows_of.pages],
+                    chunks.filing_id.loc[chosen].tolist(),
+                    [list(p) for p in chunks.pages.loc[chosen]],
                     case.gold_chunk_ids,
                     case.gold_filing_ids,
                     case.gold_pages,

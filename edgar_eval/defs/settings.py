@@ -204,7 +204,7 @@ class EvalSettings(dg.ConfigurableResource):
             rerank_url(self.rerank_url)
 
     def reranker_adapter(self) -> Reranker:
-        """The configured reranker (an endpoint's client holds a connection pool: close it after use)."""
+        """The configured reranker (close it after use: an endpoint's client holds a connection pool)."""
         self.check_reranker()
         if self.reranker == "endpoint":
             return HttpReranker(self.rerank_url, self.rerank_model)

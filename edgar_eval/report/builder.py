@@ -174,6 +174,11 @@ def _bands(inputs: ReportInputs) -> dict[tuple[str, str, int], tuple[float, floa
     }
 
 
+def _hits_cell(hits: int, questions: int) -> str:
+    """A page hit count as the report prints it: the share and the count, "93.5% (303/324)"."""
+    return f"{percent(hits / questions)} ({_ratio(hits, questions)})"
+
+
 def _band_words(band: tuple[float, float] | None) -> str:
     return "not measured" if band is None else f"{band[0]:+.1f} to {band[1]:+.1f} points"
 
@@ -258,14 +263,8 @@ def scope_tables(inputs: ReportInputs) -> list[ReportTable]:
                         "retriever": changes.retriever,
                         "K": changes.k,
                         "questions in both": changes.questions,
-                        "page hit, company_year": [
-                            f"{percent(k / n)} ({_ratio(k, n)})"
-                            for k, n in zip(changes.narrow_page_hits, changes.questions)
-                        ],
-                        "page hit, wider": [
-                            f"{percent(k / n)} ({_ratio(k, n)})"
-                            for k, n in zip(changes.wide_page_hits, changes.questions)
-                        ],
+                        "page hit, company_year": list(map(_hits_cell, changes.narrow_page_hits, changes.questions)),
+                        "page hit, wider": list(map(_hits_cell, changes.wide_page_hits, changes.questions)),
                         "change": [
                             f"{100 * (w - c) / n:+.1f} points"
                             for w, c, n in zip(changes.wide_page_hits, changes.narrow_page_hits, changes.questions)
@@ -308,16 +307,13 @@ def rerank_tables(inputs: ReportInputs) -> list[ReportTable]:
     if rerank.empty:
         return []
 
-    def rate(hits, n):
-        return [f"{percent(k / q)} ({_ratio(k, q)})" for k, q in zip(hits, n)]
-
     table = pd.DataFrame(
         {
             "scope": rerank.search_scope,
             "candidates": [f"{r} top {c}" for r, c in zip(rerank.retriever, rerank.candidates)],
             "kept": rerank.kept,
-            "page hit, retriever's order": rate(rerank.page_hits_before, rerank.questions),
-            "page hit, reranked": rate(rerank.page_hits_after, rerank.questions),
+            "page hit, retriever's order": list(map(_hits_cell, rerank.page_hits_before, rerank.questions)),
+            "page hit, reranked": list(map(_hits_cell, rerank.page_hits_after, rerank.questions)),
             "change": [
                 f"{100 * (a - b) / n:+.1f} points"
                 for a, b, n in zip(rerank.page_hits_after, rerank.page_hits_before, rerank.questions)
@@ -699,6 +695,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
             "sha256": filings.sha256,
         }
     )
+    bands = _bands(inputs)
     retrieval_table = pd.DataFrame(
         {
             "scope": retrieval.search_scope,
@@ -722,7 +719,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
             "nDCG@10": [f"{v:.3f}" for v in retrieval.ndcg10],
             "errors": retrieval.errors,
             "noise band": [
-                _band_words(_bands(inputs).get((str(s), str(r), int(k))))
+                _band_words(bands.get((str(s), str(r), int(k))))
                 for s, r, k in zip(retrieval.search_scope, retrieval.retriever, retrieval.k)
             ],
         }
