@@ -10,7 +10,14 @@ import sys
 import time
 from pathlib import Path
 
-from edgar_eval.defs.settings import CORPUS_DIR_ENV, CORPUS_NAME_ENV, PARALLEL_ENV, PROPOSALS_ENV, project_home
+from edgar_eval.defs.settings import (
+    CORPUS_DIR_ENV,
+    CORPUS_NAME_ENV,
+    PARALLEL_ENV,
+    PROPOSALS_ENV,
+    SETTINGS_FILE_ENV,
+    project_home,
+)
 
 
 def _ensure_dagster_home() -> Path:
@@ -19,8 +26,11 @@ def _ensure_dagster_home() -> Path:
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
     if not config.exists():
-        # An evaluation harness should not phone home; users can turn telemetry back on here.
-        config.write_text("telemetry:\n  enabled: false\n")
+        # An evaluation harness should not phone home; users can turn telemetry back on here. A step's worker process
+        # logs its start through the instance's Python log level, not the run's console logger (the multiprocess
+        # executor's context-free log manager), so DEBUG there would echo a line per step; Dagster's own events are
+        # stored whatever the level, and INFO keeps every message an asset logs.
+        config.write_text("telemetry:\n  enabled: false\npython_logs:\n  python_log_level: INFO\n")
     os.environ["DAGSTER_HOME"] = str(home)
     from edgar_eval.defs.executors import silence_dagster_notices
 
@@ -35,6 +45,8 @@ def _configure(args: argparse.Namespace) -> None:
         os.environ[CORPUS_NAME_ENV] = args.name
     if getattr(args, "parallel", None) is not None:
         os.environ[PARALLEL_ENV] = str(args.parallel)
+    if getattr(args, "settings", None):
+        os.environ[SETTINGS_FILE_ENV] = str(Path(args.settings).resolve())
     if getattr(args, "proposals", None):
         os.environ[PROPOSALS_ENV] = os.pathsep.join(str(Path(p).resolve()) for p in args.proposals)
 
@@ -214,6 +226,56 @@ def readme(args: argparse.Namespace) -> int:
     return 0
 
 
+def compare(args: argparse.Namespace) -> int:
+    """Two runs' reports folders compared (evaluation.run_comparison); the report to --out or stdout."""
+    from edgar_eval.evaluation.run_comparison import (
+        OUTCOMES_FILE,
+        RECEIPT_FILE,
+        ComparisonError,
+        check_golden,
+        compared_figures,
+        pairing,
+        read_run,
+        receipt_differences,
+    )
+    from edgar_eval.report.comparison import comparison_markdown
+
+    try:
+        runs = []
+        for folder in (Path(args.run_a), Path(args.run_b)):
+            texts = []
+            for name in (RECEIPT_FILE, OUTCOMES_FILE):
+                try:
+                    texts.append((folder / name).read_text(encoding="utf-8"))
+                except OSError as exc:
+                    raise ComparisonError(
+                        f"{folder / name}: {exc.strerror or exc} (a run's reports folder holds both; "
+                        "runs made before compare existed need one more run)"
+                    ) from None
+            runs.append(read_run(folder.as_posix(), *texts))  # named as given: two runs' folders may share a name
+        first, second = runs
+        golden_note = check_golden(first, second, args.allow_golden_change)
+    except ComparisonError as exc:
+        print(f"edgar-eval compare: {exc}", file=sys.stderr)
+        return 2
+    report = comparison_markdown(
+        first,
+        second,
+        receipt_differences(first.receipt, second.receipt),
+        pairing(first, second),
+        golden_note,
+        compared_figures(first, second),
+    )
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(report, encoding="utf-8")
+        print(f"comparison: {out}")
+    else:
+        sys.stdout.write(report)
+    return 0
+
+
 def demo_corpus(args: argparse.Namespace) -> int:
     from edgar_eval.adapters.local_corpus import write_demo_corpus
 
@@ -241,6 +303,12 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--name", help=f"corpus name for data/ and reports/ (default: the folder name; env {CORPUS_NAME_ENV})"
         )
+    run_parser.add_argument(
+        "--settings",
+        metavar="TOML",
+        help="a file of run parameters named as the settings are, such as chunk_size = 600 (env "
+        f"{SETTINGS_FILE_ENV}); pair it with EDGAR_EVAL_DATA and EDGAR_EVAL_REPORTS to keep the run beside others",
+    )
     run_parser.add_argument(
         "--rerun",
         action="store_true",
@@ -271,6 +339,19 @@ def build_parser() -> argparse.ArgumentParser:
     fetch_parser.add_argument(
         "--email", help="contact email for SEC's User-Agent (or env EDGAR_EVAL_CONTACT_EMAIL); required"
     )
+    compare_parser = commands.add_parser(
+        "compare",
+        help="compare two runs, question by question, from their reports folders (receipt.json and outcomes.json)",
+    )
+    compare_parser.add_argument("run_a", help="the first run's reports folder, such as reports/edgar")
+    compare_parser.add_argument("run_b", help="the second run's reports folder")
+    compare_parser.add_argument(
+        "--allow-golden-change",
+        action="store_true",
+        help="compare runs on different golden versions (as two chunkings are), pairing the questions set with the "
+        "same gold in both",
+    )
+    compare_parser.add_argument("--out", help="write the comparison report here (default: print it)")
     commands.add_parser("readme", help="rewrite the README's figures block from the committed reports")
     demo_parser = commands.add_parser("demo-corpus", help="write the generated demo corpus into a folder")
     demo_parser.add_argument("folder")
@@ -284,6 +365,7 @@ def main(argv: list[str] | None = None) -> int:
         "partitions": partitions,
         "baseline": baseline,
         "readme": readme,
+        "compare": compare,
         "fetch": fetch,
         "demo-corpus": demo_corpus,
     }[args.command](args)

@@ -114,6 +114,39 @@ def test_a_misspelled_setting_is_refused_before_any_partition_runs(home, variabl
     assert not (home / "data" / "demo" / "filings").exists()  # nothing ran
 
 
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("chunk_sizes = 600\n", "chunk_sizes is not a run parameter"),
+        ("data_dir = '/elsewhere'\n", "data_dir is not a run parameter (locations have their own options)"),
+        ("chunk_size = 'big'\n", "settings chunk_size: Input should be a valid integer"),
+        ("chunk_size = 600\nchunk_overlap = 600\n", "need chunk_size > chunk_overlap"),
+        ("chunk_size = \n", "is not TOML"),
+        (None, "No such file or directory"),
+    ],
+    ids=["unknown key", "a location", "wrong type", "a bad combination", "not TOML", "missing"],
+)
+def test_a_bad_settings_file_is_refused_in_one_line_before_any_partition_runs(home, content, expected):
+    settings = home / "experiment.toml"
+    if content is not None:
+        settings.write_text(content)
+    result = _cli(home, "run", "--settings", str(settings))
+    assert result.returncode == 2
+    line = _one_line_no_traceback(result)
+    assert line.startswith("edgar-eval: ") and expected in line
+    assert not (home / "data" / "demo" / "filings").exists()
+
+
+def test_a_settings_file_sets_the_runs_parameters(monkeypatch, tmp_path):
+    from edgar_eval.defs.settings import SETTINGS_FILE_ENV, EvalSettings
+
+    (tmp_path / "experiment.toml").write_text("chunk_size = 600\nchunk_overlap = 100\nsearch_scopes = ['corpus']\n")
+    monkeypatch.setenv(SETTINGS_FILE_ENV, str(tmp_path / "experiment.toml"))
+    settings = EvalSettings.from_env()
+    assert (settings.chunk_size, settings.chunk_overlap, settings.search_scopes) == (600, 100, ["corpus"])
+    assert settings.fingerprint("e").chunk_size == 600, "the index is built, and checked, at the file's size"
+
+
 @pytest.mark.parametrize("side_by_side", [(), ("--parallel", "2")], ids=["one run at a time", "two at once"])
 def test_ctrl_c_stops_the_run_writes_no_report_and_exits_130(home, side_by_side):
     corpus = home / "corpus"
@@ -194,3 +227,34 @@ def test_partitions_adds_the_folders_filings_to_the_run_history(home):
     refused = _cli(home, "partitions", "--corpus", str(empty), "--name", "x")
     assert refused.returncode == 2
     assert _one_line_no_traceback(refused) == f"edgar-eval: corpus folder {empty} holds no .htm filing"
+
+
+def test_a_new_run_history_echoes_no_step_worker_debug_lines_and_keeps_every_event(tmp_path, monkeypatch):
+    """The step worker's start is logged through the instance's Python log level (Dagster's context-free log
+    manager), not the run's console logger: the home the CLI makes sets it to INFO, so the console logger drops the
+    DEBUG line while the event log keeps every Dagster event and every message an asset logs at INFO."""
+    import logging
+
+    from dagster._loggers import default_system_loggers
+
+    from edgar_eval.cli import _ensure_dagster_home
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    _ensure_dagster_home()
+
+    @dg.asset
+    def noted(context: dg.AssetExecutionContext) -> int:
+        context.log.info("an asset's own message")
+        return 1
+
+    with dg.DagsterInstance.from_config(str(tmp_path / "home")) as instance:
+        assert instance.python_log_level == "INFO"
+        console = default_system_loggers(instance)[0][1]
+        assert logging.getLevelName(str(console["log_level"])) > logging.DEBUG, "the step worker's DEBUG line is dropped"
+        result = dg.materialize([noted], instance=instance)
+        logs = instance.all_logs(result.run_id)
+    assert "an asset's own message" in [entry.user_message for entry in logs]
+    stored = {entry.dagster_event.event_type_value for entry in logs if entry.dagster_event is not None}
+    assert {"STEP_START", "ASSET_MATERIALIZATION", "STEP_SUCCESS", "PIPELINE_SUCCESS"} <= stored, (
+        "DEBUG events are kept"
+    )

@@ -39,6 +39,19 @@ GRAPH = {
         "runs",
         {"retriever_rankings", "search_index", "golden_questions", "gold_by_search_scope"},
     ),
+    "expanded_retrievals": (
+        "runs",
+        {
+            "retriever_rankings",
+            "reranked_retrievals",
+            "search_index",
+            "golden_questions",
+            "gold_by_search_scope",
+            "filings",
+            "filing_text",
+        },
+    ),
+    "expansion_metrics": ("statistics", {"expanded_retrievals"}),
     "generations": ("runs", {"answerer_retrievals", "golden_questions", "search_index"}),
     "abstention_scores": (
         "runs",
@@ -53,7 +66,10 @@ GRAPH = {
     "abstention_quality": ("statistics", {"abstention_scores", "arm_outcomes"}),
     "abstention_quality_by_kind": ("statistics", {"abstention_scores", "golden_questions"}),
     "abstention_comparisons": ("statistics", {"abstention_scores"}),
-    "stage_latency": ("statistics", {"answerer_retrievals", "abstention_scores", "generations", "reranked_retrievals"}),
+    "stage_latency": (
+        "statistics",
+        {"answerer_retrievals", "abstention_scores", "generations", "reranked_retrievals", "expanded_retrievals"},
+    ),
     "rerank_metrics": ("statistics", {"reranked_retrievals"}),
     "retrieval_noise": (
         "runs",
@@ -84,6 +100,8 @@ GRAPH = {
             "retrieval_slices",
             "retrieval_scope_changes",
             "rerank_metrics",
+            "expansion_metrics",
+            "retriever_rankings",
             "retrieval_noise_band",
             "retrieval_noise",
             "gold_by_search_scope",

@@ -1,5 +1,5 @@
-"""Report group: reports/<corpus>/report.md and report.html, receipt.json, and timings.md, built only from the assets
-above."""
+"""Report group: reports/<corpus>/report.md and report.html, receipt.json, outcomes.json (per question, for
+`edgar-eval compare`) and timings.md, built only from the assets above."""
 
 import functools
 import hashlib
@@ -16,8 +16,9 @@ from edgar_eval.adapters.files import replace_file
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.settings import EvalSettings
-from edgar_eval.defs.statistics_assets import read_protocol
+from edgar_eval.defs.statistics_assets import chosen_interval, read_protocol
 from edgar_eval.evaluation.experiment import risk_coverage_curves
+from edgar_eval.evaluation.run_comparison import OUTCOMES_FILE, outcomes_json, run_outcomes
 from edgar_eval.report.builder import ReportInputs, build_report
 
 # The corpus tables the report reads only to name the filings it covers and those it left out (and why).
@@ -39,10 +40,14 @@ def code_version() -> str:
         "rejections": dg.AssetIn("golden_rejections", metadata=columns_of("kind", "rule")),
         "case_receipts": dg.AssetIn(metadata=columns_of("expected_route", "result", "override_status", "final_result")),
         **{table: _CURRENCY_ONLY for table in ("filing_text", "xbrl_facts", "sections", "chunks", "chunk_embeddings")},
+        "retriever_rankings": dg.AssetIn(
+            metadata=columns_of("question_id", "search_scope", "retriever", "k", "page_hit", "error")
+        ),
     },
     group_name="report",
     description="`reports/<corpus>/report.md` and `report.html` (with the arm bar chart and the risk-coverage plot), "
-    "receipt.json and timings.md, built only from the assets above; each table names the asset and data version it "
+    "receipt.json, outcomes.json (each question's outcomes, what `edgar-eval compare` pairs) and timings.md, built "
+    "only from the assets above; each table names the asset and data version it "
     "came from.",
 )
 def report(
@@ -61,6 +66,7 @@ def report(
     retrieval_slices: pd.DataFrame,
     retrieval_scope_changes: pd.DataFrame,
     rerank_metrics: pd.DataFrame,
+    expansion_metrics: pd.DataFrame,
     retrieval_noise_band: pd.DataFrame,
     retrieval_noise: pd.DataFrame,
     gold_by_search_scope: pd.DataFrame,
@@ -88,6 +94,7 @@ def report(
     release_checks: pd.DataFrame,
     case_receipts: pd.DataFrame,
     release_fixture_results: pd.DataFrame,
+    retriever_rankings: pd.DataFrame,
 ) -> dg.MaterializeResult:
     keys, left_out = current_partitions(filings, (filing_text, xbrl_facts, sections, chunks, chunk_embeddings))
     protocol, _ = read_protocol(settings)
@@ -104,6 +111,8 @@ def report(
             slices=retrieval_slices,
             scope_changes=retrieval_scope_changes,
             rerank=rerank_metrics,
+            expansion=expansion_metrics,
+            expansion_rows=settings.table_expansion_rows,
             noise_band=retrieval_noise_band,
             noise=retrieval_noise,
             scope_gold=gold_by_search_scope,
@@ -139,6 +148,7 @@ def report(
                 "search_scopes": settings.search_scopes,
                 "reranker": settings.reranker,
                 "rerank_cuts": settings.rerank_cuts,
+                "table_expansion_rows": settings.table_expansion_rows,
                 "noise_replicas": settings.noise_replicas,
                 "noise_companies_left_out": settings.noise_companies_left_out,
                 "rrf_k": settings.rrf_k,
@@ -146,6 +156,19 @@ def report(
                 "code_version": code_version(),
             },
         )
+    )
+    # what `edgar-eval compare` pairs with another run: per question, no filing text, so it is committed too
+    per_question = run_outcomes(
+        golden_questions,
+        gold_by_search_scope,
+        retriever_rankings,
+        arm_outcomes,
+        retrieval_noise_band,
+        {
+            "confidence": protocol.confidence,
+            "power": protocol.power,
+            "interval_method": chosen_interval(interval_coverage),
+        },
     )
     folder = settings.report_dir()
     changed = {
@@ -155,6 +178,7 @@ def report(
             ("report.html", rendered.html),
             ("timings.md", rendered.timings),
             ("receipt.json", json.dumps(rendered.receipt, indent=2, sort_keys=True) + "\n"),
+            (OUTCOMES_FILE, outcomes_json(per_question)),
         )
     }
     return dg.MaterializeResult(

@@ -4,6 +4,7 @@ outcomes."""
 import json
 import random
 import time
+from collections.abc import Iterator
 from typing import cast
 
 import dagster as dg
@@ -26,6 +27,7 @@ from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.defs.common import checked_index, question_vectors, table_head, table_output
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
+from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.route_assets import access_policy
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
 from edgar_eval.domain.generation import Generation, GenerationRequest
@@ -38,7 +40,8 @@ from edgar_eval.evaluation.noise_band import perturbed_index, replica_deltas
 from edgar_eval.evaluation.readers import reader_accuracy as summarise_readers
 from edgar_eval.evaluation.readers import reader_outcomes
 from edgar_eval.evaluation.retrieval_hits import hit_record
-from edgar_eval.evaluation.search_scopes import scoped_cases, search_runs, searchable_filings
+from edgar_eval.evaluation.search_scopes import ScopedCase, scoped_cases, search_runs, searchable_filings
+from edgar_eval.evaluation.table_expansion import expansion_frame, expansion_runs
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
 from edgar_eval.retrieval.dense import DenseIndex
 from edgar_eval.retrieval.searches import searches
@@ -109,6 +112,16 @@ def answerer_retrievals(
     )
 
 
+def measured_cases(
+    settings: EvalSettings, golden: pd.DataFrame, gold_by_search_scope: pd.DataFrame, index_rows: pd.DataFrame
+) -> Iterator[ScopedCase]:
+    """The questions the retrieval measurement searches in each scope of the settings, over the filings `index_rows`
+    holds, each with its scope's gold, searched as the asking role may."""
+    return scoped_cases(
+        golden, gold_by_search_scope, searchable_filings(index_rows), access_policy(settings), settings.search_scopes
+    )
+
+
 @dg.asset(
     group_name="runs",
     description="The retrieval measurement: every golden question searched by dense (exact cosine), BM25 (bm25s) and "
@@ -130,8 +143,7 @@ def retriever_rankings(
     dense, _ = checked_index(settings, embedder, index_rows)
     retrievers = searches(index_rows, dense, settings.rrf_k)
     vectors = dict(zip(golden.question_id, question_vectors(question_embeddings, golden.question_id)))
-    searchable = searchable_filings(index_rows)
-    cases = scoped_cases(golden, gold_by_search_scope, searchable, access_policy(settings), settings.search_scopes)
+    cases = measured_cases(settings, golden, gold_by_search_scope, index_rows)
     rows = list(search_runs(index_rows, retrievers, cases, vectors, settings.retrieval_depths))
     frame = pd.DataFrame(rows)
     return table_output(
@@ -168,12 +180,9 @@ def reranked_retrievals(
 ) -> dg.Output[pd.DataFrame]:
     reranker = settings.reranker_adapter()
     chunks = search_index.set_index("chunk_id")
-    searchable = searchable_filings(search_index)
     cases = {
         (case.question_id, case.search_scope): case
-        for case in scoped_cases(
-            golden_questions, gold_by_search_scope, searchable, access_policy(settings), settings.search_scopes
-        )
+        for case in measured_cases(settings, golden_questions, gold_by_search_scope, search_index)
     }
     ranked = cast(
         pd.DataFrame,
@@ -241,6 +250,56 @@ def _rerank_cuts(
 
 @dg.asset(
     group_name="runs",
+    ins={
+        "filings": dg.AssetIn(metadata=columns_of("filing_id", "sha256")),
+        "search_index": dg.AssetIn(
+            metadata=columns_of("chunk_id", "filing_id", "cik", "form", "fiscal_year", "start", "end", "text", "pages")
+        ),
+    },
+    description="Table-chunk expansion, measured: for each rerank cut, the passages kept in the retriever's order and "
+    "in the reranker's, each read as it is and expanded (a passage with an end inside a table reaches "
+    "table_expansion_rows rows further, within the table, and opens with the table's scale line and header rows); "
+    "per answerable question and scope, page hit, whether the gold row as printed is read, and the characters read, "
+    "both ways.",
+)
+def expanded_retrievals(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    retriever_rankings: pd.DataFrame,
+    reranked_retrievals: pd.DataFrame,
+    search_index: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    gold_by_search_scope: pd.DataFrame,
+    filings: PartitionedTable,
+    filing_text: PartitionedTable,
+) -> dg.Output[pd.DataFrame]:
+    keys, _ = current_partitions(filings, (filing_text,))
+    cases = measured_cases(settings, golden_questions, gold_by_search_scope, search_index)
+    answerable = (case for case in cases if case.expected_route == ANSWER)
+    frame = expansion_frame(
+        expansion_runs(
+            settings.table_expansion_rows,
+            settings.cuts(),
+            cast(pd.DataFrame, retriever_rankings[retriever_rankings.retriever == settings.answer_retriever]),
+            reranked_retrievals,
+            search_index,
+            filing_text.frame(keys),
+            golden_questions.set_index("question_id").gold_quote,
+            answerable,
+        )
+    )
+    return table_output(
+        frame,
+        {
+            "rows_each_way": settings.table_expansion_rows,
+            "questions": int(frame.question_id.nunique()) if len(frame) else 0,
+            "passages_expanded": int(frame.passages_expanded.sum()) if len(frame) else 0,
+        },
+    )
+
+
+@dg.asset(
+    group_name="runs",
     description="The noise band's replicas: the retrieval measurement repeated over indexes that differ only as a live "
     "one would (settings noise_replicas; each leaves noise_companies_left_out companies' filings out, seeded, and "
     "stores the rest in a seeded order, so ties break another way), on every answerable question of the companies "
@@ -260,14 +319,14 @@ def retrieval_noise(
     checked_index(settings, embedder, search_index)  # an index built differently is refused, as the measurement does
     answerable = cast(pd.DataFrame, golden_questions[golden_questions.expected_route == ANSWER])
     vectors = dict(zip(answerable.question_id, question_vectors(question_embeddings, answerable.question_id)))
-    policy, runs, left_out = access_policy(settings), [], {}
+    runs, left_out = [], {}
     for replica in range(settings.noise_replicas):
         rows, left_out[replica] = perturbed_index(
             search_index, settings.golden_seed * 1000 + replica, settings.noise_companies_left_out
         )
         dense = DenseIndex(np.stack(rows.embedding.to_numpy()), rows.filing_id.tolist())
         kept = cast(pd.DataFrame, answerable[~answerable.cik.isin(left_out[replica])])
-        cases = scoped_cases(kept, gold_by_search_scope, searchable_filings(rows), policy, settings.search_scopes)
+        cases = measured_cases(settings, kept, gold_by_search_scope, rows)
         for run in search_runs(rows, searches(rows, dense, settings.rrf_k), cases, vectors, settings.retrieval_depths):
             runs.append({"replica": replica, **{key: run[key] for key in NOISE_KEYS}})
     measured = cast(pd.DataFrame, retriever_rankings[retriever_rankings.error.isna()])
@@ -526,6 +585,7 @@ ASSETS = [
     retriever_rankings,
     retrieval_noise,
     reranked_retrievals,
+    expanded_retrievals,
     generations,
     reader_accuracy,
     abstention_scores,

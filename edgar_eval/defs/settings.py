@@ -7,9 +7,11 @@ from __future__ import annotations
 import functools
 import os
 import re
+import tomllib
 from pathlib import Path
 
 import dagster as dg
+import pydantic
 
 from edgar_eval.adapters.chat_generator import ExternalRagGenerator, OpenAICompatibleChatGenerator
 from edgar_eval.adapters.embedders import MiniLMEmbedder
@@ -45,6 +47,8 @@ PARALLEL_ENV = "EDGAR_EVAL_PARALLEL_RUNS"  # filing partitions' runs at once (`e
 ROLE_ENV = "EDGAR_EVAL_ROLE"
 PROPOSER_MODEL_ENV = "EDGAR_EVAL_PROPOSER_MODEL"
 PROPOSER_URL_ENV = "EDGAR_EVAL_PROPOSER_URL"
+# a TOML file of run parameters (`edgar-eval run --settings`), such as chunk_size = 600: one experiment, one file
+SETTINGS_FILE_ENV = "EDGAR_EVAL_SETTINGS"
 GENERATORS = ("extractive", "table-reader", "openai-compatible-chat", "external-rag")
 DEMO_CORPUS_NAME = "demo"
 
@@ -123,6 +127,9 @@ class EvalSettings(dg.ConfigurableResource):
     rerank_url: str = ""
     rerank_model: str = ""
     rerank_cuts: list[str] = ["30:15", "50:30"]
+    # table-chunk expansion, measured at the rerank cuts: a kept passage with an end inside a table reaches this many
+    # rows further within the table and opens with its header rows; 0 measures no expansion
+    table_expansion_rows: int = 3
     # the noise band: replicas of the retrieval measurement over indexes a live one could be (this many companies'
     # filings left out, rows in another order); 0 replicas measures no band
     noise_replicas: int = 5
@@ -160,6 +167,8 @@ class EvalSettings(dg.ConfigurableResource):
             raise ValueError(f"retrieval_depths must be at least 1, got {self.retrieval_depths}")
         self.cuts()
         self.check_reranker()
+        if self.table_expansion_rows < 0:
+            raise ValueError(f"table_expansion_rows must be 0 (off) or more, got {self.table_expansion_rows}")
         if self.noise_replicas < 0 or self.noise_companies_left_out < 1:
             raise ValueError(
                 f"noise_replicas {self.noise_replicas} and noise_companies_left_out {self.noise_companies_left_out}: "
@@ -277,19 +286,51 @@ class EvalSettings(dg.ConfigurableResource):
                 raise ValueError(f"{CORPUS_NAME_ENV}={DEMO_CORPUS_NAME!r} is reserved for the generated demo corpus")
         else:
             corpus_dir, name = os.environ.get(DEMO_CORPUS_ENV) or str(home / "data" / "demo_corpus"), DEMO_CORPUS_NAME
-        return cls(
-            corpus_dir=str(Path(corpus_dir).resolve()),
-            corpus_name=name,
-            data_dir=os.environ.get(DATA_ENV) or str(home / "data"),
-            reports_dir=os.environ.get(REPORTS_ENV) or str(home / "reports"),
-            tape_mode=os.environ.get(TAPE_MODE_ENV, "off"),
-            asking_role=os.environ.get(ROLE_ENV) or DEFAULT_ROLE,
-            proposer_model=os.environ.get(PROPOSER_MODEL_ENV, ""),
-            proposer_url=os.environ.get(PROPOSER_URL_ENV, ""),
-            proposals=[
+        fields = {
+            "corpus_dir": str(Path(corpus_dir).resolve()),
+            "corpus_name": name,
+            "data_dir": os.environ.get(DATA_ENV) or str(home / "data"),
+            "reports_dir": os.environ.get(REPORTS_ENV) or str(home / "reports"),
+            "tape_mode": os.environ.get(TAPE_MODE_ENV, "off"),
+            "asking_role": os.environ.get(ROLE_ENV) or DEFAULT_ROLE,
+            "proposer_model": os.environ.get(PROPOSER_MODEL_ENV, ""),
+            "proposer_url": os.environ.get(PROPOSER_URL_ENV, ""),
+            "proposals": [
                 str(Path(p).resolve()) for p in os.environ.get(PROPOSALS_ENV, "").split(os.pathsep) if p.strip()
             ],
+        }
+        if os.environ.get(SETTINGS_FILE_ENV):
+            fields.update(settings_file(Path(os.environ[SETTINGS_FILE_ENV])))
+        try:
+            return cls(**fields)
+        except pydantic.ValidationError as exc:  # a value of the wrong type in the settings file: one line
+            problem = exc.errors()[0]
+            where = ".".join(str(part) for part in problem["loc"])
+            raise ValueError(f"settings {where}: {problem['msg']} (got {problem.get('input')!r})") from None
+
+
+# Where the run's files live and what it reads are named by their own options (--corpus, --name, --proposals, the
+# environment); a settings file holds the run's parameters only.
+_LOCATION_FIELDS = ("corpus_dir", "corpus_name", "data_dir", "reports_dir", "proposals", "tapes_dir")
+
+
+def settings_file(path: Path) -> dict:
+    """The run parameters a TOML settings file sets (top-level keys named as the settings are), refused in one line
+    when the file is missing or malformed, or names a setting that does not exist or a location."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(f"settings file {path}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"settings file {path} is not TOML: {exc}") from None
+    known = set(EvalSettings.model_fields) - set(_LOCATION_FIELDS)
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ValueError(
+            f"settings file {path}: {', '.join(unknown)} is not a run parameter (locations have their own options); "
+            f"known: {', '.join(sorted(known))}"
         )
+    return data
 
 
 class EmbedderResource(dg.ConfigurableResource):

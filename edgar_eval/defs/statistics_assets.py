@@ -17,6 +17,7 @@ from edgar_eval.evaluation import experiment
 from edgar_eval.evaluation.noise_band import noise_band
 from edgar_eval.evaluation.summaries import (
     SLICES,
+    expansion_statistics,
     page_position,
     rerank_statistics,
     retrieval_statistics,
@@ -193,17 +194,24 @@ def stage_latency(
     abstention_scores: pd.DataFrame,
     generations: pd.DataFrame,
     reranked_retrievals: pd.DataFrame,
+    expanded_retrievals: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     retrieved, generated = answerer_retrievals, generations
     reranks = {
         f"rerank {candidates} to {kept}": group.rerank_seconds.to_numpy()
         for (candidates, kept), group in iter_groups(reranked_retrievals.groupby(["candidates", "kept"], sort=True))
     }
+    expanded = cast(pd.DataFrame, expanded_retrievals[expanded_retrievals.order == "reranked"])
+    expansions = {
+        f"expand {candidates} to {kept}": group.expand_seconds.to_numpy()
+        for (candidates, kept), group in iter_groups(expanded.groupby(["candidates", "kept"], sort=True))
+    }
     table = experiment.stage_latency(
         {
             "embed": retrieved.embed_seconds.to_numpy(),
             "search": retrieved.search_seconds.to_numpy(),
             **reranks,
+            **expansions,
             "gate": abstention_scores.gate_seconds.to_numpy(),
             "generate": generated.generate_seconds[generated.outcome != "out_of_scope"].to_numpy(),
         }
@@ -354,6 +362,29 @@ def rerank_metrics(
 
 @dg.asset(
     group_name="statistics",
+    description="Table-chunk expansion against the passages read as they are, paired on the same questions: per "
+    "search scope, rerank cut and order (the retriever's kept passages, the reranker's), page hits and gold rows read "
+    "both ways, the questions lost and gained, and the mean characters read per question both ways.",
+)
+def expansion_metrics(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    expanded_retrievals: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    metrics = expansion_statistics(expanded_retrievals)
+    return table_output(
+        metrics,
+        {
+            "rows_each_way": settings.table_expansion_rows,
+            "head": table_head(
+                metrics, ["search_scope", "kept", "order", "page_hits_plain", "page_hits_expanded"], rows=6
+            ),
+        },
+    )
+
+
+@dg.asset(
+    group_name="statistics",
     description="What widening the search scope costs, paired on the same questions: per wider scope (every filing "
     "of the company, the whole corpus), retriever and depth, page hits there and in the answerer's scope over the "
     "answerable questions measured in both, and how many were lost or gained.",
@@ -410,6 +441,7 @@ ASSETS = [
     retrieval_metrics,
     retrieval_scope_changes,
     rerank_metrics,
+    expansion_metrics,
     retrieval_noise_band,
     retrieval_slices,
 ]

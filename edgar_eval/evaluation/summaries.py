@@ -9,6 +9,7 @@ import pandas as pd
 from edgar_eval.corpus.frames import iter_groups
 from edgar_eval.domain.routes import NO_ANSWER
 from edgar_eval.evaluation.abstention import ARM_NAMES, ARMS
+from edgar_eval.evaluation.table_expansion import ORDERS
 from edgar_eval.retrieval.scope import COMPANY_YEAR, SEARCH_SCOPES
 from edgar_eval.stats.bootstrap import cluster_bootstrap_ratio
 from edgar_eval.stats.proportions import wilson
@@ -216,6 +217,52 @@ def rerank_statistics(reranked: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=RERANK_COLUMNS)
+
+
+EXPANSION_STAT_COLUMNS = [
+    "search_scope",
+    "candidates",
+    "kept",
+    "order",
+    "questions",
+    "page_hits_plain",
+    "page_hits_expanded",
+    "lost",
+    "gained",
+    "rows_read_plain",
+    "rows_read_expanded",
+    "mean_chars_plain",
+    "mean_chars_expanded",
+    "passages_expanded",
+]
+
+
+def expansion_statistics(expanded: pd.DataFrame) -> pd.DataFrame:
+    """Per search scope, cut and order (the retriever's kept passages or the reranker's): page hits and gold rows
+    read among the kept passages as they are and expanded, paired on the same questions, with the questions lost and
+    gained (page hit), the mean characters read per question both ways, and how many passages the expansion changed."""
+    rows = []
+    if expanded.empty:
+        return pd.DataFrame(rows, columns=EXPANSION_STAT_COLUMNS)
+    ordered = _scope_order(expanded).assign(order=pd.Categorical(expanded.order, categories=list(ORDERS), ordered=True))
+    groups = ordered.groupby(["search_scope", "candidates", "kept", "order"], observed=True, sort=True)
+    for (search_scope, candidates, kept, order), group in iter_groups(groups):
+        rows.append(
+            {
+                "search_scope": str(search_scope),
+                "candidates": int(candidates),
+                "kept": int(kept),
+                "order": str(order),
+                "questions": len(group),
+                **paired_hits(group.page_hit_plain, group.page_hit_expanded, "page_hits_plain", "page_hits_expanded"),
+                "rows_read_plain": int(group.row_read_plain.sum()),
+                "rows_read_expanded": int(group.row_read_expanded.sum()),
+                "mean_chars_plain": float(group.chars_plain.mean()),
+                "mean_chars_expanded": float(group.chars_expanded.mean()),
+                "passages_expanded": int(group.passages_expanded.sum()),
+            }
+        )
+    return pd.DataFrame(rows, columns=EXPANSION_STAT_COLUMNS)
 
 
 def retrieval_slices(runs: pd.DataFrame) -> pd.DataFrame:
