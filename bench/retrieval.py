@@ -10,7 +10,8 @@ and what re-materialising after one filing changes costs.
    in each search scope (the company's filings of the year asked, as the answerer's; all of the company's filings;
    the whole corpus), at K=30 and K=50: median and 95th percentile latency per scope and retriever (target: median
    under 50 ms). Query embedding is timed apart from the search. Then the rerank stage's cost per question: the
-   offline lexical reranker over each question's hybrid top 30, keeping 15 (a /rerank endpoint's cost is the
+   offline lexical reranker over each question's hybrid top 30, keeping 15, and the table expansion of the 15 kept
+   (3 rows each way; each filing's tables found once beforehand) (a /rerank endpoint's cost is the
    server's: time it with that server running).
    With --runtimes, the same chunks again through onnxruntime (the bench extra): the
    shipped weights exported to ONNX by torch, run as exported and after onnxruntime's BERT fusions, with each one's
@@ -38,6 +39,7 @@ import numpy as np
 from edgar_eval.adapters.embedders import MiniLMEmbedder
 from edgar_eval.adapters.local_corpus import list_filings
 from edgar_eval.answering.rerank import LexicalFigureReranker
+from edgar_eval.answering.table_expansion import FilingTables
 from edgar_eval.corpus.chunking import chunk_filing
 from edgar_eval.corpus.company_names import display_name
 from edgar_eval.corpus.parse import parse_filing
@@ -77,7 +79,7 @@ def main() -> int:
     corpus = Path(args.corpus)
 
     started = time.perf_counter()
-    texts, filing_ids, scoped, names = [], [], [], {}
+    texts, filing_ids, scoped, names, spans, filing_texts = [], [], [], {}, [], {}
     for key, relative in sorted(list_filings(corpus).items()):
         try:
             parsed = parse_filing((corpus / relative).read_bytes())
@@ -86,9 +88,11 @@ def main() -> int:
             continue
         scoped.append(ScopedFiling(key, parsed.meta.cik, parsed.meta.form, parsed.meta.fiscal_year))
         names.setdefault(parsed.meta.cik, display_name(parsed.meta.company))
+        filing_texts[key] = parsed.text
         for chunk in chunk_filing(key, parsed.text, parsed.sections, parsed.pages, 1000, 200):
             texts.append(chunk.text)
             filing_ids.append(key)
+            spans.append((chunk.start, chunk.end))
     print(f"parsed and chunked {len(scoped)} filings into {len(texts)} chunks in {time.perf_counter() - started:.1f} s")
 
     embedder = MiniLMEmbedder()
@@ -135,7 +139,10 @@ def main() -> int:
     latency: dict[tuple[str, str], list[float]] = {
         (s, r): [] for s in SEARCH_SCOPES for r in ("dense", "bm25", "hybrid")
     }
-    reranker, rerank_times = LexicalFigureReranker(), []
+    reranker, rerank_times, expand_times = LexicalFigureReranker(), [], []
+    started = time.perf_counter()
+    tables = {key: FilingTables(text) for key, text in filing_texts.items()}  # found once, as an index would store
+    print(f"table expansion: the tables of {len(tables)} filings found in {time.perf_counter() - started:.2f} s")
     for question, scopes in questions:
         t0 = time.perf_counter()
         query = embedder.embed([question])[0]
@@ -150,10 +157,15 @@ def main() -> int:
                     t0 = time.perf_counter()
                     search()
                     latency[(scope_name, name)].append(time.perf_counter() - t0)
-        candidates = [texts[hit.row] for hit in hybrid.search(query, question, scopes[COMPANY_YEAR], 30)]
+        found = [hit.row for hit in hybrid.search(query, question, scopes[COMPANY_YEAR], 30)]
         t0 = time.perf_counter()
-        reranker.rerank(question, candidates, 15)
+        kept = [found[r.index] for r in reranker.rerank(question, [texts[row] for row in found], 15)]
         rerank_times.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        for row in kept:
+            start, end = spans[row]
+            tables[filing_ids[row]].expand(start, end, texts[row], rows=3)
+        expand_times.append(time.perf_counter() - t0)
     print(f"query embedding: median {_percentile_ms(embed_times, 50):.1f} ms per question")
     for (scope_name, name), samples in latency.items():
         median = _percentile_ms(samples, 50)
@@ -164,6 +176,10 @@ def main() -> int:
     print(
         f"rerank {reranker.reranker_id} (hybrid top 30 of the company_year scope, keep 15): median "
         f"{_percentile_ms(rerank_times, 50):.2f} ms, p95 {_percentile_ms(rerank_times, 95):.2f} ms per question"
+    )
+    print(
+        f"table expansion (the 15 kept, 3 rows each way): median {_percentile_ms(expand_times, 50):.2f} ms, "
+        f"p95 {_percentile_ms(expand_times, 95):.2f} ms per question"
     )
 
     if args.store:

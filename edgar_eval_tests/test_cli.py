@@ -250,7 +250,9 @@ def test_a_new_run_history_echoes_no_step_worker_debug_lines_and_keeps_every_eve
     with dg.DagsterInstance.from_config(str(tmp_path / "home")) as instance:
         assert instance.python_log_level == "INFO"
         console = default_system_loggers(instance)[0][1]
-        assert logging.getLevelName(str(console["log_level"])) > logging.DEBUG, "the step worker's DEBUG line is dropped"
+        assert logging.getLevelName(str(console["log_level"])) > logging.DEBUG, (
+            "the step worker's DEBUG line is dropped"
+        )
         result = dg.materialize([noted], instance=instance)
         logs = instance.all_logs(result.run_id)
     assert "an asset's own message" in [entry.user_message for entry in logs]

@@ -76,6 +76,11 @@ GRAPH = {
         {"search_index", "golden_questions", "question_embeddings", "gold_by_search_scope", "retriever_rankings"},
     ),
     "retrieval_noise_band": ("statistics", {"retrieval_noise"}),
+    "answering_noise": (
+        "runs",
+        {"search_index", "golden_questions", "question_embeddings", "arm_outcomes"},
+    ),
+    "answering_noise_band": ("statistics", {"answering_noise"}),
     "determinism": ("statistics", {"generations"}),
     "citation_mutations": (
         "statistics",
@@ -102,6 +107,7 @@ GRAPH = {
             "rerank_metrics",
             "expansion_metrics",
             "retriever_rankings",
+            "answering_noise_band",
             "retrieval_noise_band",
             "retrieval_noise",
             "gold_by_search_scope",

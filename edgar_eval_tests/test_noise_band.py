@@ -4,7 +4,14 @@ measurement's, and when a difference is beyond the band."""
 import pandas as pd
 import pytest
 
-from edgar_eval.evaluation.noise_band import beyond_band, noise_band, perturbed_index, replica_deltas
+from edgar_eval.evaluation.noise_band import (
+    answer_band,
+    answer_deltas,
+    beyond_band,
+    noise_band,
+    perturbed_index,
+    replica_deltas,
+)
 
 
 def _index() -> pd.DataFrame:
@@ -63,3 +70,41 @@ def test_a_difference_counts_only_beyond_the_widest_swing_of_the_figures_it_comp
     assert beyond_band(3.0, [(-1.0, 2.0), (-0.5, 0.5)])
     assert not beyond_band(-2.0, [(-1.0, 2.0), (-0.5, 0.5)]), "inside: a replica moved a figure by 2 points"
     assert beyond_band(0.1, []), "no band measured: any difference stands"
+
+
+def test_the_answering_band_pairs_each_replica_with_the_measurement_on_its_own_questions():
+    measured = pd.DataFrame(
+        {
+            "question_id": ["a1", "a2", "a3", "a4", "u1", "u2"],
+            "correct": [True, True, False, True, True, False],
+            "false_answer": [False, False, False, False, False, True],
+        }
+    )
+    replica_runs = pd.DataFrame(
+        [
+            # replica 0 lost a4's answer and kept every unanswerable outcome; a4 is asked, a3 is not (left out)
+            {"replica": 0, "question_id": q, "expected_route": route, "correct": c, "false_answer": f}
+            for q, route, c, f in [
+                ("a1", "answer", True, False),
+                ("a2", "answer", True, False),
+                ("a4", "answer", False, False),
+                ("u1", "no_answer", True, False),
+                ("u2", "no_answer", False, True),
+            ]
+        ]
+        + [
+            # replica 1 answered u2 no more: one false answer fewer
+            {"replica": 1, "question_id": q, "expected_route": route, "correct": c, "false_answer": f}
+            for q, route, c, f in [("a1", "answer", True, False), ("u2", "no_answer", True, False)]
+        ]
+    )
+    deltas = answer_deltas(replica_runs, measured).set_index(["replica", "figure"])
+    accuracy = deltas.loc[(0, "answer_accuracy")]
+    assert (accuracy.questions, accuracy.replica_hits, accuracy.measured_hits) == (3, 2, 3), "a3 was not asked"
+    assert accuracy.delta_points == pytest.approx(-100 / 3)
+    assert deltas.loc[(0, "false_answer_rate")].delta_points == 0.0
+    assert deltas.loc[(1, "false_answer_rate")].delta_points == pytest.approx(-100.0)
+    band = answer_band(deltas.reset_index()).set_index("figure")
+    assert band.loc["answer_accuracy", ["band_low", "band_high"]].tolist() == [pytest.approx(-100 / 3), 0.0]
+    assert band.loc["false_answer_rate", ["band_low", "band_high"]].tolist() == [-100.0, 0.0]
+    assert answer_band(answer_deltas(replica_runs.head(0), measured)).empty

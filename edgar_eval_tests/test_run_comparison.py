@@ -78,7 +78,14 @@ def test_a_real_gain_is_found_and_read_as_beyond_the_band():
     assert page.difference == pytest.approx(19 / 81)
     assert page.low > 0 and page.mcnemar_p < 0.001
     assert page.beyond_noise_band is True
-    assert figures.loc["arm A"].beyond_noise_band is None, "answering has no noise band"
+    assert figures.loc["arm A"].beyond_noise_band is None, "neither run measured an answering band"
+    for run in (first, second):
+        run.outcomes["noise_band"].append({"figure": "answer accuracy", "measure": "arm A", "low": -30.0, "high": 0.0})
+    figures = compared_figures(first, second, resamples=200)
+    assert figures.set_index("measure").loc["arm A"].beyond_noise_band == False  # noqa: E712 (numpy's bool)
+    report = comparison_markdown(first, second, [], pairing(first, second), None, figures)
+    arm_line = next(line for line in report.splitlines() if "| arm A |" in line)
+    assert arm_line.endswith("| inside the noise band |"), "a 23-point gain inside a 30-point band"
 
 
 def test_no_change_and_a_change_inside_the_band_are_said_as_such():
@@ -175,7 +182,14 @@ def test_outcomes_round_trip_through_their_file_one_question_per_line():
         ]
     )
     band = pd.DataFrame([{"search_scope": "company", "retriever": "bm25", "k": 30, "band_low": -0.5, "band_high": 1.0}])
-    outcomes = run_outcomes(golden, scope_gold, rankings, arms, band, {"confidence": 0.9})
+    answer_band = pd.DataFrame(
+        [{"figure": "answer_accuracy", "arm": "A", "replicas": 5, "questions": 1, "band_low": -2.0, "band_high": 0.0}]
+    )
+    outcomes = run_outcomes(golden, scope_gold, rankings, arms, band, answer_band, {"confidence": 0.9})
+    assert outcomes["noise_band"] == [
+        {"figure": "page hit", "measure": "company bm25@30", "low": -0.5, "high": 1.0},
+        {"figure": "answer accuracy", "measure": "arm A", "low": -2.0, "high": 0.0},
+    ]
     text = outcomes_json(outcomes)
     assert len(text.splitlines()) == 4, "a head line, one line per question, the closing line"
     run = read_run("r", json.dumps({"golden_set": {"version": "g"}}), text)
@@ -209,3 +223,13 @@ def test_the_command_compares_two_reports_folders_and_refuses_in_one_line(tmp_pa
     (other / "outcomes.json").unlink()
     assert main(["compare", str(demo), str(other)]) == 2
     assert "outcomes.json" in capsys.readouterr().err
+
+
+def test_the_committed_chunking_comparison_is_what_compare_makes_of_the_committed_reports(tmp_path, monkeypatch):
+    out = tmp_path / "comparison.md"
+    first, second = "reports/edgar", "reports/chunking-600-100/edgar"
+    monkeypatch.chdir(ROOT)  # the runs are named as given: relative to the checkout, as the README's command names them
+    assert main(["compare", first, second, "--allow-golden-change", "--out", str(out)]) == 0
+    made = out.read_text()
+    committed = (ROOT / "reports" / "comparisons" / "chunking-1000-200_vs_600-100.md").read_text()
+    assert made == committed, "rerun: edgar-eval compare " + f"{first} {second} --allow-golden-change --out ..."

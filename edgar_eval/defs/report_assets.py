@@ -95,6 +95,7 @@ def report(
     case_receipts: pd.DataFrame,
     release_fixture_results: pd.DataFrame,
     retriever_rankings: pd.DataFrame,
+    answering_noise_band: pd.DataFrame,
 ) -> dg.MaterializeResult:
     keys, left_out = current_partitions(filings, (filing_text, xbrl_facts, sections, chunks, chunk_embeddings))
     protocol, _ = read_protocol(settings)
@@ -115,6 +116,7 @@ def report(
             expansion_rows=settings.table_expansion_rows,
             noise_band=retrieval_noise_band,
             noise=retrieval_noise,
+            answer_noise_band=answering_noise_band,
             scope_gold=gold_by_search_scope,
             arms=arm_statistics,
             comparisons=arm_comparisons,
@@ -164,6 +166,7 @@ def report(
         retriever_rankings,
         arm_outcomes,
         retrieval_noise_band,
+        answering_noise_band,
         {
             "confidence": protocol.confidence,
             "power": protocol.power,

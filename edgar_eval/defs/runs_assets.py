@@ -36,7 +36,7 @@ from edgar_eval.domain.routes import ANSWER, NO_ANSWER
 from edgar_eval.evaluation.abstention import arm_outcomes as mask_arms
 from edgar_eval.evaluation.abstention import cross_fit
 from edgar_eval.evaluation.judge import judge_answer
-from edgar_eval.evaluation.noise_band import perturbed_index, replica_deltas
+from edgar_eval.evaluation.noise_band import answer_deltas, perturbed_index, replica_deltas
 from edgar_eval.evaluation.readers import reader_accuracy as summarise_readers
 from edgar_eval.evaluation.readers import reader_outcomes
 from edgar_eval.evaluation.retrieval_hits import hit_record
@@ -320,11 +320,7 @@ def retrieval_noise(
     answerable = cast(pd.DataFrame, golden_questions[golden_questions.expected_route == ANSWER])
     vectors = dict(zip(answerable.question_id, question_vectors(question_embeddings, answerable.question_id)))
     runs, left_out = [], {}
-    for replica in range(settings.noise_replicas):
-        rows, left_out[replica] = perturbed_index(
-            search_index, settings.golden_seed * 1000 + replica, settings.noise_companies_left_out
-        )
-        dense = DenseIndex(np.stack(rows.embedding.to_numpy()), rows.filing_id.tolist())
+    for replica, rows, left_out[replica], dense in index_replicas(settings, search_index):
         kept = cast(pd.DataFrame, answerable[~answerable.cik.isin(left_out[replica])])
         cases = measured_cases(settings, kept, gold_by_search_scope, rows)
         for run in search_runs(rows, searches(rows, dense, settings.rrf_k), cases, vectors, settings.retrieval_depths):
@@ -344,6 +340,83 @@ def retrieval_noise(
 
 
 NOISE_KEYS = ["question_id", "search_scope", "retriever", "k", "page_hit"]
+
+
+def index_replicas(
+    settings: EvalSettings, search_index: pd.DataFrame
+) -> Iterator[tuple[int, pd.DataFrame, list[str], DenseIndex]]:
+    """The noise band's replicas of the index, the same in every asset that reads them: (replica, its rows, the
+    companies left out, its dense index)."""
+    for replica in range(settings.noise_replicas):
+        rows, left_out = perturbed_index(
+            search_index, settings.golden_seed * 1000 + replica, settings.noise_companies_left_out
+        )
+        yield replica, rows, left_out, DenseIndex(np.stack(rows.embedding.to_numpy()), rows.filing_id.tolist())
+
+
+@dg.asset(
+    group_name="runs",
+    pool=MODEL_ENDPOINT_POOL,
+    description="The noise band of the answering figures: arm A (no gate) repeated over the noise band's index "
+    "replicas (retrieval_noise's: companies left out, rows in another order), every question of the companies still in "
+    "it searched by the answerer's retriever at its K in the answerer's scope, answered by the generator and judged "
+    "as arm A is; per replica, answer accuracy and false-answer rate there and in the measurement on the same "
+    "questions, and the difference in points. Measured for a deterministic offline generator only: a model's "
+    "replicas would be new calls no tape holds, so for one the table is empty and the report says not measured.",
+)
+def answering_noise(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    embedder: EmbedderResource,
+    generator: GeneratorResource,
+    search_index: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    question_embeddings: pd.DataFrame,
+    arm_outcomes: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    checked_index(settings, embedder, search_index)
+    model = generator.adapter(settings)
+    measured = cast(pd.DataFrame, arm_outcomes[arm_outcomes.arm == "A"])
+    runs = []
+    deterministic = bool(getattr(model, "deterministic", False))
+    if deterministic:
+        retriever = settings.answer_search()
+        vectors = dict(
+            zip(golden_questions.question_id, question_vectors(question_embeddings, golden_questions.question_id))
+        )
+        for replica, rows, left_out, dense in index_replicas(settings, search_index):
+            search = searches(rows, dense, settings.rrf_k, (retriever,))[retriever]
+            chunk_ids, texts = rows.chunk_id.to_numpy(), rows.set_index("chunk_id").text
+            for case in iter_rows(cast(pd.DataFrame, golden_questions[~golden_questions.cik.isin(left_out)])):
+                hits = search(vectors[case.question_id], case.question, list(case.permitted_filing_ids), settings.top_k)
+                _, _, row = generation_row(model, case, [str(c) for c in chunk_ids[[h.row for h in hits]]], texts)
+                answerable, answered = case.expected_route == ANSWER, bool(row["answered"])
+                right = (
+                    answered
+                    and judge_answer(
+                        row["answer_text"], case.gold_value, case.gold_answer, case.label, int(case.fiscal_year)
+                    ).correct
+                )
+                runs.append(
+                    {
+                        "replica": replica,
+                        "question_id": case.question_id,
+                        "expected_route": case.expected_route,
+                        "correct": right if answerable else not answered,
+                        "false_answer": answered and not answerable,
+                    }
+                )
+    replica_runs = pd.DataFrame(runs, columns=["replica", "question_id", "expected_route", "correct", "false_answer"])
+    deltas = answer_deltas(replica_runs, measured)
+    return table_output(
+        deltas,
+        {
+            "generator": model.generator_id,
+            "measured": deterministic,
+            "replicas": settings.noise_replicas if deterministic else 0,
+            "largest_swing_points": float(deltas.delta_points.abs().max()) if len(deltas) else 0.0,
+        },
+    )
 
 
 def generation_row(
@@ -584,6 +657,7 @@ ASSETS = [
     answerer_retrievals,
     retriever_rankings,
     retrieval_noise,
+    answering_noise,
     reranked_retrievals,
     expanded_retrievals,
     generations,

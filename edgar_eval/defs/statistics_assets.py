@@ -14,7 +14,7 @@ from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.routes import NO_ANSWER
 from edgar_eval.evaluation import experiment
-from edgar_eval.evaluation.noise_band import noise_band
+from edgar_eval.evaluation.noise_band import answer_band, noise_band
 from edgar_eval.evaluation.summaries import (
     SLICES,
     expansion_statistics,
@@ -344,6 +344,21 @@ def retrieval_noise_band(
 
 @dg.asset(
     group_name="statistics",
+    description="The noise band of the answering figures: per figure of arm A (answer accuracy, false-answer rate), "
+    "the lowest and highest difference any index replica made against the measurement on the same questions, in "
+    "points; empty when the generator's replicas were not measured.",
+)
+def answering_noise_band(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    answering_noise: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    band = answer_band(answering_noise)
+    return table_output(band, {"head": table_head(band, ["figure", "arm", "band_low", "band_high"])})
+
+
+@dg.asset(
+    group_name="statistics",
     description="The rerank stage against the retriever's own order, paired on the same questions: per search scope "
     "and cut (candidates reranked, passages kept), page and chunk hits among the kept passages before and after the "
     "reranker, and the questions lost and gained.",
@@ -443,5 +458,6 @@ ASSETS = [
     rerank_metrics,
     expansion_metrics,
     retrieval_noise_band,
+    answering_noise_band,
     retrieval_slices,
 ]

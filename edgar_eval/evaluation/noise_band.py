@@ -87,3 +87,61 @@ def beyond_band(change_points: float, bands: Iterable[tuple[float, float]]) -> b
     replica made of the figures it compares."""
     widest = max((max(abs(low), abs(high)) for low, high in bands), default=0.0)
     return abs(change_points) > widest
+
+
+# The answering figures the band covers: arm A's (no gate), whose outcome is the generator's own on what it read, so a
+# replica can recompute it; the gated arms' thresholds are fitted on the measured run and are not replicated.
+ANSWER_FIGURES = {
+    # figure: (the questions it is measured on, the per-question 0/1 column)
+    "answer_accuracy": ("answer", "correct"),
+    "false_answer_rate": ("no_answer", "false_answer"),
+}
+ANSWER_BAND_COLUMNS = ["figure", "arm", "replicas", "questions", "band_low", "band_high"]
+
+
+def answer_deltas(replica_runs: pd.DataFrame, measured_arm: pd.DataFrame) -> pd.DataFrame:
+    """Per replica and answering figure: the rate in the replica (`replica_runs`: replica, question_id,
+    expected_route, correct, false_answer) and in the measurement (`measured_arm`: the measured arm's outcomes) over
+    the same questions, and the difference in points. An expected route other than answer counts as unanswerable."""
+    measured = cast(pd.DataFrame, measured_arm[["question_id", "correct", "false_answer"]]).rename(
+        columns={"correct": "measured_correct", "false_answer": "measured_false_answer"}
+    )
+    paired = replica_runs.merge(measured, on="question_id", how="inner", validate="many_to_one")
+    rows = []
+    for (replica,), group in iter_groups(paired.groupby(["replica"], sort=True)):
+        answerable = group.expected_route == "answer"
+        for figure, (route, column) in ANSWER_FIGURES.items():
+            chosen = cast(pd.DataFrame, group[answerable if route == "answer" else ~answerable])
+            n = len(chosen)
+            replica_hits = int(chosen[column].to_numpy(bool).sum())
+            measured_hits = int(chosen[f"measured_{column}"].to_numpy(bool).sum())
+            rows.append(
+                {
+                    "replica": int(replica),
+                    "figure": figure,
+                    "questions": n,
+                    "replica_hits": replica_hits,
+                    "measured_hits": measured_hits,
+                    "delta_points": 100.0 * (replica_hits - measured_hits) / n if n else 0.0,
+                }
+            )
+    return pd.DataFrame(
+        rows, columns=["replica", "figure", "questions", "replica_hits", "measured_hits", "delta_points"]
+    )
+
+
+def answer_band(deltas: pd.DataFrame, arm: str = "A") -> pd.DataFrame:
+    """Per answering figure: the lowest and highest difference any replica made, in points (0 when none moved)."""
+    rows = []
+    for figure, group in iter_groups(deltas.groupby("figure", sort=False)) if len(deltas) else []:
+        rows.append(
+            {
+                "figure": figure,
+                "arm": arm,
+                "replicas": int(group.replica.nunique()),
+                "questions": int(group.questions.min()),
+                "band_low": min(float(group.delta_points.min()), 0.0),
+                "band_high": max(float(group.delta_points.max()), 0.0),
+            }
+        )
+    return pd.DataFrame(rows, columns=ANSWER_BAND_COLUMNS)

@@ -14,8 +14,9 @@ version, since the frozen export names the gold chunks, while their questions an
 
 Per figure: both rates, the paired difference with a company-cluster bootstrap interval at the protocol's level,
 exact McNemar on the discordant questions, the minimum detectable effect from the observed discordance at the
-protocol's level and power, and whether the difference lies beyond the retrieval noise band of either run (a
-difference inside it is what a live index changes on its own). Answering has no noise band yet: said so.
+protocol's level and power, and whether the difference lies beyond the noise band of either run (a difference
+inside it is what a live index changes on its own): retrieval's for a page hit, arm A's for an answering figure of
+arm A; the gated arms have none (their thresholds are fitted on the measured run and not replicated): said so.
 """
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ OUTCOMES_FILE = "outcomes.json"
 RECEIPT_FILE = "receipt.json"
 
 
+PAGE_HIT, ANSWER_ACCURACY, FALSE_ANSWERS = "page hit", "answer accuracy", "false answers"
+ANSWER_FIGURE_NAMES = {"answer_accuracy": ANSWER_ACCURACY, "false_answer_rate": FALSE_ANSWERS}
+
+
 class ComparisonError(ValueError):
     """Two runs that cannot be compared as asked: said in one line."""
 
@@ -53,10 +58,12 @@ def run_outcomes(
     rankings: pd.DataFrame,
     arms: pd.DataFrame,
     band: pd.DataFrame,
+    answer_band: pd.DataFrame,
     statistics: Mapping[str, object],
 ) -> dict:
     """The run's per-question outcomes (see the module): `golden` golden_questions, `scope_gold`
-    gold_by_search_scope, `rankings` retriever_rankings, `arms` arm_outcomes, `band` the retrieval noise band;
+    gold_by_search_scope, `rankings` retriever_rankings, `arms` arm_outcomes, `band` the retrieval noise band,
+    `answer_band` the answering one (noise_band.answer_band);
     `statistics`: the protocol's confidence, power and the interval method the run's coverage check chose."""
     fair = cast(pd.DataFrame, scope_gold[scope_gold.rule.isna()])
     wider = {(r.question_id, r.search_scope): sorted(r.gold_pages) for r in iter_rows(fair)}
@@ -90,11 +97,21 @@ def run_outcomes(
         "statistics": dict(statistics),
         "noise_band": [
             {
+                "figure": PAGE_HIT,
                 "measure": _measure(r.search_scope, r.retriever, int(r.k)),
                 "low": float(r.band_low),
                 "high": float(r.band_high),
             }
             for r in iter_rows(band)
+        ]
+        + [
+            {
+                "figure": ANSWER_FIGURE_NAMES[r.figure],
+                "measure": f"arm {r.arm}",
+                "low": float(r.band_low),
+                "high": float(r.band_high),
+            }
+            for r in iter_rows(answer_band)
         ],
         "questions": questions,
     }
@@ -239,21 +256,22 @@ def compared_figures(first: Run, second: Run, seed: int = 0, resamples: int = 10
     confidence = float(stats.get("confidence", 0.95))
     power = float(stats.get("power", 0.8))
     method = str(stats.get("interval_method", "percentile"))
-    bands: dict[str, list[tuple[float, float]]] = {}
+    bands: dict[tuple[str, str], list[tuple[float, float]]] = {}
     for run in (first, second):
         for entry in run.outcomes["noise_band"]:
-            bands.setdefault(entry["measure"], []).append((float(entry["low"]), float(entry["high"])))
+            key = (entry.get("figure", PAGE_HIT), entry["measure"])
+            bands.setdefault(key, []).append((float(entry["low"]), float(entry["high"])))
     collected: dict[tuple[str, str], list[tuple[bool, bool, str]]] = {}
     for a, b in _pairs(first, second):
         if a["expected_route"] == "answer":
             for measure in sorted(set(a["page_hit"]) & set(b["page_hit"])):
                 scope = measure.split(" ", 1)[0]
                 if _same_pages(a, b, scope):
-                    collected.setdefault(("page hit", measure), []).append(
+                    collected.setdefault((PAGE_HIT, measure), []).append(
                         (a["page_hit"][measure], b["page_hit"][measure], a["cik"])
                     )
         figure, column = (
-            ("answer accuracy", "correct") if a["expected_route"] == "answer" else ("false answers", "false_answer")
+            (ANSWER_ACCURACY, "correct") if a["expected_route"] == "answer" else (FALSE_ANSWERS, "false_answer")
         )
         for arm in sorted(set(a[column]) & set(b[column])):
             collected.setdefault((figure, f"arm {arm}"), []).append((a[column][arm], b[column][arm], a["cik"]))
@@ -273,7 +291,7 @@ def compared_figures(first: Run, second: Run, seed: int = 0, resamples: int = 10
         )
         test = mcnemar_exact(now, was)
         mde = minimum_detectable_effect(len(now), test.discordance, alpha=1 - confidence, power=power)
-        in_band = bands.get(measure) if figure == "page hit" else None
+        in_band = bands.get((figure, measure))
         rows.append(
             {
                 "figure": figure,
@@ -288,17 +306,17 @@ def compared_figures(first: Run, second: Run, seed: int = 0, resamples: int = 10
                 "second_only": test.b,
                 "mcnemar_p": test.p_value,
                 "minimum_detectable_effect": mde,
-                "beyond_noise_band": None if not in_band else beyond_band(100 * interval.estimate, in_band),
+                "beyond_noise_band": None if not in_band else bool(beyond_band(100 * interval.estimate, in_band)),
             }
         )
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
 
 
-_FIGURES = ("page hit", "answer accuracy", "false answers")
+_FIGURES = (PAGE_HIT, ANSWER_ACCURACY, FALSE_ANSWERS)
 
 
 def _figure_order(figure: str, measure: str) -> tuple:
-    if figure == "page hit":
+    if figure == PAGE_HIT:
         scope, rest = measure.split(" ", 1)
         retriever, depth = rest.split("@")
         return (0, SEARCH_SCOPES.index(scope) if scope in SEARCH_SCOPES else 99, retriever, int(depth))

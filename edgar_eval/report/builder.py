@@ -152,6 +152,7 @@ class ReportInputs:
     scope_changes: pd.DataFrame = field(default_factory=pd.DataFrame)  # retrieval_scope_changes
     rerank: pd.DataFrame = field(default_factory=pd.DataFrame)  # rerank_metrics
     expansion: pd.DataFrame = field(default_factory=pd.DataFrame)  # expansion_metrics
+    answer_noise_band: pd.DataFrame = field(default_factory=pd.DataFrame)  # answering_noise_band
     expansion_rows: int = 0  # the table_expansion_rows setting
     noise_band: pd.DataFrame = field(default_factory=pd.DataFrame)  # retrieval_noise_band
     noise: pd.DataFrame = field(default_factory=pd.DataFrame)  # retrieval_noise: the replicas
@@ -203,7 +204,7 @@ def noise_tables(inputs: ReportInputs) -> list[ReportTable]:
             ],
         }
     )
-    return [
+    tables = [
         ReportTable(
             "Noise band: what a live index changes",
             table,
@@ -215,6 +216,30 @@ def noise_tables(inputs: ReportInputs) -> list[ReportTable]:
             "that either figure is better.",
         )
     ]
+    answering = inputs.answer_noise_band
+    figures = {"answer_accuracy": "answer accuracy", "false_answer_rate": "false-answer rate"}
+    tables.append(
+        ReportTable(
+            "Noise band: answering, arm A",
+            pd.DataFrame(
+                {
+                    "figure": [figures.get(f, f) for f in answering.figure],
+                    "arm": answering.arm,
+                    "replicas": answering.replicas,
+                    "questions (fewest)": answering.questions,
+                    "noise band": [_band_words((lo, hi)) for lo, hi in zip(answering.band_low, answering.band_high)],
+                }
+            )
+            if len(answering)
+            else pd.DataFrame({"figure": ["answer accuracy, false-answer rate"], "noise band": ["not measured"]}),
+            Provenance("answering_noise_band", content_version(answering), "answering_noise (the same replicas)"),
+            note="Arm A (no gate) answered again over each replica of the index: every question of the companies "
+            "still in it searched by the answerer's retriever and read by the generator, judged as arm A is, and "
+            "compared with the measurement on the same questions. Measured for a deterministic offline generator "
+            "only; the gated arms' thresholds are fitted on the measured run and are not replicated.",
+        )
+    )
+    return tables
 
 
 def scope_tables(inputs: ReportInputs) -> list[ReportTable]:

@@ -15,15 +15,20 @@ def _points(share: float) -> str:
     return "n/a" if math.isnan(share) else f"{100 * share:+.1f}"
 
 
+def _p_value(p: float) -> str:
+    return "n/a" if math.isnan(p) else "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
 def _verdict(row) -> str:
     """What the difference is evidence of, in words a reader can act on."""
     if row.first_hits == row.second_hits and row.first_only == 0 and row.second_only == 0:
         return "no question moved"
-    if row.beyond_noise_band is False:
+    measured = row.beyond_noise_band is not None and not pd.isna(row.beyond_noise_band)  # a bool column reads numpy's
+    if measured and not row.beyond_noise_band:
         return "inside the noise band"
     excludes_zero = not math.isnan(row.low) and (row.low > 0 or row.high < 0)
     reading = "interval excludes 0" if excludes_zero else "interval includes 0"
-    return reading + ("; beyond the noise band" if row.beyond_noise_band else "; no noise band measured")
+    return reading + ("; beyond the noise band" if measured else "; no noise band measured")
 
 
 def comparison_markdown(
@@ -65,8 +70,9 @@ def comparison_markdown(
         "coverage check chose). McNemar: exact, on the questions only one run got right; it assumes independent "
         "questions, so it is printed beside the interval, not instead of it. Minimum detectable effect: from the "
         "observed discordance at the protocol's level and power; a difference smaller than it was not detectable "
-        "here, whichever way it points. Noise band: a retrieval difference no larger than the swing either run's "
-        "index replicas made is what a live index changes on its own. Answering has no noise band yet.",
+        "here, whichever way it points. Noise band: a difference no larger than the swing either run's index "
+        "replicas made is what a live index changes on its own; measured for page hits and for arm A's answering "
+        "figures (the gated arms' thresholds are fitted on the measured run and are not replicated).",
         "",
     ]
     if figures.empty:
@@ -82,7 +88,7 @@ def comparison_markdown(
             "difference, points": list(map(_points, figures.difference)),
             "interval, points": [f"{_points(lo)} to {_points(hi)}" for lo, hi in zip(figures.low, figures.high)],
             "only first / only second": [f"{x} / {y}" for x, y in zip(figures.first_only, figures.second_only)],
-            "McNemar p": [f"{p:.3f}" if not math.isnan(p) else "n/a" for p in figures.mcnemar_p],
+            "McNemar p": [_p_value(p) for p in figures.mcnemar_p],
             "detectable, points": [
                 "n/a" if math.isnan(m) else f"{100 * m:.1f}" for m in figures.minimum_detectable_effect
             ],
