@@ -81,6 +81,11 @@ GRAPH = {
         {"search_index", "golden_questions", "question_embeddings", "arm_outcomes"},
     ),
     "answering_noise_band": ("statistics", {"answering_noise"}),
+    "rerank_noise": (
+        "runs",
+        {"search_index", "golden_questions", "question_embeddings", "gold_by_search_scope", "reranked_retrievals"},
+    ),
+    "rerank_noise_band": ("statistics", {"rerank_noise"}),
     "determinism": ("statistics", {"generations"}),
     "citation_mutations": (
         "statistics",
@@ -108,6 +113,7 @@ GRAPH = {
             "expansion_metrics",
             "retriever_rankings",
             "answering_noise_band",
+            "rerank_noise_band",
             "retrieval_noise_band",
             "retrieval_noise",
             "gold_by_search_scope",

@@ -11,6 +11,8 @@ from edgar_eval.evaluation.noise_band import (
     noise_band,
     perturbed_index,
     replica_deltas,
+    rerank_band,
+    rerank_deltas,
 )
 
 
@@ -108,3 +110,34 @@ def test_the_answering_band_pairs_each_replica_with_the_measurement_on_its_own_q
     assert band.loc["answer_accuracy", ["band_low", "band_high"]].tolist() == [pytest.approx(-100 / 3), 0.0]
     assert band.loc["false_answer_rate", ["band_low", "band_high"]].tolist() == [-100.0, 0.0]
     assert answer_band(answer_deltas(replica_runs.head(0), measured)).empty
+
+
+def test_the_rerank_band_holds_each_figure_of_the_cut_apart():
+    def rows(replica, hits):
+        return [
+            {"question_id": q, "search_scope": "company", "candidates": 30, "kept": 15}
+            | {"page_hit_before": before, "page_hit_after": after}
+            | ({} if replica is None else {"replica": replica})
+            for q, (before, after) in hits.items()
+        ]
+
+    measured = pd.DataFrame(
+        rows(None, {"q1": (True, True), "q2": (False, True), "q3": (False, False), "q4": (True, True)})
+    )
+    replicas = pd.DataFrame(
+        rows(0, {"q1": (True, True), "q2": (False, False), "q3": (False, False)})  # q4 left out; q2 lost after
+        + rows(1, {"q1": (True, True), "q2": (True, True), "q3": (False, True), "q4": (True, True)})
+    )
+    deltas = rerank_deltas(replicas, measured).set_index("replica")
+    assert deltas.loc[0, "questions"] == 3
+    assert (deltas.loc[0, "delta_before_points"], deltas.loc[0, "delta_after_points"]) == (0.0, pytest.approx(-100 / 3))
+    assert (deltas.loc[1, "delta_before_points"], deltas.loc[1, "delta_after_points"]) == (25.0, 25.0)
+    band = rerank_band(deltas.reset_index()).iloc[0]
+    assert [band.before_low, band.before_high, band.after_low, band.after_high] == [
+        0.0,
+        25.0,
+        pytest.approx(-100 / 3),
+        25.0,
+    ]
+    bands = [(band.before_low, band.before_high), (band.after_low, band.after_high)]
+    assert beyond_band(34.0, bands) and not beyond_band(33.0, bands), "the widest swing of either figure: 33.3 points"

@@ -96,6 +96,7 @@ def report(
     release_fixture_results: pd.DataFrame,
     retriever_rankings: pd.DataFrame,
     answering_noise_band: pd.DataFrame,
+    rerank_noise_band: pd.DataFrame,
 ) -> dg.MaterializeResult:
     keys, left_out = current_partitions(filings, (filing_text, xbrl_facts, sections, chunks, chunk_embeddings))
     protocol, _ = read_protocol(settings)
@@ -117,6 +118,7 @@ def report(
             noise_band=retrieval_noise_band,
             noise=retrieval_noise,
             answer_noise_band=answering_noise_band,
+            rerank_noise_band=rerank_noise_band,
             scope_gold=gold_by_search_scope,
             arms=arm_statistics,
             comparisons=arm_comparisons,

@@ -36,7 +36,7 @@ from edgar_eval.domain.routes import ANSWER, NO_ANSWER
 from edgar_eval.evaluation.abstention import arm_outcomes as mask_arms
 from edgar_eval.evaluation.abstention import cross_fit
 from edgar_eval.evaluation.judge import judge_answer
-from edgar_eval.evaluation.noise_band import answer_deltas, perturbed_index, replica_deltas
+from edgar_eval.evaluation.noise_band import answer_deltas, perturbed_index, replica_deltas, rerank_deltas
 from edgar_eval.evaluation.readers import reader_accuracy as summarise_readers
 from edgar_eval.evaluation.readers import reader_outcomes
 from edgar_eval.evaluation.retrieval_hits import hit_record
@@ -357,6 +357,62 @@ def index_replicas(
 @dg.asset(
     group_name="runs",
     pool=MODEL_ENDPOINT_POOL,
+    description="The noise band of the rerank stage: each cut of rerank_cuts repeated over the noise band's index "
+    "replicas (retrieval_noise's), the answerer's retriever's candidates of every answerable question of the "
+    "companies still in it reranked as reranked_retrievals does; per replica, scope and cut, page hit among the kept "
+    "passages before and after the reranker there and in the measurement on the same questions, and each "
+    "difference in points. An endpoint reranker is called once more per replica.",
+)
+def rerank_noise(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    embedder: EmbedderResource,
+    search_index: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    question_embeddings: pd.DataFrame,
+    gold_by_search_scope: pd.DataFrame,
+    reranked_retrievals: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    checked_index(settings, embedder, search_index)
+    answerable = cast(pd.DataFrame, golden_questions[golden_questions.expected_route == ANSWER])
+    vectors = dict(zip(answerable.question_id, question_vectors(question_embeddings, answerable.question_id)))
+    retriever, depths = settings.answer_search(), sorted({candidates for candidates, _ in settings.cuts()})
+    reranker, runs = settings.reranker_adapter(), []
+    try:
+        for replica, rows, left_out, dense in index_replicas(settings, search_index):
+            kept = cast(pd.DataFrame, answerable[~answerable.cik.isin(left_out)])
+            cases = {
+                (c.question_id, c.search_scope): c for c in measured_cases(settings, kept, gold_by_search_scope, rows)
+            }
+            found = search_runs(
+                rows, searches(rows, dense, settings.rrf_k, (retriever,)), cases.values(), vectors, depths
+            )
+            ranked = pd.DataFrame(run for run in found if run["error"] is None)
+            for run in (
+                _rerank_cuts(settings, reranker, ranked, rows.set_index("chunk_id"), cases) if len(ranked) else []
+            ):
+                runs.append({"replica": replica, **{key: run[key] for key in RERANK_NOISE_KEYS}})
+    finally:
+        reranker.close()
+    deltas = rerank_deltas(pd.DataFrame(runs, columns=["replica", *RERANK_NOISE_KEYS]), reranked_retrievals)
+    return table_output(
+        deltas,
+        {
+            "reranker": reranker.reranker_id,
+            "replicas": settings.noise_replicas,
+            "largest_swing_points": float(deltas[["delta_before_points", "delta_after_points"]].abs().to_numpy().max())
+            if len(deltas)
+            else 0.0,
+        },
+    )
+
+
+RERANK_NOISE_KEYS = ["question_id", "search_scope", "candidates", "kept", "page_hit_before", "page_hit_after"]
+
+
+@dg.asset(
+    group_name="runs",
+    pool=MODEL_ENDPOINT_POOL,
     description="The noise band of the answering figures: arm A (no gate) repeated over the noise band's index "
     "replicas (retrieval_noise's: companies left out, rows in another order), every question of the companies still in "
     "it searched by the answerer's retriever at its K in the answerer's scope, answered by the generator and judged "
@@ -659,6 +715,7 @@ ASSETS = [
     retrieval_noise,
     answering_noise,
     reranked_retrievals,
+    rerank_noise,
     expanded_retrievals,
     generations,
     reader_accuracy,

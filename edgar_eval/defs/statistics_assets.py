@@ -14,7 +14,7 @@ from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.routes import NO_ANSWER
 from edgar_eval.evaluation import experiment
-from edgar_eval.evaluation.noise_band import answer_band, noise_band
+from edgar_eval.evaluation.noise_band import answer_band, noise_band, rerank_band
 from edgar_eval.evaluation.summaries import (
     SLICES,
     expansion_statistics,
@@ -344,6 +344,22 @@ def retrieval_noise_band(
 
 @dg.asset(
     group_name="statistics",
+    description="The noise band of the rerank stage: per search scope and cut, the widest swing any index replica made "
+    "of the page hit among the kept passages before the reranker and after it, in points.",
+)
+def rerank_noise_band(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    rerank_noise: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    band = rerank_band(rerank_noise)
+    return table_output(
+        band, {"head": table_head(band, ["search_scope", "candidates", "kept", "after_low", "after_high"])}
+    )
+
+
+@dg.asset(
+    group_name="statistics",
     description="The noise band of the answering figures: per figure of arm A (answer accuracy, false-answer rate), "
     "the lowest and highest difference any index replica made against the measurement on the same questions, in "
     "points; empty when the generator's replicas were not measured.",
@@ -459,5 +475,6 @@ ASSETS = [
     expansion_metrics,
     retrieval_noise_band,
     answering_noise_band,
+    rerank_noise_band,
     retrieval_slices,
 ]

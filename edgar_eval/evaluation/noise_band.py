@@ -145,3 +145,53 @@ def answer_band(deltas: pd.DataFrame, arm: str = "A") -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=ANSWER_BAND_COLUMNS)
+
+
+RERANK_KEYS = ["search_scope", "candidates", "kept"]
+RERANK_BAND_COLUMNS = [*RERANK_KEYS, "replicas", "questions", "before_low", "before_high", "after_low", "after_high"]
+
+
+def rerank_deltas(replica_rows: pd.DataFrame, measured_rows: pd.DataFrame) -> pd.DataFrame:
+    """Per replica, scope and cut: page hits among the kept passages before the reranker (the retriever's first ones)
+    and after it, in the replica and in the measurement over the same questions, and each difference in points.
+    `replica_rows`: reranked_retrievals' rows of each replica (with a replica column); `measured_rows`: the measured
+    reranked_retrievals."""
+    keys = ["question_id", *RERANK_KEYS]
+    measured = cast(pd.DataFrame, measured_rows[[*keys, "page_hit_before", "page_hit_after"]]).rename(
+        columns={"page_hit_before": "measured_before", "page_hit_after": "measured_after"}
+    )
+    paired = replica_rows.merge(measured, on=keys, how="inner", validate="many_to_one")
+    rows = []
+    for (replica, scope, candidates, kept), group in iter_groups(paired.groupby(["replica", *RERANK_KEYS], sort=True)):
+        n = len(group)
+        row = {"replica": int(replica), "search_scope": scope, "candidates": int(candidates), "kept": int(kept)}
+        for when in ("before", "after"):
+            replica_hits = int(group[f"page_hit_{when}"].to_numpy(bool).sum())
+            measured_hits = int(group[f"measured_{when}"].to_numpy(bool).sum())
+            row[f"delta_{when}_points"] = 100.0 * (replica_hits - measured_hits) / n if n else 0.0
+        rows.append({**row, "questions": n})
+    return pd.DataFrame(
+        rows, columns=["replica", *RERANK_KEYS, "delta_before_points", "delta_after_points", "questions"]
+    )
+
+
+def rerank_band(deltas: pd.DataFrame) -> pd.DataFrame:
+    """Per scope and cut: the widest swing any replica made of the page hit before the reranker and after it."""
+    rows = []
+    if deltas.empty:
+        return pd.DataFrame(rows, columns=RERANK_BAND_COLUMNS)
+    for (scope, candidates, kept), group in iter_groups(deltas.groupby(RERANK_KEYS, sort=True)):
+        rows.append(
+            {
+                "search_scope": scope,
+                "candidates": int(candidates),
+                "kept": int(kept),
+                "replicas": int(group.replica.nunique()),
+                "questions": int(group.questions.min()),
+                "before_low": min(float(group.delta_before_points.min()), 0.0),
+                "before_high": max(float(group.delta_before_points.max()), 0.0),
+                "after_low": min(float(group.delta_after_points.min()), 0.0),
+                "after_high": max(float(group.delta_after_points.max()), 0.0),
+            }
+        )
+    return pd.DataFrame(rows, columns=RERANK_BAND_COLUMNS)

@@ -9,7 +9,7 @@ from typing import cast
 import pandas as pd
 
 from edgar_eval.corpus.company_names import display_name
-from edgar_eval.corpus.frames import iter_groups
+from edgar_eval.corpus.frames import iter_groups, iter_rows
 from edgar_eval.domain.routes import ANSWER, ROUTES
 from edgar_eval.domain.versioning import content_version
 from edgar_eval.evaluation.noise_band import beyond_band
@@ -153,6 +153,7 @@ class ReportInputs:
     rerank: pd.DataFrame = field(default_factory=pd.DataFrame)  # rerank_metrics
     expansion: pd.DataFrame = field(default_factory=pd.DataFrame)  # expansion_metrics
     answer_noise_band: pd.DataFrame = field(default_factory=pd.DataFrame)  # answering_noise_band
+    rerank_noise_band: pd.DataFrame = field(default_factory=pd.DataFrame)  # rerank_noise_band
     expansion_rows: int = 0  # the table_expansion_rows setting
     noise_band: pd.DataFrame = field(default_factory=pd.DataFrame)  # retrieval_noise_band
     noise: pd.DataFrame = field(default_factory=pd.DataFrame)  # retrieval_noise: the replicas
@@ -333,6 +334,10 @@ def rerank_tables(inputs: ReportInputs) -> list[ReportTable]:
     rerank = inputs.rerank
     if rerank.empty:
         return []
+    bands = {
+        (b.search_scope, int(b.candidates), int(b.kept)): ((b.before_low, b.before_high), (b.after_low, b.after_high))
+        for b in iter_rows(inputs.rerank_noise_band)
+    }
 
     table = pd.DataFrame(
         {
@@ -350,6 +355,17 @@ def rerank_tables(inputs: ReportInputs) -> list[ReportTable]:
             "gold chunk kept, before / after": [
                 f"{b} / {a}" for b, a in zip(rerank.chunk_hits_before, rerank.chunk_hits_after)
             ],
+            "beyond the index noise band": [
+                _rerank_band_words(bands.get((scope, c, k)), after - before, n)
+                for scope, c, k, after, before, n in zip(
+                    rerank.search_scope,
+                    rerank.candidates,
+                    rerank.kept,
+                    rerank.page_hits_after,
+                    rerank.page_hits_before,
+                    rerank.questions,
+                )
+            ],
         }
     )
     return [
@@ -360,10 +376,20 @@ def rerank_tables(inputs: ReportInputs) -> list[ReportTable]:
             note="Each cut reranks the answerer's retriever's top candidates and keeps the best: page hit among the "
             "kept passages in the retriever's own order (its first ones) and after the reranker, on the same "
             "answerable questions; lost and gained count the questions whose gold page left or entered the kept "
-            "passages. A cut that keeps the answerer's K maps to what the model reads. The rerank's cost per "
+            "passages. Beyond the index noise band: the change is larger than any swing a replica of the index "
+            "made of either figure (not significance). A cut that keeps the answerer's K maps to what the model "
+            "reads. The rerank's cost per "
             "question is in timings.md.",
         )
     ]
+
+
+def _rerank_band_words(band, change_hits: int, questions: int) -> str:
+    if band is None:
+        return "not measured"
+    widest = max(abs(v) for pair in band for v in pair)
+    beyond = beyond_band(100 * change_hits / questions, band) if questions else False
+    return f"{'yes' if beyond else 'no'} (widest swing {widest:.1f} points)"
 
 
 def expansion_tables(inputs: ReportInputs) -> list[ReportTable]:
