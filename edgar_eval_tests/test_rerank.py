@@ -33,6 +33,25 @@ def test_the_row_that_prints_the_asked_line_item_with_a_figure_comes_first():
     assert ranked[1].relevance_score == pytest.approx(2.0 + 1.0), "the row without the asked year"
 
 
+def test_remembered_scores_give_the_same_order_and_are_computed_once(monkeypatch):
+    import edgar_eval.answering.rerank as rerank
+
+    passages = ["Capital expenditures | 1,234 in 2024", "no match here", "Capital expenditures were higher"]
+    plain = LexicalFigureReranker().rerank(QUESTION, passages, top_n=3)
+    calls = []
+    scored = rerank.lexical_score
+    monkeypatch.setattr(rerank, "lexical_score", lambda *args: calls.append(args) or scored(*args))
+    remembering = LexicalFigureReranker(remember_scores=True)
+    assert remembering.rerank(QUESTION, passages, 3) == plain
+    assert remembering.rerank(QUESTION, list(reversed(passages)), 3)[0].index == 2, "the same passage, now last"
+    assert len(calls) == 3, "three passages, each scored once for this question"
+    remembering.rerank("What was Apple's revenue for fiscal 2024?", passages[:1], 1)
+    assert len(calls) == 4, "another question is another score"
+    remembering.close()
+    remembering.rerank(QUESTION, passages[:1], 1)
+    assert len(calls) == 5, "close() forgets"
+
+
 def test_ties_keep_the_retriever_order_and_top_n_cuts():
     passages = ["no match here", "nothing either", "Capital expenditures | 1,234 in 2024"]
     ranked = LexicalFigureReranker().rerank(QUESTION, passages, top_n=2)

@@ -22,6 +22,7 @@ from edgar_eval.answering.conflicts import passages_disagree
 from edgar_eval.answering.extractive import Passage
 from edgar_eval.answering.period_guard import period_guard
 from edgar_eval.answering.relevance import FEATURES, relevance_features
+from edgar_eval.answering.rerank import LexicalFigureReranker
 from edgar_eval.corpus.company_names import aliases_by_company
 from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
@@ -378,6 +379,8 @@ def rerank_noise(
     vectors = dict(zip(answerable.question_id, question_vectors(question_embeddings, answerable.question_id)))
     retriever, depths = settings.answer_search(), sorted({candidates for candidates, _ in settings.cuts()})
     reranker, runs = settings.reranker_adapter(), []
+    if isinstance(reranker, LexicalFigureReranker):  # deterministic: the replicas' repeated passages scored once
+        reranker = LexicalFigureReranker(remember_scores=True)
     try:
         for replica, rows, left_out, dense in index_replicas(settings, search_index):
             kept = cast(pd.DataFrame, answerable[~answerable.cik.isin(left_out)])
