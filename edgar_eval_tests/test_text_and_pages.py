@@ -74,3 +74,11 @@ def test_an_inline_text_block_closed_inside_a_div_it_opened_outside_keeps_the_re
     )  # the stray close, then the open one
     assert parsed.text == intact.text
     assert len(parsed.facts) == len(intact.facts) + 1
+
+
+def test_stored_pages_are_labelled_as_when_they_were_found():
+    from edgar_eval.corpus.pages import page_label, stored_pages
+
+    pages = stored_pages([0, 10, 25], [10, 25, 40], ["17", None, ""])
+    assert [(p.index, p.start, p.end) for p in pages] == [(0, 0, 10), (1, 10, 25), (2, 25, 40)]
+    assert [page_label(p) for p in pages] == ["17", "p2", "p3"], "no printed number: the page's position"

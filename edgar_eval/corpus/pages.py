@@ -73,3 +73,12 @@ def page_at(pages: list[Page], offset: int) -> Page:
 def page_label(page: Page) -> str:
     """The printed number where the filing prints one, else the physical page as 'p<index+1>'."""
     return page.printed if page.printed is not None else f"p{page.index + 1}"
+
+
+def stored_pages(starts, ends, printed) -> list[Page]:
+    """A filing's pages as filing_text stores them (starts, ends and printed numbers, in page order); an empty or
+    missing printed number is none, so the page is labelled by its position (`page_label`)."""
+    return [
+        Page(index, int(start), int(end), number if isinstance(number, str) and number else None)
+        for index, (start, end, number) in enumerate(zip(starts, ends, printed))
+    ]

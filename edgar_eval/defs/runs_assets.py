@@ -35,7 +35,7 @@ from edgar_eval.domain.generation import Generation, GenerationRequest
 from edgar_eval.domain.ports import Reranker
 from edgar_eval.domain.routes import ANSWER, NO_ANSWER
 from edgar_eval.evaluation.abstention import arm_outcomes as mask_arms
-from edgar_eval.evaluation.abstention import cross_fit
+from edgar_eval.evaluation.abstention import cross_fit, judge_exits
 from edgar_eval.evaluation.judge import judge_answer
 from edgar_eval.evaluation.noise_band import answer_deltas, perturbed_index, replica_deltas, rerank_deltas
 from edgar_eval.evaluation.readers import reader_accuracy as summarise_readers
@@ -449,23 +449,24 @@ def answering_noise(
             for case in iter_rows(cast(pd.DataFrame, golden_questions[~golden_questions.cik.isin(left_out)])):
                 hits = search(vectors[case.question_id], case.question, list(case.permitted_filing_ids), settings.top_k)
                 _, _, row = generation_row(model, case, [str(c) for c in chunk_ids[[h.row for h in hits]]], texts)
-                answerable, answered = case.expected_route == ANSWER, bool(row["answered"])
-                right = (
-                    answered
-                    and judge_answer(
-                        row["answer_text"], case.gold_value, case.gold_answer, case.label, int(case.fiscal_year)
-                    ).correct
-                )
+                answered = bool(row["answered"])
                 runs.append(
                     {
                         "replica": replica,
                         "question_id": case.question_id,
                         "expected_route": case.expected_route,
-                        "correct": right if answerable else not answered,
-                        "false_answer": answered and not answerable,
+                        "answered": answered,
+                        "figure_correct": answered and figure_correct(row["answer_text"], case),
                     }
                 )
-    replica_runs = pd.DataFrame(runs, columns=["replica", "question_id", "expected_route", "correct", "false_answer"])
+    replica_runs = pd.DataFrame(
+        runs, columns=["replica", "question_id", "expected_route", "answered", "figure_correct"]
+    )
+    replica_runs["correct"], replica_runs["false_answer"] = judge_exits(  # as arm A judges: no gate keeps any back
+        replica_runs.expected_route.to_numpy() == ANSWER,
+        replica_runs.answered.to_numpy(bool),
+        replica_runs.figure_correct.to_numpy(bool),
+    )
     deltas = answer_deltas(replica_runs, measured)
     return table_output(
         deltas,
@@ -476,6 +477,12 @@ def answering_noise(
             "largest_swing_points": float(deltas.delta_points.abs().max()) if len(deltas) else 0.0,
         },
     )
+
+
+def figure_correct(answer_text: str, case) -> bool:
+    """Whether an answer states the golden question's figure (`case`: its gold_value, gold_answer, label and
+    fiscal_year), by the judge every arm is scored with."""
+    return judge_answer(answer_text, case.gold_value, case.gold_answer, case.label, int(case.fiscal_year)).correct
 
 
 def generation_row(
@@ -696,10 +703,7 @@ def arm_outcomes(
         golden[["question_id", "expected_route", "kind", "gold_value", "gold_answer", "label", "fiscal_year"]],
         on="question_id",
     )
-    judged["figure_correct"] = [
-        judge_answer(g.answer_text, g.gold_value, g.gold_answer, g.label, int(g.fiscal_year)).correct
-        for g in iter_rows(judged)
-    ]
+    judged["figure_correct"] = [figure_correct(g.answer_text, g) for g in iter_rows(judged)]
     gates = abstention_scores[["question_id", "cik", "split", "period_pass", "cosine_pass", "relevance_pass"]]
     judgements = ["question_id", "answered", "outcome", "figure_correct", "expected_route", "kind", "generate_seconds"]
     outcomes = mask_arms(cast(pd.DataFrame, gates), cast(pd.DataFrame, judged[judgements]))

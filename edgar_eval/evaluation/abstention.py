@@ -95,6 +95,14 @@ def cross_fit(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def judge_exits(
+    answerable: np.ndarray, answered: np.ndarray, figure_right: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each question's exit is correct, and whether it is a false answer: an answerable question is correct
+    when answered with the gold figure; an unanswerable one when not answered, and answering it is a false answer."""
+    return np.where(answerable, answered & figure_right, ~answered), ~answerable & answered
+
+
 def arm_outcomes(gates: pd.DataFrame, generations: pd.DataFrame) -> pd.DataFrame:
     """One row per question per arm: whether the shared generation is kept, why not, and whether that is right.
 
@@ -114,8 +122,7 @@ def arm_outcomes(gates: pd.DataFrame, generations: pd.DataFrame) -> pd.DataFrame
         answered = kept & merged.answered.to_numpy(bool)
         reason[kept] = merged.outcome.to_numpy(object)[kept]
         answerable = merged.expected_route.to_numpy() == "answer"
-        figure_right = merged.figure_correct.to_numpy(bool)
-        correct = np.where(answerable, answered & figure_right, ~answered)
+        correct, false_answer = judge_exits(answerable, answered, merged.figure_correct.to_numpy(bool))
         rows.append(
             pd.DataFrame(
                 {
@@ -128,7 +135,7 @@ def arm_outcomes(gates: pd.DataFrame, generations: pd.DataFrame) -> pd.DataFrame
                     "answered": answered,
                     "outcome": reason,
                     "correct": correct,
-                    "false_answer": ~answerable & answered,
+                    "false_answer": false_answer,
                     "generate_seconds": np.where(kept, merged.generate_seconds.to_numpy(float), 0.0),
                 }
             )

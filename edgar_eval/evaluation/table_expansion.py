@@ -15,8 +15,7 @@ import pandas as pd
 
 from edgar_eval.answering.table_expansion import FilingTables
 from edgar_eval.corpus.frames import iter_rows
-from edgar_eval.corpus.pages import page_label
-from edgar_eval.domain.filings import Page
+from edgar_eval.corpus.pages import page_label, stored_pages
 from edgar_eval.evaluation.search_scopes import ScopedCase
 
 ORDERS = ("retriever", "reranked")  # whose kept passages are read: the retriever's first ones, or the reranker's
@@ -37,16 +36,6 @@ EXPANSION_COLUMNS = [
 ]
 
 
-def filing_pages(text_row) -> list[Page]:
-    """A filing's pages from its filing_text row (page starts, ends and printed numbers, in page order)."""
-    return [
-        Page(index, int(start), int(end), None if printed is None else str(printed))
-        for index, (start, end, printed) in enumerate(
-            zip(text_row.page_starts, text_row.page_ends, text_row.printed_pages)
-        )
-    ]
-
-
 class PassageReader:
     """Reads kept chunks as they are or expanded, with the pages each passage spans, from the index's chunks and the
     filings' texts."""
@@ -57,7 +46,10 @@ class PassageReader:
         # found once per filing, as an index would store them: the expansion's cost per question excludes it
         wanted = set(self.chunks.filing_id)
         self._tables = {
-            str(row.filing_id): (FilingTables(str(row.text)), filing_pages(row))
+            str(row.filing_id): (
+                FilingTables(str(row.text)),
+                stored_pages(row.page_starts, row.page_ends, row.printed_pages),
+            )
             for row in iter_rows(texts)
             if row.filing_id in wanted
         }

@@ -25,6 +25,7 @@ import pandas as pd
 from edgar_eval.corpus.company_names import display_name
 from edgar_eval.corpus.figure_match import values_differ
 from edgar_eval.corpus.frames import iter_groups, iter_rows
+from edgar_eval.corpus.pages import page_label, stored_pages
 from edgar_eval.domain.routes import ANSWER, NO_ANSWER, REVIEW
 from edgar_eval.golden import fairness as rules
 from edgar_eval.golden.fairness import FairnessLimits, FigureIndex
@@ -128,7 +129,7 @@ class _Scope:
         self.headings: dict[str, list[tuple[int, str]]] = {}
         self.lower_text: dict[str, str] = {}
         for row in iter_rows(texts):
-            labels = [p if isinstance(p, str) and p else f"p{i + 1}" for i, p in enumerate(row.printed_pages)]
+            labels = [page_label(p) for p in stored_pages(row.page_starts, row.page_ends, row.printed_pages)]
             self.index[row.filing_id] = FigureIndex(row.filing_id, row.text, [int(s) for s in row.page_starts], labels)
             self.headings[row.filing_id] = rules.statement_headings(row.text)
             self.lower_text[row.filing_id] = row.text.lower()
