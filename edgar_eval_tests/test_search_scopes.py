@@ -59,8 +59,14 @@ def _corpus(later_revenue: float = 391_035.0, other_company_prints: int = 0) -> 
     for filing_id, text in texts.items():
         lines = text.splitlines(keepends=True)
         starts = [sum(len(line) for line in lines[:i]) for i in range(len(lines))]
-        text_rows.append(
-            {"filing_id": filing_id, "text": text, "page_starts": starts, "printed_pages": [""] * len(starts)}
+        text_rows.append(  # as filing_text holds them: a page per line, each ending where the next starts
+            {
+                "filing_id": filing_id,
+                "text": text,
+                "page_starts": starts,
+                "page_ends": [*starts[1:], len(text)],
+                "printed_pages": [""] * len(starts),
+            }
         )
     chunks = pd.DataFrame(
         [
