@@ -228,6 +228,7 @@ def readme(args: argparse.Namespace) -> int:
 
 def compare(args: argparse.Namespace) -> int:
     """Two runs' reports folders compared (evaluation.run_comparison); the report to --out or stdout."""
+    from edgar_eval.adapters.files import replace_file
     from edgar_eval.evaluation.run_comparison import (
         OUTCOMES_FILE,
         RECEIPT_FILE,
@@ -269,7 +270,7 @@ def compare(args: argparse.Namespace) -> int:
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(report, encoding="utf-8")
+        replace_file(out, report.encode())  # whole or not at all: an interrupted write keeps the previous report
         print(f"comparison: {out}")
     else:
         sys.stdout.write(report)

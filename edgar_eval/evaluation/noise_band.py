@@ -23,6 +23,12 @@ from edgar_eval.corpus.frames import iter_groups
 BAND_COLUMNS = ["search_scope", "retriever", "k", "replicas", "questions", "band_low", "band_high"]
 
 
+def _swing(deltas: pd.Series, name: str) -> dict[str, float]:
+    """The lowest and highest difference any replica made, in points, as `<name>_low` and `<name>_high`: 0 when none
+    moved that way, so the band always holds the measurement itself."""
+    return {f"{name}_low": min(float(deltas.min()), 0.0), f"{name}_high": max(float(deltas.max()), 0.0)}
+
+
 def perturbed_index(index_rows: pd.DataFrame, seed: int, companies_left_out: int) -> tuple[pd.DataFrame, list[str]]:
     """The index without `companies_left_out` companies' filings (seeded; at most a quarter of the companies, and at
     least one while two or more are indexed, so most questions are still measured), its rows in a seeded order; and
@@ -75,8 +81,7 @@ def noise_band(deltas: pd.DataFrame) -> pd.DataFrame:
                 "k": int(depth),
                 "replicas": int(group.replica.nunique()),
                 "questions": int(group.questions.min()),
-                "band_low": min(float(group.delta_points.min()), 0.0),
-                "band_high": max(float(group.delta_points.max()), 0.0),
+                **_swing(group.delta_points, "band"),
             }
         )
     return pd.DataFrame(rows, columns=BAND_COLUMNS)
@@ -140,8 +145,7 @@ def answer_band(deltas: pd.DataFrame, arm: str = "A") -> pd.DataFrame:
                 "arm": arm,
                 "replicas": int(group.replica.nunique()),
                 "questions": int(group.questions.min()),
-                "band_low": min(float(group.delta_points.min()), 0.0),
-                "band_high": max(float(group.delta_points.max()), 0.0),
+                **_swing(group.delta_points, "band"),
             }
         )
     return pd.DataFrame(rows, columns=ANSWER_BAND_COLUMNS)
@@ -188,10 +192,8 @@ def rerank_band(deltas: pd.DataFrame) -> pd.DataFrame:
                 "kept": int(kept),
                 "replicas": int(group.replica.nunique()),
                 "questions": int(group.questions.min()),
-                "before_low": min(float(group.delta_before_points.min()), 0.0),
-                "before_high": max(float(group.delta_before_points.max()), 0.0),
-                "after_low": min(float(group.delta_after_points.min()), 0.0),
-                "after_high": max(float(group.delta_after_points.max()), 0.0),
+                **_swing(group.delta_before_points, "before"),
+                **_swing(group.delta_after_points, "after"),
             }
         )
     return pd.DataFrame(rows, columns=RERANK_BAND_COLUMNS)

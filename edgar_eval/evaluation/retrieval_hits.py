@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from edgar_eval.evaluation.ir_metrics import ndcg_at_k, precision_at_k, recall_at_k, reciprocal_rank
+
+
+def page_hit(filing_ids: Iterable[str], pages: Iterable[Iterable[str]], gold_pages: Iterable[str]) -> bool:
+    """Whether the passages read (each one's filing and the pages it spans) span a gold page ("filing#page")."""
+    read = {f"{filing_id}#{page}" for filing_id, spanned in zip(filing_ids, pages) for page in spanned}
+    return bool(read & set(gold_pages))
 
 
 def hit_record(
@@ -15,10 +23,9 @@ def hit_record(
 ) -> dict:
     gold_chunks = set(gold_chunk_ids)
     first = next((rank for rank, c in enumerate(retrieved_chunk_ids, start=1) if c in gold_chunks), 0)
-    retrieved_page_keys = {f"{f}#{p}" for f, pages in zip(retrieved_filing_ids, retrieved_pages) for p in pages}
     return {
         "document_hit": bool(set(retrieved_filing_ids) & set(gold_filing_ids)),
-        "page_hit": bool(retrieved_page_keys & set(gold_pages)),
+        "page_hit": page_hit(retrieved_filing_ids, retrieved_pages, gold_pages),
         "chunk_hit": first > 0,
         "first_gold_rank": first,
     }

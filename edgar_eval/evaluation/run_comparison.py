@@ -167,7 +167,9 @@ def receipt_differences(first: dict, second: dict) -> list[tuple[str, str, str]]
                 "corpus",
                 f"{len(corpus_a)} filings; {len(only_a)} not in the other"
                 + (f": {', '.join(only_a)}" if only_a else ""),
-                f"{len(corpus_b)} filings; {len(only_b)} not in the other, {len(changed)} with other bytes",
+                f"{len(corpus_b)} filings; {len(only_b)} not in the other"
+                + (f": {', '.join(only_b)}" if only_b else "")
+                + f"; {len(changed)} with other bytes",
             )
         )
     flat_a = _flatten({k: v for k, v in first.items() if k != "corpus"})

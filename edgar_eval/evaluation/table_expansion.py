@@ -16,6 +16,7 @@ import pandas as pd
 from edgar_eval.answering.table_expansion import FilingTables
 from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.corpus.pages import page_label, stored_pages
+from edgar_eval.evaluation.retrieval_hits import page_hit
 from edgar_eval.evaluation.search_scopes import ScopedCase
 
 ORDERS = ("retriever", "reranked")  # whose kept passages are read: the retriever's first ones, or the reranker's
@@ -71,9 +72,8 @@ class PassageReader:
 
 
 def _read_figures(passages, case: ScopedCase, gold_quote: str | None) -> dict:
-    read_pages = {f"{filing_id}#{page}" for filing_id, _, pages, _ in passages for page in pages}
     return {
-        "page_hit": bool(read_pages & set(case.gold_pages)),
+        "page_hit": page_hit([p[0] for p in passages], [p[2] for p in passages], case.gold_pages),
         "row_read": bool(gold_quote) and any(gold_quote in text for _, text, _, _ in passages),
         "chars": sum(len(text) for _, text, _, _ in passages),
     }

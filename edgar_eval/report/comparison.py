@@ -60,8 +60,9 @@ def comparison_markdown(
         lines += [f"The {md_cell(golden_note)}. Compared as allowed (--allow-golden-change).", ""]
     lines += [
         f"{paired.shared} questions in both runs; {paired.only_first} only in {a}, {paired.only_second} only in {b}; "
-        f"{paired.gold_changed} shared questions whose gold changed (route, figure or gold pages) are left out of "
-        "every pair. A page hit in a wider scope pairs only where that scope's gold pages are the same too.",
+        f"{paired.gold_changed} shared questions whose gold changed (route, figure or company_year gold pages). A "
+        "changed route or figure leaves a question out of every pair; a page hit pairs only where that scope's gold "
+        "pages are the same in both runs.",
         "",
         "## Figures, paired",
         "",
