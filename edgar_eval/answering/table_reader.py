@@ -3,9 +3,9 @@
 It answers a template question ("What was Apple's total revenue for fiscal 2024?", "... for the six months ended
 July 27, 2025?", "... as of June 29, 2025?") the way a person reads a financial table:
 
-1. The line item: the words between the company and the period, looked up in the shared table of line-item names
-   (`corpus.line_items.LABEL_SYNONYMS`: "total revenue" is also "total net sales", "net revenues", ...). Labels and
-   names compare as word sets (`label_words`); a row scores by the share of its label's words the best name
+1. The line item: the words between the company and the period, looked up in the reader's own table of names
+   (`answering.line_item_names.LABEL_SYNONYMS`: "total revenue" is also "total net sales", "net revenues", ...).
+   Labels and names compare as word sets (`label_words`); a row scores by the share of its label's words the best name
    accounts for, and rows below a third are about something else. A qualifier row is read with its group heading
    ("Earnings per share:" / "Basic"); an opening balance never answers.
 2. The period: the table's header rows (the rows above its first row of figures) give each column its words; a
@@ -33,7 +33,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from edgar_eval.answering.extractive import Passage, ReaderAnswer
-from edgar_eval.corpus.line_items import LABEL_SYNONYMS
+from edgar_eval.answering.line_item_names import LABEL_SYNONYMS
 from edgar_eval.corpus.number_words import SCALE_FACTORS
 from edgar_eval.corpus.table_headers import PERIOD_WORDS, SCALE_LINE, header_length, scale_line, table_blocks
 from edgar_eval.corpus.table_headers import cells as _cells

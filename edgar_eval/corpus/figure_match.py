@@ -134,6 +134,23 @@ def stated_sign(text: str, figure: Figure, previous_end: int = 0) -> int:
     return POSITIVE
 
 
+_CLAUSE_START = re.compile(r"[.;\n](?=[^.;\n]*$)")
+
+
+def copied_row_sign(text: str, stated: "SignedFigure", previous_end: int = 0) -> "SignedFigure":
+    """A figure an answer copies as printed, parentheses included, after the words of a row that names the direction
+    ("Purchases of property and equipment: (1,234)", "Net cash used in investing activities (5,000)"): the parentheses
+    are the row's presentation, and the figure states the amount with either sign, as that row backs it."""
+    if not stated.figure.negative:
+        return stated
+    clause = text[previous_end : stated.figure.start]
+    boundary = _CLAUSE_START.search(clause)
+    label = clause[boundary.end() :] if boundary else clause
+    if label_sign(label) == ANY_SIGN:
+        return SignedFigure(stated.figure, ANY_SIGN, stated.unit)
+    return stated
+
+
 def reference_sign(text: str, figure: Figure, previous_end: int = 0) -> int:
     """The sign a printed figure holds: its row label's say, else as printed (module doc)."""
     label = row_label(text, figure)

@@ -6,8 +6,9 @@ The judge reads the answer's text, not only its first figure:
   is judged on $X, and "or $6.08 per diluted share" beside a net income is another quantity; against a per-share
   gold, a bare "$6.08" counts and "$93.7 billion" does not.
 * The answer is right when one of them states the gold (magnitude within the stated figure's tolerance, sign as
-  the gold's; an outflow's sign is a presentation convention) and no other figure of that kind gives a rival
-  value for the asked quantity.
+  the gold's; an outflow's sign is a presentation convention, and so are the parentheses of a figure copied as
+  printed after a row's words that name the direction: "Net cash used in investing activities: (5,000)") and no
+  other figure of that kind gives a rival value for the asked quantity.
 * A figure of the gold's kind that does not state the gold is a rival unless the answer marks it as something
   else: another period or a comparison ("up from $383.3 billion", "compared with", "versus", "in fiscal 2023"
   when another year was asked, "a year earlier"), a change ("an increase of $7.8 billion", "up $7.8 billion",
@@ -27,6 +28,7 @@ from edgar_eval.corpus.figure_match import (
     PER_SHARE,
     PERCENT,
     SignedFigure,
+    copied_row_sign,
     matches_value,
     stated_figures,
     value_sign,
@@ -107,8 +109,10 @@ def judge_answer(
     sign = value_sign(gold_value, label)
     if gold_kind == PERCENT:  # XBRL tags a rate as a fraction (0.233); the gold answer writes it as printed (23.3%)
         gold_value = stated_figures(cast(str, gold_answer))[0].magnitude * (-1 if gold_value < 0 else 1)
-    right = [s for s in comparable if matches_value(s, gold_value, sign)]
     previous_end = {id(s): (stated[k - 1].figure.end if k else 0) for k, s in enumerate(stated)}
+    right = [
+        s for s in comparable if matches_value(copied_row_sign(answer_text, s, previous_end[id(s)]), gold_value, sign)
+    ]
     rivals = [
         s
         for s in comparable

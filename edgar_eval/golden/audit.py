@@ -23,8 +23,7 @@ import pandas as pd
 from edgar_eval.corpus.frames import iter_groups, iter_rows
 from edgar_eval.domain.routes import exchange_route
 from edgar_eval.golden.absence import read_decision_lines
-from edgar_eval.golden.labels import concept_words, label_for
-from edgar_eval.golden.printed_words import PrintedIndex
+from edgar_eval.golden.might_answer import ScopeText, asked_words, evidence_sheet
 from edgar_eval.stats.proportions import wilson
 
 AUDIT_VERSION = "golden-audit/1"
@@ -134,29 +133,25 @@ MAX_EVIDENCE_PASSAGES = 8
 def template_cases(golden: pd.DataFrame, texts: dict[str, str], company_filings: dict[str, list[str]]) -> pd.DataFrame:
     """The template questions as audit cases, each with the evidence a reviewer reads: for an answerable question the
     printed line that holds its figure, its filing and pages; for an unanswerable one the passages of its scope (the
-    company's filings, for another year) that print the concept's words or synonyms beside a figure."""
+    company's filings, for another year) that might answer it by the builder's rule (golden.might_answer). The sheet
+    shows what the rule saw; a reviewer reads the filings themselves, not only the sheet."""
     rows = []
-    indexes: dict[tuple[str, ...], PrintedIndex] = {}  # one per scope: many questions share a scope
+    read: dict[str, ScopeText] = {}  # one per filing: many questions share a scope
     for q in iter_rows(golden):
         if q.kind == "answerable":
             evidence = f"gold line ({q.source_filing_id}; pages {', '.join(q.gold_pages)}):\n{q.gold_quote}"
         else:
             filings = list(q.scope_filing_ids) or company_filings.get(q.cik, [])
-            words = concept_words(q.concept)
-            held = tuple(f for f in filings if f in texts)
-            if held not in indexes:
-                indexes[held] = PrintedIndex.of([texts[f] for f in held], held)
-            index = indexes[held]
-            found = index.passages(words, MAX_EVIDENCE_PASSAGES)
-            head = (
-                f"scope: {', '.join(filings) or '(no filing)'}; words searched: "
-                f"{', '.join(words) or label_for(q.concept)}"
-                + (f"; asked year: {q.fiscal_year}" if q.kind == "other_year" else "")
+            searched = company_filings.get(q.cik, filings) if q.kind == "other_year" else filings
+            for f in searched:
+                if f in texts and f not in read:
+                    read[f] = ScopeText(f, texts[f])
+            year = int(q.fiscal_year) if q.kind == "other_year" else None
+            found = evidence_sheet([read[f] for f in searched if f in read], q.concept, year, MAX_EVIDENCE_PASSAGES)
+            head = f"scope: {', '.join(filings) or '(no filing)'}; searched for {asked_words(q.concept)}" + (
+                f"; asked year: {q.fiscal_year}" if q.kind == "other_year" else ""
             )
-            body = (
-                "\n".join(f"- [{source}] {shown}" for source, shown in found)
-                or "(no passage prints them beside a figure)"
-            )
+            body = "\n".join(f"- [{e.filing_id}] {e.shown}" for e in found) or "(nothing in scope might answer it)"
             evidence = head + "\n" + body
         rows.append(
             {

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from edgar_eval.golden.labels import distinctive_words
+from edgar_eval.golden.might_answer import stems
 
 # Rule names, in the order they are applied; the first that fails is the recorded reason.
 BOILERPLATE = "boilerplate_concept"
@@ -31,9 +32,14 @@ QUOTA_COMPANY = "quota_per_company"
 ABSENCE_UNCONFIRMED = "absence_not_confirmed"  # an absent-concept question whose scope prints the concept's usual words
 # an absent-concept question worded like a line item the scope does report (another tag, one label)
 LABEL_REPORTED = "label_reported"
-WORDS_PRINTED = (
-    "concept_words_printed"  # an absent-concept question whose label or a synonym is printed beside a figure in scope
-)
+# An absent-concept candidate that something in scope might answer (golden.might_answer), by what the scope holds:
+STATEMENTS_ELSEWHERE = "statements_elsewhere"  # a 10-K of the scope incorporates its statements from an exhibit
+CANNOT_BE_ABSENT = "cannot_be_shown_absent"  # a total or computed figure, or a concept with no distinctive words
+NEAR_TAGGED = "near_concept_tagged"  # a tagged concept (any namespace or member) holding a distinctive word
+NEAR_ROW = "near_row_printed"  # a table row holding one beside a figure
+HEADING_OVER_COMPONENTS = "heading_over_components"  # a heading holding one over rows of figures: one addition
+NEAR_SENTENCE = "near_words_printed"  # a sentence holding one and a figure
+NEAR_RULES = {"tagged": NEAR_TAGGED, "row": NEAR_ROW, "heading": HEADING_OVER_COMPONENTS, "sentence": NEAR_SENTENCE}
 # the figure's row joins the line item with another ("Retained earnings and additional paid-in capital")
 COMBINED_ROW = "combined_row"
 YEAR_PRINTED = (
@@ -58,9 +64,14 @@ RULES = (
     QUOTA_STATEMENT,
     QUOTA_FILING,
     QUOTA_COMPANY,
+    STATEMENTS_ELSEWHERE,
+    CANNOT_BE_ABSENT,
     ABSENCE_UNCONFIRMED,
     LABEL_REPORTED,
-    WORDS_PRINTED,
+    NEAR_TAGGED,
+    HEADING_OVER_COMPONENTS,
+    NEAR_ROW,
+    NEAR_SENTENCE,
     YEAR_PRINTED,
 )
 
@@ -224,20 +235,20 @@ _JOINED = re.compile(
 )
 
 
-def combined_row(row: str, words: tuple[str, ...]) -> str | None:
-    """The other item a table row's label joins to the line item's words ("Retained earnings and additional paid-in
-    capital" -> "additional paid-in capital"), or None: a figure printed for two items together is not the figure of
-    one of them. Read only when the row label starts with the item's words; "... and other", "... and equivalents",
-    "... and restricted cash", "... and benefits", and words the item's own names use ("Marketing and sales" for sales
-    and marketing) complete the item rather than add one."""
+def combined_row(row: str, own: frozenset[str]) -> str | None:
+    """The other item a table row's label joins to the line item ("Retained earnings and additional paid-in capital"
+    -> "additional paid-in capital"), or None: a figure printed for two items together is not the figure of one of
+    them. `own` is the line item's stems (golden.might_answer.concept_stems: its label's and its XBRL name's words).
+    Read only when the label's words before the join name the item; "... and other", "... and equivalents", "... and
+    restricted cash", "... and benefits", and words of the item's own ("Marketing and sales" for sales and marketing,
+    "Research and development") complete the item rather than add one."""
     if not row.lstrip().startswith("|"):
         return None
     label = row.strip().strip("|").split("|")[0].strip().lower().replace("\u2019", "'")
-    for word in sorted(words, key=len, reverse=True):
-        if label.startswith(word.lower()):
-            joined = _JOINED.match(label[len(word) :])
-            own = set(re.findall(r"[a-z]+", " ".join(words).lower()))
-            if joined and not set(re.findall(r"[a-z]+", joined.group(1))) <= own:
-                return joined.group(1).strip()
+    for joint in re.finditer(r"(?:,\s*)?\s(?:and|&)\s", label):
+        if not stems(label[: joint.start()]) & own:
             return None
+        joined = _JOINED.match(label[joint.start() :])
+        if joined and not stems(joined.group(1)) <= own:
+            return joined.group(1).strip()
     return None

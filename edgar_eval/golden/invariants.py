@@ -2,8 +2,9 @@
 `golden_questions` and for the real-corpus test.
 
 1. One wording in one scope has one expected route (never both answerable and unanswerable).
-2. An absent-concept question's words (its label or a synonym) are printed beside no figure of its scope.
-3. An other-year question's year is printed beside none of its concept's words in the company's filings.
+2. Nothing in an absent-concept question's scope might answer it (golden.might_answer: no row, heading or sentence
+   with a figure holds its distinctive words).
+3. Nothing in the company's filings might answer an other-year question for its year.
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ from typing import cast
 import pandas as pd
 
 from edgar_eval.corpus.frames import iter_rows
-from edgar_eval.golden.labels import concept_words
-from edgar_eval.golden.printed_words import PrintedIndex
+from edgar_eval.golden.might_answer import ScopeText, nearest
 
 
 def _normalised(question: str) -> str:
@@ -31,22 +31,20 @@ def contradictions(
     )
     clashes = routes.groupby(["text", "scope"]).expected_route.nunique()
     found += [f"{text!r} in {list(scope)} has two expected routes" for (text, scope) in clashes[clashes > 1].index]
-    indexes: dict[tuple[str, ...], PrintedIndex] = {}
+    read: dict[str, ScopeText] = {}
 
-    def printed_in(filing_ids) -> PrintedIndex:
-        key = tuple(sorted(filing_ids))
-        if key not in indexes:
-            indexes[key] = PrintedIndex.of(text_of[f] for f in key if f in text_of)
-        return indexes[key]
+    def scope_of(filing_ids) -> list[ScopeText]:
+        for f in filing_ids:
+            if f in text_of and f not in read:
+                read[f] = ScopeText(f, text_of[f])
+        return [read[f] for f in sorted(filing_ids) if f in read]
 
     for case in iter_rows(cast(pd.DataFrame, golden[golden.kind == "absent_concept"])):
-        printed = printed_in(case.scope_filing_ids).printed(concept_words(case.concept))
-        if printed:
-            found.append(f"absent concept {case.question!r}: its scope prints {printed!r} beside a figure")
+        near = nearest(scope_of(case.scope_filing_ids), case.concept)
+        if near is not None:
+            found.append(f"absent concept {case.question!r}: {near.describe()}")
     for case in iter_rows(cast(pd.DataFrame, golden[golden.kind == "other_year"])):
-        printed = printed_in(filings_of_company.get(case.cik, [])).printed(
-            concept_words(case.concept), int(case.fiscal_year)
-        )
-        if printed:
-            found.append(f"other year {case.question!r}: the company's filings print {printed!r} for that year")
+        near = nearest(scope_of(filings_of_company.get(case.cik, [])), case.concept, int(case.fiscal_year))
+        if near is not None:
+            found.append(f"other year {case.question!r}: for {case.fiscal_year}, {near.describe()}")
     return found[:limit]

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-from edgar_eval.corpus.line_items import LABEL_SYNONYMS
-
 CONCEPT_LABELS = {
     # operations
     "us-gaap:Revenues": "total revenue",
@@ -101,14 +99,6 @@ CONCEPT_LABELS = {
     "us-gaap:IncomeTaxesPaidNet": "income taxes paid",
     "us-gaap:InterestPaidNet": "interest paid",
 }
-
-
-def concept_words(concept: str) -> tuple[str, ...]:
-    """The label of a concept and its synonyms: the words a person uses for it."""
-    label = CONCEPT_LABELS.get(concept)
-    if label is None:
-        return ()
-    return tuple(dict.fromkeys((label, *LABEL_SYNONYMS.get(label, ()))))
 
 
 # Words whose presence in a filing's text means it may report the concept after all; a concept

@@ -14,6 +14,7 @@ this scope neither tags nor prints (confirmed by searching its text for the conc
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import re
 from dataclasses import dataclass
@@ -29,8 +30,14 @@ from edgar_eval.corpus.pages import page_label, stored_pages
 from edgar_eval.domain.routes import ANSWER, NO_ANSWER, REVIEW
 from edgar_eval.golden import fairness as rules
 from edgar_eval.golden.fairness import FairnessLimits, FigureIndex
-from edgar_eval.golden.labels import absence_probes, concept_words, is_boilerplate, label_for
-from edgar_eval.golden.printed_words import PrintedIndex
+from edgar_eval.golden.labels import absence_probes, is_boilerplate, label_for
+from edgar_eval.golden.might_answer import (
+    ScopeText,
+    can_be_absent,
+    concept_stems,
+    nearest,
+    statements_elsewhere,
+)
 from edgar_eval.retrieval.scope import COMPANY, COMPANY_YEAR, CORPUS, ScopedFiling, filings_of_scope
 
 TEMPLATE_VERSION = "xbrl-template/2"
@@ -164,8 +171,20 @@ class _Scope:
                 if not dimensions and value is not None:
                     self.period_values.setdefault((fid, concept, period_key), set()).add(float(value))
         self.concepts = facts.groupby("filing_id").concept.agg(set).to_dict()
+        self.members = {
+            fid: {member for dims in group.dimensions if dims for _, member in json.loads(dims)}
+            for fid, group in facts.groupby("filing_id")
+        }
         self.texts = {row.filing_id: row.text for row in iter_rows(texts)}
-        self._printed: dict[tuple[str, ...], PrintedIndex] = {}
+        numeric = facts[facts.is_numeric].groupby("filing_id").size().to_dict()
+        annual = [numeric.get(f, 0) for f in self.texts if self.filing[f].form == "10-K"]
+        usual = float(np.median(annual)) if len(annual) >= 3 else None  # too few 10-Ks to say what is usual
+        self.statements_elsewhere = {
+            f: why
+            for f in sorted(self.texts)
+            if (why := statements_elsewhere(self.filing[f].form, self.texts[f], numeric.get(f, 0), usual))
+        }
+        self._scope_texts: dict[str, ScopeText] = {}
         self._printing: dict[str, list[str]] | None = None
 
     def filings_printing(self, printed: str) -> list[str]:
@@ -178,12 +197,13 @@ class _Scope:
                     self._printing.setdefault(figure, []).append(filing_id)
         return self._printing.get(printed, [])
 
-    def printed(self, filing_ids: list[str]) -> PrintedIndex:
-        """Where these filings print a figure, and beside which words (built once per set of filings)."""
-        key = tuple(sorted(filing_ids))
-        if key not in self._printed:
-            self._printed[key] = PrintedIndex.of(self.texts[f] for f in key)
-        return self._printed[key]
+    def scope_texts(self, filing_ids: list[str]) -> list[ScopeText]:
+        """Each filing's rows, headings, sentences and tagged names, read once (golden.might_answer)."""
+        for f in filing_ids:
+            if f not in self._scope_texts:
+                tagged = self.concepts.get(f, set()) | self.members.get(f, set())
+                self._scope_texts[f] = ScopeText(f, self.texts[f], tagged)
+        return [self._scope_texts[f] for f in filing_ids]
 
     def filings_of(self, search_scope: str, cik: str, fiscal_year: int | None) -> list[str]:
         """The filings with text that a question about `cik` and `fiscal_year` searches in `search_scope`."""
@@ -194,6 +214,9 @@ class _Scope:
 
     def of(self, cik: str, fiscal_year: int) -> list[str]:
         return self.filings_of(COMPANY_YEAR, cik, fiscal_year)
+
+    def tagged_in(self, filing_ids: list[str]) -> set[str]:
+        return set().union(*(self.concepts.get(f, set()) for f in filing_ids)) if filing_ids else set()
 
     def chunks_holding(self, filing_id: str, start: int, end: int) -> list[str]:
         starts, ends, ids = self.chunks.get(filing_id, (np.array([]), np.array([]), np.array([])))
@@ -387,7 +410,7 @@ def _figure_rule(question: dict, scope: _Scope, limits: FairnessLimits) -> tuple
         return rules.SMALL_OR_ROUND, f"printed as {printed!r}"
     if rules.answer_in_question(printed, question["question"]):
         return rules.IN_QUESTION, f"{printed!r} is in the question"
-    joined = rules.combined_row(question["gold_quote"], concept_words(question["concept"]))
+    joined = rules.combined_row(question["gold_quote"], concept_stems(question["concept"]))
     if joined:
         return rules.COMBINED_ROW, f"the row prints {question['label']!r} together with {joined!r}"
     in_scope = scope.of(question["cik"], question["fiscal_year"])
@@ -593,11 +616,16 @@ def _unanswerable(
             continue
         cik, year = filing.cik, int(filing.fiscal_year)
         asked = sorted(by_filing.get(filing_id, []), key=lambda q: q["question"])
-        absent_year = min(reported_years.get(cik, {year})) - 3
+        # The fiscal year after the company's latest: its scope falls back to the latest annual report, which prints
+        # the neighbouring years' columns, so a reader that takes the nearest column answers it wrongly.
+        absent_year = max(int(scope.filing[f].fiscal_year) for f in scope.of_company(cik)) + 1
+        while absent_year in reported_years.get(cik, set()):  # a fact already tagged for it (an outlook, a schedule)
+            absent_year += 1
+        company_texts = scope.scope_texts(scope.of_company(cik))
         for q in rng.sample(asked, min(per_kind, len(asked))):
             when = period_phrase("10-K", "instant" if q["is_instant"] else "FY", "", absent_year)
-            printed = scope.printed(scope.of_company(cik)).printed(concept_words(q["concept"]), absent_year)
-            if printed:  # a selected-data table or an MD&A sentence answers it after all
+            printed = nearest(company_texts, q["concept"], absent_year)
+            if printed is not None:  # an outlook sentence or a table column answers it after all
                 reject(
                     "other_year",
                     rules.YEAR_PRINTED,
@@ -605,7 +633,7 @@ def _unanswerable(
                     cik,
                     q["concept"],
                     str(absent_year),
-                    f"the company's filings print {printed!r} beside a figure for {absent_year}",
+                    f"for {absent_year}, {printed.describe()}",
                 )
                 continue
             out.append(
@@ -631,51 +659,18 @@ def _unanswerable(
                 )
             )
         in_scope = scope.of(cik, year)
-        tagged = set().union(*(scope.concepts.get(f, set()) for f in in_scope)) if in_scope else set()
-        text = "\n".join(scope.lower_text[f] for f in in_scope)
-        absent = []
-        reported_labels = {label_for(c) for c in tagged} - {None}
-        for concept in common:
-            if concept in tagged or cik in reporters[concept]:
-                continue
-            found = [probe for probe in absence_probes(concept) if probe in text]
-            printed = (
-                None
-                if found or label_for(concept) in reported_labels
-                else scope.printed(in_scope).printed(concept_words(concept))
-            )
-            if found:
-                reject(
-                    "absent_concept",
-                    rules.ABSENCE_UNCONFIRMED,
-                    filing_id,
-                    cik,
-                    concept,
-                    "",
-                    f"the scope prints {found[0]!r}",
-                )
-            elif label_for(concept) in reported_labels:
-                reject(
-                    "absent_concept",
-                    rules.LABEL_REPORTED,
-                    filing_id,
-                    cik,
-                    concept,
-                    "",
-                    f"the scope tags another concept labelled {label_for(concept)!r}: the same question is answerable",
-                )
-            elif printed:
-                reject(
-                    "absent_concept",
-                    rules.WORDS_PRINTED,
-                    filing_id,
-                    cik,
-                    concept,
-                    "",
-                    f"the scope prints {printed!r} beside a figure",
-                )
-            else:
-                absent.append(concept)
+        tagged = scope.tagged_in(in_scope)
+
+        def refuted(rule: str, concept: str, detail: str) -> None:
+            reject("absent_concept", rule, filing_id, cik, concept, "", detail)
+
+        absent = [
+            concept
+            for concept in common
+            if concept not in tagged
+            and cik not in reporters[concept]
+            and not _absence_refuted(concept, in_scope, tagged, scope, refuted)
+        ]
         seen_labels: set[str | None] = set()
         absent = [c for c in absent if not (label_for(c) in seen_labels or seen_labels.add(label_for(c)))]
         for concept in rng.sample(absent, min(per_kind, len(absent))):
@@ -701,6 +696,36 @@ def _unanswerable(
                 }
             )
     return out
+
+
+def _absence_refuted(concept: str, in_scope: list[str], tagged: set[str], scope: _Scope, reject) -> bool:
+    """Whether anything in the scope might answer a question about `concept` (golden.might_answer), rejecting the
+    candidate with the first rule that says so: a filing of the scope keeps its statements elsewhere; the concept is a
+    total or computed figure, or has no distinctive words; the scope prints one of the concept's usual words
+    anywhere; it tags another concept under the same label; it tags a concept, or prints a row, a heading over rows or
+    a sentence with a figure, that holds one of the concept's distinctive words."""
+    elsewhere = [f for f in in_scope if f in scope.statements_elsewhere]
+    if elsewhere:
+        reject(rules.STATEMENTS_ELSEWHERE, concept, f"{elsewhere[0]}: {scope.statements_elsewhere[elsewhere[0]]}")
+        return True
+    why_not = can_be_absent(concept)
+    if why_not:
+        reject(rules.CANNOT_BE_ABSENT, concept, why_not)
+        return True
+    text = "\n".join(scope.lower_text[f] for f in in_scope)
+    found = [probe for probe in absence_probes(concept) if probe in text]
+    if found:
+        reject(rules.ABSENCE_UNCONFIRMED, concept, f"the scope prints {found[0]!r}")
+        return True
+    label = label_for(concept)
+    if label in {label_for(c) for c in tagged}:
+        reject(rules.LABEL_REPORTED, concept, f"the scope tags another concept labelled {label!r}: it is answerable")
+        return True
+    near = nearest(scope.scope_texts(in_scope), concept)
+    if near is not None:
+        reject(rules.NEAR_RULES[near.kind], concept, near.describe())
+        return True
+    return False
 
 
 def _twin(source: dict, kind: str, **changes) -> dict:

@@ -1,11 +1,14 @@
-"""Line items as people and filings name them: domain knowledge shared by the golden questions (absence and
-other-year rules) and the table-aware reader (which row answers a question), kept in one place."""
+"""Line items as people and filings name them: the table-aware reader's vocabulary (which row answers a question).
+
+The reader's alone. The golden builder decides what a filing does not answer by its own rule (golden.might_answer),
+which reads no list of names: a builder and a reader that shared one would agree on every line the list misses, the
+reader declining exactly the questions the builder wrongly calls absent, and no figure would show it. An
+import-linter contract and a test (test_vocabularies.py) fail if the two share a vocabulary."""
 
 from __future__ import annotations
 
 # The words a person (and a filing) uses for each label's line item: the label itself and its synonyms, as filings
-# print them in row labels and prose. An absent-concept question is asked only where none of these is printed beside
-# a figure; an other-year question only where the asked year is not printed beside one of them.
+# print them in row labels and prose.
 LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
     "total revenue": (
         "total revenue",
