@@ -12,6 +12,7 @@ from edgar_eval.golden.audit import (
     draw_sample,
     read_audit_file,
     review_sheet,
+    reviewer_summary,
     template_cases,
 )
 
@@ -67,6 +68,7 @@ def test_verdicts_bind_to_the_case_hash_and_unreviewed_cases_are_never_correct()
             "verdict": "correct",
             "reason": "as printed",
             "reviewer": "r",
+            "reviewer_role": "rules_author",
         },
         {
             "case_id": second.case_id,
@@ -74,8 +76,16 @@ def test_verdicts_bind_to_the_case_hash_and_unreviewed_cases_are_never_correct()
             "verdict": "defect",
             "reason": "wrong year",
             "reviewer": "r",
+            "reviewer_role": "rules_author",
         },
-        {"case_id": third.case_id, "case_sha256": "0" * 64, "verdict": "correct", "reason": "old", "reviewer": "r"},
+        {
+            "case_id": third.case_id,
+            "case_sha256": "0" * 64,
+            "verdict": "correct",
+            "reason": "old",
+            "reviewer": "r",
+            "reviewer_role": "independent",
+        },
     ]
     judged = apply_verdicts(sample, read_audit_file("\n".join(json.dumps(x) for x in lines), "audit.jsonl"))
     assert judged.set_index("case_id").status[third.case_id] == "stale"
@@ -92,12 +102,58 @@ def test_verdicts_bind_to_the_case_hash_and_unreviewed_cases_are_never_correct()
     [
         ("not json", "not JSON"),
         ('{"case_id": "a"}', "needs non-empty"),
-        ('{"case_id": "a", "case_sha256": "b", "verdict": "maybe", "reason": "c", "reviewer": "d"}', "verdict must be"),
+        (
+            '{"case_id": "a", "case_sha256": "b", "verdict": "maybe", "reason": "c", "reviewer": "d", '
+            '"reviewer_role": "independent"}',
+            "verdict must be",
+        ),
+        (
+            '{"case_id": "a", "case_sha256": "b", "verdict": "correct", "reason": "c", "reviewer": "d", '
+            '"reviewer_role": "me"}',
+            "reviewer_role must be",
+        ),
     ],
 )
 def test_a_malformed_verdict_file_is_refused_with_its_line(line, message):
     with pytest.raises(AuditFileError, match=message):
         read_audit_file(line, "audit.jsonl")
+
+
+def test_a_computable_verdict_is_a_defect_and_verdicts_are_counted_by_who_gave_them():
+    sample = draw_sample(_cases(5), seed=7, per_kind=20)
+    ids = list(sample.case_id[:3])
+    sha = dict(zip(sample.case_id, sample.case_sha256))
+
+    def line(case_id, verdict, role):
+        return json.dumps(
+            {
+                "case_id": case_id,
+                "case_sha256": sha[case_id],
+                "verdict": verdict,
+                "reason": "read the filing",
+                "reviewer": f"{role} reviewer",
+                "reviewer_role": role,
+            }
+        )
+
+    text = "\n".join(
+        [
+            line(ids[0], "computable", "independent"),
+            line(ids[1], "correct", "independent"),
+            line(ids[2], "correct", "rules_author"),
+        ]
+    )
+    judged = apply_verdicts(sample, read_audit_file(text, "audit.jsonl"))
+    summary = audit_summary(judged)
+    assert summary.defects.sum() == 1 and summary.computable.sum() == 1
+    by = reviewer_summary(judged).set_index("reviewer_role")
+    assert by.verdicts["independent"] == 2 and by.computable["independent"] == 1
+    assert by.verdicts["rules_author"] == 1
+
+
+def test_more_of_one_kind_is_drawn_when_asked():
+    sample = draw_sample(_cases(), seed=7, per_kind=20, sizes={"other_year": 25})
+    assert sample.kind.value_counts().to_dict() == {"answerable": 20, "other_year": 25, "pattern:D1": 3}
 
 
 def test_unanswerable_evidence_shows_the_scope_s_rows_printing_the_concept_s_words():

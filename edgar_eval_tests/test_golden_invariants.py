@@ -66,4 +66,4 @@ def test_each_invariant_catches_its_own_contradiction():
     assert len(found) == 3
     assert "has two expected routes" in found[0]
     assert found[1].startswith("absent concept") and "gross profit" in found[1].lower()
-    assert found[2].startswith("other year") and "for that year" in found[2]
+    assert found[2].startswith("other year") and "for 2023" in found[2]

@@ -76,6 +76,11 @@ def golden_questions_and_rejections(
         raise dg.Failure(
             "no golden question could be built: no 10-K or 10-Q with located facts among the current filings"
         )
+    for filing_id, why in build.statements_elsewhere.items():
+        # the run's output names each such filing in one line (the CLI prints step output), and so does the UI's log
+        line = f"{filing_id}: statements not in the filing ({why}); no absent-concept question is built from it"
+        print(f"  note   {line}", flush=True)
+        context.log.warning(line)
     counts = golden.kind.value_counts().sort_index().to_dict()
     by_rule = rejections.groupby(["kind", "rule"]).size()
     yield table_output(
@@ -85,6 +90,7 @@ def golden_questions_and_rejections(
             "by_kind": dg.MetadataValue.json(counts),
             "companies": int(golden.cik.nunique()),
             "left_out": dg.MetadataValue.json(left_out),
+            "statements_elsewhere": dg.MetadataValue.json(build.statements_elsewhere),
             "by_statement_type": dg.MetadataValue.json(
                 golden[golden.kind == "answerable"].statement_type.value_counts().sort_index().to_dict()
             ),
@@ -162,8 +168,8 @@ def golden_set(
     group_name="golden",
     description="The golden set audited by sample: a seeded sample of the frozen set (per template kind, and every "
     "hard-question case), written with its evidence to `data/<corpus>/golden_audit.md`; a person's verdicts read from "
-    "`reviews/<corpus>/audit-v1.jsonl`, bound to each case's sha256. Unreviewed cases count as unreviewed, never as "
-    "correct.",
+    "`reviews/<corpus>/audit-v2.jsonl`, bound to each case's sha256, each saying who gave it (the rules' authors or an "
+    "independent reviewer). Unreviewed cases count as unreviewed, never as correct.",
 )
 def golden_audit(
     context: dg.AssetExecutionContext,
@@ -195,7 +201,8 @@ def golden_audit(
         ],
         ignore_index=True,
     )
-    sample = audit.draw_sample(cases, settings.golden_seed, settings.audit_per_kind)
+    sizes = {"absent_concept": settings.audit_absent_concept}
+    sample = audit.draw_sample(cases, settings.golden_seed, settings.audit_per_kind, sizes)
     path = settings.golden_audit_path()
     review_file = str(path.relative_to(path.parents[2]))
     try:
@@ -210,7 +217,10 @@ def golden_audit(
         {
             "sampled": len(judged),
             "reviewed": int(judged.status.isin(audit.VERDICTS).sum()),
-            "defects": int((judged.status == audit.DEFECT).sum()),
+            "defects": int(judged.status.isin(audit.DEFECTS).sum()),
+            "by_reviewer_role": dg.MetadataValue.json(
+                judged[judged.reviewer_role != ""].reviewer_role.value_counts().sort_index().to_dict()
+            ),
             "review_file": review_file,
             "sheet": dg.MetadataValue.path(str(store.root / "golden_audit.md")),
             "per_kind": table_head(summary, ["kind", "sampled", "reviewed", "defects", "awaiting"], rows=12),

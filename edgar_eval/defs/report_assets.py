@@ -37,7 +37,9 @@ def code_version() -> str:
 
 @dg.asset(
     ins={
-        "rejections": dg.AssetIn("golden_rejections", metadata=columns_of("kind", "rule")),
+        "rejections": dg.AssetIn(
+            "golden_rejections", metadata=columns_of("kind", "rule", "filing_id", "concept", "detail")
+        ),
         "case_receipts": dg.AssetIn(metadata=columns_of("expected_route", "result", "override_status", "final_result")),
         **{table: _CURRENCY_ONLY for table in ("filing_text", "xbrl_facts", "sections", "chunks", "chunk_embeddings")},
         "retriever_rankings": dg.AssetIn(

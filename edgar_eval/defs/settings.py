@@ -147,10 +147,11 @@ class EvalSettings(dg.ConfigurableResource):
     release_rules: str = "release-v2"  # protocol/<name>.toml: the rules of the run's release decision
     access_policy: str = "access-v1"  # policies/<corpus>/<name>.toml: which roles may not read which filings
     asking_role: str = DEFAULT_ROLE  # the role the golden questions are asked by; it searches only what it may read
-    golden_audit: str = "audit-v1"  # reviews/<corpus>/<name>.jsonl: a person's verdicts on the audited sample
+    golden_audit: str = "audit-v2"  # reviews/<corpus>/<name>.jsonl: a person's verdicts on the audited sample
     receipt_review: str = "receipts-v1"  # reviews/<corpus>/<name>.jsonl: a reviewer's overrides of case results
     release_fixture: str = "release-v1"  # fixtures/<corpus>/<name>.jsonl: the must-pass cases of a release
     audit_per_kind: int = 20  # template cases of each kind drawn for the audit (every pattern case is drawn)
+    audit_absent_concept: int = 30  # absent-concept cases drawn: the hardest claim is audited deepest
     patterns_per_pattern: int = 5  # the frozen pattern set takes up to this many accepted cases per pattern
     patterns_version: str = ""  # pin a frozen pattern set by name; empty names it by its content hash
 

@@ -6,9 +6,15 @@ verdicts read back from a versioned file, and the audited defect rate per kind.
   by a seeded hash of each question id, so adding or dropping a question displaces at most one drawn case.
 * Each case is bound to a sha256 of what a reviewer judges (question, expected route, gold answer, evidence): a
   verdict recorded for another version of the case does not count, and the case is awaiting review again.
-* Verdicts: `correct` (a careful reader agrees with the expected route and the gold answer) or `defect` (the reason
-  says what is wrong). A case without a current verdict is unreviewed and never counts as correct: the defect rate is
-  over reviewed cases, and the number still awaiting review is printed beside it.
+* Verdicts: `correct` (a careful reader agrees with the expected route and the gold answer), `defect` (the reason
+  says what is wrong), or `computable` (the scope answers it by one computation from printed lines: a sum, a
+  difference, a ratio; a defect for an unanswerable case, which claims the scope does not answer it). A case without a
+  current verdict is unreviewed and never counts as correct: the defect rate is over reviewed cases, and the number
+  still awaiting review is printed beside it.
+* Each verdict says who gave it (`reviewer_role`): `rules_author`, the team that wrote the golden rules, or
+  `independent`, a reviewer who did not write them and read the filings, not the rules. The report counts verdicts by
+  role and says plainly when they come from the rules' authors: an audit by the people who wrote the rules is not an
+  audit.
 """
 
 from __future__ import annotations
@@ -26,9 +32,12 @@ from edgar_eval.golden.absence import read_decision_lines
 from edgar_eval.golden.might_answer import ScopeText, asked_words, evidence_sheet
 from edgar_eval.stats.proportions import wilson
 
-AUDIT_VERSION = "golden-audit/1"
-CORRECT, DEFECT = "correct", "defect"
-VERDICTS = (CORRECT, DEFECT)
+AUDIT_VERSION = "golden-audit/2"
+CORRECT, DEFECT, COMPUTABLE = "correct", "defect", "computable"
+VERDICTS = (CORRECT, DEFECT, COMPUTABLE)
+DEFECTS = (DEFECT, COMPUTABLE)
+RULES_AUTHOR, INDEPENDENT = "rules_author", "independent"
+REVIEWER_ROLES = (RULES_AUTHOR, INDEPENDENT)
 TEMPLATE_KINDS = ("answerable", "other_year", "other_company", "absent_concept")
 SAMPLE_COLUMNS = ["case_id", "kind", "question", "expected_route", "gold_answer", "evidence", "case_sha256"]
 
@@ -45,13 +54,17 @@ def _draw_rank(seed: int, case_id: str) -> str:
     return hashlib.sha256(f"{AUDIT_VERSION}:{seed}:{case_id}".encode()).hexdigest()
 
 
-def draw_sample(cases: pd.DataFrame, seed: int, per_kind: int = 20) -> pd.DataFrame:
-    """`cases` has case_id, kind and the SAMPLE_COLUMNS' text; pattern cases (kind "pattern:Dn") are all kept."""
+def draw_sample(
+    cases: pd.DataFrame, seed: int, per_kind: int = 20, sizes: dict[str, int] | None = None
+) -> pd.DataFrame:
+    """`cases` has case_id, kind and the SAMPLE_COLUMNS' text; pattern cases (kind "pattern:Dn") are all kept.
+    `sizes` draws more of a kind than `per_kind` (the absent-concept claim is the hardest, and audited deepest)."""
     picked = []
     for kind, group in sorted(iter_groups(cases.groupby("kind")), key=lambda pair: pair[0]):
         ids = sorted(group.case_id)
         if not kind.startswith("pattern:"):
-            ids = sorted(ids, key=lambda case_id: _draw_rank(seed, case_id))[:per_kind]
+            size = (sizes or {}).get(kind, per_kind)
+            ids = sorted(ids, key=lambda case_id: _draw_rank(seed, case_id))[:size]
         picked.append(group[group.case_id.isin(ids)])
     if not picked:
         return pd.DataFrame(columns=SAMPLE_COLUMNS)
@@ -69,6 +82,7 @@ class AuditVerdict:
     verdict: str
     reason: str
     reviewer: str
+    reviewer_role: str
 
 
 class AuditFileError(ValueError):
@@ -77,14 +91,20 @@ class AuditFileError(ValueError):
 
 def read_audit_file(text: str, where: str) -> dict[str, AuditVerdict]:
     """case id -> verdict; a malformed line stops the read with its line number (a verdict is never guessed)."""
-    fields = ("case_id", "case_sha256", "verdict", "reason", "reviewer")
+    fields = ("case_id", "case_sha256", "verdict", "reason", "reviewer", "reviewer_role")
     read = read_decision_lines(text, where, fields, "verdict", VERDICTS, AuditFileError)
+    for record in read.values():
+        if record["reviewer_role"] not in REVIEWER_ROLES:
+            raise AuditFileError(
+                f"{where}: the verdict for {record['case_id']}: reviewer_role must be one of "
+                f"{', '.join(REVIEWER_ROLES)}, not {record['reviewer_role']!r}"
+            )
     return {key: AuditVerdict(*(record[f] for f in fields)) for key, record in read.items()}
 
 
 def apply_verdicts(sample: pd.DataFrame, verdicts: dict[str, AuditVerdict]) -> pd.DataFrame:
     """The sample with each case's status: correct, defect, unreviewed, or stale (a verdict for another version)."""
-    status, reasons = [], []
+    status, reasons, reviewers, roles = [], [], [], []
     for case in iter_rows(sample):
         verdict = verdicts.get(case.case_id)
         if verdict is None:
@@ -96,7 +116,10 @@ def apply_verdicts(sample: pd.DataFrame, verdicts: dict[str, AuditVerdict]) -> p
         else:
             status.append(verdict.verdict)
             reasons.append(verdict.reason)
-    return sample.assign(status=status, reason=reasons)
+        current = verdict is not None and verdict.case_sha256 == case.case_sha256
+        reviewers.append(verdict.reviewer if current else "")
+        roles.append(verdict.reviewer_role if current else "")
+    return sample.assign(status=status, reason=reasons, reviewer=reviewers, reviewer_role=roles)
 
 
 def review_sheet(judged: pd.DataFrame, review_file: str) -> str:
@@ -105,8 +128,10 @@ def review_sheet(judged: pd.DataFrame, review_file: str) -> str:
         f"# Golden set audit ({AUDIT_VERSION})",
         "",
         f"Record a verdict per case in `{review_file}`, one JSON object per line: "
-        '{"case_id", "case_sha256", "verdict": "correct" | "defect", "reason", "reviewer"}. '
-        "A case whose sha256 changed must be reviewed again.",
+        '{"case_id", "case_sha256", "verdict": "correct" | "defect" | "computable", "reason", "reviewer", '
+        '"reviewer_role": "rules_author" | "independent"}. `computable`: the scope answers it by one computation from '
+        "printed lines (a defect for an unanswerable case). A case whose sha256 changed must be reviewed again. "
+        "The evidence below is what the rules saw: read the filings themselves.",
         "",
     ]
     for case in iter_rows(judged):
@@ -151,7 +176,10 @@ def template_cases(golden: pd.DataFrame, texts: dict[str, str], company_filings:
             head = f"scope: {', '.join(filings) or '(no filing)'}; searched for {asked_words(q.concept)}" + (
                 f"; asked year: {q.fiscal_year}" if q.kind == "other_year" else ""
             )
-            body = "\n".join(f"- [{e.filing_id}] {e.shown}" for e in found) or "(nothing in scope might answer it)"
+            body = (
+                "\n".join(f"- [{e.filing_id}] {e.line or e.shown}" for e in found)
+                or "(nothing in scope might answer it)"
+            )
             evidence = head + "\n" + body
         rows.append(
             {
@@ -196,7 +224,7 @@ def audit_summary(judged: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for kind, group in sorted(iter_groups(judged.groupby("kind")), key=lambda pair: pair[0]):
         reviewed = group[group.status.isin(VERDICTS)]
-        defects = int((reviewed.status == DEFECT).sum())
+        defects = int(reviewed.status.isin(DEFECTS).sum())
         rate = wilson(defects, len(reviewed))
         rows.append(
             {
@@ -204,6 +232,7 @@ def audit_summary(judged: pd.DataFrame) -> pd.DataFrame:
                 "sampled": len(group),
                 "reviewed": len(reviewed),
                 "defects": defects,
+                "computable": int((reviewed.status == COMPUTABLE).sum()),
                 "defect_rate": rate.rate,
                 "low": rate.low,
                 "high": rate.high,
@@ -211,5 +240,22 @@ def audit_summary(judged: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(
-        rows, columns=["kind", "sampled", "reviewed", "defects", "defect_rate", "low", "high", "awaiting"]
+        rows,
+        columns=["kind", "sampled", "reviewed", "defects", "computable", "defect_rate", "low", "high", "awaiting"],
     )
+
+
+def reviewer_summary(judged: pd.DataFrame) -> pd.DataFrame:
+    """Per reviewer role and reviewer: the current verdicts each gave, by verdict."""
+    reviewed = cast(pd.DataFrame, judged[judged.status.isin(VERDICTS)])
+    rows = []
+    for (role, reviewer), group in sorted(iter_groups(reviewed.groupby(["reviewer_role", "reviewer"]))):
+        rows.append(
+            {
+                "reviewer_role": role,
+                "reviewer": reviewer,
+                "verdicts": len(group),
+                **{verdict: int((group.status == verdict).sum()) for verdict in VERDICTS},
+            }
+        )
+    return pd.DataFrame(rows, columns=["reviewer_role", "reviewer", "verdicts", *VERDICTS])

@@ -42,6 +42,9 @@ NEAR_SENTENCE = "near_words_printed"  # a sentence holding one and a figure
 NEAR_RULES = {"tagged": NEAR_TAGGED, "row": NEAR_ROW, "heading": HEADING_OVER_COMPONENTS, "sentence": NEAR_SENTENCE}
 # the figure's row joins the line item with another ("Retained earnings and additional paid-in capital")
 COMBINED_ROW = "combined_row"
+# the scope prints a second row naming the line item itself with another figure for the period ("Total capital
+# expenditures" beside the tagged "Purchases of property and equipment"): two fair answers, so no question
+SEVERAL_FAIR_ANSWERS = "several_fair_answers"
 YEAR_PRINTED = (
     "year_printed"  # an other-year question whose year the company's filings print beside the concept's words
 )
@@ -59,6 +62,7 @@ RULES = (
     IN_QUESTION,
     COMBINED_ROW,
     OTHER_MEANINGS,
+    SEVERAL_FAIR_ANSWERS,
     QUOTA_CONCEPT,
     QUOTA_COVER,
     QUOTA_STATEMENT,

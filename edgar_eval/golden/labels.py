@@ -98,6 +98,22 @@ CONCEPT_LABELS = {
     "us-gaap:PaymentsToAcquireBusinessesNetOfCashAcquired": "cash paid for acquisitions",
     "us-gaap:IncomeTaxesPaidNet": "income taxes paid",
     "us-gaap:InterestPaidNet": "interest paid",
+    # Leaf items some companies report and others never have (a commercial paper programme, treasury stock, finished
+    # goods): answerable where reported, and the pool that absent-concept questions are drawn from elsewhere.
+    "us-gaap:AdvertisingExpense": "advertising expense",
+    "us-gaap:CommercialPaper": "commercial paper outstanding",
+    "us-gaap:TreasuryStockValueAcquiredCostMethod": "treasury stock, at cost",
+    "us-gaap:TreasuryStockCommonValue": "treasury stock, at cost",
+    "us-gaap:AvailableForSaleSecuritiesDebtSecurities": "available-for-sale debt securities",
+    "us-gaap:InventoryFinishedGoodsNetOfReserves": "finished goods inventory",
+    "us-gaap:DefinedContributionPlanCostRecognized": "defined contribution plan expense",
+    "us-gaap:VariableLeaseCost": "variable lease cost",
+    "us-gaap:AmortizationOfIntangibleAssets": "amortization of intangible assets",
+    "us-gaap:ForeignCurrencyTransactionGainLossBeforeTax": "foreign currency transaction gain (loss)",
+    "us-gaap:CommonStockDividendsPerShareDeclared": "dividends declared per share",
+    "us-gaap:LongTermDebtCurrent": "current portion of long-term debt",
+    "us-gaap:DeferredTaxAssetsOperatingLossCarryforwards": "deferred tax assets for operating loss carryforwards",
+    "us-gaap:AccruedLiabilitiesCurrent": "accrued liabilities",
 }
 
 

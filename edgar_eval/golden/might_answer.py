@@ -15,17 +15,19 @@ might mean it?", and it reads no reader's vocabulary (an import-linter contract 
 * Near the concept: a table row of the scope whose label holds a distinctive stem beside a figure; a heading row (a
   label with no figure) that holds one over rows of figures (one addition answers it); a sentence that holds one and
   a figure; a concept the scope tags (any namespace, the company's own extension concepts and dimension members
-  included) whose name holds one of the label's distinctive stems or two of the name's; and a row, heading or tagged name that holds more than
-  half of the label's stems, common ones included ("Other current assets" for prepaid expenses and other current
-  assets).
+  included) whose name holds one of the label's distinctive stems or two of the name's; and a row, heading or
+  tagged name that holds more than half of the label's stems, common ones included ("Other current assets" for
+  prepaid expenses and other current assets).
 * A total or a figure computed from others (`DERIVED`: gross profit, total costs and expenses, net property and
   equipment, ...) is never asked as absent: its components, printed under whatever names, answer it by one
   computation.
 
-Blind spots, said in the README too: a line named with none of the concept's distinctive stems and no tag (a synonym
-sharing no word, "capital spending" for capital expenditures when nothing else in scope names property or plant), a
-figure printed only in a chart or an image, and a company's statements in a document the corpus does not hold, which
-`statements_elsewhere` detects by the filing's own words.
+Blind spots, said in the README too: a line named with none of the concept's words and no tag holding them (a
+synonym sharing no word: "materials and supplies" for inventories), a figure printed only in a chart or an image,
+and statements filed beside the 10-K under words `statements_elsewhere` does not read. The shipped MiniLM embedder
+was tried as a further signal and does not separate such synonyms from unrelated lines (cosine 0.51 for inventories
+against materials and supplies, 0.47 against property and equipment; 0.58 for advertising expense against cost of
+revenue, 0.44 against marketing), so it is not used: a threshold between those would call noise near.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ import Stemmer
 
 from edgar_eval.golden.labels import CONCEPT_LABELS
 
-COMMON_SHARE = 0.06  # a stem in 5 or more of the 80 labelled concepts names a family (expense, tax, income, lease)
+COMMON_SHARE = 0.06  # a stem in 6 or more of the 94 labelled concepts names a family (expense, tax, income, lease)
 _FUNCTION_WORDS = frozenset("a an and are as at by for from in into is its of on or per the to with".split())
 _WORD = re.compile(r"[a-z]+")
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z][a-z]*|[a-z]+|\d+")
@@ -158,6 +160,8 @@ class Evidence:
     kind: str  # "tagged", "row", "heading", "sentence"
     shown: str  # as printed (a row label, a heading, a sentence) or the concept's name
     years: frozenset[int]  # the years it is printed for (table header years, or the years a sentence names)
+    figures: tuple[str, ...] = ()  # a row's figures as printed, without "$", parentheses or "%"
+    line: str = ""  # a row or heading's whole line as printed, for a person to read
 
     def describe(self) -> str:
         what = {"tagged": "tags", "row": "prints the row", "heading": "prints the heading", "sentence": "prints"}
@@ -195,9 +199,14 @@ class ScopeText:
                     if _YEAR.fullmatch(label):
                         continue
                     years = frozenset(header_years)
-                    self.entries.append((stems(label), Evidence(self.filing_id, "row", label, years)))
+                    figures = tuple(m.group(0).strip("$()% ") for m in _FIGURE.finditer(rest))
+                    row = Evidence(self.filing_id, "row", label, years, figures, stripped)
+                    self.entries.append((stems(label), row))
                     if heading is not None:  # a heading over rows of figures: their sum answers it
-                        self.entries.append((heading[0], Evidence(self.filing_id, "heading", heading[1], years)))
+                        shown = f"{heading[1]}\n{stripped}"
+                        self.entries.append(
+                            (heading[0], Evidence(self.filing_id, "heading", heading[1], years, (), shown))
+                        )
                         heading = None
                     continue
                 if label and not rest.strip() and not _YEAR.search(label):
@@ -247,6 +256,27 @@ class Asked:
     def of(cls, concept: str) -> "Asked":
         label = stems(CONCEPT_LABELS.get(concept, "")) or stems(concept_name_words(concept))
         return cls(distinctive_stems(concept), label)
+
+
+_TOTAL_WORDS = frozenset({"total", "net"})
+
+
+def rival_rows(scope: Iterable[ScopeText], label: str, gold_row: str, years: set[int], printed: str) -> list[Evidence]:
+    """Where the filing prints the gold under its own words (`gold_row`: "Purchases of property and equipment") and
+    elsewhere a row that names the asked line item itself ("Total capital expenditures" for capital expenditures: the
+    label's stems, "total" and "net" aside) in a table whose header prints one of `years`, without the gold figure
+    `printed`: a second figure a careful reader would give for the question. Where the gold row itself carries the
+    asked words, a row of that name elsewhere is a breakdown (a segment's operating income), not a rival."""
+    asked = stems(label) - _TOTAL_WORDS
+    if stems(gold_row) - _TOTAL_WORDS == asked:
+        return []
+    found = []
+    for text in scope:
+        for held, evidence in text.entries:
+            if evidence.kind == "row" and held - _TOTAL_WORDS == asked and evidence.years & years:
+                if printed not in evidence.figures:
+                    found.append(evidence)
+    return found
 
 
 def nearest(scope: Iterable[ScopeText], concept: str, year: int | None = None) -> Evidence | None:

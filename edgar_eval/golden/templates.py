@@ -36,6 +36,7 @@ from edgar_eval.golden.might_answer import (
     can_be_absent,
     concept_stems,
     nearest,
+    rival_rows,
     statements_elsewhere,
 )
 from edgar_eval.retrieval.scope import COMPANY, COMPANY_YEAR, CORPUS, ScopedFiling, filings_of_scope
@@ -84,6 +85,7 @@ class GoldenBuild:
     questions: pd.DataFrame
     rejections: pd.DataFrame
     wider_scope_gold: pd.DataFrame  # WIDER_SCOPE_COLUMNS: each answerable question's gold or rule per wider scope
+    statements_elsewhere: dict[str, str]  # filing id -> why its statements are not in its text (no absent question)
 
 
 def printed_answer(printed: str, value: float, unit: str | None, scale: int) -> str:
@@ -291,6 +293,8 @@ def build_golden_questions(
             }
         )
 
+    for filing_id, why in scope.statements_elsewhere.items():  # one row per filing, whatever its candidates
+        reject("absent_concept", rules.STATEMENTS_ELSEWHERE, filing_id, scope.filing[filing_id].cik, "", "", why)
     candidates = _own_period_facts(cast(pd.DataFrame, facts[facts.filing_id.isin(scope.index)]), filings)
     eligible: list[dict] = []
     for fact in iter_rows(candidates):
@@ -326,7 +330,7 @@ def build_golden_questions(
     rejected = rejected.sort_values(REJECTION_COLUMNS, kind="stable").reset_index(drop=True)
     wider = _wider_scope_gold(selected, scope, limits)
     wider = wider.drop_duplicates(["question_id", "search_scope"]).sort_values(["question_id", "search_scope"])
-    return GoldenBuild(golden, rejected, wider.reset_index(drop=True))
+    return GoldenBuild(golden, rejected, wider.reset_index(drop=True), scope.statements_elsewhere)
 
 
 def _describe(fact, scope: _Scope) -> dict:
@@ -344,6 +348,7 @@ def _describe(fact, scope: _Scope) -> dict:
         "fiscal_year": int(fact.fiscal_year),
         "period": when.removeprefix("for ").removeprefix("at ").removeprefix("as of "),
         "period_key": fact.period_key,
+        "period_end": fact.period_end,
         "when": when,
         "is_instant": fact.period_kind == "instant",
         "concept": fact.concept,
@@ -416,6 +421,12 @@ def _figure_rule(question: dict, scope: _Scope, limits: FairnessLimits) -> tuple
     in_scope = scope.of(question["cik"], question["fiscal_year"])
     failed, detail, gold = _gold_in(question, scope, in_scope, limits)
     question.update(scope_filing_ids=in_scope, **gold)
+    if failed is None:
+        years = {int(question["fiscal_year"]), pd.Timestamp(question["period_end"]).year}
+        gold_row = question["gold_quote"].strip().strip("|").split("|")[0]
+        rivals = rival_rows(scope.scope_texts(in_scope), question["label"], gold_row, years, printed)
+        if rivals:
+            return rules.SEVERAL_FAIR_ANSWERS, f"{rivals[0].describe()} without {printed!r}"
     return failed, detail
 
 

@@ -16,8 +16,8 @@ from edgar_eval.evaluation.noise_band import beyond_band
 from edgar_eval.evaluation.release import release_decision
 from edgar_eval.evaluation.release_fixture import fixture_summary
 from edgar_eval.evaluation.summaries import golden_mix
-from edgar_eval.golden.audit import audit_summary
-from edgar_eval.golden.fairness import RULES
+from edgar_eval.golden.audit import RULES_AUTHOR, audit_summary, reviewer_summary
+from edgar_eval.golden.fairness import RULES, STATEMENTS_ELSEWHERE
 from edgar_eval.golden.patterns import PATTERN_CONTRACTS
 from edgar_eval.report.experiment_tables import (
     TIMINGS_NOTE,
@@ -107,7 +107,16 @@ def golden_tables(golden: pd.DataFrame, rejections: pd.DataFrame, partitions: st
             rejected,
             Provenance("golden_rejections", content_version(rejections), source),
             note="Each candidate is counted once, under the first rule it fails, in the order the rules run "
-            "(edgar_eval/golden/fairness.py).",
+            "(edgar_eval/golden/fairness.py). The absence rule (edgar_eval/golden/might_answer.py) is conservative by "
+            "design and reads no reader's vocabulary: an absent-concept candidate is kept only when nothing in its "
+            "scope might answer it. A total or computed figure is never asked as absent; nor is one from a filing "
+            "whose statements are incorporated from an exhibit the corpus lacks (statements_elsewhere, one row per "
+            "filing with no concept); nor one whose scope tags a concept, or prints a row, a heading over rows or a "
+            "sentence with a figure, that holds a distinctive stem of its label or XBRL name. Blind spots: a line "
+            "named with no word of the concept's own (materials and supplies for inventories), a figure printed "
+            "only in an image, and statements filed beside the filing under no words the detector reads. "
+            "several_fair_answers: an answerable figure whose scope prints a second row under the question's own "
+            "words with another figure is not asked (one fair answer, or no question).",
         ),
     ]
 
@@ -522,7 +531,7 @@ def pattern_tables(inputs: ReportInputs) -> list[ReportTable]:
             )
         )
     if len(inputs.golden_audit):
-        tables.append(audit_table(inputs.golden_audit))
+        tables += [audit_table(inputs.golden_audit), audit_reviewers_table(inputs.golden_audit)]
     return tables
 
 
@@ -534,6 +543,7 @@ def audit_table(judged: pd.DataFrame) -> ReportTable:
             "sampled": summary.sampled,
             "reviewed": summary.reviewed,
             "defects": summary.defects,
+            "of them computable": summary.computable,
             "audited defect rate": [percent(r) if n else "n/a" for r, n in zip(summary.defect_rate, summary.reviewed)],
             "Wilson 95%": [
                 interval(lo, hi) if n else "n/a" for lo, hi, n in zip(summary.low, summary.high, summary.reviewed)
@@ -545,10 +555,30 @@ def audit_table(judged: pd.DataFrame) -> ReportTable:
         "Golden set audit",
         frame,
         Provenance("golden_audit", content_version(judged), "golden_set, golden_patterns, reviews"),
-        note="A seeded sample of the frozen set (per template kind, and every hard-question case) read by a "
-        "person against its evidence (data/<corpus>/golden_audit.md); verdicts in reviews/<corpus>/, each "
-        "bound to its case's sha256. The defect rate is over reviewed cases; a case awaiting review is "
-        "counted as awaiting, never as correct.",
+        note="A seeded sample of the frozen set (per template kind, absent-concept deepest, and every hard-question "
+        "case) read against the filings; verdicts in reviews/<corpus>/, each bound to its case's sha256. A defect is "
+        "a wrong route or gold, or, for an unanswerable case, a scope that answers it by one computation from printed "
+        "lines (computable). The defect rate is over reviewed cases; a case awaiting review is counted as awaiting, "
+        "never as correct. Who gave the verdicts is the next table.",
+    )
+
+
+def audit_reviewers_table(judged: pd.DataFrame) -> ReportTable:
+    summary = reviewer_summary(judged)
+    by_authors = int(summary[summary.reviewer_role == RULES_AUTHOR].verdicts.sum())
+    total = int(summary.verdicts.sum())
+    plainly = (
+        f"{by_authors} of the {total} verdicts come from the team that wrote the golden rules: those are not an "
+        "independent audit."
+        if by_authors
+        else f"None of the {total} verdicts comes from the team that wrote the golden rules."
+    )
+    return ReportTable(
+        "Golden set audit: who gave the verdicts",
+        summary.rename(columns={"reviewer_role": "role"}),
+        Provenance("golden_audit", content_version(judged), "reviews"),
+        note=f"{plainly} independent: a reviewer who did not write the rules, briefed to find fault and reading the "
+        "filings' text rather than the rules; rules_author: the team that wrote them.",
     )
 
 
@@ -776,6 +806,8 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
         )
 
     receipt = run_receipt(inputs)
+    elsewhere = rejections[(rejections.rule == STATEMENTS_ELSEWHERE) & (rejections.concept == "")]
+    statements = dict(zip(elsewhere.filing_id, elsewhere.detail))
     corpus_table = pd.DataFrame(
         {
             "filing": filings.filing_id,
@@ -783,6 +815,10 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
             "form": filings.form,
             "fiscal year": filings.fiscal_year,
             "period end": filings.period_end,
+            "statements": [
+                f"not in the filing: {statements[f]} (no absent question)" if f in statements else "in the filing"
+                for f in filings.filing_id
+            ],
             "sha256": filings.sha256,
         }
     )
