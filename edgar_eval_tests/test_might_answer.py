@@ -91,6 +91,16 @@ def test_a_row_holding_most_of_the_labels_words_answers_it():
     assert found is not None and found.shown == "Other current assets"
 
 
+def test_an_inventory_tagged_under_the_taxonomys_other_words_answers_an_inventories_question():
+    """The independent audit's one absent-concept defect: a railroad's "Materials and supplies" line is its inventory;
+    no word is shared, but the taxonomy element it is tagged with reports the same holding."""
+    balance = "| Materials and supplies | 512 | 498 |\n| Other current assets | 301 | 288 |\n"
+    assert _near(INVENTORY, balance) is None
+    found = _near(INVENTORY, balance, tagged=["us-gaap:MaterialsSuppliesAndOther"])
+    assert found is not None and found.kind == "tagged" and found.shown == "us-gaap:MaterialsSuppliesAndOther"
+    assert _near(INVENTORY, balance, tagged=["us-gaap:OtherAssetsCurrent"]) is None
+
+
 def test_a_sound_absence_is_kept():
     assert can_be_absent(INVENTORY) is None and can_be_absent(GOODWILL) is None
     assert _near(INVENTORY, SOFTWARE_PROSE, BALANCE_SHEET) is None

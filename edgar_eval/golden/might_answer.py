@@ -22,8 +22,9 @@ might mean it?", and it reads no reader's vocabulary (an import-linter contract 
   equipment, ...) is never asked as absent: its components, printed under whatever names, answer it by one
   computation.
 
-Blind spots, said in the README too: a line named with none of the concept's words and no tag holding them (a
-synonym sharing no word: "materials and supplies" for inventories), a figure printed only in a chart or an image,
+Blind spots, said in the README too: a line named with none of the concept's words and no tag holding them nor
+tagged with an element of the concept's taxonomy family (`TAXONOMY_FAMILIES`: "materials and supplies" is an
+inventory, and tagged as one), a figure printed only in a chart or an image,
 and statements filed beside the 10-K under words `statements_elsewhere` does not read. The shipped MiniLM embedder
 was tried as a further signal and does not separate such synonyms from unrelated lines (cosine 0.51 for inventories
 against materials and supplies, 0.47 against property and equipment; 0.58 for advertising expense against cost of
@@ -91,6 +92,22 @@ DERIVED = frozenset(
         "us-gaap:NetCashProvidedByUsedInFinancingActivities",
     }
 )
+
+
+# Elements of the taxonomy that report the same holding under other words: a filer that tags one of them holds the
+# asked item, whatever its row says ("Materials and supplies" is a railroad's inventory, tagged
+# us-gaap:MaterialsSuppliesAndOther). Local names, matched as prefixes in any namespace. Added where an independent
+# audit found a defect the stems missed (reviews/edgar/audit-v2.jsonl), each held by a constructed test.
+TAXONOMY_FAMILIES: dict[str, tuple[str, ...]] = {
+    "us-gaap:InventoryNet": (
+        "Inventory",
+        "MaterialsSuppliesAndOther",
+        "OtherInventory",
+        "RetailRelatedInventory",
+        "IncreaseDecreaseInInventories",
+        "IncreaseDecreaseInMaterialsAndSupplies",
+    ),
+}
 
 
 @lru_cache(maxsize=1)
@@ -235,16 +252,24 @@ class ScopeText:
             for k in self._by_stem.get(stem, [])
             if self.entries[k][1].kind != "sentence" and len(self.entries[k][0] & asked.label) >= asked.covering
         }
+        if asked.family:
+            near |= {
+                k
+                for k, (_, e) in enumerate(self.entries)
+                if e.kind == "tagged" and e.shown.split(":", 1)[-1].startswith(asked.family)
+            }
         found = [self.entries[k][1] for k in sorted(near)]
         return [e for e in found if year is None or year in e.years]
 
 
 @dataclass(frozen=True)
 class Asked:
-    """What a question about one concept asks, as stems: its distinctive ones, and its label's (module doc)."""
+    """What a question about one concept asks, as stems: its distinctive ones, and its label's (module doc); and the
+    taxonomy elements that report the same holding (`TAXONOMY_FAMILIES`)."""
 
     distinctive: frozenset[str]
     label: frozenset[str]
+    family: tuple[str, ...] = ()
 
     @property
     def covering(self) -> int:
@@ -255,7 +280,7 @@ class Asked:
     @classmethod
     def of(cls, concept: str) -> "Asked":
         label = stems(CONCEPT_LABELS.get(concept, "")) or stems(concept_name_words(concept))
-        return cls(distinctive_stems(concept), label)
+        return cls(distinctive_stems(concept), label, TAXONOMY_FAMILIES.get(concept, ()))
 
 
 _TOTAL_WORDS = frozenset({"total", "net"})

@@ -112,9 +112,10 @@ def golden_tables(golden: pd.DataFrame, rejections: pd.DataFrame, partitions: st
             "scope might answer it. A total or computed figure is never asked as absent; nor is one from a filing "
             "whose statements are incorporated from an exhibit the corpus lacks (statements_elsewhere, one row per "
             "filing with no concept); nor one whose scope tags a concept, or prints a row, a heading over rows or a "
-            "sentence with a figure, that holds a distinctive stem of its label or XBRL name. Blind spots: a line "
-            "named with no word of the concept's own (materials and supplies for inventories), a figure printed "
-            "only in an image, and statements filed beside the filing under no words the detector reads. "
+            "sentence with a figure, that holds a distinctive stem of its label or XBRL name, or tags an element of "
+            "the taxonomy that reports the same holding. Blind spots: a line named with no word of the concept's own "
+            "and tagged outside its family, a figure printed only in an image, and statements filed beside the "
+            "filing under no words the detector reads. "
             "several_fair_answers: an answerable figure whose scope prints a second row under the question's own "
             "words with another figure is not asked (one fair answer, or no question).",
         ),
@@ -567,12 +568,15 @@ def audit_reviewers_table(judged: pd.DataFrame) -> ReportTable:
     summary = reviewer_summary(judged)
     by_authors = int(summary[summary.reviewer_role == RULES_AUTHOR].verdicts.sum())
     total = int(summary.verdicts.sum())
-    plainly = (
-        f"{by_authors} of the {total} verdicts come from the team that wrote the golden rules: those are not an "
-        "independent audit."
-        if by_authors
-        else f"None of the {total} verdicts comes from the team that wrote the golden rules."
-    )
+    if not total:
+        plainly = "No verdict is recorded for this sample yet."
+    elif by_authors:
+        plainly = (
+            f"{by_authors} of the {total} verdicts come from the team that wrote the golden rules: those are not an "
+            "independent audit."
+        )
+    else:
+        plainly = f"None of the {total} verdicts comes from the team that wrote the golden rules."
     return ReportTable(
         "Golden set audit: who gave the verdicts",
         summary.rename(columns={"reviewer_role": "role"}),

@@ -105,6 +105,37 @@ def coverage_table(coverage: pd.DataFrame) -> ReportTable:
     )
 
 
+def period_guard_note(inputs: "ReportInputs") -> str:
+    """Why arm D (the period guard) agrees with arm A, or where it does not, with the discordant counts: the guard can
+    change an outcome only where arm A answers, and the other-year twins are the questions it exists for."""
+    comparisons, golden, generations = inputs.comparisons, inputs.golden, inputs.generations
+    rows = comparisons[(comparisons.arm == "D") & (comparisons.baseline == "A")] if len(comparisons) else comparisons
+    if not len(rows) or not len(golden) or "answered" not in generations:
+        return ""
+    split = str(rows.split.iloc[0]) if "split" in rows else "all"
+    asked = golden[golden.kind == "other_year"]
+    if split != "all" and len(inputs.golden_set):
+        asked = asked[asked.question_id.isin(inputs.golden_set[inputs.golden_set.split == split].question_id)]
+    answered = int(generations[generations.question_id.isin(asked.question_id)].answered.sum())
+    counts = "; ".join(
+        f"{_METRIC_NAMES.get(r.metric, r.metric)} {int(r.discordant_arm_only)} / {int(r.discordant_baseline_only)}"
+        for r in rows.sort_values("metric").itertuples()
+    )
+    discordant = int(rows.discordant_arm_only.sum() + rows.discordant_baseline_only.sum())
+    head = (
+        f" Arm D against arm A, discordant pairs (D only / A only): {counts}. The period guard changes an outcome only "
+        f"where arm A answers: the generator answered {answered} of the {len(asked)} other-year twins here (each asks "
+        "the first fiscal year after the company's latest report, whose scope prints the neighbouring years' columns)"
+    )
+    if discordant:
+        return head + "."
+    return (
+        head + " and on answerable questions the guard changed no outcome, so D equals A: this generator "
+        "never makes the period mistake the guard exists for. A reader that takes the nearest column does, and D then "
+        "differs from A (edgar_eval_tests/test_other_year_twins.py)."
+    )
+
+
 def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
     comparisons, gates, differences, determinism = (
         inputs.comparisons,
@@ -244,7 +275,8 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
                 "arm_outcomes, interval_coverage, protocol/" + str(protocol) + ".toml",
             ),
             note=(_V2_NOTE if v2 else _V1_NOTE)
-            + cluster_warning(comparisons.companies.max() if "companies" in comparisons else None, method),
+            + cluster_warning(comparisons.companies.max() if "companies" in comparisons else None, method)
+            + period_guard_note(inputs),
         ),
         *([coverage_table(inputs.coverage)] if len(inputs.coverage) else []),
         ReportTable(
