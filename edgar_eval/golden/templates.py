@@ -178,7 +178,8 @@ class _Scope:
             for fid, group in facts.groupby("filing_id")
         }
         self.texts = {row.filing_id: row.text for row in iter_rows(texts)}
-        numeric = facts[facts.is_numeric].groupby("filing_id").size().to_dict()
+        counted = facts[facts.is_numeric] if "is_numeric" in facts else facts  # a stand-in may hold numbers only
+        numeric = counted.groupby("filing_id").size().to_dict()
         annual = [numeric.get(f, 0) for f in self.texts if self.filing[f].form == "10-K"]
         usual = float(np.median(annual)) if len(annual) >= 3 else None  # too few 10-Ks to say what is usual
         self.statements_elsewhere = {
