@@ -92,9 +92,9 @@ def test_other_year_twins_ask_the_year_after_the_latest_and_a_nearest_column_rea
     frame = pd.DataFrame(rows)
     assert frame.answered.mean() > 0.5, "the scope prints a neighbouring year's column for most twins"
     assert not frame.period_pass.any(), "the period guard declines every one: its year is reported nowhere in scope"
-    gates = frame[["question_id", "cik", "split", "period_pass", "cosine_pass", "relevance_pass"]]
-    generations = frame[
-        ["question_id", "answered", "outcome", "figure_correct", "expected_route", "kind", "generate_seconds"]
+    gates = frame.loc[:, ["question_id", "cik", "split", "period_pass", "cosine_pass", "relevance_pass"]]
+    generations = frame.loc[
+        :, ["question_id", "answered", "outcome", "figure_correct", "expected_route", "kind", "generate_seconds"]
     ]
     outcomes = arm_outcomes(gates, generations).set_index(["arm", "question_id"]).correct
     a, d = outcomes["A"], outcomes["D"]

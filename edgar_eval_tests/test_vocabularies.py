@@ -58,8 +58,9 @@ def test_the_check_finds_a_vocabulary_where_one_is_put():
     names = _line_item_names()
     assert vocabulary_held(line_item_names, names)
     planted = ModuleType("planted")
-    planted.WORDS = {"capex": ("capital expenditures", "purchases of property and equipment", "capital spending")}
-    assert vocabulary_held(planted, names) == sorted(planted.WORDS["capex"])
+    words = {"capex": ("capital expenditures", "purchases of property and equipment", "capital spending")}
+    setattr(planted, "WORDS", words)
+    assert vocabulary_held(planted, names) == sorted(words["capex"])
 
 
 def test_the_reader_imports_nothing_of_the_golden_package_and_the_builder_nothing_of_the_readers():

@@ -116,9 +116,9 @@ def apply_verdicts(sample: pd.DataFrame, verdicts: dict[str, AuditVerdict]) -> p
         else:
             status.append(verdict.verdict)
             reasons.append(verdict.reason)
-        current = verdict is not None and verdict.case_sha256 == case.case_sha256
-        reviewers.append(verdict.reviewer if current else "")
-        roles.append(verdict.reviewer_role if current else "")
+        current = verdict if verdict is not None and verdict.case_sha256 == case.case_sha256 else None
+        reviewers.append(current.reviewer if current else "")
+        roles.append(current.reviewer_role if current else "")
     return sample.assign(status=status, reason=reasons, reviewer=reviewers, reviewer_role=roles)
 
 

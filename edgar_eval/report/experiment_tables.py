@@ -109,17 +109,19 @@ def period_guard_note(inputs: "ReportInputs") -> str:
     """Why arm D (the period guard) agrees with arm A, or where it does not, with the discordant counts: the guard can
     change an outcome only where arm A answers, and the other-year twins are the questions it exists for."""
     comparisons, golden, generations = inputs.comparisons, inputs.golden, inputs.generations
-    rows = comparisons[(comparisons.arm == "D") & (comparisons.baseline == "A")] if len(comparisons) else comparisons
+    rows = cast(pd.DataFrame, comparisons[(comparisons.arm == "D") & (comparisons.baseline == "A")])
     if not len(rows) or not len(golden) or "answered" not in generations:
         return ""
     split = str(rows.split.iloc[0]) if "split" in rows else "all"
-    asked = golden[golden.kind == "other_year"]
+    asked = cast(pd.DataFrame, golden[golden.kind == "other_year"])
     if split != "all" and len(inputs.golden_set):
-        asked = asked[asked.question_id.isin(inputs.golden_set[inputs.golden_set.split == split].question_id)]
+        in_split = inputs.golden_set[inputs.golden_set.split == split].question_id
+        asked = cast(pd.DataFrame, asked[asked.question_id.isin(list(in_split))])
     answered = int(generations[generations.question_id.isin(asked.question_id)].answered.sum())
+    ordered = rows.sort_values(by="metric")
     counts = "; ".join(
-        f"{_METRIC_NAMES.get(r.metric, r.metric)} {int(r.discordant_arm_only)} / {int(r.discordant_baseline_only)}"
-        for r in rows.sort_values("metric").itertuples()
+        f"{_METRIC_NAMES.get(str(m), str(m))} {int(b)} / {int(c)}"
+        for m, b, c in zip(ordered.metric, ordered.discordant_arm_only, ordered.discordant_baseline_only)
     )
     discordant = int(rows.discordant_arm_only.sum() + rows.discordant_baseline_only.sum())
     head = (
