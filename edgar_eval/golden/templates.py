@@ -673,6 +673,8 @@ def _unanswerable(
         in_scope = scope.of(cik, year)
         tagged = scope.tagged_in(in_scope)
 
+        scope_text = "\n".join(scope.lower_text[f] for f in in_scope)  # once per filing, not once per concept
+
         def refuted(rule: str, concept: str, detail: str) -> None:
             reject("absent_concept", rule, filing_id, cik, concept, "", detail)
 
@@ -681,7 +683,7 @@ def _unanswerable(
             for concept in common
             if concept not in tagged
             and cik not in reporters[concept]
-            and not _absence_refuted(concept, in_scope, tagged, scope, refuted)
+            and not _absence_refuted(concept, in_scope, scope_text, tagged, scope, refuted)
         ]
         seen_labels: set[str | None] = set()
         absent = [c for c in absent if not (label_for(c) in seen_labels or seen_labels.add(label_for(c)))]
@@ -710,7 +712,7 @@ def _unanswerable(
     return out
 
 
-def _absence_refuted(concept: str, in_scope: list[str], tagged: set[str], scope: _Scope, reject) -> bool:
+def _absence_refuted(concept: str, in_scope: list[str], text: str, tagged: set[str], scope: _Scope, reject) -> bool:
     """Whether anything in the scope might answer a question about `concept` (golden.might_answer), rejecting the
     candidate with the first rule that says so: a filing of the scope keeps its statements elsewhere; the concept is a
     total or computed figure, or has no distinctive words; the scope prints one of the concept's usual words
@@ -724,8 +726,7 @@ def _absence_refuted(concept: str, in_scope: list[str], tagged: set[str], scope:
     if why_not:
         reject(rules.CANNOT_BE_ABSENT, concept, why_not)
         return True
-    text = "\n".join(scope.lower_text[f] for f in in_scope)
-    found = [probe for probe in absence_probes(concept) if probe in text]
+    found = [probe for probe in absence_probes(concept) if probe in text]  # `text`: the scope's, lower-cased
     if found:
         reject(rules.ABSENCE_UNCONFIRMED, concept, f"the scope prints {found[0]!r}")
         return True
