@@ -1,3 +1,4 @@
+import re
 from typing import cast
 
 import pandas as pd
@@ -121,8 +122,18 @@ def test_unanswerable_kinds_are_what_they_claim(golden_inputs, demo_build):
     for case in golden[golden.kind == "other_year"].itertuples():
         assert case.fiscal_year not in set(facts[facts.cik == case.cik].fiscal_year)
         assert f"fiscal {case.fiscal_year}" in case.question
+    names = {plain_company_name(r.company): r.cik for r in filings.itertuples()}
+    quarter_ends = filings[filings.form == "10-Q"].groupby("cik").period_end.agg(set)
     for case in golden[golden.kind == "other_company"].itertuples():
         assert case.company not in case.question
+        (named,) = [cik for name, cik in names.items() if case.question.startswith(f"What was {name}'s ")]
+        date = re.search(r"ended (\w+ \d+, \d{4})|as of (\w+ \d+, \d{4})", case.question)
+        if date:  # a quarter of the named company's own calendar, never a date of the source company's
+            asked = pd.Timestamp(date.group(1) or date.group(2)).strftime("%Y-%m-%d")
+            assert asked in quarter_ends.get(named, set()), case.question
+        else:  # a fiscal year the named company reported
+            (year,) = re.findall(r"fiscal (\d{4})", case.question)
+            assert int(year) in set(filings[filings.cik == named].fiscal_year), case.question
     for case in golden[golden.kind == "absent_concept"].itertuples():
         scope_facts = facts[facts.filing_id.isin(case.scope_filing_ids)]
         assert case.concept not in set(scope_facts.concept)

@@ -29,7 +29,7 @@ import pandas as pd
 from edgar_eval.corpus.frames import iter_groups, iter_rows
 from edgar_eval.domain.routes import exchange_route
 from edgar_eval.golden.absence import read_decision_lines
-from edgar_eval.golden.might_answer import ScopeText, asked_words, evidence_sheet
+from edgar_eval.golden.might_answer import ScopeTexts, asked_words, evidence_sheet
 from edgar_eval.stats.proportions import wilson
 
 AUDIT_VERSION = "golden-audit/2"
@@ -161,18 +161,15 @@ def template_cases(golden: pd.DataFrame, texts: dict[str, str], company_filings:
     company's filings, for another year) that might answer it by the builder's rule (golden.might_answer). The sheet
     shows what the rule saw; a reviewer reads the filings themselves, not only the sheet."""
     rows = []
-    read: dict[str, ScopeText] = {}  # one per filing: many questions share a scope
+    read = ScopeTexts(texts)  # one per filing: many questions share a scope
     for q in iter_rows(golden):
         if q.kind == "answerable":
             evidence = f"gold line ({q.source_filing_id}; pages {', '.join(q.gold_pages)}):\n{q.gold_quote}"
         else:
             filings = list(q.scope_filing_ids) or company_filings.get(q.cik, [])
             searched = company_filings.get(q.cik, filings) if q.kind == "other_year" else filings
-            for f in searched:
-                if f in texts and f not in read:
-                    read[f] = ScopeText(f, texts[f])
             year = int(q.fiscal_year) if q.kind == "other_year" else None
-            found = evidence_sheet([read[f] for f in searched if f in read], q.concept, year, MAX_EVIDENCE_PASSAGES)
+            found = evidence_sheet(read.of(searched), q.concept, year, MAX_EVIDENCE_PASSAGES)
             head = f"scope: {', '.join(filings) or '(no filing)'}; searched for {asked_words(q.concept)}" + (
                 f"; asked year: {q.fiscal_year}" if q.kind == "other_year" else ""
             )

@@ -14,7 +14,7 @@ from typing import cast
 import pandas as pd
 
 from edgar_eval.corpus.frames import iter_rows
-from edgar_eval.golden.might_answer import ScopeText, nearest
+from edgar_eval.golden.might_answer import ScopeText, ScopeTexts, nearest
 
 
 def _normalised(question: str) -> str:
@@ -31,13 +31,10 @@ def contradictions(
     )
     clashes = routes.groupby(["text", "scope"]).expected_route.nunique()
     found += [f"{text!r} in {list(scope)} has two expected routes" for (text, scope) in clashes[clashes > 1].index]
-    read: dict[str, ScopeText] = {}
+    read = ScopeTexts(text_of)
 
     def scope_of(filing_ids) -> list[ScopeText]:
-        for f in filing_ids:
-            if f in text_of and f not in read:
-                read[f] = ScopeText(f, text_of[f])
-        return [read[f] for f in sorted(filing_ids) if f in read]
+        return read.of(sorted(filing_ids))
 
     for case in iter_rows(cast(pd.DataFrame, golden[golden.kind == "absent_concept"])):
         near = nearest(scope_of(case.scope_filing_ids), case.concept)

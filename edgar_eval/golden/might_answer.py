@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -281,6 +281,27 @@ class Asked:
     def of(cls, concept: str) -> "Asked":
         label = stems(CONCEPT_LABELS.get(concept, "")) or stems(concept_name_words(concept))
         return cls(distinctive_stems(concept), label, TAXONOMY_FAMILIES.get(concept, ()))
+
+
+class ScopeTexts:
+    """Every filing's ScopeText, read on first use and kept: many questions share a scope, and the builder, its
+    invariants and the audit sheet each ask for the same filings."""
+
+    def __init__(self, texts: Mapping[str, str], tagged: Mapping[str, Iterable[str]] | None = None):
+        self._texts = texts
+        self._tagged = tagged or {}
+        self._read: dict[str, ScopeText] = {}
+
+    def of(self, filing_ids: Iterable[str]) -> list[ScopeText]:
+        """The filings' texts in the order given, leaving out any filing without text."""
+        out = []
+        for f in filing_ids:
+            if f not in self._texts:
+                continue
+            if f not in self._read:
+                self._read[f] = ScopeText(f, self._texts[f], self._tagged.get(f, ()))
+            out.append(self._read[f])
+        return out
 
 
 _TOTAL_WORDS = frozenset({"total", "net"})

@@ -33,6 +33,7 @@ from edgar_eval.golden.fairness import FairnessLimits, FigureIndex
 from edgar_eval.golden.labels import absence_probes, is_boilerplate, label_for
 from edgar_eval.golden.might_answer import (
     ScopeText,
+    ScopeTexts,
     can_be_absent,
     concept_stems,
     nearest,
@@ -187,7 +188,9 @@ class _Scope:
             for f in sorted(self.texts)
             if (why := statements_elsewhere(self.filing[f].form, self.texts[f], numeric.get(f, 0), usual))
         }
-        self._scope_texts: dict[str, ScopeText] = {}
+        self._scope_texts = ScopeTexts(
+            self.texts, {f: self.concepts.get(f, set()) | self.members.get(f, set()) for f in self.texts}
+        )
         self._printing: dict[str, list[str]] | None = None
 
     def filings_printing(self, printed: str) -> list[str]:
@@ -202,11 +205,7 @@ class _Scope:
 
     def scope_texts(self, filing_ids: list[str]) -> list[ScopeText]:
         """Each filing's rows, headings, sentences and tagged names, read once (golden.might_answer)."""
-        for f in filing_ids:
-            if f not in self._scope_texts:
-                tagged = self.concepts.get(f, set()) | self.members.get(f, set())
-                self._scope_texts[f] = ScopeText(f, self.texts[f], tagged)
-        return [self._scope_texts[f] for f in filing_ids]
+        return self._scope_texts.of(filing_ids)
 
     def filings_of(self, search_scope: str, cik: str, fiscal_year: int | None) -> list[str]:
         """The filings with text that a question about `cik` and `fiscal_year` searches in `search_scope`."""
@@ -660,13 +659,15 @@ def _unanswerable(
             )
         others = [c for c in ciks if c != cik]
         for q in rng.sample(asked, min(per_kind, len(asked))) if others else []:
-            other = companies[others[rng.randrange(len(others))]]
+            other_cik = others[rng.randrange(len(others))]
+            when = _own_period_of(other_cik, q, scope)
             out.append(
                 _twin(
                     q,
                     "other_company",
-                    question=question_text(other, q["label"], q["when"]),
-                    asked_company=other,
+                    question=question_text(companies[other_cik], q["label"], when),
+                    asked_company=companies[other_cik],
+                    period=when.removeprefix("for ").removeprefix("at ").removeprefix("as of "),
                     scope_filing_ids=scope.of(cik, year),
                 )
             )
@@ -710,6 +711,28 @@ def _unanswerable(
                 }
             )
     return out
+
+
+def _own_period_of(other_cik: str, source: dict, scope: _Scope) -> str:
+    """The period an other-company twin asks about, in the named company's own calendar: the quarter end of its 10-Q
+    nearest the source's, or the fiscal year of its reports nearest the source's. A date of the source company's
+    ("Home Depot's ... for the quarter ended March 31, 2025") is a period the named company never had, and a year it
+    has not reported is one no filing could answer: a reader could decline either for the period alone, and the twin
+    would not test the company."""
+    own = [f for f in scope.of_company(other_cik) if scope.filing[f].form in PERIODIC_FORMS]
+    quarters = [f for f in own if scope.filing[f].form == "10-Q"]
+    if source["source_form"] == "10-Q" and quarters:
+        asked_end = pd.Timestamp(source["period_end"])
+        filing = scope.filing[
+            min(quarters, key=lambda f: (abs(pd.Timestamp(scope.filing[f].period_end) - asked_end), f))
+        ]
+        # "the quarter": every 10-Q's period end closes a quarter; six or nine months may not end there for that company
+        kind = "instant" if source["is_instant"] else "Q"
+        return period_phrase("10-Q", kind, filing.period_end, int(filing.fiscal_year))
+    asked_year = int(source["fiscal_year"])
+    years = sorted({int(scope.filing[f].fiscal_year) for f in own}) or [asked_year]
+    year = min(years, key=lambda y: (abs(y - asked_year), y))
+    return period_phrase("10-K", "instant" if source["is_instant"] else "FY", "", year)
 
 
 def _absence_refuted(concept: str, in_scope: list[str], text: str, tagged: set[str], scope: _Scope, reject) -> bool:
