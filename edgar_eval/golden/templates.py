@@ -13,6 +13,7 @@ this scope neither tags nor prints (confirmed by searching its text for the conc
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import random
@@ -722,9 +723,9 @@ def _own_period_of(other_cik: str, source: dict, scope: _Scope) -> str:
     own = [f for f in scope.of_company(other_cik) if scope.filing[f].form in PERIODIC_FORMS]
     quarters = [f for f in own if scope.filing[f].form == "10-Q"]
     if source["source_form"] == "10-Q" and quarters:
-        asked_end = pd.Timestamp(source["period_end"])
+        asked_end = _day_number(source["period_end"])
         filing = scope.filing[
-            min(quarters, key=lambda f: (abs(pd.Timestamp(scope.filing[f].period_end) - asked_end), f))
+            min(quarters, key=lambda f: (abs(_day_number(scope.filing[f].period_end) - asked_end), f))
         ]
         # "the quarter": every 10-Q's period end closes a quarter; six or nine months may not end there for that company
         kind = "instant" if source["is_instant"] else "Q"
@@ -733,6 +734,10 @@ def _own_period_of(other_cik: str, source: dict, scope: _Scope) -> str:
     years = sorted({int(scope.filing[f].fiscal_year) for f in own}) or [asked_year]
     year = min(years, key=lambda y: (abs(y - asked_year), y))
     return period_phrase("10-K", "instant" if source["is_instant"] else "FY", "", year)
+
+
+def _day_number(iso_date: str) -> int:
+    return datetime.date.fromisoformat(str(iso_date)[:10]).toordinal()
 
 
 def _absence_refuted(concept: str, in_scope: list[str], text: str, tagged: set[str], scope: _Scope, reject) -> bool:
