@@ -127,6 +127,7 @@ def test_unanswerable_kinds_are_what_they_claim(golden_inputs, demo_build):
     for case in golden[golden.kind == "other_company"].itertuples():
         assert case.company not in case.question
         (named,) = [cik for name, cik in names.items() if case.question.startswith(f"What was {name}'s ")]
+        assert case.concept in set(facts[facts.cik == named].concept), "the named company reports the line itself"
         date = re.search(r"ended (\w+ \d+, \d{4})|as of (\w+ \d+, \d{4})", case.question)
         if date:  # a quarter of the named company's own calendar, never a date of the source company's
             asked = pd.Timestamp(date.group(1) or date.group(2)).strftime("%Y-%m-%d")

@@ -611,6 +611,7 @@ def _unanswerable(
     reported_years = (
         facts.dropna(subset=["fiscal_year"]).groupby("cik").fiscal_year.agg(lambda y: {int(v) for v in y}).to_dict()
     )
+    concepts_of = facts.groupby("cik").concept.agg(set).to_dict()
     reporters: dict[str, set[str]] = {}
     usual_instant: dict[str, bool] = {}
     for question in fair:
@@ -660,7 +661,13 @@ def _unanswerable(
             )
         others = [c for c in ciks if c != cik]
         for q in rng.sample(asked, min(per_kind, len(asked))) if others else []:
-            other_cik = others[rng.randrange(len(others))]
+            # a company that reports the line itself: asking a software company for its finished goods is a question
+            # a reader declines for the line alone, and would not test the company
+            drawn = rng.randrange(len(others))  # one draw whatever follows, so the later kinds' draws stay as they were
+            reporting = [c for c in others[drawn:] + others[:drawn] if q["concept"] in concepts_of.get(c, set())]
+            if not reporting:
+                continue
+            other_cik = reporting[0]  # the drawn company, or the next after it that reports the line
             when = _own_period_of(other_cik, q, scope)
             out.append(
                 _twin(
