@@ -13,6 +13,21 @@ def page_hit(filing_ids: Iterable[str], pages: Iterable[Iterable[str]], gold_pag
     return bool(read & set(gold_pages))
 
 
+def chance_of_hit(pool: int, hits: int, depth: int) -> float:
+    """The probability that a random ranking of `pool` chunks, `hits` of which count as a hit, puts at least one hit
+    in its top `depth`: 1 - C(pool - hits, depth) / C(pool, depth), the floor a retriever's hit rate stands on (in a
+    one-filing scope where the figure is printed on many pages, it is high)."""
+    if hits <= 0 or pool <= 0:
+        return 0.0
+    depth = min(depth, pool)
+    miss = 1.0
+    for i in range(depth):
+        miss *= max(pool - hits - i, 0) / (pool - i)
+        if miss == 0.0:
+            break
+    return 1.0 - miss
+
+
 def hit_record(
     retrieved_chunk_ids: list[str],
     retrieved_filing_ids: list[str],

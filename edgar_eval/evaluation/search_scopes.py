@@ -15,7 +15,7 @@ import pandas as pd
 
 from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.domain.routes import ANSWER, AccessPolicy
-from edgar_eval.evaluation.retrieval_hits import run_record
+from edgar_eval.evaluation.retrieval_hits import chance_of_hit, run_record
 from edgar_eval.golden.case_schema import permitted, scope_filings
 from edgar_eval.retrieval.scope import COMPANY_YEAR, SEARCH_SCOPES, ScopedFiling, filings_of_scope
 from edgar_eval.retrieval.searches import Search
@@ -85,7 +85,18 @@ def search_runs(
     # the three columns a hit needs, once: cutting every column of the found rows out per search was a fifth of it
     chunk_ids, filing_ids = index_rows.chunk_id.to_numpy(), index_rows.filing_id.to_numpy()
     pages = index_rows.pages.to_numpy()
+    chunks_in = pd.Series(filing_ids).value_counts().to_dict()  # what a random ranking of a scope draws from
+    chunks_on: dict[str, set[int]] = {}
+    for row, (filing_id, spanned) in enumerate(zip(filing_ids, pages)):
+        for page in spanned:
+            chunks_on.setdefault(f"{filing_id}#{page}", set()).add(row)
     for case in cases:
+        searched = set(case.searched)
+        pool = sum(chunks_in.get(f, 0) for f in searched)
+        on_gold_pages = set().union(
+            *(chunks_on.get(p, set()) for p in case.gold_pages if p.split("#", 1)[0] in searched)
+        )
+        in_gold_filings = sum(chunks_in.get(f, 0) for f in set(case.gold_filing_ids) & searched)
         for retriever, search in retrievers.items():
             for depth in depths:
                 error, hits = None, []
@@ -104,6 +115,8 @@ def search_runs(
                     "searched_filings": len(case.searched),
                     "chunk_ids": found_chunks,
                     "error": error,
+                    "page_hit_chance": chance_of_hit(pool, len(on_gold_pages), depth),
+                    "document_hit_chance": chance_of_hit(pool, in_gold_filings, depth),
                     **run_record(
                         found_chunks,
                         found_filings,

@@ -73,6 +73,16 @@ def _scope_order(runs: pd.DataFrame) -> pd.DataFrame:
     return runs.assign(search_scope=pd.Categorical(runs.search_scope, categories=list(SEARCH_SCOPES), ordered=True))
 
 
+def _chance_columns(scored: pd.DataFrame) -> dict[str, float]:
+    """The mean hit a random ranking of each question's scope reaches at its depth (retrieval_hits.chance_of_hit)."""
+    return {
+        f"{what}_chance": float(cast(pd.Series, scored[f"{what}_hit_chance"]).mean())
+        if len(scored) and f"{what}_hit_chance" in scored
+        else float("nan")
+        for what in ("document", "page")
+    }
+
+
 def retrieval_statistics(runs: pd.DataFrame) -> pd.DataFrame:
     """Per search scope, retriever and depth, over answerable questions whose search ran: document and page hit rates
     with Wilson intervals, recall@K, precision@K, MRR and nDCG@10 of the gold chunks; searches that errored apart."""
@@ -104,6 +114,7 @@ def retrieval_statistics(runs: pd.DataFrame) -> pd.DataFrame:
                     name: float(cast(pd.Series, scored[name]).mean()) if len(scored) else float("nan")
                     for name in ("recall", "precision", "rr", "ndcg10")
                 },
+                **_chance_columns(scored),
             }
         )
     return pd.DataFrame(rows)
@@ -290,6 +301,7 @@ def retrieval_slices(runs: pd.DataFrame) -> pd.DataFrame:
                     "page_low": page.low,
                     "page_high": page.high,
                     "median_gold_rank": float(found.median()) if len(found) else float("nan"),
+                    **_chance_columns(group),
                 }
             )
     return pd.DataFrame(rows)

@@ -54,6 +54,7 @@ def _slice_table(slices: pd.DataFrame) -> pd.DataFrame:
             own = by_depth.loc[depth]
             row[f"page hit@{depth}"] = f"{percent(own.page_hit_rate)} ({_ratio(own.page_hits, own.questions)})"
             row[f"Wilson 95% @{depth}"] = interval(own.page_low, own.page_high)
+            row[f"by chance @{depth}"] = percent(own.page_chance)
         if deep != shallow:
             row["gain"] = f"{100 * (by_depth.page_hit_rate[deep] - by_depth.page_hit_rate[shallow]):+.1f} points"
         median = by_depth.median_gold_rank[deep]
@@ -839,11 +840,13 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
             "document Wilson 95%": [
                 interval(lo, hi) for lo, hi in zip(retrieval.document_low, retrieval.document_high)
             ],
+            "document hit by chance": [percent(v) for v in retrieval.document_chance],
             "page hit": [
                 f"{percent(r)} ({_ratio(k, n)})"
                 for r, k, n in zip(retrieval.page_hit_rate, retrieval.page_hits, retrieval.questions)
             ],
             "page Wilson 95%": [interval(lo, hi) for lo, hi in zip(retrieval.page_low, retrieval.page_high)],
+            "page hit by chance": [percent(v) for v in retrieval.page_chance],
             "recall@K": [f"{v:.3f}" for v in retrieval.recall],
             "precision@K": [f"{v:.3f}" for v in retrieval.precision],
             "MRR": [f"{v:.3f}" for v in retrieval.rr],
@@ -917,7 +920,11 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
             Provenance("retrieval_metrics", content_version(retrieval), "retriever_rankings over search_index"),
             note="Over answerable questions, per search scope: the gold document or a gold page among the top K; "
             "recall, precision, MRR and nDCG@10 of the gold chunks (every chunk of the scope that prints the asked "
-            "figure for its period). A wider scope counts the questions that stay fair there (see the next tables).",
+            "figure for its period). A wider scope counts the questions that stay fair there (see the next tables). "
+            "By chance: the mean hit a random ranking of each question's scope reaches at K (a hypergeometric draw of "
+            "K of the scope's chunks, those on a gold page or in a gold filing counting as hits), per question: "
+            "the floor a hit rate stands on. In a one-filing scope the document hit is 100% by chance, and a figure "
+            "printed on many pages puts the page floor high.",
         ),
         *(
             [
