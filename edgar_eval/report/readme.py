@@ -27,24 +27,23 @@ def report_table(markdown: str, title: str) -> list[dict[str, str]]:
 
 
 def readme_figures(reports: dict[str, str]) -> str:
-    """One row per corpus: golden questions, page hit at each depth per retriever, the reader's accuracy on answerable
-    questions (all of them, arm A), the false-answer rate of arm A (no gate) against arm E (period guard + relevance
-    model) on the eval split, and the hard questions the ten admission gates accepted."""
+    """One row per corpus: golden questions, page hit at each depth per retriever and a random ranking's, the reader's
+    accuracy on answerable questions (all of them, arm A), the false-answer rate of arm A (no gate) against arm E
+    (period guard + relevance model) on the eval split, and the hard questions the ten admission gates accepted."""
     lines = [
         START,
         "",
-        "| corpus | golden questions (answerable) | page hit@30 / @50: dense, bm25, hybrid | reader right on "
-        "answerable "
+        "| corpus | golden questions (answerable) | page hit@30 / @50: dense, bm25, hybrid | page hit@30 / @50 by "
+        "chance | reader right on answerable "
         "| FAR arm A (eval) | FAR arm E (eval) | hard questions accepted / proposed |",
-        "|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for corpus, markdown in sorted(reports.items()):
         kinds = {row["kind"]: int(row["questions"]) for row in report_table(markdown, "Golden questions")}
-        hits = {
-            (row["retriever"], row["K"]): row["page hit"].split(" ")[0]
-            for row in report_table(markdown, "Retrieval")
-            if row["scope"] == COMPANY_YEAR  # the answerer's scope
-        }
+        answerer_scope = [row for row in report_table(markdown, "Retrieval") if row["scope"] == COMPANY_YEAR]
+        hits = {(row["retriever"], row["K"]): row["page hit"].split(" ")[0] for row in answerer_scope}
+        # a random ranking of one scope is one figure whatever the retriever
+        chance = {row["K"]: row["page hit by chance"] for row in answerer_scope}
         arms = {row["arm"]: f"{row['FAR']} ({row['false answers']})" for row in report_table(markdown, "Arms")}
         reader = next(
             row for row in report_table(markdown, "Readers") if row["reader"].endswith("(the arms read this one)")
@@ -57,7 +56,8 @@ def readme_figures(reports: dict[str, str]) -> str:
         )
         lines.append(
             f"| `reports/{corpus}/report.md` | {sum(kinds.values())} ({kinds.get('answerable', 0)}) | {retrieval} "
-            f"| {reader['right']} ({reader['reader'].split(' ')[0]}) | {arms['A']} | {arms['E']} | "
+            f"| {chance['30']} / {chance['50']} | {reader['right']} ({reader['reader'].split(' ')[0]}) "
+            f"| {arms['A']} | {arms['E']} | "
             f"{funnel['accepted']} / {funnel['proposed']} |"
         )
     return "\n".join([*lines, "", END])
