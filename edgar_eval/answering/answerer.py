@@ -14,7 +14,9 @@ from typing import cast
 
 from edgar_eval.answering.citations import answer_figures, check_citations
 from edgar_eval.answering.extractive import READER_ID, Passage, ReaderAnswer, read
+from edgar_eval.answering.extractive import TUNED_ON as EXTRACTIVE_TUNED_ON
 from edgar_eval.answering.table_reader import READER_ID as TABLE_READER_ID
+from edgar_eval.answering.table_reader import TUNED_ON as TABLE_READER_TUNED_ON
 from edgar_eval.answering.table_reader import read_tables
 from edgar_eval.domain.generation import Generation, GenerationRequest, Generator
 from edgar_eval.domain.routes import ANSWER, DENY, NO_ANSWER, REVIEW
@@ -35,6 +37,14 @@ OUTCOMES = (
     "no_valid_citation",
     "unsupported_claim",
 )
+
+
+READERS_TUNED_ON = {READER_ID: EXTRACTIVE_TUNED_ON, TABLE_READER_ID: TABLE_READER_TUNED_ON}
+
+
+def tuned_on(generator_id: str) -> tuple[str, ...]:
+    """The corpora a rule-based reader was tuned on (none for a model server's generator): on them it is in-sample."""
+    return READERS_TUNED_ON.get(generator_id, ())
 
 
 def passage_label(position: int) -> str:

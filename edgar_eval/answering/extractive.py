@@ -13,6 +13,7 @@ from typing import cast
 from edgar_eval.answering.text_tools import asked_years, content_tokens
 
 READER_ID = "extractive-baseline/1"
+TUNED_ON = ("demo", "edgar")  # the corpora it was written against: its figures there are in-sample
 _MIN_LABEL_MATCH = 0.75
 _NUMBER = re.compile(r"^\(?-?\$?\s*\d[\d,]*(?:\.\d+)?\)?%?$|^[\u2014\u2013-]$")
 _YEAR = re.compile(r"\b(19\d{2}|20\d{2})\b")

@@ -8,6 +8,7 @@ from typing import cast
 
 import pandas as pd
 
+from edgar_eval.answering.answerer import tuned_on
 from edgar_eval.corpus.company_names import display_name
 from edgar_eval.corpus.frames import iter_groups, iter_rows
 from edgar_eval.domain.routes import ANSWER, ROUTES
@@ -605,7 +606,11 @@ def readers_table(inputs: ReportInputs) -> ReportTable:
     in_use = set(inputs.generations.generator_id) if len(inputs.generations) else set()
     table = pd.DataFrame(
         {
-            "reader": [f"{md_cell(r)}{' (the arms read this one)' if r in in_use else ''}" for r in readers.reader],
+            "reader": [
+                f"{md_cell(r)}{' (in-sample)' if inputs.corpus_name in tuned_on(r) else ''}"
+                f"{' (the arms read this one)' if r in in_use else ''}"
+                for r in readers.reader
+            ],
             f"gold chunk in the top {settings['top_k']}": [
                 f"{percent(k / n)} ({_ratio(k, n)})" for k, n in zip(readers.gold_chunk_retrieved, readers.questions)
             ],
@@ -626,7 +631,8 @@ def readers_table(inputs: ReportInputs) -> ReportTable:
         note=f"Every answerable question, the top {settings['top_k']} {settings['answer_retriever']} passages, "
         "judged as under arm A (citation check, then the gold figure). The gold-chunk hit is the readers' "
         "ceiling: what the reader of these passages could at best find. Arm A's correct-on-answerable and "
-        "every gate's recall cost describe the reader marked.",
+        "every gate's recall cost describe the reader marked. In-sample: the reader's rules were tuned on this "
+        "corpus, so its figures here say how it reads the filings it was fitted to, not filings in general.",
     )
 
 
@@ -803,6 +809,17 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
         + ", each with the gold and the fairness rules of its scope. Every search reads only what the asking role may "
         "read.",
     ]
+    in_sample = (
+        sorted({g for g in inputs.generations.generator_id if corpus_name in tuned_on(g)})
+        if len(inputs.generations)
+        else []
+    )
+    if in_sample:
+        preface.append(
+            f"- In-sample: the arms read {', '.join(f'`{md_cell(g)}`' for g in in_sample)}, whose rules were tuned on "
+            f"this corpus ({', '.join(tuned_on(in_sample[0]))}): every answering figure below (readers, routes, arms, "
+            "gates, statistics) is in-sample, and says little of filings the reader was not tuned on."
+        )
     if left_out:
         preface.append(
             "- Filings left out of this run: "

@@ -56,7 +56,8 @@ def readme_figures(reports: dict[str, str]) -> str:
         )
         lines.append(
             f"| `reports/{corpus}/report.md` | {sum(kinds.values())} ({kinds.get('answerable', 0)}) | {retrieval} "
-            f"| {chance['30']} / {chance['50']} | {reader['right']} ({reader['reader'].split(' ')[0]}) "
+            f"| {chance['30']} / {chance['50']} | {reader['right']} ({reader['reader'].split(' ')[0]}"
+            f"{', in-sample' if '(in-sample)' in reader['reader'] else ''}) "
             f"| {arms['A']} | {arms['E']} | "
             f"{funnel['accepted']} / {funnel['proposed']} |"
         )
