@@ -113,6 +113,11 @@ def period_phrase(form: str, period_kind: str, period_end: str, fiscal_year: int
     return f"as of {spoken}" if period_kind == "instant" else f"for {_DURATION_WORDS[period_kind]} ended {spoken}"
 
 
+def _period_words(when: str) -> str:
+    """The period a phrase of period_phrase names, without its preposition: "fiscal 2024", "June 30, 2025"."""
+    return when.removeprefix("for ").removeprefix("at ").removeprefix("as of ")
+
+
 def question_text(company: str, label: str, when: str) -> str:
     return f"What was {company}'s {label} {when}?"
 
@@ -347,7 +352,7 @@ def _describe(fact, scope: _Scope) -> dict:
         "company": company,
         "asked_company": company,
         "fiscal_year": int(fact.fiscal_year),
-        "period": when.removeprefix("for ").removeprefix("at ").removeprefix("as of "),
+        "period": _period_words(when),
         "period_key": fact.period_key,
         "period_end": fact.period_end,
         "when": when,
@@ -655,7 +660,7 @@ def _unanswerable(
                     "other_year",
                     question=question_text(q["company"], q["label"], when),
                     fiscal_year=absent_year,
-                    period=when.removeprefix("for ").removeprefix("at "),
+                    period=_period_words(when),
                     scope_filing_ids=scope.of(cik, absent_year),
                 )
             )
@@ -675,7 +680,7 @@ def _unanswerable(
                     "other_company",
                     question=question_text(companies[other_cik], q["label"], when),
                     asked_company=companies[other_cik],
-                    period=when.removeprefix("for ").removeprefix("at ").removeprefix("as of "),
+                    period=_period_words(when),
                     scope_filing_ids=scope.of(cik, year),
                 )
             )
@@ -707,7 +712,7 @@ def _unanswerable(
                     "company": company,
                     "asked_company": company,
                     "fiscal_year": year,
-                    "period": when.removeprefix("for ").removeprefix("at ").removeprefix("as of "),
+                    "period": _period_words(when),
                     "concept": concept,
                     "label": label_for(concept),
                     "question": question_text(company, cast(str, label_for(concept)), when),  # a reported concept

@@ -600,10 +600,15 @@ def _method(comparisons: pd.DataFrame) -> str:
     )
 
 
+def _generators_in_use(inputs: ReportInputs) -> set[str]:
+    """The generators whose answers the arms read (none when nothing was generated)."""
+    return set(inputs.generations.generator_id) if len(inputs.generations) else set()
+
+
 def readers_table(inputs: ReportInputs) -> ReportTable:
     """Both offline readers on the passages the answerer read, beside the gold-chunk hit at the answerer's K."""
     readers, settings = inputs.readers, inputs.settings
-    in_use = set(inputs.generations.generator_id) if len(inputs.generations) else set()
+    in_use = _generators_in_use(inputs)
     table = pd.DataFrame(
         {
             "reader": [
@@ -809,11 +814,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
         + ", each with the gold and the fairness rules of its scope. Every search reads only what the asking role may "
         "read.",
     ]
-    in_sample = (
-        sorted({g for g in inputs.generations.generator_id if corpus_name in tuned_on(g)})
-        if len(inputs.generations)
-        else []
-    )
+    in_sample = sorted(g for g in _generators_in_use(inputs) if corpus_name in tuned_on(g))
     if in_sample:
         preface.append(
             f"- In-sample: the arms read {', '.join(f'`{md_cell(g)}`' for g in in_sample)}, whose rules were tuned on "
