@@ -99,6 +99,9 @@ def report(
     retriever_rankings: pd.DataFrame,
     answering_noise_band: pd.DataFrame,
     rerank_noise_band: pd.DataFrame,
+    decision_simulation: pd.DataFrame,
+    design_power: pd.DataFrame,
+    arm_false_answers_by_kind: pd.DataFrame,
 ) -> dg.MaterializeResult:
     keys, left_out = current_partitions(filings, (filing_text, xbrl_facts, sections, chunks, chunk_embeddings))
     protocol, _ = read_protocol(settings)
@@ -141,6 +144,9 @@ def report(
             golden_audit=golden_audit,
             readers=reader_accuracy,
             coverage=interval_coverage,
+            decision_simulation=decision_simulation,
+            design_power=design_power,
+            false_answers_by_kind=arm_false_answers_by_kind,
             routes=route_matrix,
             release=release_checks,
             receipts=case_receipts,

@@ -138,7 +138,7 @@ class EvalSettings(dg.ConfigurableResource):
     golden_version: str = ""  # pin a frozen golden set by name; empty names it by its content hash
     tape_mode: str = "off"  # off | record | replay | fill: model calls through tapes/<corpus>/<model>/
     tapes_dir: str = ""  # default: tapes/ in the project home, committed beside the reports
-    protocol: str = "answering-v2"  # protocol/<name>.toml: the pre-registered hypotheses the statistics read
+    protocol: str = "answering-v3"  # protocol/<name>.toml: the pre-registered hypotheses the statistics read
     proposals: list[str] = []  # JSON Lines files of golden-question proposals to run through the ten admission gates
     proposer_model: str = ""  # an OpenAI-compatible chat model that proposes candidates from aligned excerpts, through
     proposer_url: str = ""  # the tape (tape_mode), when both are set

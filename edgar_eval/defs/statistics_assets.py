@@ -13,11 +13,12 @@ from edgar_eval.corpus.frames import iter_groups, iter_rows
 from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.routes import NO_ANSWER
-from edgar_eval.evaluation import experiment
+from edgar_eval.evaluation import confirmatory, experiment
 from edgar_eval.evaluation.noise_band import answer_band, noise_band, rerank_band
 from edgar_eval.evaluation.summaries import (
     SLICES,
     expansion_statistics,
+    false_answers_by_kind,
     page_position,
     rerank_statistics,
     retrieval_statistics,
@@ -46,6 +47,24 @@ def arm_statistics(
     return table_output(
         stats,
         {"head": table_head(stats, ["arm", "gates", "false_answer_rate", "recall_cost", "answer_accuracy"], rows=6)},
+    )
+
+
+@dg.asset(
+    group_name="statistics",
+    description="Per arm and unanswerable kind, on the protocol's split: false answers over the kind's questions "
+    "(Wilson 95%) and the companies holding them. Each kind on its own line, never pooled: a pooled rate is mostly "
+    "the most numerous, easiest kind.",
+)
+def arm_false_answers_by_kind(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    arm_outcomes: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    protocol, _ = read_protocol(settings)
+    table = false_answers_by_kind(protocol.questions(arm_outcomes)).assign(split=protocol.split)
+    return table_output(
+        table, {"head": table_head(table, ["arm", "kind", "false_answer_rate_k", "false_answer_rate_n"], rows=12)}
     )
 
 
@@ -96,21 +115,90 @@ def interval_coverage(
 
 @dg.asset(
     group_name="statistics",
+    description="Protocol v3: per confirmatory hypothesis, null boundary (false-answer-rate difference 0; accuracy "
+    "difference at minus the margin) and interval method, how often the truth lies beyond each end of the protocol's "
+    "interval over simulated splits with the split's own companies and question counts; the decision tail's miss rate "
+    "is the rule's type-I error. Chooses each hypothesis's interval method. Reads the questions of arm_outcomes, not "
+    "their outcomes. Empty for v1 and v2 protocols.",
+)
+def decision_simulation(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    arm_outcomes: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    protocol, _ = read_protocol(settings)
+    table = confirmatory.decision_simulation(arm_outcomes, protocol, settings.golden_seed)
+    chosen = cast(pd.DataFrame, table[table.chosen])
+    return table_output(
+        table,
+        {
+            "protocol": protocol.version,
+            "chosen": dg.MetadataValue.json(
+                {h: f"{m} ({'holds' if ok else 'does not hold'} alpha)" for h, m, ok in chosen_rows(chosen)}
+            ),
+            "head": table_head(table, ["hypothesis", "boundary", "method", "type_one", "holds", "chosen"], rows=9),
+        },
+    )
+
+
+def chosen_rows(chosen: pd.DataFrame) -> list[tuple[str, str, bool]]:
+    grouped = chosen.groupby("hypothesis", sort=True).agg(method=("method", "first"), holds=("holds", "all"))
+    return [(str(h), str(m), bool(ok)) for h, m, ok in zip(grouped.index, grouped.method, grouped.holds)]
+
+
+@dg.asset(
+    group_name="statistics",
+    description="Protocol v3: per confirmatory hypothesis, the power of its decision at true false-answer-rate "
+    "differences up to the assumed discordance, simulated at the split's companies and question counts with the "
+    "method the decision simulation chose; the smallest difference reaching the protocol's power is the minimum "
+    "detectable effect, with the design effect of clustering beside it. Empty for v1 and v2 protocols.",
+)
+def design_power(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    arm_outcomes: pd.DataFrame,
+    decision_simulation: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    protocol, _ = read_protocol(settings)
+    table = confirmatory.design_power(arm_outcomes, protocol, decision_simulation, settings.golden_seed)
+    detected = table[table.minimum_detectable]
+    return table_output(
+        table,
+        {
+            "protocol": protocol.version,
+            "minimum_detectable_effect": dg.MetadataValue.json(
+                {str(h): round(abs(float(t)), 4) for h, t in zip(detected.hypothesis, detected.truth)}
+            ),
+            "head": table_head(table, rows=6),
+        },
+    )
+
+
+@dg.asset(
+    group_name="statistics",
     description="Paired differences between arms on the same questions of the protocol's split (every arm against A, "
-    "and the protocol's pairs): a company-bootstrap interval at the protocol's level by the method the coverage "
-    "simulation chose, exact McNemar on the discordant pairs (exploratory: it assumes independent questions), the "
-    "minimum detectable effect at design time; confirmatory where the protocol names the comparison, decided by the "
-    "protocol's rule.",
+    "and the protocol's pairs; v3: the false-answer rate per unanswerable kind, none pooled): a company-bootstrap "
+    "interval at the protocol's level (exploratory rows: by the method the coverage simulation chose; v3's "
+    "confirmatory rows: by their decision simulation's), exact McNemar on the discordant pairs (exploratory: it "
+    "assumes independent questions), the minimum detectable effect; confirmatory where the protocol names the "
+    "comparison, decided by the protocol's rule.",
 )
 def arm_comparisons(
     context: dg.AssetExecutionContext,
     settings: EvalSettings,
     arm_outcomes: pd.DataFrame,
     interval_coverage: pd.DataFrame,
+    decision_simulation: pd.DataFrame,
+    design_power: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     protocol, protocol_sha = read_protocol(settings)
     table = experiment.arm_comparisons(
-        arm_outcomes, protocol, seed=settings.golden_seed, method=chosen_interval(interval_coverage)
+        arm_outcomes,
+        protocol,
+        seed=settings.golden_seed,
+        method=chosen_interval(interval_coverage),
+        simulation=decision_simulation,
+        power=design_power,
     )
     confirmatory = table[table.status == "confirmatory"]
     return table_output(
@@ -460,8 +548,11 @@ def retrieval_slices(
 
 ASSETS = [
     arm_statistics,
+    arm_false_answers_by_kind,
     arm_costs,
     interval_coverage,
+    decision_simulation,
+    design_power,
     arm_comparisons,
     citation_mutations,
     abstention_quality,

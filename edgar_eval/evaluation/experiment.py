@@ -18,6 +18,7 @@ from edgar_eval.answering.answerer import passage_label
 from edgar_eval.answering.citations import check_citations
 from edgar_eval.answering.mutations import MUTANT_KINDS, figure_mutations
 from edgar_eval.domain.routes import NO_ANSWER
+from edgar_eval.evaluation import confirmatory
 from edgar_eval.evaluation.abstention import ARMS
 from edgar_eval.evaluation.judge import judge_answer
 from edgar_eval.stats.bootstrap import cluster_bootstrap_paired_difference
@@ -46,6 +47,40 @@ class Hypothesis:
     recall_cost_margin: float | None = (
         None  # v2: the most recall the arm may cost against its baseline (non-inferiority)
     )
+    kind: str = ""  # v3: the one unanswerable kind whose false-answer rate is the endpoint ("": pooled, v1 and v2)
+
+
+@dataclass(frozen=True)
+class Design:
+    """v3: what decides whether a comparison can be decided at all, and the assumptions its simulations draw from."""
+
+    testability_split: str  # a comparison with no discordant pair here is not testable with this generator
+    min_companies: int  # fewer companies holding the endpoint's questions: undecided
+    family_alpha: float  # stated: the hypotheses' alphas summed
+    accuracy_discordance: float  # assumed share of answerable questions on which the arms differ
+    concentration: float  # how unequal companies are (Beta concentration; lower: more unequal)
+    replicates: int  # simulated splits per interval method and null boundary
+    resamples: int  # bootstrap resamples per simulated interval
+    power_replicates: int  # simulated splits per true difference for the power curve
+
+    @classmethod
+    def from_mapping(cls, data: dict, design: dict) -> "Design":
+        testability = str(data["testability_split"])
+        if testability == str(data.get("split")):
+            raise ValueError("testability is read from another split than the one the decision reads")
+        made = cls(
+            testability,
+            int(data["min_companies"]),
+            float(data.get("family_alpha", float("nan"))),
+            float(design.get("assumed_accuracy_discordance", 0.1)),
+            float(design.get("company_concentration", 4.0)),
+            int(design.get("simulation_replicates", 1000)),
+            int(design.get("simulation_resamples", 2000)),
+            int(design.get("power_replicates", 300)),
+        )
+        if made.min_companies < 2 or made.replicates < 1 or made.resamples < 1 or made.power_replicates < 1:
+            raise ValueError("min_companies must be at least 2 and the simulation sizes positive")
+        return made
 
 
 @dataclass(frozen=True)
@@ -61,6 +96,12 @@ class Protocol:
     hypotheses: tuple[Hypothesis, ...]
     split: str = "all"  # the questions the confirmatory rows read: "eval" or "all"
     assumed_discordance: float | None = None  # v2: for the minimum detectable effect at design time
+    design: "Design | None" = None  # v3: testability split, minimum companies and the simulations' assumptions
+
+    @property
+    def by_kind(self) -> bool:
+        """v3: every false-answer rate is one unanswerable kind's; no row pools kinds."""
+        return self.design is not None
 
     @property
     def one_sided(self) -> bool:
@@ -85,6 +126,7 @@ class Protocol:
                 entry["baseline"],
                 entry["direction"],
                 None if margin is None else float(margin),
+                str(entry.get("kind", "")),
             )
             if hypothesis.metric not in METRICS or hypothesis.direction not in ("lower", "higher"):
                 raise ValueError(
@@ -101,6 +143,14 @@ class Protocol:
             raise ValueError(f"protocol split must be 'all' or 'eval', got {split!r}")
         design = data.get("design", {})
         discordance = design.get("assumed_discordance")
+        by_kind = any(h.kind for h in hypotheses)
+        if by_kind:
+            if not all(h.kind and h.recall_cost_margin is not None for h in hypotheses):
+                raise ValueError("a per-kind protocol names a kind and a margin for every hypothesis")
+            if split != "eval" or "min_companies" not in data or "testability_split" not in data:
+                raise ValueError("a per-kind protocol reads the eval split, with min_companies and testability_split")
+            if len({(h.arm, h.baseline, h.metric, h.kind) for h in hypotheses}) < len(hypotheses):
+                raise ValueError("two hypotheses name the same comparison: one comparison is pre-registered once")
         return cls(
             str(data["version"]),
             float(data["alpha"]),
@@ -108,6 +158,7 @@ class Protocol:
             tuple(hypotheses),
             split,
             None if discordance is None else float(discordance),
+            Design.from_mapping(data, design) if by_kind else None,
         )
 
     def questions(self, outcomes: pd.DataFrame) -> pd.DataFrame:
@@ -128,24 +179,41 @@ class Protocol:
 
 
 def arm_comparisons(
-    outcomes: pd.DataFrame, protocol: Protocol, seed: int = 0, resamples: int = 10_000, method: str = "percentile"
+    outcomes: pd.DataFrame,
+    protocol: Protocol,
+    seed: int = 0,
+    resamples: int = 10_000,
+    method: str = "percentile",
+    simulation: pd.DataFrame | None = None,
+    power: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Every arm against arm A, and every pair the protocol names, on both metrics, over the protocol's split: the
-    paired difference with a company-bootstrap interval (`method`) at the protocol's level, exact McNemar on the
-    discordant pairs, and the minimum detectable effect (v1: from the observed discordance; v2: at design time)."""
+    """Every arm against arm A, and every pair the protocol names, over the protocol's split: on accuracy and on the
+    false-answer rate (v3: one row per unanswerable kind, none pooled), the paired difference with a company-bootstrap
+    interval at the protocol's level, exact McNemar on the discordant pairs, and the minimum detectable effect (v1:
+    from the observed discordance; v2: at design time; v3: simulated power at the split's clusters). Exploratory rows
+    use `method`; v3's confirmatory rows the method the decision simulation chose for their hypothesis."""
     pairs = [(arm, "A") for arm in ARMS if arm != "A"]
     pairs += [(h.arm, h.baseline) for h in protocol.hypotheses if (h.arm, h.baseline) not in pairs]
     read = protocol.questions(outcomes)
+    unanswerable_kinds = sorted(set(read[read.expected_route == NO_ANSWER].kind)) if protocol.by_kind else [""]
+    endpoints = [("false_answer_rate", kind) for kind in unanswerable_kinds] + [("answer_accuracy", "")]
     by_arm = {arm: group.set_index("question_id").sort_index() for arm, group in read.groupby("arm")}
+    simulation = pd.DataFrame(columns=confirmatory.SIMULATION_COLUMNS) if simulation is None else simulation
+    power = pd.DataFrame(columns=confirmatory.POWER_COLUMNS) if power is None else power
     rows = {}
     for arm, baseline in pairs:
-        for metric, (questions, column) in METRICS.items():
-            first, second = by_arm[arm], by_arm[baseline]
-            wanted = (
-                (first.expected_route == "answer") if questions == "answerable" else (first.expected_route == NO_ANSWER)
+        for metric, kind in endpoints:
+            hypothesis = next(
+                (
+                    h
+                    for h in protocol.hypotheses
+                    if (h.arm, h.baseline) == (arm, baseline) and metric == h.metric and kind == h.kind
+                ),
+                None,
             )
-            a, b = first.loc[wanted, column].to_numpy(bool), second.loc[wanted[wanted].index, column].to_numpy(bool)
-            clusters = first.loc[wanted, "cik"].to_numpy()
+            chosen, _ = confirmatory.chosen_method(simulation, hypothesis.id) if hypothesis else (None, False)
+            row_method = chosen or method
+            a, b, clusters = _paired(by_arm[arm], by_arm[baseline], metric, kind)
             interval = cluster_bootstrap_paired_difference(
                 a.astype(float),
                 b.astype(float),
@@ -153,28 +221,31 @@ def arm_comparisons(
                 confidence=protocol.confidence,
                 resamples=resamples,
                 seed=seed,
-                method=method,
+                method=row_method,
             )
             test = mcnemar_exact(a, b)
-            if protocol.one_sided:
-                mde = protocol.design_mde(len(a))
+            design_effect = float("nan")
+            if protocol.by_kind and hypothesis:
+                mde, design_effect = confirmatory.simulated_mde(power, hypothesis.id)
+                basis = "simulated"
+            elif protocol.one_sided:
+                mde, basis = protocol.design_mde(len(a)), "design"
             else:
                 mde = (
                     minimum_detectable_effect(len(a), test.discordance, alpha=protocol.alpha, power=protocol.power)
                     if len(a)
                     else float("nan")
                 )
-            hypothesis = next(
-                (h for h in protocol.hypotheses if (h.arm, h.baseline, h.metric) == (arm, baseline, metric)), None
-            )
-            rows[(arm, baseline, metric)] = {
+                basis = "observed"
+            rows[(arm, baseline, metric, kind)] = {
                 "arm": arm,
                 "baseline": baseline,
                 "metric": metric,
+                "kind": kind,
                 "split": protocol.split,
                 "questions": len(a),
                 "companies": interval.clusters,
-                "interval_method": method,
+                "interval_method": row_method,
                 "difference": interval.estimate,
                 "low": interval.low,
                 "high": interval.high,
@@ -183,21 +254,53 @@ def arm_comparisons(
                 "discordant_baseline_only": test.c,
                 "mcnemar_p": test.p_value,
                 "minimum_detectable_effect": mde,
-                "mde_basis": "design" if protocol.one_sided else "observed",
+                "design_effect": design_effect,
+                "mde_basis": basis,
                 "status": "confirmatory" if hypothesis else "exploratory",
                 "hypothesis": hypothesis.id if hypothesis else "",
                 "recall_cost_margin": np.nan,
+                "testable_pairs": -1,
                 "decision": "",
             }
     for hypothesis in protocol.hypotheses:
-        row = rows[(hypothesis.arm, hypothesis.baseline, hypothesis.metric)]
+        row = rows[(hypothesis.arm, hypothesis.baseline, hypothesis.metric, hypothesis.kind)]
         if hypothesis.recall_cost_margin is None:
             row["decision"] = _decide(hypothesis, row["low"], row["high"], row["mcnemar_p"], protocol.alpha)
-        else:
-            accuracy = rows[(hypothesis.arm, hypothesis.baseline, "answer_accuracy")]
-            row["recall_cost_margin"] = hypothesis.recall_cost_margin
+            continue
+        accuracy = rows[(hypothesis.arm, hypothesis.baseline, "answer_accuracy", "")]
+        row["recall_cost_margin"] = hypothesis.recall_cost_margin
+        if protocol.design is None:
             row["decision"] = decide_non_inferior(hypothesis, row["high"], row["low"], accuracy["low"])
+            continue
+        row["testable_pairs"] = testable_pairs(outcomes, protocol, hypothesis)
+        _, holds = confirmatory.chosen_method(simulation, hypothesis.id)
+        row["decision"] = confirmatory.decide(hypothesis, protocol, row, accuracy, row["testable_pairs"], holds)
     return pd.DataFrame(list(rows.values()))
+
+
+def testable_pairs(outcomes: pd.DataFrame, protocol: Protocol, hypothesis: Hypothesis) -> int:
+    """The discordant pairs a hypothesis's endpoint shows on the protocol's testability split (v3): none means this
+    generator never gives the arms a question to disagree on, and nothing the eval split holds could decide it."""
+    design = cast(Design, protocol.design)
+    split = outcomes[outcomes.split == design.testability_split]
+    by_arm = {arm: group.set_index("question_id").sort_index() for arm, group in split.groupby("arm")}
+    if hypothesis.arm not in by_arm or hypothesis.baseline not in by_arm:
+        return 0
+    a, b, _ = _paired(by_arm[hypothesis.arm], by_arm[hypothesis.baseline], hypothesis.metric, hypothesis.kind)
+    return int(np.sum(a != b))
+
+
+def _paired(
+    first: pd.DataFrame, second: pd.DataFrame, metric: str, kind: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One endpoint's per-question outcomes under two arms (indexed by question), in one order, and their companies."""
+    questions = first.index[confirmatory.endpoint_mask(first, metric, kind).to_numpy(bool)]
+    column = METRICS[metric][1]
+    return (
+        first.loc[questions, column].to_numpy(bool),
+        second.loc[questions, column].to_numpy(bool),
+        first.loc[questions, "cik"].to_numpy(),
+    )
 
 
 def _decide(hypothesis: Hypothesis, low: float, high: float, p_value: float, alpha: float) -> str:

@@ -68,6 +68,29 @@ def arm_statistics(
     return pd.DataFrame(rows)
 
 
+def false_answers_by_kind(outcomes: pd.DataFrame) -> pd.DataFrame:
+    """Per arm and unanswerable kind: the false answers, the questions and the companies holding them, with a Wilson
+    95% interval. Each kind on its own line: a pooled rate is mostly whichever kind is most numerous and easiest."""
+    rows = []
+    unanswerable = cast(pd.DataFrame, outcomes[outcomes.expected_route == NO_ANSWER])
+    for arm in ARMS:
+        own = cast(pd.DataFrame, unanswerable[unanswerable.arm == arm])
+        for kind, group in iter_groups(own.groupby("kind", sort=True)):
+            rows.append(
+                {
+                    "arm": arm,
+                    "gates": ARM_NAMES[arm],
+                    "kind": kind,
+                    "companies": int(group.cik.nunique()),
+                    **_rate_columns("false_answer_rate", int(group.false_answer.sum()), len(group)),
+                }
+            )
+    columns = ["arm", "gates", "kind", "companies"] + [
+        f"false_answer_rate{suffix}" for suffix in ("_n", "_k", "", "_low", "_high")
+    ]
+    return pd.DataFrame(rows, columns=columns)
+
+
 def _scope_order(runs: pd.DataFrame) -> pd.DataFrame:
     """The runs with their search scope as an ordered category: narrowest first, as SEARCH_SCOPES lists them."""
     return runs.assign(search_scope=pd.Categorical(runs.search_scope, categories=list(SEARCH_SCOPES), ordered=True))

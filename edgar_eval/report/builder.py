@@ -169,6 +169,9 @@ class ReportInputs:
     expansion_rows: int = 0  # the table_expansion_rows setting
     noise_band: pd.DataFrame = field(default_factory=pd.DataFrame)  # retrieval_noise_band
     noise: pd.DataFrame = field(default_factory=pd.DataFrame)  # retrieval_noise: the replicas
+    decision_simulation: pd.DataFrame = field(default_factory=pd.DataFrame)  # protocol v3
+    design_power: pd.DataFrame = field(default_factory=pd.DataFrame)  # protocol v3
+    false_answers_by_kind: pd.DataFrame = field(default_factory=pd.DataFrame)  # arm_false_answers_by_kind
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,18 @@ _V2_NOTE = (
     "detectable effect is the design's: the split's number of questions in the frozen golden set and the discordance "
     "the protocol assumes, at its alpha and 80% power; a difference below it is not distinguishable from none."
 )
+_V3_NOTE = (
+    "Arm minus baseline on the same questions; the false-answer rate on one unanswerable kind per row, never pooled. "
+    "A hypothesis is decided in the protocol's order: not testable with this generator when its endpoint shows no "
+    "discordant pair on the testability split (nothing the eval split holds could move it); undecided on fewer "
+    "companies than the protocol's minimum, or when no interval method holds alpha at a null boundary in the "
+    "simulation below; else confirmed when both one-sided bounds hold (the false-answer rate's upper end below zero, "
+    "the accuracy difference's lower end above minus the margin), refuted when the interval excludes the prediction "
+    "(the rate rises, or the recall cost surely exceeds the margin), not confirmed otherwise. Each hypothesis's alpha "
+    "is its share of the family's (Bonferroni): one end of the printed interval. Exact McNemar is exploratory. The "
+    "minimum detectable effect is simulated power at the split's companies and question counts with the hypothesis's "
+    "interval method, the design effect of clustering (the simulated variance against independent questions') in it."
+)
 CLUSTER_WARNING_BELOW = 20
 
 
@@ -105,6 +117,118 @@ def coverage_table(coverage: pd.DataFrame) -> ReportTable:
     )
 
 
+def _metric_name(metric: str, kind: str) -> str:
+    name = _METRIC_NAMES.get(metric, metric)
+    return f"{name} ({kind})" if kind else name
+
+
+def _type_one(simulation: pd.DataFrame, hypothesis: str) -> str:
+    """The chosen method's simulated type-I error at each null boundary of a hypothesis, against its alpha."""
+    rows = simulation[(simulation.hypothesis == hypothesis) & simulation.chosen]
+    if not len(rows):
+        return "n/a (fewer than two companies)"
+    return "; ".join(
+        f"{percent(t)} at {b}{'' if ok else ' (above alpha)'}"
+        for t, b, ok in zip(rows.type_one, rows.boundary, rows.holds)
+    )
+
+
+def _simulated_mde(value: float, design_effect: float, status: str) -> str:
+    if status != "confirmatory":
+        return ""
+    if math.isnan(value):
+        return "none up to the assumed discordance"
+    return f"{_points(value).lstrip('+')} (design effect {design_effect:.2f})"
+
+
+def decision_simulation_table(simulation: pd.DataFrame, power: pd.DataFrame) -> ReportTable:
+    """Per hypothesis, null boundary and interval method: each tail's misses and the decision tail's type-I error."""
+    maxima = power.groupby("hypothesis").agg(largest=("truth", "min"), power=("power", "last")) if len(power) else None
+    table = pd.DataFrame(
+        {
+            "hypothesis": simulation.hypothesis,
+            "null boundary": simulation.boundary,
+            "companies / questions": [f"{c} / {q}" for c, q in zip(simulation.companies, simulation.questions)],
+            "interval method": [f"{m}{' (chosen)' if c else ''}" for m, c in zip(simulation.method, simulation.chosen)],
+            "truth below the lower end": [f"{k}/{n}" for k, n in zip(simulation.below_low, simulation.replicates)],
+            "truth above the upper end": [f"{k}/{n}" for k, n in zip(simulation.above_high, simulation.replicates)],
+            "type-I error (decision tail)": [
+                f"{percent(t)} ({'upper' if d == 'high' else 'lower'} end)"
+                for t, d in zip(simulation.type_one, simulation.decision_tail)
+            ],
+            "type-I Wilson 95%": [
+                interval(lo, hi) for lo, hi in zip(simulation.type_one_low, simulation.type_one_high)
+            ],
+            "alpha": [percent(a) for a in simulation.alpha],
+            "holds": ["yes" if h else "no" for h in simulation.holds],
+            "mean width": [_points(v).lstrip("+") for v in simulation.mean_width],
+        }
+    )
+    power_words = ""
+    if maxima is not None:
+        power_words = (
+            " Power of the decision at the largest simulated difference: "
+            + "; ".join(
+                f"{h} {percent(p)} at {_points(t)}" for h, t, p in zip(maxima.index, maxima.largest, maxima.power)
+            )
+            + " (asset `design_power`, "
+            + content_version(power)
+            + ")."
+        )
+    return ReportTable(
+        "Decision rule under simulation at this split's companies (protocol v3)",
+        table,
+        Provenance(
+            "decision_simulation", content_version(simulation), "arm_outcomes (the split's companies and sizes)"
+        ),
+        note="Simulated splits with the companies and question counts of each hypothesis's endpoints, the truth on the "
+        "decision's null boundary and companies as unequal as the protocol assumes (edgar_eval/stats/"
+        "decision_simulation.py). A decision reads one end of the interval, so each tail's misses are counted apart; "
+        "the decision tail's miss rate is the rule's type-I error there, which must not exceed alpha (the simulated "
+        "rate itself, not its Wilson interval's lower end). The chosen method is the narrowest that holds at both boundaries; where "
+        "none does, the one that strays least, and the hypothesis is undecided." + power_words,
+    )
+
+
+def false_answers_by_kind_table(inputs: "ReportInputs") -> ReportTable | None:
+    """Each arm's false-answer rate on each unanswerable kind, and the frozen pattern set's D8 cases apart."""
+    rates = inputs.false_answers_by_kind
+    if not len(rates):
+        return None
+    kinds = sorted(set(rates.kind))
+    table = pd.DataFrame({"arm": sorted(set(rates.arm))})
+    table["gates"] = [str(rates[rates.arm == a].gates.iloc[0]) for a in table.arm]
+    for kind in kinds:
+        cells = []
+        for arm in table.arm:
+            row = rates[(rates.arm == arm) & (rates.kind == kind)]
+            cells.append(
+                "n/a"
+                if not len(row)
+                else f"{int(row.false_answer_rate_k.iloc[0])}/{int(row.false_answer_rate_n.iloc[0])} "
+                f"({percent(row.false_answer_rate.iloc[0])}; "
+                f"{interval(row.false_answer_rate_low.iloc[0], row.false_answer_rate_high.iloc[0])})"
+            )
+        companies = int(rates[rates.kind == kind].companies.max())
+        table[f"{kind} ({companies} {'company' if companies == 1 else 'companies'})"] = cells
+    baseline = inputs.pattern_baseline
+    d8 = baseline[baseline.pattern == "D8"] if len(baseline) and "pattern" in baseline else baseline
+    apart = (
+        f" The frozen pattern set's D8 (absence) cases, reported apart because the arms do not read them: the naive "
+        f"baseline answered {int((~d8.abstained.astype(bool)).sum())} of {len(d8)} (Naive baseline table)."
+        if len(d8)
+        else ""
+    )
+    return ReportTable(
+        f"False-answer rate per unanswerable kind ({split_words(rates)})",
+        table,
+        Provenance("arm_false_answers_by_kind", content_version(rates), "arm_outcomes"),
+        note="False answers over the kind's questions (Wilson 95%). absent_concept is protocol v3's primary endpoint: "
+        "no surface feature gives it away. An other_company twin names another company in the source company's "
+        "scope, which a name feature flags; an other_year twin asks a year the scope does not print." + apart,
+    )
+
+
 def period_guard_note(inputs: "ReportInputs") -> str:
     """Why arm D (the period guard) agrees with arm A, or where it does not, with the discordant counts: the guard can
     change an outcome only where arm A answers, and the other-year twins are the questions it exists for."""
@@ -118,10 +242,12 @@ def period_guard_note(inputs: "ReportInputs") -> str:
         in_split = inputs.golden_set[inputs.golden_set.split == split].question_id
         asked = cast(pd.DataFrame, asked[asked.question_id.isin(list(in_split))])
     answered = int(generations[generations.question_id.isin(asked.question_id)].answered.sum())
-    ordered = rows.sort_values(by="metric")
+    ordered = rows.assign(kind=rows.kind.fillna("") if "kind" in rows else "").sort_values(by=["metric", "kind"])
     counts = "; ".join(
-        f"{_METRIC_NAMES.get(str(m), str(m))} {int(b)} / {int(c)}"
-        for m, b, c in zip(ordered.metric, ordered.discordant_arm_only, ordered.discordant_baseline_only)
+        f"{_metric_name(str(m), str(k))} {int(b)} / {int(c)}"
+        for m, k, b, c in zip(
+            ordered.metric, ordered.kind, ordered.discordant_arm_only, ordered.discordant_baseline_only
+        )
     )
     discordant = int(rows.discordant_arm_only.sum() + rows.discordant_baseline_only.sum())
     head = (
@@ -146,33 +272,56 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
         inputs.determinism,
     )
     protocol = comparisons.protocol.iloc[0] if len(comparisons) else "none"
-    ordered = comparisons.assign(first=comparisons.status != "confirmatory").sort_values(
-        ["first", "hypothesis", "metric", "arm", "baseline"]
+    kind = comparisons.kind if "kind" in comparisons else pd.Series("", index=comparisons.index)
+    ordered = comparisons.assign(first=comparisons.status != "confirmatory", kind=kind.fillna("")).sort_values(
+        ["first", "hypothesis", "metric", "kind", "arm", "baseline"]
     )
     v2 = "recall_cost_margin" in comparisons and comparisons.recall_cost_margin.notna().any()
+    v3 = "mde_basis" in comparisons and (comparisons.mde_basis == "simulated").any()
     method = str(ordered.interval_method.iloc[0]) if "interval_method" in ordered and len(ordered) else "percentile"
+    if v3:
+        exploratory = ordered[ordered.status != "confirmatory"]
+        method = str(exploratory.interval_method.iloc[0]) if len(exploratory) else method
     paired = pd.DataFrame(
         {
             "status": ordered.status,
             "hypothesis": ordered.hypothesis,
             "comparison": ordered.arm + " - " + ordered.baseline,
-            "metric": ordered.metric.map(_METRIC_NAMES),
+            "metric": [_metric_name(m, k) for m, k in zip(ordered.metric, ordered.kind)],
             "questions": ordered.questions,
+            **({"companies": ordered.companies} if v3 else {}),
             "difference": [_points(v) for v in ordered.difference],
-            f"company bootstrap interval ({method})": [
-                f"{_points(lo)} to {_points(hi)} ({100 * c:.0f}%)"
-                for lo, hi, c in zip(ordered.low, ordered.high, ordered.confidence)
+            ("company bootstrap interval" if v3 else f"company bootstrap interval ({method})"): [
+                f"{_points(lo)} to {_points(hi)} ({100 * c:.0f}%{f', {m}' if v3 else ''})"
+                for lo, hi, c, m in zip(ordered.low, ordered.high, ordered.confidence, ordered.interval_method)
             ],
             "discordant (arm only / baseline only)": [
                 f"{b} / {c}" for b, c in zip(ordered.discordant_arm_only, ordered.discordant_baseline_only)
             ],
             "exact McNemar p" + (" (exploratory)" if v2 else ""): [_p(v) for v in ordered.mcnemar_p],
-            "minimum detectable effect" + (" (design)" if v2 else ""): [
-                _mde(v, 1 if v2 else b + c)
-                for v, b, c in zip(
-                    ordered.minimum_detectable_effect, ordered.discordant_arm_only, ordered.discordant_baseline_only
-                )
-            ],
+            **(
+                {
+                    "type-I error at the null (simulated)": [
+                        _type_one(inputs.decision_simulation, h) if st == "confirmatory" else ""
+                        for h, st in zip(ordered.hypothesis, ordered.status)
+                    ],
+                    "minimum detectable effect (simulated)": [
+                        _simulated_mde(v, d, st)
+                        for v, d, st in zip(ordered.minimum_detectable_effect, ordered.design_effect, ordered.status)
+                    ],
+                }
+                if v3
+                else {
+                    "minimum detectable effect" + (" (design)" if v2 else ""): [
+                        _mde(v, 1 if v2 else b + c)
+                        for v, b, c in zip(
+                            ordered.minimum_detectable_effect,
+                            ordered.discordant_arm_only,
+                            ordered.discordant_baseline_only,
+                        )
+                    ]
+                }
+            ),
             "decision": ordered.decision,
         }
     )
@@ -267,18 +416,29 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
             }
         ]
     )
+    kind_rates = false_answers_by_kind_table(inputs)
     return [
+        *([kind_rates] if kind_rates is not None else []),
         ReportTable(
             f"Paired arm comparisons (protocol {protocol}, {split_words(comparisons)})",
             paired,
             Provenance(
                 "arm_comparisons",
                 content_version(comparisons),
-                "arm_outcomes, interval_coverage, protocol/" + str(protocol) + ".toml",
+                "arm_outcomes, interval_coverage"
+                + (", decision_simulation, design_power" if v3 else "")
+                + ", protocol/"
+                + str(protocol)
+                + ".toml",
             ),
-            note=(_V2_NOTE if v2 else _V1_NOTE)
+            note=(_V3_NOTE if v3 else _V2_NOTE if v2 else _V1_NOTE)
             + cluster_warning(comparisons.companies.max() if "companies" in comparisons else None, method)
             + period_guard_note(inputs),
+        ),
+        *(
+            [decision_simulation_table(inputs.decision_simulation, inputs.design_power)]
+            if len(inputs.decision_simulation)
+            else []
         ),
         *([coverage_table(inputs.coverage)] if len(inputs.coverage) else []),
         ReportTable(

@@ -1,0 +1,276 @@
+"""Protocol v3's confirmatory machinery: which comparisons can be decided at all, how the interval method is chosen
+for each, its type-I error at the decision's null boundaries and its power, all simulated at the split's own
+companies and question counts (`edgar_eval.stats.decision_simulation`), and the decision rule itself.
+
+The order of the rule is the protocol's: a comparison whose testability split shows no discordant pair on its
+endpoint is not testable with this generator (nothing the eval split holds could move it); one read on fewer
+companies than the protocol's minimum is undecided; one whose every interval method lets the decision through more
+often than alpha at a null boundary is undecided; only then do the interval's ends decide.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+import numpy as np
+import pandas as pd
+
+from edgar_eval.domain.routes import NO_ANSWER
+from edgar_eval.stats.decision_simulation import minimum_detectable, simulate_power, simulate_tail_misses
+
+if TYPE_CHECKING:
+    from edgar_eval.evaluation.experiment import Hypothesis, Protocol
+
+# The end of the interval each decision reads: the false-answer rate falls when the upper end is below zero; the
+# recall cost stays inside the margin when the accuracy difference's lower end is above minus the margin.
+DECISION_TAIL = {"false_answer_rate": "high", "answer_accuracy": "low"}
+POWER_STEP = 0.025  # the simulated true differences for the power curve: one step apart, up to the discordance
+
+SIMULATION_COLUMNS = [
+    "hypothesis",
+    "boundary",
+    "metric",
+    "kind",
+    "companies",
+    "questions",
+    "truth",
+    "discordance",
+    "method",
+    "replicates",
+    "below_low",
+    "above_high",
+    "undefined",
+    "decision_tail",
+    "type_one",
+    "type_one_low",
+    "type_one_high",
+    "alpha",
+    "holds",
+    "mean_width",
+    "chosen",
+]
+POWER_COLUMNS = [
+    "hypothesis",
+    "kind",
+    "method",
+    "companies",
+    "questions",
+    "truth",
+    "replicates",
+    "power",
+    "design_effect",
+    "minimum_detectable",
+]
+
+
+def endpoint_mask(frame: pd.DataFrame, metric: str, kind: str) -> pd.Series:
+    """The questions an endpoint reads: answerable ones for accuracy; for the false-answer rate one unanswerable kind,
+    or all unanswerable questions where `kind` is empty (v1 and v2 pool them)."""
+    if metric == "answer_accuracy":
+        return cast(pd.Series, frame.expected_route == "answer")
+    return cast(pd.Series, (frame.kind == kind) if kind else (frame.expected_route == NO_ANSWER))
+
+
+def company_sizes(outcomes: pd.DataFrame, metric: str, kind: str) -> list[int]:
+    """Questions per company of one endpoint, from arm A's rows (every arm holds the same questions)."""
+    rows = cast(pd.DataFrame, outcomes[outcomes.arm == "A"])
+    return rows[endpoint_mask(rows, metric, kind)].groupby("cik").size().sort_index().tolist()
+
+
+def _boundaries(hypothesis: "Hypothesis", protocol: "Protocol") -> list[tuple[str, str, str, float, float]]:
+    """(boundary, metric, kind, truth, discordance) of each condition's null boundary."""
+    design = protocol.design
+    assert design is not None and protocol.assumed_discordance is not None
+    margin = cast(float, hypothesis.recall_cost_margin)
+    return [
+        ("false-answer rate difference 0", "false_answer_rate", hypothesis.kind, 0.0, protocol.assumed_discordance),
+        (
+            f"accuracy difference -{100 * margin:g} points",
+            "answer_accuracy",
+            "",
+            -margin,
+            max(design.accuracy_discordance, margin),
+        ),
+    ]
+
+
+def decision_simulation(outcomes: pd.DataFrame, protocol: "Protocol", seed: int) -> pd.DataFrame:
+    """Per confirmatory hypothesis, null boundary and interval method: the misses in each tail of the protocol's
+    two-sided interval over simulated splits of the split's company sizes whose truth sits on that boundary; the
+    decision tail's miss rate is the rule's type-I error there. The chosen method is the narrowest whose decision
+    tail misses no more often than alpha at both boundaries (the simulated rate itself, not its interval: a method
+    that merely is not shown liberal may still be, and an unsound decision costs more than an undecided one); where
+    none holds, the one that strays least, marked as not holding. A split of fewer than two companies gets no rows."""
+    design = protocol.design
+    if design is None:
+        return pd.DataFrame(columns=SIMULATION_COLUMNS)
+    read = protocol.questions(outcomes)
+    cache: dict[tuple, list] = {}
+    rows = []
+    for hypothesis in protocol.hypotheses:
+        block = []
+        for boundary, metric, kind, truth, discordance in _boundaries(hypothesis, protocol):
+            sizes = company_sizes(read, metric, kind)
+            if len(sizes) < 2:
+                block = []
+                break
+            key = (tuple(sizes), truth, discordance)
+            if key not in cache:
+                cache[key] = simulate_tail_misses(
+                    sizes,
+                    truth,
+                    discordance,
+                    protocol.confidence,
+                    design.concentration,
+                    design.replicates,
+                    design.resamples,
+                    seed,
+                )
+            tail = DECISION_TAIL[metric]
+            for misses in cache[key]:
+                low, high = misses.share_interval(tail)
+                block.append(
+                    {
+                        "hypothesis": hypothesis.id,
+                        "boundary": boundary,
+                        "metric": metric,
+                        "kind": kind,
+                        "companies": len(sizes),
+                        "questions": int(sum(sizes)),
+                        "truth": truth,
+                        "discordance": discordance,
+                        "method": misses.method,
+                        "replicates": misses.replicates,
+                        "below_low": misses.below_low,
+                        "above_high": misses.above_high,
+                        "undefined": misses.undefined,
+                        "decision_tail": tail,
+                        "type_one": misses.share(tail),
+                        "type_one_low": low,
+                        "type_one_high": high,
+                        "alpha": protocol.alpha,
+                        "holds": misses.share(tail) <= protocol.alpha,
+                        "mean_width": misses.mean_width,
+                        "chosen": False,
+                    }
+                )
+        if not block:
+            continue
+        frame = pd.DataFrame(block)
+        by_method = frame.groupby("method", sort=False).agg(
+            holds=("holds", "all"), worst=("type_one", "max"), width=("mean_width", "first")
+        )
+        holding = cast(pd.DataFrame, by_method[by_method.holds])
+        pick = holding.width.idxmin() if len(holding) else by_method.worst.idxmin()  # a tie: the one listed first
+        frame["chosen"] = frame.method == pick
+        rows.extend(frame.to_dict("records"))
+    return pd.DataFrame(rows, columns=SIMULATION_COLUMNS)
+
+
+def chosen_method(simulation: pd.DataFrame, hypothesis: str) -> tuple[str | None, bool]:
+    """The interval method the simulation chose for a hypothesis, and whether it holds alpha at every boundary;
+    (None, False) when there was no simulation (fewer than two companies)."""
+    rows = simulation[(simulation.hypothesis == hypothesis) & simulation.chosen]
+    if not len(rows):
+        return None, False
+    return str(rows.method.iloc[0]), bool(rows.holds.all())
+
+
+def design_power(outcomes: pd.DataFrame, protocol: "Protocol", simulation: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """Per confirmatory hypothesis, the power of "the false-answer rate falls" at true differences one step apart up
+    to the assumed discordance, simulated at the split's companies and question counts with the chosen method; the
+    smallest difference reaching the protocol's power is the minimum detectable effect, the design effect of
+    clustering included (printed beside it)."""
+    design = protocol.design
+    if design is None or protocol.assumed_discordance is None:
+        return pd.DataFrame(columns=POWER_COLUMNS)
+    read = protocol.questions(outcomes)
+    discordance = protocol.assumed_discordance
+    truths = [-round(POWER_STEP * i, 6) for i in range(1, int(discordance / POWER_STEP + 1e-9) + 1)]
+    rows = []
+    cache: dict[tuple, list] = {}
+    for hypothesis in protocol.hypotheses:
+        method, _ = chosen_method(simulation, hypothesis.id)
+        sizes = company_sizes(read, "false_answer_rate", hypothesis.kind)
+        if method is None or len(sizes) < 2:
+            continue
+        key = (tuple(sizes), method)
+        if key not in cache:
+            cache[key] = simulate_power(
+                sizes,
+                truths,
+                discordance,
+                protocol.confidence,
+                method,
+                design.concentration,
+                design.power_replicates,
+                design.resamples,
+                seed,
+            )
+        powers = cache[key]
+        detected = minimum_detectable(powers, protocol.power)
+        for power in powers:
+            rows.append(
+                {
+                    "hypothesis": hypothesis.id,
+                    "kind": hypothesis.kind,
+                    "method": method,
+                    "companies": len(sizes),
+                    "questions": int(sum(sizes)),
+                    "truth": power.truth,
+                    "replicates": power.replicates,
+                    "power": power.share,
+                    "design_effect": power.design_effect,
+                    "minimum_detectable": detected is not None and power.truth == detected.truth,
+                }
+            )
+    return pd.DataFrame(rows, columns=POWER_COLUMNS)
+
+
+def simulated_mde(power: pd.DataFrame, hypothesis: str) -> tuple[float, float]:
+    """The minimum detectable effect (as a positive difference) and the design effect there; NaN, NaN when no simulated
+    difference up to the assumed discordance reaches the wanted power."""
+    rows = power[(power.hypothesis == hypothesis) & power.minimum_detectable]
+    if not len(rows):
+        return float("nan"), float("nan")
+    return abs(float(rows.truth.iloc[0])), float(rows.design_effect.iloc[0])
+
+
+def decide(
+    hypothesis: "Hypothesis",
+    protocol: "Protocol",
+    far: dict,
+    accuracy: dict,
+    testable_pairs: int,
+    method_holds: bool,
+) -> str:
+    """The v3 decision for one hypothesis from its false-answer and accuracy rows (eval split), the discordant pairs
+    its endpoint shows on the testability split, and whether its interval method holds alpha in simulation."""
+    design = protocol.design
+    assert design is not None
+    margin = cast(float, hypothesis.recall_cost_margin)
+    if testable_pairs == 0:
+        return f"not testable with this generator: no discordant pair on the {design.testability_split} split"
+    companies = int(min(far["companies"], accuracy["companies"]))
+    if companies < design.min_companies:
+        return f"undecided: {companies} companies (the protocol decides on {design.min_companies} or more)"
+    if not method_holds:
+        return (
+            f"undecided: no interval method holds alpha {protocol.alpha:g} at a null boundary in simulation at "
+            f"{companies} companies"
+        )
+    if any(np.isnan(v) for v in (far["low"], far["high"], accuracy["low"], accuracy["high"])):
+        return "undecided (no interval)"
+    falls = far["high"] < 0 if hypothesis.direction == "lower" else far["low"] > 0
+    inside = accuracy["low"] > -margin
+    if falls and inside:
+        return "confirmed"
+    if (far["low"] > 0) if hypothesis.direction == "lower" else (far["high"] < 0):
+        return "refuted: the false-answer rate moves the other way"
+    if accuracy["high"] < -margin:
+        return f"refuted: the recall cost exceeds {100 * margin:.0f} points"
+    if falls:
+        return f"not confirmed: the recall cost may exceed {100 * margin:.0f} points"
+    if inside:
+        return "not confirmed: the false-answer rate is not shown to fall"
+    return "not confirmed: neither condition holds"
