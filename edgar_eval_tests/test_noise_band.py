@@ -141,3 +141,30 @@ def test_the_rerank_band_holds_each_figure_of_the_cut_apart():
     ]
     bands = [(band.before_low, band.before_high), (band.after_low, band.after_high)]
     assert beyond_band(34.0, bands) and not beyond_band(33.0, bands), "the widest swing of either figure: 33.3 points"
+
+
+def test_leaving_other_companies_out_moves_bm25_within_a_company_but_never_a_dense_ranking():
+    """Why no band is printed for dense in a company scope: the replica cannot move it. BM25's statistics are the
+    whole index's, so the same company's ranking moves when another company leaves; a band printed there can move."""
+    import numpy as np
+
+    from edgar_eval.evaluation.noise_band import band_can_move
+    from edgar_eval.retrieval.bm25 import BM25Index
+    from edgar_eval.retrieval.dense import DenseIndex
+
+    own = ["revenue grew in the cloud segment", "revenue and cost of revenue", "cloud margin fell", "cost rose"]
+    other = ["cloud cloud cloud cloud storage", "cloud services", "cloud computing revenue", "cloud"]
+    texts, filings = own + other, ["mine"] * 4 + ["theirs"] * 4
+    vectors = np.random.default_rng(0).normal(size=(8, 6))
+    query = np.random.default_rng(1).normal(size=6)
+
+    def ranks(index, q):
+        return [(hit.row, round(hit.score, 6)) for hit in index.search(q, ["mine"], 4)]
+
+    assert ranks(DenseIndex(vectors, filings), query) == ranks(DenseIndex(vectors[:4], filings[:4]), query)
+    with_other = BM25Index.build(texts, filings).search("cloud revenue", ["mine"], 4)
+    alone = BM25Index.build(own, filings[:4]).search("cloud revenue", ["mine"], 4)
+    assert [round(h.score, 6) for h in with_other] != [round(h.score, 6) for h in alone], "BM25's idf moved"
+    assert not band_can_move("company", "dense") and not band_can_move("company_year", "dense")
+    assert band_can_move("company", "bm25") and band_can_move("company_year", "hybrid")
+    assert band_can_move("corpus", "dense")

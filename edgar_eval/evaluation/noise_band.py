@@ -19,6 +19,21 @@ import numpy as np
 import pandas as pd
 
 from edgar_eval.corpus.frames import iter_groups
+from edgar_eval.retrieval.scope import CORPUS
+
+# A replica changes which other companies are indexed and the order rows are stored in. Within one company's filings
+# (the company and company_year scopes) a dense ranking reads only the query and each chunk's vector, so leaving other
+# companies out cannot change it; only an exact tie, broken by row order, could. BM25 reads the whole index (document
+# frequencies, mean length), and hybrid fuses BM25, so both can move in every scope; every retriever can in the corpus
+# scope, whose distractors are the other companies.
+RETRIEVERS_READING_THE_WHOLE_INDEX = frozenset({"bm25", "hybrid"})
+WHOLE_INDEX_SCOPES = frozenset({CORPUS})
+
+
+def band_can_move(scope: str, retriever: str) -> bool:
+    """Whether a replica of the index can change this scope's ranking by this retriever beyond breaking exact ties."""
+    return scope in WHOLE_INDEX_SCOPES or retriever in RETRIEVERS_READING_THE_WHOLE_INDEX
+
 
 BAND_COLUMNS = ["search_scope", "retriever", "k", "replicas", "questions", "band_low", "band_high"]
 

@@ -13,7 +13,7 @@ from edgar_eval.corpus.company_names import display_name
 from edgar_eval.corpus.frames import iter_groups, iter_rows
 from edgar_eval.domain.routes import ANSWER, ROUTES
 from edgar_eval.domain.versioning import content_version
-from edgar_eval.evaluation.noise_band import beyond_band
+from edgar_eval.evaluation.noise_band import band_can_move, beyond_band
 from edgar_eval.evaluation.release import release_decision
 from edgar_eval.evaluation.release_fixture import fixture_summary
 from edgar_eval.evaluation.summaries import golden_mix
@@ -229,7 +229,10 @@ def noise_tables(inputs: ReportInputs) -> list[ReportTable]:
             "filings left out (this corpus has no spare filings to add, so only removal is measured) and the rest "
             "stored in another order. Its page hit is compared with the measurement's on the same questions, so the "
             "band (Retrieval, last column) is the index's effect alone. A difference inside the band is not evidence "
-            "that either figure is better.",
+            'that either figure is better. Where a replica cannot move the figure, no band is printed ("none: cannot '
+            "move here\"): a dense ranking within one company's filings reads no other company's chunk, so leaving "
+            "companies out changes it only by breaking an exact tie; BM25 and hybrid read the whole index's "
+            "statistics and move in every scope.",
         )
     ]
     answering = inputs.answer_noise_band
@@ -875,6 +878,8 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
             "errors": retrieval.errors,
             "noise band": [
                 _band_words(bands.get((str(s), str(r), int(k))))
+                if band_can_move(str(s), str(r))
+                else "none: cannot move here"
                 for s, r, k in zip(retrieval.search_scope, retrieval.retriever, retrieval.k)
             ],
         }

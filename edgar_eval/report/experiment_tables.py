@@ -185,8 +185,8 @@ def decision_simulation_table(simulation: pd.DataFrame, power: pd.DataFrame) -> 
         "decision's null boundary and companies as unequal as the protocol assumes (edgar_eval/stats/"
         "decision_simulation.py). A decision reads one end of the interval, so each tail's misses are counted apart; "
         "the decision tail's miss rate is the rule's type-I error there, which must not exceed alpha (the simulated "
-        "rate itself, not its Wilson interval's lower end). The chosen method is the narrowest that holds at both boundaries; where "
-        "none does, the one that strays least, and the hypothesis is undecided." + power_words,
+        "rate itself, not its Wilson interval's lower end). The chosen method is the narrowest that holds at both "
+        "boundaries; where none does, the one that strays least, and the hypothesis is undecided." + power_words,
     )
 
 
