@@ -186,3 +186,19 @@ def test_the_decision_rule_keeps_its_type_one_error_at_the_null_in_simulation():
     assert set(vetoed) == {
         "undecided: no interval method holds alpha 0.025 at a null boundary in simulation at 2 companies"
     }
+
+
+def test_the_simulation_refuses_what_it_cannot_draw_and_its_truth_is_the_mean_it_draws():
+    from edgar_eval.stats.decision_simulation import Power, _draw, minimum_detectable, simulate_tail_misses
+
+    with pytest.raises(ValueError, match="two or more companies"):
+        simulate_tail_misses([10], 0.0, 0.3, 0.99)
+    with pytest.raises(ValueError, match="cannot exceed the discordance"):
+        simulate_tail_misses([10, 10], -0.4, 0.3, 0.99)
+    rng = np.random.default_rng(0)
+    sizes = np.array([7, 3, 12, 5])
+    clusters = np.repeat(np.arange(sizes.size), sizes)
+    mean = np.mean([_draw(rng, sizes, clusters, -0.1, 0.3, 4.0).mean() for _ in range(4000)])
+    assert mean == pytest.approx(-0.1, abs=0.01)
+    curve = [Power(-0.1, 100, 30, 1.2), Power(-0.2, 100, 85, 1.4), Power(-0.3, 100, 99, 1.5)]
+    assert minimum_detectable(curve, 0.8) == curve[1] and minimum_detectable(curve[:1], 0.8) is None

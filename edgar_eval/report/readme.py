@@ -28,14 +28,16 @@ def report_table(markdown: str, title: str) -> list[dict[str, str]]:
 
 def readme_figures(reports: dict[str, str]) -> str:
     """One row per corpus: golden questions, page hit at each depth per retriever and a random ranking's, the reader's
-    accuracy on answerable questions (all of them, arm A), the false-answer rate of arm A (no gate) against arm E
-    (period guard + relevance model) on the eval split, and the hard questions the ten admission gates accepted."""
+    accuracy on answerable questions (all of them, arm A), the false-answer rate on absent-concept questions (the
+    protocol's primary endpoint, never a pooled rate) of arm A (no gate) against arm E (period guard + relevance
+    model) on the eval split, the primary hypothesis's decision, and the hard questions the ten admission gates
+    accepted."""
     lines = [
         START,
         "",
         "| corpus | golden questions (answerable) | page hit@30 / @50: dense, bm25, hybrid | page hit@30 / @50 by "
         "chance | reader right on answerable "
-        "| FAR arm A (eval) | FAR arm E (eval) | hard questions accepted / proposed |",
+        "| absent-concept FAR arm A / arm E (eval) | primary hypothesis | hard questions accepted / proposed |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for corpus, markdown in sorted(reports.items()):
@@ -44,7 +46,12 @@ def readme_figures(reports: dict[str, str]) -> str:
         hits = {(row["retriever"], row["K"]): row["page hit"].split(" ")[0] for row in answerer_scope}
         # a random ranking of one scope is one figure whatever the retriever
         chance = {row["K"]: row["page hit by chance"] for row in answerer_scope}
-        arms = {row["arm"]: f"{row['FAR']} ({row['false answers']})" for row in report_table(markdown, "Arms")}
+        absent = {row["arm"]: _rate(_cell(row, "absent_concept")) for row in report_table(markdown, FAR_BY_KIND)}
+        primary = next(
+            row
+            for row in report_table(markdown, "Paired arm comparisons")
+            if row["status"] == "confirmatory" and row["hypothesis"] == PRIMARY
+        )
         reader = next(
             row for row in report_table(markdown, "Readers") if row["reader"].endswith("(the arms read this one)")
         )
@@ -58,10 +65,25 @@ def readme_figures(reports: dict[str, str]) -> str:
             f"| `reports/{corpus}/report.md` | {sum(kinds.values())} ({kinds.get('answerable', 0)}) | {retrieval} "
             f"| {chance['30']} / {chance['50']} | {reader['right']} ({reader['reader'].split(' ')[0]}"
             f"{', in-sample' if '(in-sample)' in reader['reader'] else ''}) "
-            f"| {arms['A']} | {arms['E']} | "
+            f"| {absent['A']} / {absent['E']} | {PRIMARY}: {primary['decision']} | "
             f"{funnel['accepted']} / {funnel['proposed']} |"
         )
     return "\n".join([*lines, "", END])
+
+
+FAR_BY_KIND = "False-answer rate per unanswerable kind"
+PRIMARY = "H2"  # protocol/answering-v3.toml: the primary endpoint's hypothesis
+
+
+def _cell(row: dict[str, str], kind: str) -> str:
+    """The cell of the column headed by the kind (its header also names how many companies hold it)."""
+    return next(value for header, value in row.items() if header.split(" ")[0] == kind)
+
+
+def _rate(cell: str) -> str:
+    """ "0/15 (0.0%; 0.0% to 20.4%)" as the README prints it: "0.0% (0/15)"."""
+    count, rest = cell.split(" ", 1)
+    return f"{rest[1:].split(';')[0]} ({count})"
 
 
 def replace_block(readme: str, block: str, start: str = START, end: str = END) -> str:
