@@ -202,3 +202,15 @@ def test_the_simulation_refuses_what_it_cannot_draw_and_its_truth_is_the_mean_it
     assert mean == pytest.approx(-0.1, abs=0.01)
     curve = [Power(-0.1, 100, 30, 1.2), Power(-0.2, 100, 85, 1.4), Power(-0.3, 100, 99, 1.5)]
     assert minimum_detectable(curve, 0.8) == curve[1] and minimum_detectable(curve[:1], 0.8) is None
+
+
+def test_a_split_without_the_endpoints_kind_still_gets_its_confirmatory_row():
+    """A small corpus (one company, or no absent-concept question in the eval split) is decided as not testable or
+    undecided, never dropped: every hypothesis keeps its row."""
+    outcomes = _outcomes(3, 2, _gated)
+    outcomes = outcomes[~((outcomes.split == "eval") & (outcomes.kind == "absent_concept"))]
+    decided = _decide(outcomes, _protocol(simulation_replicates=20))
+    assert decided.loc["H2", "questions"] == 0
+    assert decided.loc["H2", "decision"].startswith("undecided: 0 companies")
+    one = _decide(_outcomes(1, 2, _gated), _protocol(simulation_replicates=20))
+    assert one.loc["H2", "decision"] == "undecided: 1 company (the protocol decides on 8 or more)"

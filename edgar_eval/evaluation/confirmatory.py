@@ -103,7 +103,7 @@ def decision_simulation(outcomes: pd.DataFrame, protocol: "Protocol", seed: int)
     none holds, the one that strays least, marked as not holding. A split of fewer than two companies gets no rows."""
     design = protocol.design
     if design is None:
-        return pd.DataFrame(columns=SIMULATION_COLUMNS)
+        return _simulation_frame([])
     read = protocol.questions(outcomes)
     cache: dict[tuple, list] = {}
     rows = []
@@ -164,7 +164,12 @@ def decision_simulation(outcomes: pd.DataFrame, protocol: "Protocol", seed: int)
         pick = holding.width.idxmin() if len(holding) else by_method.worst.idxmin()  # a tie: the one listed first
         frame["chosen"] = frame.method == pick
         rows.extend(frame.to_dict("records"))
-    return pd.DataFrame(rows, columns=SIMULATION_COLUMNS)
+    return _simulation_frame(rows)
+
+
+def _simulation_frame(rows: list[dict]) -> pd.DataFrame:
+    """The simulation's rows, its flags boolean even when there are none (an empty frame still filters)."""
+    return pd.DataFrame(rows, columns=SIMULATION_COLUMNS).astype({"holds": bool, "chosen": bool})
 
 
 def chosen_method(simulation: pd.DataFrame, hypothesis: str) -> tuple[str | None, bool]:
@@ -183,7 +188,7 @@ def design_power(outcomes: pd.DataFrame, protocol: "Protocol", simulation: pd.Da
     clustering included (printed beside it)."""
     design = protocol.design
     if design is None or protocol.assumed_discordance is None:
-        return pd.DataFrame(columns=POWER_COLUMNS)
+        return _power_frame([])
     read = protocol.questions(outcomes)
     discordance = protocol.assumed_discordance
     truths = [-round(POWER_STEP * i, 6) for i in range(1, int(discordance / POWER_STEP + 1e-9) + 1)]
@@ -224,7 +229,11 @@ def design_power(outcomes: pd.DataFrame, protocol: "Protocol", simulation: pd.Da
                     "minimum_detectable": detected is not None and power.truth == detected.truth,
                 }
             )
-    return pd.DataFrame(rows, columns=POWER_COLUMNS)
+    return _power_frame(rows)
+
+
+def _power_frame(rows: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=POWER_COLUMNS).astype({"minimum_detectable": bool})
 
 
 def simulated_mde(power: pd.DataFrame, hypothesis: str) -> tuple[float, float]:
@@ -253,7 +262,8 @@ def decide(
         return f"not testable with this generator: no discordant pair on the {design.testability_split} split"
     companies = int(min(far["companies"], accuracy["companies"]))
     if companies < design.min_companies:
-        return f"undecided: {companies} companies (the protocol decides on {design.min_companies} or more)"
+        counted = f"{companies} {'company' if companies == 1 else 'companies'}"
+        return f"undecided: {counted} (the protocol decides on {design.min_companies} or more)"
     if not method_holds:
         return (
             f"undecided: no interval method holds alpha {protocol.alpha:g} at a null boundary in simulation at "

@@ -195,11 +195,18 @@ def arm_comparisons(
     pairs = [(arm, "A") for arm in ARMS if arm != "A"]
     pairs += [(h.arm, h.baseline) for h in protocol.hypotheses if (h.arm, h.baseline) not in pairs]
     read = protocol.questions(outcomes)
-    unanswerable_kinds = sorted(set(read[read.expected_route == NO_ANSWER].kind)) if protocol.by_kind else [""]
+    # every kind the split holds, and every kind a hypothesis names even where the split holds none of it
+    unanswerable_kinds = (
+        sorted(set(read[read.expected_route == NO_ANSWER].kind) | {h.kind for h in protocol.hypotheses})
+        if protocol.by_kind
+        else [""]
+    )
     endpoints = [("false_answer_rate", kind) for kind in unanswerable_kinds] + [("answer_accuracy", "")]
     by_arm = {arm: group.set_index("question_id").sort_index() for arm, group in read.groupby("arm")}
-    simulation = pd.DataFrame(columns=confirmatory.SIMULATION_COLUMNS) if simulation is None else simulation
-    power = pd.DataFrame(columns=confirmatory.POWER_COLUMNS) if power is None else power
+    simulation = (
+        confirmatory.decision_simulation(outcomes.iloc[:0], protocol, seed) if simulation is None else simulation
+    )
+    power = confirmatory.design_power(outcomes.iloc[:0], protocol, simulation, seed) if power is None else power
     rows = {}
     for arm, baseline in pairs:
         for metric, kind in endpoints:
