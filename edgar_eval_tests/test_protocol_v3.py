@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -208,7 +209,7 @@ def test_a_split_without_the_endpoints_kind_still_gets_its_confirmatory_row():
     """A small corpus (one company, or no absent-concept question in the eval split) is decided as not testable or
     undecided, never dropped: every hypothesis keeps its row."""
     outcomes = _outcomes(3, 2, _gated)
-    outcomes = outcomes[~((outcomes.split == "eval") & (outcomes.kind == "absent_concept"))]
+    outcomes = cast(pd.DataFrame, outcomes[~((outcomes.split == "eval") & (outcomes.kind == "absent_concept"))])
     decided = _decide(outcomes, _protocol(simulation_replicates=20))
     assert decided.loc["H2", "questions"] == 0
     assert decided.loc["H2", "decision"].startswith("undecided: 0 companies")

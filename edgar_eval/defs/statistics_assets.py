@@ -128,22 +128,17 @@ def decision_simulation(
 ) -> dg.Output[pd.DataFrame]:
     protocol, _ = read_protocol(settings)
     table = confirmatory.decision_simulation(arm_outcomes, protocol, settings.golden_seed)
-    chosen = cast(pd.DataFrame, table[table.chosen])
+    chosen = {h.id: confirmatory.chosen_method(table, h.id) for h in protocol.hypotheses}
     return table_output(
         table,
         {
             "protocol": protocol.version,
             "chosen": dg.MetadataValue.json(
-                {h: f"{m} ({'holds' if ok else 'does not hold'} alpha)" for h, m, ok in chosen_rows(chosen)}
+                {h: f"{m} ({'holds' if ok else 'does not hold'} alpha)" for h, (m, ok) in chosen.items() if m}
             ),
             "head": table_head(table, ["hypothesis", "boundary", "method", "type_one", "holds", "chosen"], rows=9),
         },
     )
-
-
-def chosen_rows(chosen: pd.DataFrame) -> list[tuple[str, str, bool]]:
-    grouped = chosen.groupby("hypothesis", sort=True).agg(method=("method", "first"), holds=("holds", "all"))
-    return [(str(h), str(m), bool(ok)) for h, m, ok in zip(grouped.index, grouped.method, grouped.holds)]
 
 
 @dg.asset(

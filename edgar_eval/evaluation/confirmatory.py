@@ -103,7 +103,7 @@ def decision_simulation(outcomes: pd.DataFrame, protocol: "Protocol", seed: int)
     none holds, the one that strays least, marked as not holding. A split of fewer than two companies gets no rows."""
     design = protocol.design
     if design is None:
-        return _simulation_frame([])
+        return no_simulation()
     read = protocol.questions(outcomes)
     cache: dict[tuple, list] = {}
     rows = []
@@ -167,6 +167,11 @@ def decision_simulation(outcomes: pd.DataFrame, protocol: "Protocol", seed: int)
     return _simulation_frame(rows)
 
 
+def no_simulation() -> pd.DataFrame:
+    """The decision simulation of a protocol that has none (v1, v2) or of a split too small for one."""
+    return _simulation_frame([])
+
+
 def _simulation_frame(rows: list[dict]) -> pd.DataFrame:
     """The simulation's rows, its flags boolean even when there are none (an empty frame still filters)."""
     return pd.DataFrame(rows, columns=SIMULATION_COLUMNS).astype({"holds": bool, "chosen": bool})
@@ -188,7 +193,7 @@ def design_power(outcomes: pd.DataFrame, protocol: "Protocol", simulation: pd.Da
     clustering included (printed beside it)."""
     design = protocol.design
     if design is None or protocol.assumed_discordance is None:
-        return _power_frame([])
+        return no_power()
     read = protocol.questions(outcomes)
     discordance = protocol.assumed_discordance
     truths = [-round(POWER_STEP * i, 6) for i in range(1, int(discordance / POWER_STEP + 1e-9) + 1)]
@@ -230,6 +235,11 @@ def design_power(outcomes: pd.DataFrame, protocol: "Protocol", simulation: pd.Da
                 }
             )
     return _power_frame(rows)
+
+
+def no_power() -> pd.DataFrame:
+    """The power curve of a protocol that has none (v1, v2) or of a split too small for one."""
+    return _power_frame([])
 
 
 def _power_frame(rows: list[dict]) -> pd.DataFrame:

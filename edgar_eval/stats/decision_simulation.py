@@ -22,11 +22,12 @@ they are estimates themselves.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
-from edgar_eval.stats.bootstrap import METHODS, cluster_bootstrap_paired_difference
+from edgar_eval.stats.bootstrap import METHODS, Interval, cluster_bootstrap_paired_difference
 from edgar_eval.stats.proportions import wilson
 
 
@@ -96,6 +97,31 @@ def _draw(
     return np.where(discordant, np.where(arm_way, 1.0, -1.0), 0.0)
 
 
+def _simulated_intervals(
+    sizes: np.ndarray,
+    truth: float,
+    discordance: float,
+    concentration: float,
+    replicates: int,
+    rng: np.random.Generator,
+    confidence: float,
+    resamples: int,
+    methods: tuple[str, ...],
+) -> Iterator[dict[str, Interval]]:
+    """Per simulated split (one draw of company rates and outcomes), each method's interval of its paired difference,
+    all methods built from the same resamples (the bootstrap seeded by the replicate's number)."""
+    clusters = np.repeat(np.arange(sizes.size), sizes)
+    zeros = np.zeros(clusters.size)
+    for replicate in range(replicates):
+        difference = _draw(rng, sizes, clusters, truth, discordance, concentration)
+        yield {
+            method: cluster_bootstrap_paired_difference(
+                difference, zeros, clusters, confidence=confidence, resamples=resamples, seed=replicate, method=method
+            )
+            for method in methods
+        }
+
+
 def simulate_tail_misses(
     company_sizes: list[int],
     truth: float,
@@ -111,19 +137,23 @@ def simulate_tail_misses(
     true paired difference is `truth`: the misses in each tail (each should be at most (1 - confidence) / 2)."""
     sizes = np.asarray(company_sizes, dtype=int)
     _check(sizes, truth, discordance, concentration, replicates)
-    rng = np.random.default_rng(seed)
-    clusters = np.repeat(np.arange(sizes.size), sizes)
-    zeros = np.zeros(clusters.size)
     below = {m: 0 for m in methods}
     above = {m: 0 for m in methods}
     undefined = {m: 0 for m in methods}
     widths: dict[str, list[float]] = {m: [] for m in methods}
-    for replicate in range(replicates):
-        difference = _draw(rng, sizes, clusters, truth, discordance, concentration)
-        for method in methods:
-            interval = cluster_bootstrap_paired_difference(
-                difference, zeros, clusters, confidence=confidence, resamples=resamples, seed=replicate, method=method
-            )
+    draws = _simulated_intervals(
+        sizes,
+        truth,
+        discordance,
+        concentration,
+        replicates,
+        np.random.default_rng(seed),
+        confidence,
+        resamples,
+        methods,
+    )
+    for intervals in draws:
+        for method, interval in intervals.items():
             if np.isnan(interval.low):
                 undefined[method] += 1
                 continue
@@ -158,24 +188,18 @@ def simulate_power(
     """For each true difference (negative: the arm lowers the rate), how often the interval's upper end falls below
     zero, i.e. how often the decision "it falls" is taken; and the design effect of the simulated estimator."""
     sizes = np.asarray(company_sizes, dtype=int)
-    clusters = np.repeat(np.arange(sizes.size), sizes)
-    zeros = np.zeros(clusters.size)
     results = []
     for step, truth in enumerate(truths):
         _check(sizes, truth, discordance, concentration, replicates)
         rng = np.random.default_rng([seed, step])
-        decided, estimates = 0, []
-        for replicate in range(replicates):
-            difference = _draw(rng, sizes, clusters, truth, discordance, concentration)
-            interval = cluster_bootstrap_paired_difference(
-                difference, zeros, clusters, confidence=confidence, resamples=resamples, seed=replicate, method=method
-            )
-            estimates.append(interval.estimate)
-            decided += bool(interval.high < 0)
-        independent = (discordance - truth * truth) / clusters.size
-        results.append(
-            Power(truth, replicates, decided, float(np.var(estimates) / independent) if independent > 0 else np.nan)
+        draws = _simulated_intervals(
+            sizes, truth, discordance, concentration, replicates, rng, confidence, resamples, (method,)
         )
+        intervals = [drawn[method] for drawn in draws]
+        decided = sum(bool(interval.high < 0) for interval in intervals)
+        independent = (discordance - truth * truth) / int(sizes.sum())
+        variance = float(np.var([interval.estimate for interval in intervals]))
+        results.append(Power(truth, replicates, decided, variance / independent if independent > 0 else np.nan))
     return results
 
 
