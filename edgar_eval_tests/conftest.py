@@ -12,6 +12,18 @@ REPO = Path(__file__).resolve().parents[1]
 REAL_CORPUS = Path(os.environ.get("EDGAR_EVAL_REAL_CORPUS", REPO.parent / "shared" / "corpus" / "edgar"))
 
 
+def _slow_minutes(item: pytest.Item) -> float:
+    marker = item.get_closest_marker("slow")
+    return float(marker.kwargs.get("minutes", 1)) if marker else 0.0
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Longest modules first (by their `slow(minutes=...)` mark, a stable sort that keeps each module's own order):
+    with `-n 2 --dist loadfile` a worker takes a module whole, in this order, so the two workers finish together
+    instead of one starting the longest whole-graph run last."""
+    items.sort(key=lambda item: -_slow_minutes(item))
+
+
 @pytest.fixture(scope="session")
 def demo_files():
     from edgar_eval.corpus.demo import demo_corpus_files

@@ -17,6 +17,8 @@ import pytest
 
 from edgar_eval_tests.package_copies import PACKAGE, TABLE_READER, copy_package, table_reader_first_def
 
+pytestmark = pytest.mark.slow(minutes=0.7)  # whole-graph runs: scheduled with the longest first
+
 _PRINT_VERSIONS = """
 import json
 import os

@@ -16,6 +16,8 @@ from edgar_eval.defs.partitions import sync_filings
 from edgar_eval.defs.runner import materialise_graph
 from edgar_eval.defs.settings import GeneratorResource
 
+pytestmark = pytest.mark.slow(minutes=1.5)  # whole-graph runs: scheduled with the longest first
+
 _OPENED: list[str] = []
 _RECORDING = threading.Event()
 

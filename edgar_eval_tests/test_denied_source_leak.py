@@ -11,12 +11,15 @@ from pathlib import Path
 
 import dagster as dg
 import pandas as pd
+import pytest
 
 from edgar_eval.adapters import local_corpus
 from edgar_eval.corpus.demo import demo_corpus_files
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.runner import materialise_evaluation, materialise_graph
 from edgar_eval.defs.settings import EvalSettings
+
+pytestmark = pytest.mark.slow(minutes=1.7)  # whole-graph runs: scheduled with the longest first
 
 CANARY = "The quetzal orchid lantern protocol governs every Maribel pantry audit"
 DENIED_FILINGS = ("mrbl/10k_2023-08-21.htm", "mrbl/10q_2024-05-06.htm", "mrbl/10k_2024-08-20.htm")

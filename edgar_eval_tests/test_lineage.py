@@ -7,12 +7,15 @@ import sys
 from collections import defaultdict
 
 import dagster as dg
+import pytest
 
 from edgar_eval.adapters.parquet_store import ParquetStore
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.io_manager import ParquetIOManager
 from edgar_eval.defs.runner import materialise_graph
 from edgar_eval.defs.settings import EvalSettings
+
+pytestmark = pytest.mark.slow(minutes=1.3)  # whole-graph runs: scheduled with the longest first
 
 
 def _declared(defs: dg.Definitions) -> tuple[dict[str, set[str]], dict[str, set[str]], dict]:

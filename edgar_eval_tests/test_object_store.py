@@ -6,12 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import dagster as dg
+import pytest
 from upath import UPath
 
 from edgar_eval.adapters.parquet_store import ParquetStore, is_local, location
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.runner import materialise_graph
 from edgar_eval.defs.settings import EvalSettings
+
+pytestmark = pytest.mark.slow(minutes=2.5)  # whole-graph runs: scheduled with the longest first
 
 REPO = Path(__file__).resolve().parents[1]
 

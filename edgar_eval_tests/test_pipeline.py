@@ -13,6 +13,8 @@ from edgar_eval.defs.runner import materialise_evaluation, materialise_graph
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.evaluation.release_fixture import prints_figure
 
+pytestmark = pytest.mark.slow(minutes=2.5)  # whole-graph runs: scheduled with the longest first
+
 REPO = Path(__file__).resolve().parents[1]
 
 

@@ -15,6 +15,8 @@ from edgar_eval.evaluation.regression_gate import baseline_json, compare_to_base
 from edgar_eval_tests import test_answering
 from edgar_eval_tests.loopback import LoopbackServer, json_reply
 
+pytestmark = pytest.mark.slow(minutes=5)  # whole-graph runs: scheduled with the longest first
+
 
 def _cases(correct: list[bool], arm="D", kind="answerable"):
     return pd.DataFrame(
