@@ -10,6 +10,7 @@ warnings.filterwarnings("ignore", module="dagster")
 
 REPO = Path(__file__).resolve().parents[1]
 REAL_CORPUS = Path(os.environ.get("EDGAR_EVAL_REAL_CORPUS", REPO.parent / "shared" / "corpus" / "edgar"))
+REAL_CANDIDATES = REAL_CORPUS.parents[1] / "golden" / "real_candidates.jsonl"  # the hand-written proposals
 
 
 def _slow_minutes(item: pytest.Item) -> float:

@@ -76,7 +76,7 @@ def _reports(home: Path) -> dict[str, bytes]:
 def test_the_demo_graph_on_celery_reports_byte_for_byte_what_it_reports_in_process(
     tmp_path, postgres, redis, object_store
 ):
-    committed = {name: (REPO / "reports" / "demo" / name).read_bytes() for name in REPORTS}  # the in-process report
+    committed = _reports(REPO)  # the in-process report
     name = "celery + Postgres + S3"
     folder = tmp_path / "celery"
     demo_corpus = str(folder / "demo_corpus")  # the workers' environment too: set before they start
@@ -169,7 +169,7 @@ def _kill_mid_partition_then_rerun(env: dict[str, str], home: Path, object_store
     assert result.returncode == 0, result.stderr[-3000:]
     assert "killed mid-run (its process is gone): marked failed, its pool slots freed" in result.stdout
     # the multiprocess + Postgres + object store deployment's whole-graph run: the committed (in-process) report
-    assert _reports(home) == {name: (REPO / "reports" / "demo" / name).read_bytes() for name in REPORTS}
+    assert _reports(home) == _reports(REPO)
     assert not (home / "data" / "demo").exists(), "a table fell back to a local folder"
     assert DagsterRunStatus.STARTED.value not in _run_statuses(env)
 

@@ -14,7 +14,7 @@ from edgar_eval.golden.freeze import freeze
 from edgar_eval.golden.templates import build_golden_questions
 from edgar_eval.report.builder import golden_tables
 from edgar_eval.report.markdown import render_table
-from edgar_eval_tests.conftest import REAL_CORPUS, REPO, corpus_tables
+from edgar_eval_tests.conftest import REAL_CANDIDATES, REAL_CORPUS, REPO, corpus_tables
 
 pytestmark = pytest.mark.skipif(not (REAL_CORPUS / "manifest.csv").is_file(), reason=f"no real corpus at {REAL_CORPUS}")
 
@@ -232,9 +232,6 @@ def test_committed_real_corpus_report_holds_the_golden_set_the_code_builds(real_
     assert f"export sha256 `{frozen.content_hash}`" in report
     for table in golden_tables(build.questions, build.rejections, f"{len(filings)} filing partitions"):
         assert render_table(table.frame) in report, table.title
-
-
-REAL_CANDIDATES = REAL_CORPUS.parents[1] / "golden" / "real_candidates.jsonl"
 
 
 @pytest.fixture(scope="module")

@@ -26,10 +26,10 @@ from edgar_eval.evaluation.release import ReleaseRules, ReleaseRulesError, relea
 from edgar_eval.evaluation.routes import route_matrix
 from edgar_eval.golden.claims import period_named
 from edgar_eval.golden.route_cases import build_route_cases
+from edgar_eval_tests.conftest import REAL_CANDIDATES
 
 APPLE, NVIDIA = "320193", "1045810"
 ALIASES = {APPLE: company_aliases("Apple Inc.", "AAPL"), NVIDIA: company_aliases("NVIDIA CORP", "NVDA")}
-REAL_CANDIDATES = Path(__file__).resolve().parents[2] / "shared" / "golden" / "real_candidates.jsonl"
 
 
 def _filings(cik: str, years=(2023, 2024), form: str = "10-K") -> list[ScopeFiling]:

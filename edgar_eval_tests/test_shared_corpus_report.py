@@ -14,10 +14,9 @@ import sys
 
 import pytest
 
-from edgar_eval_tests.conftest import REAL_CORPUS, REPO
+from edgar_eval_tests.conftest import REAL_CANDIDATES, REAL_CORPUS, REPO
 from edgar_eval_tests.services import instance_home, project_copy, run_environment
 
-PROPOSALS = REAL_CORPUS.parents[1] / "golden" / "real_candidates.jsonl"
 COMPARED = ("report.md", "report.html", "outcomes.json")
 
 pytestmark = [
@@ -30,7 +29,7 @@ def test_a_cold_run_on_the_shared_corpus_writes_the_committed_report_byte_for_by
     home = project_copy(tmp_path / "project")
     env = run_environment(home, instance_home(home, None), EDGAR_EVAL_EXECUTOR="in_process")
     command = [sys.executable, "-m", "edgar_eval", "run", "--corpus", str(REAL_CORPUS)]
-    command += ["--proposals", str(PROPOSALS)]
+    command += ["--proposals", str(REAL_CANDIDATES)]
     result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=home, timeout=3600)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     written, committed = home / "reports" / "edgar", REPO / "reports" / "edgar"
