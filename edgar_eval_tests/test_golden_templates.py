@@ -13,7 +13,8 @@ from edgar_eval.golden.fairness import (
     statement_headings,
     statement_type_at,
 )
-from edgar_eval.golden.labels import absence_probes, is_boilerplate
+from edgar_eval.golden.labels import is_boilerplate
+from edgar_eval.golden.might_answer import PRINTED, ScopeText, absence_verdict, label_name
 from edgar_eval.golden.templates import PERIODIC_FORMS, build_golden_questions, printed_answer
 
 
@@ -138,8 +139,11 @@ def test_unanswerable_kinds_are_what_they_claim(golden_inputs, demo_build):
     for case in golden[golden.kind == "absent_concept"].itertuples():
         scope_facts = facts[facts.filing_id.isin(case.scope_filing_ids)]
         assert case.concept not in set(scope_facts.concept)
-        scope_text = "\n".join(text_of[f] for f in case.scope_filing_ids).lower()
-        assert not any(probe in scope_text for probe in absence_probes(case.concept))
+        scope = [ScopeText(f, text_of[f]) for f in case.scope_filing_ids]
+        name = label_name(case.concept)
+        assert name is not None
+        years = {int(case.fiscal_year)}
+        assert absence_verdict(scope, case.concept, years, [name]).outcome != PRINTED, case.question
         assert facts[facts.concept == case.concept].cik.nunique() >= 1
 
 

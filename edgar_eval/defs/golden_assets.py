@@ -13,6 +13,7 @@ from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.route_assets import access_policy
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.golden import audit
+from edgar_eval.golden.absence import ReviewFileError, absent_concept_review_sheet, read_absent_concept_reviews
 from edgar_eval.golden.case_schema import with_case_fields
 from edgar_eval.golden.fairness import PRE_FILTERS
 from edgar_eval.golden.freeze import freeze
@@ -33,6 +34,14 @@ from edgar_eval.golden.templates import TEMPLATE_OWNER, TEMPLATE_VERSION, build_
             group_name="golden",
             description="Every candidate the fairness rules and quotas turned away, one row each with the rule and its "
             "detail, so the golden set's selection can be audited and counted per rule.",
+        ),
+        "absence_review_queue": dg.AssetOut(
+            group_name="golden",
+            description="The absent-concept candidates whose scope's words leave them open (a name of the line item "
+            "printed for other periods only, or a row of figures holding most of its words or two of its rare ones): "
+            "each with the passages that might answer it, its case sha256 and its status: awaiting review, or a "
+            "person's verdict from `reviews/<corpus>/absent-concept-v1.jsonl` (absent admits it, answered rejects it). "
+            "The sheet a reviewer reads is written beside the tables (`absence_review.md`).",
         ),
         "gold_by_search_scope": dg.AssetOut(
             group_name="golden",
@@ -60,6 +69,16 @@ def golden_questions_and_rejections(
     left_out.update({key: f"superseded by the amendment {by}" for key, by in superseded.items()})
     keys = [key for key in keys if key not in superseded]
     recorded = current_only(recorded, superseded)
+    review_path = settings.absent_concept_review_path()
+    review_file = str(review_path.relative_to(review_path.parents[2]))
+    try:
+        reviews = (
+            read_absent_concept_reviews(review_path.read_text(encoding="utf-8"), review_file)
+            if review_path.is_file()
+            else {}
+        )
+    except ReviewFileError as exc:
+        raise dg.Failure(str(exc)) from exc
     build = build_golden_questions(
         recorded,
         xbrl_facts.frame(keys),
@@ -67,6 +86,7 @@ def golden_questions_and_rejections(
         filing_text.frame(keys),
         sections.frame(keys),
         seed=settings.golden_seed,
+        absence_reviews=reviews,
     )
     golden = with_case_fields(
         build.questions, TEMPLATE_OWNER, access_policy(settings), recorded, role=settings.asking_role
@@ -109,6 +129,20 @@ def golden_questions_and_rejections(
             ),
         },
         output_name="golden_rejections",
+    )
+    queue = build.review_queue
+    sheet = settings.store().root / "absence_review.md"
+    replace_file(sheet, absent_concept_review_sheet(queue, review_file).encode())
+    yield table_output(
+        queue,
+        {
+            "by_status": dg.MetadataValue.json(queue.status.value_counts().sort_index().to_dict()),
+            "by_rule": dg.MetadataValue.json(queue.rule.value_counts().sort_index().to_dict()),
+            "review_file": review_file,
+            "sheet": dg.MetadataValue.path(str(sheet)),
+            "head": table_head(queue, ["status", "question", "rule"], rows=8),
+        },
+        output_name="absence_review_queue",
     )
     wider = build.wider_scope_gold
     fair = wider[wider.rule.isna()]
@@ -201,10 +235,20 @@ def golden_audit(
         ],
         ignore_index=True,
     )
-    sizes = {"absent_concept": settings.audit_absent_concept}
-    sample = audit.draw_sample(cases, settings.golden_seed, settings.audit_per_kind, sizes)
     path = settings.golden_audit_path()
     review_file = str(path.relative_to(path.parents[2]))
+    plan_path = path.parent / "audit-plan.toml"
+    if plan_path.is_file():  # committed before the draw: its seed, sizes and the companies left out of it
+        try:
+            plan = audit.read_audit_plan(
+                plan_path.read_text(encoding="utf-8"), str(plan_path.relative_to(path.parents[2]))
+            )
+        except audit.AuditFileError as exc:
+            raise dg.Failure(str(exc)) from exc
+        sample = audit.draw_sample(audit.held_out_cases(cases, plan), plan.seed, plan.per_kind, plan.sizes)
+    else:
+        sizes = {"absent_concept": settings.audit_absent_concept}
+        sample = audit.draw_sample(cases, settings.golden_seed, settings.audit_per_kind, sizes)
     try:
         verdicts = audit.read_audit_file(path.read_text(encoding="utf-8"), review_file) if path.is_file() else {}
     except audit.AuditFileError as exc:

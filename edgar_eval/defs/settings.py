@@ -144,6 +144,8 @@ class EvalSettings(dg.ConfigurableResource):
     proposer_url: str = ""  # the tape (tape_mode), when both are set
     proposal_bundles: int = 4  # excerpt bundles sent to the proposer per pattern
     absence_review: str = "absence-v1"  # reviews/<corpus>/<name>.jsonl: the recorded absence decisions
+    # reviews/<corpus>/<name>.jsonl: a person's verdicts on the absent-concept candidates the rule leaves open
+    absent_concept_review: str = "absent-concept-v1"
     release_rules: str = "release-v2"  # protocol/<name>.toml: the rules of the run's release decision
     access_policy: str = "access-v1"  # policies/<corpus>/<name>.toml: which roles may not read which filings
     asking_role: str = DEFAULT_ROLE  # the role the golden questions are asked by; it searches only what it may read
@@ -240,6 +242,9 @@ class EvalSettings(dg.ConfigurableResource):
 
     def absence_review_path(self) -> Path:
         return project_home() / "reviews" / self.corpus_name / f"{self.absence_review}.jsonl"
+
+    def absent_concept_review_path(self) -> Path:
+        return project_home() / "reviews" / self.corpus_name / f"{self.absent_concept_review}.jsonl"
 
     def release_rules_path(self) -> Path:
         return project_home() / "protocol" / f"{self.release_rules}.toml"

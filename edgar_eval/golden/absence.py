@@ -186,3 +186,47 @@ def read_review_file(text: str, where: str) -> dict[str, ReviewDecision]:
     fields = ("candidate_id", "question_sha256", "decision", "reason", "reviewer")
     read = read_decision_lines(text, where, fields, "decision", DECISIONS, ReviewFileError)
     return {key: ReviewDecision(*(record[f] for f in fields)) for key, record in read.items()}
+
+
+# ------------------------------------------------------------------ the absent-concept review queue's verdicts
+
+ABSENT_CONCEPT_VERDICTS = ("absent", "answered")  # nothing in the passages answers it / a passage answers it
+ABSENT_CONCEPT_FIELDS = ("question_id", "case_sha256", "verdict", "reason", "reviewer")
+
+
+def read_absent_concept_reviews(text: str, where: str) -> dict[str, dict[str, str]]:
+    """question id -> a person's verdict on an absent-concept candidate the rule left open (golden.might_answer), with
+    the case sha256 it was given on; a malformed line stops the read with its line number."""
+    return read_decision_lines(text, where, ABSENT_CONCEPT_FIELDS, "verdict", ABSENT_CONCEPT_VERDICTS, ReviewFileError)
+
+
+def absent_concept_review_sheet(queue, review_file: str) -> str:
+    """The review sheet (Markdown) of the absent-concept candidates the rule leaves open: each question with the
+    passages of its scope that might answer it, fenced (filing text is untrusted), and its status. It shows passages,
+    never the rule's search words: the reviewer judges what the filing prints."""
+    lines = [
+        "# Absent-concept candidates awaiting a person",
+        "",
+        f"Record a verdict per case in `{review_file}`, one JSON object per line: "
+        '{"question_id", "case_sha256", "verdict": "absent" | "answered", "reason", "reviewer"}. `absent`: nothing in '
+        "the question's scope gives its figure for the asked period (the passages below, and the filings themselves); "
+        "`answered`: a passage does, or gives one computation's worth of it. A case whose sha256 changed must be "
+        "reviewed again. Unreviewed cases are counted as awaiting review, never admitted.",
+        "",
+    ]
+    for case in queue.itertuples(index=False):
+        lines += [
+            f"## {case.question_id} ({case.status})",
+            "",
+            f"case_sha256 `{case.case_sha256}`; filing {case.filing_id}",
+            "",
+            "```text",
+            f"question: {case.question}",
+            "passages that might answer it:",
+            *[f"- {passage}".replace("```", "'''") for passage in case.passages],
+            "```",
+            "",
+        ]
+        if case.reviewer:
+            lines += [f"verdict by {case.reviewer}: {case.reason}".replace("\n", " "), ""]
+    return "\n".join(lines)

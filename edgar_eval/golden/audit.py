@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import tomllib
 from dataclasses import dataclass
 from typing import cast
 
@@ -29,7 +30,7 @@ import pandas as pd
 from edgar_eval.corpus.frames import iter_groups, iter_rows
 from edgar_eval.domain.routes import exchange_route
 from edgar_eval.golden.absence import read_decision_lines
-from edgar_eval.golden.might_answer import ScopeTexts, asked_words, evidence_sheet
+from edgar_eval.golden.might_answer import ScopeTexts, evidence_sheet
 from edgar_eval.stats.proportions import wilson
 
 AUDIT_VERSION = "golden-audit/2"
@@ -170,7 +171,8 @@ def template_cases(golden: pd.DataFrame, texts: dict[str, str], company_filings:
             searched = company_filings.get(q.cik, filings) if q.kind == "other_year" else filings
             year = int(q.fiscal_year) if q.kind == "other_year" else None
             found = evidence_sheet(read.of(searched), q.concept, year, MAX_EVIDENCE_PASSAGES)
-            head = f"scope: {', '.join(filings) or '(no filing)'}; searched for {asked_words(q.concept)}" + (
+            # the passages only, never the rule's search words: the reviewer judges what the filing prints
+            head = f"scope: {', '.join(filings) or '(no filing)'}" + (
                 f"; asked year: {q.fiscal_year}" if q.kind == "other_year" else ""
             )
             body = (
@@ -181,6 +183,7 @@ def template_cases(golden: pd.DataFrame, texts: dict[str, str], company_filings:
         rows.append(
             {
                 "case_id": q.question_id,
+                "cik": str(q.cik),
                 "kind": q.kind,
                 "question": q.question,
                 "expected_route": q.expected_route,
@@ -188,7 +191,44 @@ def template_cases(golden: pd.DataFrame, texts: dict[str, str], company_filings:
                 "evidence": evidence,
             }
         )
-    return pd.DataFrame(rows, columns=["case_id", "kind", "question", "expected_route", "gold_answer", "evidence"])
+    return pd.DataFrame(
+        rows, columns=["case_id", "cik", "kind", "question", "expected_route", "gold_answer", "evidence"]
+    )
+
+
+@dataclass(frozen=True)
+class AuditPlan:
+    """How the audited sample is drawn, committed before the draw (`reviews/<corpus>/audit-plan.toml`): the seed, the
+    cases per kind, and the companies the rules were written on, left out of the draw so the sample measures the rules
+    where they were not built."""
+
+    seed: int
+    per_kind: int
+    sizes: dict[str, int]
+    built_on_ciks: frozenset[str]
+    note: str = ""
+
+
+def read_audit_plan(text: str, where: str) -> AuditPlan:
+    """An audit plan from TOML; a missing or mistyped key is refused in one line naming the file."""
+    try:
+        plan = tomllib.loads(text)
+        sizes = {str(k): int(v) for k, v in plan.get("sizes", {}).items()}
+        return AuditPlan(
+            int(plan["seed"]),
+            int(plan["per_kind"]),
+            sizes,
+            frozenset(str(c).lstrip("0") for c in plan.get("built_on_ciks", [])),
+            str(plan.get("note", "")),
+        )
+    except (tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as exc:
+        raise AuditFileError(f"{where}: not an audit plan (seed, per_kind, sizes, built_on_ciks): {exc}") from None
+
+
+def held_out_cases(cases: pd.DataFrame, plan: AuditPlan) -> pd.DataFrame:
+    """The template cases of companies the rules were not written on; every pattern case (they have no company)."""
+    company = cases.cik.fillna("").astype(str).str.lstrip("0") if "cik" in cases else pd.Series("", index=cases.index)
+    return cast(pd.DataFrame, cases[(company == "") | ~company.isin(plan.built_on_ciks)])
 
 
 def pattern_cases(patterns: pd.DataFrame, proposals: pd.DataFrame) -> pd.DataFrame:

@@ -12,7 +12,17 @@ import re
 from dataclasses import dataclass
 
 from edgar_eval.golden.labels import distinctive_words
-from edgar_eval.golden.might_answer import stems
+from edgar_eval.golden.might_answer import (
+    FAMILY_TAGGED,
+    FORWARD_SCHEDULE,
+    HEADING_OVER_COMPONENTS,
+    NEAR_ROW,
+    PRINTED_NONE,
+    PRINTED_OTHER_PERIODS,
+    PRINTED_ROW,
+    PRINTED_SENTENCE,
+    stems,
+)
 
 # Rule names, in the order they are applied; the first that fails is the recorded reason.
 BOILERPLATE = "boilerplate_concept"
@@ -29,17 +39,13 @@ QUOTA_COVER = "quota_cover_page"
 QUOTA_STATEMENT = "quota_statement_type"
 QUOTA_FILING = "quota_per_filing"
 QUOTA_COMPANY = "quota_per_company"
-ABSENCE_UNCONFIRMED = "absence_not_confirmed"  # an absent-concept question whose scope prints the concept's usual words
-# an absent-concept question worded like a line item the scope does report (another tag, one label)
-LABEL_REPORTED = "label_reported"
-# An absent-concept candidate that something in scope might answer (golden.might_answer), by what the scope holds:
+# An absent-concept candidate (golden.might_answer; the printed and review rules are named there):
 STATEMENTS_ELSEWHERE = "statements_elsewhere"  # a 10-K of the scope incorporates its statements from an exhibit
 CANNOT_BE_ABSENT = "cannot_be_shown_absent"  # a total or computed figure, or a concept with no distinctive words
-NEAR_TAGGED = "near_concept_tagged"  # a tagged concept (any namespace or member) holding a distinctive word
-NEAR_ROW = "near_row_printed"  # a table row holding one beside a figure
-HEADING_OVER_COMPONENTS = "heading_over_components"  # a heading holding one over rows of figures: one addition
-NEAR_SENTENCE = "near_words_printed"  # a sentence holding one and a figure
-NEAR_RULES = {"tagged": NEAR_TAGGED, "row": NEAR_ROW, "heading": HEADING_OVER_COMPONENTS, "sentence": NEAR_SENTENCE}
+# an absent-concept question worded like a line item the scope does report (another tag, one label)
+LABEL_REPORTED = "label_reported"
+AWAITING_REVIEW = "awaiting_review"  # the words leave it open and no verdict of a person's is on file
+REVIEWED_ANSWERED = "reviewed_answered"  # a person read the passages: the filing answers it
 # the figure's row joins the line item with another ("Retained earnings and additional paid-in capital")
 COMBINED_ROW = "combined_row"
 # the scope prints a second row naming the line item itself with another figure for the period ("Total capital
@@ -70,13 +76,18 @@ RULES = (
     QUOTA_COMPANY,
     STATEMENTS_ELSEWHERE,
     CANNOT_BE_ABSENT,
-    ABSENCE_UNCONFIRMED,
     LABEL_REPORTED,
-    NEAR_TAGGED,
+    FAMILY_TAGGED,
+    PRINTED_ROW,
     HEADING_OVER_COMPONENTS,
+    PRINTED_SENTENCE,
+    PRINTED_NONE,
+    PRINTED_OTHER_PERIODS,
     NEAR_ROW,
-    NEAR_SENTENCE,
+    AWAITING_REVIEW,
+    REVIEWED_ANSWERED,
     YEAR_PRINTED,
+    FORWARD_SCHEDULE,
 )
 
 

@@ -117,60 +117,6 @@ CONCEPT_LABELS = {
 }
 
 
-# Words whose presence in a filing's text means it may report the concept after all; a concept
-# without an entry is probed by its label.
-ABSENCE_PROBES = {
-    "us-gaap:InventoryNet": ("inventor",),
-    "us-gaap:ResearchAndDevelopmentExpense": ("research and development", "research, development"),
-    "us-gaap:RestructuringCharges": ("restructuring",),
-    "us-gaap:Goodwill": ("goodwill",),
-    "us-gaap:LongTermDebtNoncurrent": (
-        "long-term debt",
-        "long term debt",
-        "notes payable",
-        "senior notes",
-        "borrowings",
-    ),
-    "us-gaap:LongTermDebt": ("long-term debt", "long term debt", "notes payable", "senior notes", "borrowings"),
-    "us-gaap:GrossProfit": ("gross profit", "gross margin"),
-    "us-gaap:CostOfRevenue": (
-        "cost of revenue",
-        "cost of sales",
-        "costs of revenue",
-        "cost of products",
-        "cost of goods",
-    ),
-    "us-gaap:CostOfGoodsAndServicesSold": (
-        "cost of revenue",
-        "cost of sales",
-        "costs of revenue",
-        "cost of products",
-        "cost of goods",
-    ),
-    "us-gaap:SellingAndMarketingExpense": ("marketing",),
-    "us-gaap:GeneralAndAdministrativeExpense": ("general and administrative",),
-    "us-gaap:SellingGeneralAndAdministrativeExpense": ("general and administrative", "selling, general"),
-    "us-gaap:IntangibleAssetsNetExcludingGoodwill": ("intangible",),
-    "us-gaap:FinanceLeaseLiability": ("finance lease",),
-    "us-gaap:PaymentsOfDividends": ("dividend",),
-    "us-gaap:PaymentsOfDividendsCommonStock": ("dividend",),
-    "us-gaap:PaymentsForRepurchaseOfCommonStock": ("repurchase", "buyback", "buy back"),
-    "us-gaap:PaymentsToAcquireBusinessesNetOfCashAcquired": ("acquisition", "acquired", "business combination"),
-    "us-gaap:ContractWithCustomerLiabilityCurrent": ("deferred revenue", "contract liabilit", "unearned revenue"),
-    "us-gaap:RevenueRemainingPerformanceObligation": ("remaining performance obligation",),
-    "us-gaap:EmployeeRelatedLiabilitiesCurrent": (
-        "accrued compensation",
-        "employee compensation",
-        "compensation and benefits",
-        "accrued payroll",
-        "employee-related",
-    ),
-    "us-gaap:InterestExpense": ("interest expense",),
-    "us-gaap:InterestExpenseNonoperating": ("interest expense",),
-    "us-gaap:InvestmentIncomeInterest": ("interest income",),
-    "us-gaap:DeferredTaxAssetsValuationAllowance": ("valuation allowance",),
-}
-
 # Concepts no user asks about: cover-page share counts, identifiers and dates of issue, par values.
 BOILERPLATE_NAMESPACES = ("dei:",)
 BOILERPLATE_CONCEPTS = frozenset(
@@ -224,11 +170,6 @@ def label_for(concept: str) -> str | None:
 
 def is_boilerplate(concept: str) -> bool:
     return concept.startswith(BOILERPLATE_NAMESPACES) or concept in BOILERPLATE_CONCEPTS
-
-
-def absence_probes(concept: str) -> tuple[str, ...]:
-    label = CONCEPT_LABELS.get(concept, "")
-    return ABSENCE_PROBES.get(concept, (label,) if label else ())
 
 
 def distinctive_words(label: str) -> list[str]:

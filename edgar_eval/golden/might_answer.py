@@ -1,34 +1,40 @@
-"""What in a search scope might answer a question about a line item: the golden builder's own rule for calling a
-question unanswerable, conservative by design and independent of every reader.
+"""What in a search scope answers a question about a line item: the golden builder's own rule for calling a question
+unanswerable, and for sending it to a person when the filing's words leave it open. Independent of every reader.
 
-No list of words proves a negative: companies name one line in their own words ("purchases of property, equipment
-and software" for capital expenditures), print a total as a heading over its components, or file their statements
-in an exhibit. So the rule never asks "is one of the usual names printed?" but "is anything printed or tagged that
-might mean it?", and it reads no reader's vocabulary (an import-linter contract and a test hold that):
+No list of words proves a negative, and no list of words should refute one either: an earlier rule rejected a
+candidate whenever one stem of its label occurred anywhere (inside an unrelated tag name, a company's extension
+concept, the cover page's "General Instructions H(1)(a)"), and on filings nobody had tuned it on it admitted almost
+nothing. So the rule asks what a careful reader would accept as the filing printing the item, and sorts every
+candidate into one of three outcomes (`absence_verdict`):
 
-* A concept's words are its label's and its XBRL name's (CamelCase parts: PaymentsToAcquirePropertyPlantAndEquipment
-  gives payments, acquire, property, plant, equipment), as Snowball stems, so plurals, -ing and -ed forms agree.
-* Of those, the distinctive stems are the ones that do not recur across the builder's line items: a stem in at least
-  `COMMON_SHARE` of the labelled concepts (expense, income, net, total, current, tax, ...) names a family of items, not
-  one. The share is computed from the concepts, not listed. A concept with no distinctive stem is never asked as
-  absent: nothing could tell its absence from a line named in other words.
-* Near the concept: a table row of the scope whose label holds a distinctive stem beside a figure; a heading row (a
-  label with no figure) that holds one over rows of figures (one addition answers it); a sentence that holds one and
-  a figure; a concept the scope tags (any namespace, the company's own extension concepts and dimension members
-  included) whose name holds one of the label's distinctive stems or two of the name's; and a row, heading or
-  tagged name that holds more than half of the label's stems, common ones included ("Other current assets" for
-  prepaid expenses and other current assets).
-* A total or a figure computed from others (`DERIVED`: gross profit, total costs and expenses, net property and
-  equipment, ...) is never asked as absent: its components, printed under whatever names, answer it by one
-  computation.
+* printed (rejected): a name of the line item, all its distinctive words together, in a table row's label, a heading
+  over rows of figures, or a sentence, with a figure for the asked period in that row or sentence (a row under a
+  column header of the asked year, or a table that names no year; a sentence naming the asked year or no year); or a
+  sentence saying there is none ("no commercial paper outstanding", "not material"), which answers it too.
+* review (a person decides, `absence_review_queue`): a name printed with figures for other periods only; a row or
+  heading of figures for the period that holds most of the label's words ("Other current assets" for prepaid expenses
+  and other current assets) or one of the item's rare words ("Purchases of property, equipment and software" for
+  capital expenditures: "property" and "equipment" are words of the XBRL name, rare in row labels).
+* absent (admitted): nothing of the above in the scope's text after its cover page.
 
-Blind spots, said in the README too: a line named with none of the concept's words and no tag holding them nor
-tagged with an element of the concept's taxonomy family (`TAXONOMY_FAMILIES`: "materials and supplies" is an
-inventory, and tagged as one), a figure printed only in a chart or an image,
-and statements filed beside the 10-K under words `statements_elsewhere` does not read. The shipped MiniLM embedder
-was tried as a further signal and does not separate such synonyms from unrelated lines (cosine 0.51 for inventories
-against materials and supplies, 0.47 against property and equipment; 0.58 for advertising expense against cost of
-revenue, 0.44 against marketing), so it is not used: a threshold between those would call noise near.
+The names of a line item are its question label and the row labels other companies print beside their facts of the
+same concept ("Capital expenditures", "Purchases of property and equipment", "Additions to property, plant and
+equipment"), learned from the corpus's own iXBRL and never from the company asked about (`PrintedNames.for_company`:
+leave one company out). The rare words are those in under `RARE_ROW_SHARE` of the other companies' row labels. A
+name's distinctive words are its stems less the ones that recur across the label table (`common_stems`: expense,
+income, net, total, ...), so "advertising costs" names advertising expense.
+
+Kept from before, as sound: a total or computed figure is never asked as absent (`DERIVED`: its components answer it
+by one computation); nor a concept whose label has no distinctive word; nor one whose scope tags an element of its
+taxonomy family (`TAXONOMY_FAMILIES`: "materials and supplies" is an inventory); nor one from a 10-K whose statements
+are incorporated from an exhibit the corpus lacks (`statements_elsewhere`). Tag names, extension concept names and
+the cover page are not printed evidence.
+
+Blind spots, said in the README too: a line printed under a name no other company of the corpus uses and with none
+of the item's rare words, a figure printed only in a chart or an image, and statements filed beside the 10-K under
+words `statements_elsewhere` does not read. The shipped MiniLM embedder was tried as a further signal and does not
+separate such synonyms from unrelated lines (cosine 0.51 for inventories against materials and supplies, 0.47
+against property and equipment), so it is not used.
 """
 
 from __future__ import annotations
@@ -169,32 +175,72 @@ def has_figure(text: str) -> bool:
     return False
 
 
+_AMOUNT = re.compile(
+    r"\$\s?\d|\d\s?%|\d\s+percent\b|\d[\d,.]*\s+(?:million|billion|thousand)\b"
+    r"|(?<![\d,])\d{1,3}(?:,\d{3})+(?![\d,])",
+    re.I,
+)
+# A sentence that says a line item is nil answers a question about it ("no commercial paper was outstanding"): a
+# negation within a few words before the item's name, or the item called immaterial.
+_NEGATIONS = frozenset({"no", "not", "never", "none", "nil", "zero", "without"})
+_NEGATION_REACH = 6  # words
+_IMMATERIAL = re.compile(r"\b(?:not\s+(?:material|significant)|immaterial|insignificant)\b", re.I)
+_SCHEDULE_GENERIC = frozenset(
+    {"total", "net", "other", "current", "non", "noncurrent", "oper", "expens", "cost", "incom"}
+)
+_CAPTION_LINES = 2  # non-table lines before a table read as its caption
+_CAPTION_CHARACTERS = 400
+
+
+def holds_amount(text: str) -> bool:
+    """A money amount, a percentage or a grouped number: what a sentence reporting a line item's figure holds (a lone
+    "(1)" or "10.1" does not)."""
+    return _AMOUNT.search(text) is not None
+
+
 @dataclass(frozen=True)
 class Evidence:
-    """One thing in scope that might answer the question: a tagged concept, a row, a heading or a sentence."""
+    """One thing in scope that might answer the question: a tagged concept, a row, a heading, a sentence, or a schedule
+    (a table whose rows or columns are years, with its caption)."""
 
     filing_id: str
-    kind: str  # "tagged", "row", "heading", "sentence"
-    shown: str  # as printed (a row label, a heading, a sentence) or the concept's name
+    kind: str  # "tagged", "row", "heading", "sentence", "schedule"
+    shown: str  # as printed (a row label, a heading, a sentence, a schedule's caption) or the concept's name
     years: frozenset[int]  # the years it is printed for (table header years, or the years a sentence names)
     figures: tuple[str, ...] = ()  # a row's figures as printed, without "$", parentheses or "%"
     line: str = ""  # a row or heading's whole line as printed, for a person to read
+    figure: bool = False  # a sentence holds a figure (a number that is no year and no reference)
+    amount: bool = False  # a sentence holds an amount (holds_amount)
 
     def describe(self) -> str:
-        what = {"tagged": "tags", "row": "prints the row", "heading": "prints the heading", "sentence": "prints"}
+        what = {
+            "tagged": "tags",
+            "row": "prints the row",
+            "heading": "prints the heading",
+            "sentence": "prints",
+            "schedule": "prints a schedule of years under",
+        }
         return f"{self.filing_id} {what[self.kind]} {self.shown[:160]!r}"
+
+    def for_period(self, years: set[int] | frozenset[int]) -> bool:
+        """Printed for one of `years`, or for no year it names (a table without a year header, a sentence without a
+        year): a careful reader takes such a figure as the filing's answer."""
+        return not self.years or bool(self.years & years)
 
 
 class ScopeText:
-    """One filing's rows, headings, sentences and tagged concepts, each with its stems: built once per filing."""
+    """One filing's rows, headings, sentences, schedules and tagged concepts, each with its stems: built once per
+    filing. The cover page (the text before `body_start`) is not read: its check boxes and General Instructions print
+    no line item."""
 
-    def __init__(self, filing_id: str, text: str, tagged_concepts: Iterable[str] = ()):
+    def __init__(self, filing_id: str, text: str, tagged_concepts: Iterable[str] = (), body_start: int = 0):
         self.filing_id = filing_id
         self.entries: list[tuple[frozenset[str], Evidence]] = []
         for concept in sorted(set(tagged_concepts)):
             words = concept_name_words(concept)
             self.entries.append((stems(words), Evidence(filing_id, "tagged", concept, frozenset())))
-        self._read(text)
+        self.schedules: list[tuple[frozenset[str], Evidence]] = []
+        self._read(text[body_start:])
         self._by_stem: dict[str, list[int]] = {}
         for k, (held, _) in enumerate(self.entries):
             for stem in held:
@@ -202,18 +248,32 @@ class ScopeText:
 
     def _read(self, text: str) -> None:
         header_years: set[int] = set()
+        row_years: set[int] = set()
         in_table, seen_figures = False, False
         heading: tuple[frozenset[str], str] | None = None  # a label-only row waiting for figure rows under it
+        caption: list[str] = []  # the last lines before a table
+        context: list[str] = []  # a table's caption, header and label-only rows
+
+        def close_table() -> None:
+            years = frozenset(row_years | header_years)
+            if in_table and years:
+                shown = " / ".join(c for c in context if c)[:_CAPTION_CHARACTERS]
+                evidence = Evidence(self.filing_id, "schedule", shown, years)
+                self.schedules.append((stems(shown), evidence))
+
         for line in text.splitlines():
             stripped = line.strip()
             if stripped.startswith("|"):
                 if not in_table:
-                    header_years, in_table, seen_figures, heading = set(), True, False, None
+                    header_years, row_years, in_table, seen_figures, heading = set(), set(), True, False, None
+                    context = list(caption)
                 cells = [c.strip() for c in stripped.strip("|").split("|")]
                 label, rest = (cells[0], " ".join(cells[1:])) if cells else ("", "")
                 if label and has_figure(rest):
                     seen_figures = True  # a row of figures, a year's row of a maturity schedule too: the header is over
-                    if _YEAR.fullmatch(label):
+                    leading = _YEAR.match(label)
+                    if leading and (_YEAR.fullmatch(label) or len(label) <= 24):  # "2026", "2027 (remaining)"
+                        row_years.add(int(leading.group(1)))
                         continue
                     years = frozenset(header_years)
                     figures = tuple(m.group(0).strip("$()% ") for m in _FIGURE.finditer(rest))
@@ -228,24 +288,60 @@ class ScopeText:
                     continue
                 if label and not rest.strip() and not _YEAR.search(label):
                     heading = (stems(label), label)  # "Costs and expenses:" over its component rows
+                    context.append(label)
                 elif not seen_figures:
                     header_years |= {int(y) for y in _YEAR.findall(stripped)}
+                    context.append(" ".join(c for c in cells if c))
                 continue
+            if in_table:
+                close_table()
             in_table, heading = False, None
+            if stripped:
+                caption = (caption + [stripped[-_CAPTION_CHARACTERS:]])[-_CAPTION_LINES:]
             for sentence in _SENTENCE_END.split(stripped):
-                if has_figure(sentence):
-                    years = frozenset(int(y) for y in _YEAR.findall(sentence))
-                    self.entries.append((stems(sentence), Evidence(self.filing_id, "sentence", sentence, years)))
+                if not sentence:
+                    continue
+                years = frozenset(int(y) for y in _YEAR.findall(sentence))
+                evidence = Evidence(
+                    self.filing_id,
+                    "sentence",
+                    sentence,
+                    years,
+                    figure=has_figure(sentence),
+                    amount=holds_amount(sentence),
+                )
+                self.entries.append((stems(sentence), evidence))
+        if in_table:
+            close_table()
+
+    def holding(self, wanted: frozenset[str]) -> list[int]:
+        """The entries holding every stem of `wanted`, in text order (an intersection of postings, rarest first)."""
+        if not wanted:
+            return []
+        postings = sorted((self._by_stem.get(stem, []) for stem in wanted), key=len)
+        if not postings[0]:
+            return []
+        found = set(postings[0]).intersection(*postings[1:])
+        return sorted(found)
+
+    def holding_any(self, wanted: Iterable[str]) -> list[int]:
+        return sorted({k for stem in wanted for k in self._by_stem.get(stem, [])})
 
     def near(self, asked: "Asked", year: int | None = None) -> list[Evidence]:
-        """The entries that might answer `asked` (printed for `year`, when given), in text order: a row, heading or
-        sentence holding a distinctive stem; a tagged name holding a distinctive stem of the label, or two of the
-        name's (a CamelCase name has many parts: "CrossCurrencySwapContractsMember" is no contract liability); a row,
-        heading or tagged name holding most of the label's stems."""
+        """The entries that might answer `asked` for `year` by the earlier, broad rule the other-year twins keep: a row,
+        heading or sentence with a figure holding a distinctive stem; a tagged name holding a distinctive stem of the
+        label, or two of the name's; a row, heading or tagged name holding most of the label's stems."""
         hits: Counter[int] = Counter(k for stem in asked.distinctive for k in self._by_stem.get(stem, []))
         by_label = {k for stem in asked.distinctive & asked.label for k in self._by_stem.get(stem, [])}
         tagged_need = min(2, len(asked.distinctive))
-        near = {k for k, n in hits.items() if self.entries[k][1].kind != "tagged" or k in by_label or n >= tagged_need}
+
+        def counts(k: int, n: int) -> bool:
+            entry = self.entries[k][1]
+            if entry.kind == "sentence":
+                return entry.figure
+            return entry.kind != "tagged" or k in by_label or n >= tagged_need
+
+        near = {k for k, n in hits.items() if counts(k, n)}
         near |= {
             k
             for stem in asked.label
@@ -260,6 +356,13 @@ class ScopeText:
             }
         found = [self.entries[k][1] for k in sorted(near)]
         return [e for e in found if year is None or year in e.years]
+
+    def family_tagged(self, family: tuple[str, ...]) -> Evidence | None:
+        """A tagged element of the taxonomy family (`TAXONOMY_FAMILIES`), or None."""
+        for _, e in self.entries:
+            if e.kind == "tagged" and family and e.shown.split(":", 1)[-1].startswith(family):
+                return e
+        return None
 
 
 @dataclass(frozen=True)
@@ -285,11 +388,17 @@ class Asked:
 
 class ScopeTexts:
     """Every filing's ScopeText, read on first use and kept: many questions share a scope, and the builder, its
-    invariants and the audit sheet each ask for the same filings."""
+    invariants and the audit sheet each ask for the same filings. `body_starts`: where each filing's cover page ends."""
 
-    def __init__(self, texts: Mapping[str, str], tagged: Mapping[str, Iterable[str]] | None = None):
+    def __init__(
+        self,
+        texts: Mapping[str, str],
+        tagged: Mapping[str, Iterable[str]] | None = None,
+        body_starts: Mapping[str, int] | None = None,
+    ):
         self._texts = texts
         self._tagged = tagged or {}
+        self._body_starts = body_starts or {}
         self._read: dict[str, ScopeText] = {}
 
     def of(self, filing_ids: Iterable[str]) -> list[ScopeText]:
@@ -299,12 +408,278 @@ class ScopeTexts:
             if f not in self._texts:
                 continue
             if f not in self._read:
-                self._read[f] = ScopeText(f, self._texts[f], self._tagged.get(f, ()))
+                self._read[f] = ScopeText(f, self._texts[f], self._tagged.get(f, ()), self._body_starts.get(f, 0))
             out.append(self._read[f])
         return out
 
 
+def cover_page_end(text_length: int, page_ends: Iterable[int]) -> int:
+    """Where a filing's cover page (its first page) ends, or 0 when the page map cannot say: a first page holding over
+    a tenth of the text is no cover page but a filing printed without page breaks."""
+    ends = [int(e) for e in page_ends]
+    if len(ends) < 2 or ends[0] > text_length // 10:
+        return 0
+    return ends[0]
+
+
+# ------------------------------------------------------------------------------------------------ absence verdicts
+
+PRINTED, REVIEW, ABSENT = "printed", "review", "absent"
+# Why a candidate is not admitted as absent, as rules of golden_rejections (edgar_eval.golden.fairness lists them in
+# order). Printed:
+FAMILY_TAGGED = "taxonomy_family_tagged"  # the scope tags an element of the concept's taxonomy family
+PRINTED_ROW = "printed_in_row"  # a row names it, with a figure for the period
+HEADING_OVER_COMPONENTS = "heading_over_components"  # a heading names it over rows of figures: one addition
+PRINTED_SENTENCE = "printed_in_sentence"  # a sentence names it with an amount, for the period or no period
+PRINTED_NONE = "printed_as_none"  # a sentence says there is none, or that it is not material
+# For a person (the review queue):
+PRINTED_OTHER_PERIODS = "printed_for_other_periods"  # named with figures of other periods only
+NEAR_ROW = "near_row_printed"  # a row of figures for the period holding most of the label's words, or a rare word
+# An other-year twin whose year the company's filings print in a schedule under the concept's words:
+FORWARD_SCHEDULE = "forward_schedule"
+RARE_ROW_SHARE = 0.005  # a word in under 1 of 200 of the other companies' row labels names few lines: a row holding
+# two of the item's rare words beside a figure might be the asked one under another name
+NAME_CONSENSUS = 2  # a row label is a name of the concept when at least two other companies print it beside the concept
+_NAME_SPAN = 3  # words a sentence may put between a name's words ("interest paid" in "interest, net of amounts, paid")
+_AMOUNT_REACH = 12  # words between a sentence's name and its amount
 _TOTAL_WORDS = frozenset({"total", "net"})
+_REVIEW_EVIDENCE = 8  # passages a review case shows
+
+
+@dataclass(frozen=True)
+class Name:
+    """A name a line item goes by: the question's label, or a row label other companies print beside the concept."""
+
+    words: str
+    distinctive: frozenset[str]
+    companies: int = 0  # how many other companies print it (0: the question's own label)
+
+    def said(self) -> str:
+        return f"{self.words!r}" + (f" (printed by {self.companies} other companies)" if self.companies else "")
+
+
+def label_name(concept: str) -> Name | None:
+    label = CONCEPT_LABELS.get(concept, "")
+    distinctive = stems(label) - common_stems() - _TOTAL_WORDS
+    return Name(label, distinctive) if distinctive else None
+
+
+def _row_label(text: str, offset: int) -> str:
+    """The label cell of the table row holding `offset`, or "" outside a table."""
+    start = text.rfind("\n", 0, offset) + 1
+    end = text.find("\n", offset)
+    line = text[start : end if end >= 0 else len(text)].strip()
+    if not line.startswith("|"):
+        return ""
+    return line.strip("|").split("|")[0].strip()
+
+
+def _normal(label: str) -> str:
+    label = re.sub(r"\s*\(\d\)|\s*\([a-z]\)$", "", label)  # footnote marks
+    return " ".join(label.lower().replace("\u2019", "'").split()).rstrip(":").strip()
+
+
+class PrintedNames:
+    """What the corpus's filers print: per concept, the row labels beside its undimensioned facts, with the companies
+    that print each; and per company, how often each stem occurs in its row labels. Read from the iXBRL facts and the
+    texts; every use leaves the asked company out (`names`, `rare_stems`), so nothing the rule learns comes from the
+    filing it judges."""
+
+    def __init__(self, labels: Mapping[str, Mapping[str, set[str]]], row_stems: Mapping[str, Counter[str]]):
+        self._labels = labels  # concept -> normalised row label -> ciks printing it
+        self._row_stems = row_stems  # cik -> stem -> row labels holding it (the label-count under "")
+        self._all: Counter[str] = Counter()
+        for counts in row_stems.values():
+            self._all.update(counts)
+
+    @classmethod
+    def read(cls, facts: Iterable[tuple[str, str, int]], texts: Mapping[str, str], cik_of: Mapping[str, str]):
+        """`facts`: (filing_id, concept, offset) of undimensioned numeric facts; `texts`: filing_id -> text."""
+        labels: dict[str, dict[str, set[str]]] = {}
+        for filing_id, concept, offset in facts:
+            if concept not in CONCEPT_LABELS or filing_id not in texts:
+                continue
+            label = _normal(_row_label(texts[filing_id], int(offset)))
+            if label and not _YEAR.fullmatch(label):
+                labels.setdefault(concept, {}).setdefault(label, set()).add(cik_of[filing_id])
+        row_stems: dict[str, Counter[str]] = {}
+        for filing_id in sorted(texts):
+            seen = {
+                _normal(line.strip().strip("|").split("|")[0])
+                for line in texts[filing_id].splitlines()
+                if line.lstrip().startswith("|")
+            }
+            counts = row_stems.setdefault(cik_of[filing_id], Counter())
+            for label in seen:
+                if label:
+                    counts.update(stems(label))
+                    counts[""] += 1
+        return cls(labels, row_stems)
+
+    def names(self, concept: str, cik: str) -> list[Name]:
+        """The concept's label and the row labels at least NAME_CONSENSUS other companies print beside it, each with
+        distinctive words of its own that hold one of the label's or two of the XBRL name's (a fact tagged in a row
+        "Other, net" or "Total" names nothing)."""
+        own = label_name(concept)
+        found = [own] if own else []
+        words = concept_stems(concept)
+        for label, ciks in sorted(self._labels.get(concept, {}).items()):
+            others = len(ciks - {cik})
+            distinctive = stems(label) - common_stems() - _TOTAL_WORDS
+            if others < NAME_CONSENSUS or not distinctive or (own is not None and distinctive == own.distinctive):
+                continue
+            if (own is not None and distinctive & own.distinctive) or len(distinctive & words) >= 2:
+                found.append(Name(label, distinctive, others))
+        return found
+
+    def rare_stems(self, concept: str, cik: str) -> frozenset[str]:
+        """The concept's words (label and XBRL name, common ones aside) that occur in under RARE_ROW_SHARE of the other
+        companies' row labels; all of them when no other company's rows are known. A row holding two of them beside a
+        figure goes to review."""
+        words = concept_stems(concept) - common_stems() - _TOTAL_WORDS
+        own = self._row_stems.get(cik, Counter())
+        rows = self._all[""] - own[""]
+        if rows <= 0:
+            return words
+        return frozenset(w for w in words if (self._all[w] - own[w]) / rows < RARE_ROW_SHARE)
+
+
+@dataclass(frozen=True)
+class AbsenceVerdict:
+    """printed, review or absent, with the rule that decided it and the passages that show it (module doc)."""
+
+    outcome: str
+    rule: str
+    evidence: tuple[Evidence, ...] = ()
+    detail: str = ""
+
+
+_TOKEN = re.compile(r"\S+")
+
+
+def _name_windows(tokens: list[str], name: Name) -> list[tuple[int, int]]:
+    """(first, last) token of each place where all the name's distinctive words stand together: within the name's
+    own length and _NAME_SPAN more words."""
+    stemmed = _stemmer().stemWords([re.sub(r"[^a-z]", "", t.lower()) for t in tokens])
+    span = len(_WORD.findall(name.words)) + _NAME_SPAN
+    windows = []
+    for start, stem in enumerate(stemmed):
+        if stem not in name.distinctive:
+            continue
+        seen: set[str] = set()
+        for end in range(start, min(len(stemmed), start + span)):
+            if stemmed[end] in name.distinctive:
+                seen.add(stemmed[end])
+            if seen == name.distinctive:
+                windows.append((start, end))
+                break
+    return windows
+
+
+def names_with_amount(sentence: str, name: Name) -> bool:
+    """The sentence prints the name with an amount beside it (within _AMOUNT_REACH words): "Advertising costs were
+    $412 million", not "treasury centers" at the end of a sentence that opens with "85% of our cash"."""
+    tokens = [m for m in _TOKEN.finditer(sentence)]
+    windows = _name_windows([m.group(0) for m in tokens], name)
+    if not windows:
+        return False
+    starts = [m.start() for m in tokens]
+    amounts = [sum(1 for s in starts if s <= a.start()) - 1 for a in _AMOUNT.finditer(sentence)]
+    return any(first - _AMOUNT_REACH <= at <= last + _AMOUNT_REACH for first, last in windows for at in amounts)
+
+
+def says_none(sentence: str, name: Name) -> bool:
+    """The sentence calls the named item nil: a negation a few words before the name ("no commercial paper was
+    outstanding", "did not have any finance leases"), or the name called immaterial a few words after it."""
+    tokens = [m.group(0) for m in _TOKEN.finditer(sentence)]
+    lowered = [re.sub(r"[^a-z]", "", t.lower()) for t in tokens]
+    for first, last in _name_windows(tokens, name):
+        if any(w in _NEGATIONS for w in lowered[max(0, first - _NEGATION_REACH) : first]):
+            return True
+        if _IMMATERIAL.search(" ".join(tokens[last + 1 : last + 1 + _NEGATION_REACH])):
+            return True
+    return False
+
+
+def absence_verdict(
+    scope: Iterable[ScopeText],
+    concept: str,
+    years: set[int],
+    names: list[Name],
+    rare: frozenset[str] = frozenset(),
+) -> AbsenceVerdict:
+    """Whether the scope prints the line item for one of `years` (module doc): the first printed evidence, else the
+    passages a person must read (review), else absent. `names`: PrintedNames.names (or the label alone); `rare`:
+    PrintedNames.rare_stems."""
+    texts = list(scope)
+    family = TAXONOMY_FAMILIES.get(concept, ())
+    for text in texts:
+        tagged = text.family_tagged(family)
+        if tagged is not None:
+            return AbsenceVerdict(PRINTED, FAMILY_TAGGED, (tagged,), tagged.describe())
+    label = stems(CONCEPT_LABELS.get(concept, "")) - _TOTAL_WORDS
+    covering = max(2, len(label) // 2 + 1)
+    other_periods: list[Evidence] = []
+    near_rows: list[Evidence] = []
+    for text in texts:
+        for name in names:
+            for k in text.holding(name.distinctive):
+                e = text.entries[k][1]
+                if e.kind in ("row", "heading"):
+                    if e.for_period(years):
+                        rule = PRINTED_ROW if e.kind == "row" else HEADING_OVER_COMPONENTS
+                        return AbsenceVerdict(PRINTED, rule, (e,), f"{e.describe()}, a name of it: {name.said()}")
+                    other_periods.append(e)
+                elif e.kind == "sentence":
+                    priced = e.amount and names_with_amount(e.shown, name)
+                    if priced and e.for_period(years):
+                        return AbsenceVerdict(
+                            PRINTED, PRINTED_SENTENCE, (e,), f"{e.describe()}, a name of it: {name.said()}"
+                        )
+                    if e.for_period(years) and says_none(e.shown, name):
+                        return AbsenceVerdict(PRINTED, PRINTED_NONE, (e,), f"{e.describe()}: it says there is none")
+                    if priced:
+                        other_periods.append(e)
+        for k in text.holding_any(label | rare):
+            held, e = text.entries[k]
+            if e.kind in ("row", "heading") and e.for_period(years):
+                if len(held & label) >= covering or len(held & rare) >= 2:
+                    near_rows.append(e)
+    if other_periods or near_rows:
+        rule = PRINTED_OTHER_PERIODS if other_periods else NEAR_ROW
+        shown = _interleaved(other_periods + near_rows, [t.filing_id for t in texts])[:_REVIEW_EVIDENCE]
+        return AbsenceVerdict(REVIEW, rule, tuple(shown), shown[0].describe())
+    return AbsenceVerdict(ABSENT, "", ())
+
+
+def _interleaved(found: list[Evidence], order: list[str]) -> list[Evidence]:
+    """Passages from each filing in turn, in text order within a filing, without repeats."""
+    queues: dict[str, list[Evidence]] = {f: [] for f in order}
+    seen: set[tuple[str, str, str]] = set()
+    for e in found:
+        key = (e.filing_id, e.kind, e.line or e.shown)
+        if key not in seen:
+            seen.add(key)
+            queues.setdefault(e.filing_id, []).append(e)
+    picked: list[Evidence] = []
+    for turn in range(max((len(q) for q in queues.values()), default=0)):
+        picked += [q[turn] for q in queues.values() if turn < len(q)]
+    return picked
+
+
+def forward_schedule(scope: Iterable[ScopeText], concept: str, year: int) -> Evidence | None:
+    """A table that prints `year` as a row or column label under a caption, header or heading holding the concept's
+    words: a schedule of estimated amortization, maturities or future payments ("2026 | 1,130" under "estimated future
+    amortization expense"), which a careless reader takes for the asked year's figure. The concept's words are its
+    label's stems less the ones every statement repeats (total, net, other, current, operating, expense, income)."""
+    words = stems(CONCEPT_LABELS.get(concept, "")) - _SCHEDULE_GENERIC
+    if not words:
+        return None
+    for text in scope:
+        for held, e in text.schedules:
+            if year in e.years and held & words:
+                return e
+    return None
 
 
 def rival_rows(scope: Iterable[ScopeText], label: str, gold_row: str, years: set[int], printed: str) -> list[Evidence]:
@@ -325,19 +700,9 @@ def rival_rows(scope: Iterable[ScopeText], label: str, gold_row: str, years: set
     return found
 
 
-def nearest(scope: Iterable[ScopeText], concept: str, year: int | None = None) -> Evidence | None:
-    """The first thing in the scope's filings that might answer a question about `concept`, or None (module doc)."""
-    asked = Asked.of(concept)
-    for text in scope:
-        found = text.near(asked, year)
-        if found:
-            return found[0]
-    return None
-
-
 def evidence_sheet(scope: Iterable[ScopeText], concept: str, year: int | None = None, limit: int = 8) -> list[Evidence]:
-    """Up to `limit` things in scope that might answer it, for a person to read: the filings take turns, printed rows
-    and headings first, then sentences, then tagged names."""
+    """Up to `limit` passages of the scope that hold the item's words, for a person to read (ScopeText.near): the
+    filings take turns, printed rows and headings first, then sentences, then tagged names."""
     asked = Asked.of(concept)
     order = {"row": 0, "heading": 0, "sentence": 1, "tagged": 2}
     queues = [sorted(text.near(asked, year), key=lambda e: order[e.kind]) for text in scope]
@@ -347,13 +712,15 @@ def evidence_sheet(scope: Iterable[ScopeText], concept: str, year: int | None = 
     return picked[:limit]
 
 
-def asked_words(concept: str) -> str:
-    """What the rule looks for, said for a reviewer: the distinctive stems and the label's."""
+def nearest(scope: Iterable[ScopeText], concept: str, year: int | None = None) -> Evidence | None:
+    """The first thing in the scope's filings that might answer a question about `concept` for `year` by the broad
+    rule (ScopeText.near), or None: what an other-year twin must not have."""
     asked = Asked.of(concept)
-    return (
-        f"distinctive stems {', '.join(sorted(asked.distinctive)) or '(none)'}; label stems "
-        f"{', '.join(sorted(asked.label))} ({asked.covering} of them name the line)"
-    )
+    for text in scope:
+        found = text.near(asked, year)
+        if found:
+            return found[0]
+    return None
 
 
 # "Item 8. Financial Statements and Supplementary Data: Refer to pages 46 through 121 of the Annual Report to

@@ -18,6 +18,7 @@ import hashlib
 import json
 import random
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import cast
 
@@ -31,12 +32,19 @@ from edgar_eval.corpus.pages import page_label, stored_pages
 from edgar_eval.domain.routes import ANSWER, NO_ANSWER, REVIEW
 from edgar_eval.golden import fairness as rules
 from edgar_eval.golden.fairness import FairnessLimits, FigureIndex
-from edgar_eval.golden.labels import absence_probes, is_boilerplate, label_for
+from edgar_eval.golden.labels import is_boilerplate, label_for
 from edgar_eval.golden.might_answer import (
+    ABSENT,
+    FORWARD_SCHEDULE,
+    PRINTED,
+    PrintedNames,
     ScopeText,
     ScopeTexts,
+    absence_verdict,
     can_be_absent,
     concept_stems,
+    cover_page_end,
+    forward_schedule,
     nearest,
     rival_rows,
     statements_elsewhere,
@@ -74,6 +82,24 @@ GOLDEN_COLUMNS = [
     "review_note",
 ]
 REJECTION_COLUMNS = ["kind", "rule", "filing_id", "cik", "concept", "period", "detail"]
+# The absent-concept candidates whose filing's words leave them open: a person reads the passages and says absent or
+# answered (reviews/<corpus>/absence-review.jsonl, bound to each case's sha256); until then they await review.
+REVIEW_QUEUE_COLUMNS = [
+    "question_id",
+    "case_sha256",
+    "question",
+    "company",
+    "cik",
+    "filing_id",
+    "concept",
+    "period",
+    "rule",
+    "passages",
+    "status",
+    "reviewer",
+    "reason",
+]
+AWAITING, REVIEWED_ABSENT, REVIEWED_ANSWERED = "awaiting_review", "reviewed_absent", "reviewed_answered"
 PERIODIC_FORMS = {"10-K": ("FY", "instant"), "10-Q": ("Q", "H", "9M", "instant")}
 _DURATION_WORDS = {"Q": "the quarter", "H": "the six months", "9M": "the nine months"}
 _UNIT_WORDS = {3: " thousand", 6: " million", 9: " billion"}
@@ -88,6 +114,7 @@ class GoldenBuild:
     rejections: pd.DataFrame
     wider_scope_gold: pd.DataFrame  # WIDER_SCOPE_COLUMNS: each answerable question's gold or rule per wider scope
     statements_elsewhere: dict[str, str]  # filing id -> why its statements are not in its text (no absent question)
+    review_queue: pd.DataFrame  # REVIEW_QUEUE_COLUMNS: absent-concept candidates a person decides
 
 
 def printed_answer(printed: str, value: float, unit: str | None, scale: int) -> str:
@@ -194,8 +221,18 @@ class _Scope:
             for f in sorted(self.texts)
             if (why := statements_elsewhere(self.filing[f].form, self.texts[f], numeric.get(f, 0), usual))
         }
+        body_starts = {row.filing_id: cover_page_end(len(row.text), row.page_ends) for row in iter_rows(texts)}
         self._scope_texts = ScopeTexts(
-            self.texts, {f: self.concepts.get(f, set()) | self.members.get(f, set()) for f in self.texts}
+            self.texts, {f: self.concepts.get(f, set()) | self.members.get(f, set()) for f in self.texts}, body_starts
+        )
+        printed = located[(located.dimensions == "") & located.value.notna()]
+        if "is_numeric" in printed:
+            printed = printed[printed.is_numeric]
+        cik_of = {f: str(self.filing[f].cik) for f in self.texts if f in self.filing}
+        self.printed_names = PrintedNames.read(
+            zip(printed.filing_id, printed.concept, printed.offset.astype(int)),
+            {f: t for f, t in self.texts.items() if f in cik_of},
+            cik_of,
         )
         self._printing: dict[str, list[str]] | None = None
 
@@ -278,7 +315,11 @@ def build_golden_questions(
     limits: FairnessLimits = FairnessLimits(),
     unanswerable_per_kind: int = 4,
     absent_concept_min_companies: int = 3,
+    absence_reviews: Mapping[str, dict[str, str]] | None = None,
 ) -> GoldenBuild:
+    """The template golden set (module doc). `absence_reviews`: a person's verdicts on the absent-concept candidates
+    the rule leaves open, by question id (golden.absence.read_absent_concept_reviews); a verdict counts only for the
+    case sha256 it was given on."""
     facts = facts.assign(
         period_key=facts.period_kind + "|" + facts.period_start.fillna("") + "|" + facts.period_end.fillna(""),
         offset=facts.offset + facts.displayed.fillna("").map(_digits_start),
@@ -325,8 +366,18 @@ def build_golden_questions(
             )
     fair = [q for q in eligible if q["rule"] is None]
     selected = _apply_quotas(fair, limits, seed, reject)
+    queue: list[dict] = []
     unanswerable = _unanswerable(
-        selected, fair, scope, facts, seed, unanswerable_per_kind, absent_concept_min_companies, reject
+        selected,
+        fair,
+        scope,
+        facts,
+        seed,
+        unanswerable_per_kind,
+        absent_concept_min_companies,
+        reject,
+        absence_reviews or {},
+        queue,
     )
     conflicts = _conflicting_values(candidates, scope, reject)
     rows = [_row(q) for q in selected + unanswerable + conflicts]
@@ -336,7 +387,11 @@ def build_golden_questions(
     rejected = rejected.sort_values(REJECTION_COLUMNS, kind="stable").reset_index(drop=True)
     wider = _wider_scope_gold(selected, scope, limits)
     wider = wider.drop_duplicates(["question_id", "search_scope"]).sort_values(["question_id", "search_scope"])
-    return GoldenBuild(golden, rejected, wider.reset_index(drop=True), scope.statements_elsewhere)
+    review_queue = pd.DataFrame(queue, columns=REVIEW_QUEUE_COLUMNS)
+    review_queue = review_queue.drop_duplicates("question_id").sort_values(["cik", "filing_id", "question_id"])
+    return GoldenBuild(
+        golden, rejected, wider.reset_index(drop=True), scope.statements_elsewhere, review_queue.reset_index(drop=True)
+    )
 
 
 def _describe(fact, scope: _Scope) -> dict:
@@ -609,6 +664,8 @@ def _unanswerable(
     per_kind: int,
     min_companies: int,
     reject,
+    reviews: Mapping[str, dict[str, str]],
+    queue: list[dict],
 ) -> list[dict]:
     rng = random.Random(seed)
     companies = scope.company
@@ -654,6 +711,18 @@ def _unanswerable(
                     f"for {absent_year}, {printed.describe()}",
                 )
                 continue
+            schedule = forward_schedule(company_texts, q["concept"], absent_year)
+            if schedule is not None:  # an estimate, a maturity or a future payment printed under the year
+                reject(
+                    "other_year",
+                    FORWARD_SCHEDULE,
+                    filing_id,
+                    cik,
+                    q["concept"],
+                    str(absent_year),
+                    f"for {absent_year}, {schedule.describe()}",
+                )
+                continue
             out.append(
                 _twin(
                     q,
@@ -686,24 +755,39 @@ def _unanswerable(
             )
         in_scope = scope.of(cik, year)
         tagged = scope.tagged_in(in_scope)
-
-        scope_text = "\n".join(scope.lower_text[f] for f in in_scope)  # once per filing, not once per concept
-
-        def refuted(rule: str, concept: str, detail: str) -> None:
-            reject("absent_concept", rule, filing_id, cik, concept, "", detail)
-
-        absent = [
-            concept
-            for concept in common
-            if concept not in tagged
-            and cik not in reporters[concept]
-            and not _absence_refuted(concept, in_scope, scope_text, tagged, scope, refuted)
-        ]
+        kind = "FY" if filing.form == "10-K" else "Q"
+        asked_years = {year, pd.Timestamp(filing.period_end).year}
+        admitted: list[str] = []
+        reviewed_note: dict[str, str] = {}
+        for concept in common:
+            if concept in tagged or cik in reporters[concept]:
+                continue  # the company reports it: no candidate
+            how = "instant" if usual_instant[concept] else kind
+            when = period_phrase(filing.form, how, filing.period_end, year)
+            question = question_text(companies[cik], cast(str, label_for(concept)), when)  # a reported concept
+            checked = (in_scope, tagged, asked_years)
+            asked = (question, _period_words(when))
+            rule, detail = _absence(concept, asked, filing_id, cik, checked, scope, reviews, queue)
+            if rule is None:
+                admitted.append(concept)
+                reviewed_note[concept] = detail
+            else:
+                reject("absent_concept", rule, filing_id, cik, concept, "", detail)
         seen_labels: set[str | None] = set()
-        absent = [c for c in absent if not (label_for(c) in seen_labels or seen_labels.add(label_for(c)))]
-        for concept in rng.sample(absent, min(per_kind, len(absent))):
-            kind = "instant" if usual_instant[concept] else ("FY" if filing.form == "10-K" else "Q")
-            when = period_phrase(filing.form, kind, filing.period_end, year)
+        unique = []
+        for concept in admitted:
+            if label_for(concept) in seen_labels:
+                reject("absent_concept", rules.LABEL_REPORTED, filing_id, cik, concept, "", "one label, asked once")
+                continue
+            seen_labels.add(label_for(concept))
+            unique.append(concept)
+        drawn = rng.sample(unique, min(per_kind, len(unique)))
+        for concept in unique:
+            if concept not in drawn:
+                reject("absent_concept", rules.QUOTA_FILING, filing_id, cik, concept, "", f"{per_kind} per filing")
+        for concept in drawn:
+            how = "instant" if usual_instant[concept] else kind
+            when = period_phrase(filing.form, how, filing.period_end, year)
             company = companies[cik]
             out.append(
                 {
@@ -721,6 +805,7 @@ def _unanswerable(
                     "source_sha256": filing.sha256,
                     "statement_type": "none",
                     "scope_filing_ids": in_scope,
+                    "review_note": reviewed_note.get(concept, ""),
                 }
             )
     return out
@@ -752,33 +837,71 @@ def _day_number(iso_date: str) -> int:
     return datetime.date.fromisoformat(str(iso_date)[:10]).toordinal()
 
 
-def _absence_refuted(concept: str, in_scope: list[str], text: str, tagged: set[str], scope: _Scope, reject) -> bool:
-    """Whether anything in the scope might answer a question about `concept` (golden.might_answer), rejecting the
-    candidate with the first rule that says so: a filing of the scope keeps its statements elsewhere; the concept is a
-    total or computed figure, or has no distinctive words; the scope prints one of the concept's usual words
-    anywhere; it tags another concept under the same label; it tags a concept, or prints a row, a heading over rows or
-    a sentence with a figure, that holds one of the concept's distinctive words."""
+def _absence(
+    concept: str,
+    asked: tuple[str, str],
+    filing_id: str,
+    cik: str,
+    checked: tuple[list[str], set[str], set[int]],
+    scope: _Scope,
+    reviews: Mapping[str, dict[str, str]],
+    queue: list[dict],
+) -> tuple[str | None, str]:
+    """(None, note) when `concept` is admitted as absent from the scope; else (rule, detail). The rules run in order: a
+    filing of the scope keeps its statements elsewhere; the concept is a total or computed figure, or has no distinctive
+    words; the scope tags another concept under the same label; then golden.might_answer's verdict: printed (rejected),
+    review (queued for a person, admitted only on a verdict of "absent" bound to the case), or absent (admitted).
+    `asked`: the question and its period; `checked`: the scope's filings, the concepts they tag, and the years
+    the question asks."""
+    in_scope, tagged, years = checked
+    question, period = asked
     elsewhere = [f for f in in_scope if f in scope.statements_elsewhere]
     if elsewhere:
-        reject(rules.STATEMENTS_ELSEWHERE, concept, f"{elsewhere[0]}: {scope.statements_elsewhere[elsewhere[0]]}")
-        return True
+        return rules.STATEMENTS_ELSEWHERE, f"{elsewhere[0]}: {scope.statements_elsewhere[elsewhere[0]]}"
     why_not = can_be_absent(concept)
     if why_not:
-        reject(rules.CANNOT_BE_ABSENT, concept, why_not)
-        return True
-    found = [probe for probe in absence_probes(concept) if probe in text]  # `text`: the scope's, lower-cased
-    if found:
-        reject(rules.ABSENCE_UNCONFIRMED, concept, f"the scope prints {found[0]!r}")
-        return True
+        return rules.CANNOT_BE_ABSENT, why_not
     label = label_for(concept)
     if label in {label_for(c) for c in tagged}:
-        reject(rules.LABEL_REPORTED, concept, f"the scope tags another concept labelled {label!r}: it is answerable")
-        return True
-    near = nearest(scope.scope_texts(in_scope), concept)
-    if near is not None:
-        reject(rules.NEAR_RULES[near.kind], concept, near.describe())
-        return True
-    return False
+        return rules.LABEL_REPORTED, f"the scope tags another concept labelled {label!r}: it is answerable"
+    names = scope.printed_names.names(concept, cik)
+    rare = scope.printed_names.rare_stems(concept, cik)
+    verdict = absence_verdict(scope.scope_texts(in_scope), concept, years, names, rare)
+    if verdict.outcome == PRINTED:
+        return verdict.rule, verdict.detail
+    if verdict.outcome == ABSENT:
+        return None, ""
+    passages = [f"[{e.filing_id}] {e.line or e.shown}" for e in verdict.evidence]
+    shas = [str(scope.filing[f].sha256) for f in in_scope]
+    case_sha256 = hashlib.sha256(json.dumps([question, shas, passages]).encode()).hexdigest()
+    question_id = _question_id("absent_concept", cik, question)
+    decided = reviews.get(question_id)
+    status, reviewer, reason = AWAITING, "", ""
+    if decided is not None and decided["case_sha256"] == case_sha256:
+        status = REVIEWED_ABSENT if decided["verdict"] == "absent" else REVIEWED_ANSWERED
+        reviewer, reason = decided["reviewer"], decided["reason"]
+    queue.append(
+        {
+            "question_id": question_id,
+            "case_sha256": case_sha256,
+            "question": question,
+            "company": scope.company[cik],
+            "cik": cik,
+            "filing_id": filing_id,
+            "concept": concept,
+            "period": period,
+            "rule": verdict.rule,
+            "passages": passages,
+            "status": status,
+            "reviewer": reviewer,
+            "reason": reason,
+        }
+    )
+    if status == REVIEWED_ABSENT:
+        return None, f"admitted by review ({reviewer}): {reason}"
+    if status == REVIEWED_ANSWERED:
+        return rules.REVIEWED_ANSWERED, f"{reviewer}: {reason}"
+    return rules.AWAITING_REVIEW, f"{verdict.rule}: {verdict.detail}"
 
 
 def _twin(source: dict, kind: str, **changes) -> dict:

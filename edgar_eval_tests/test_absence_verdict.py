@@ -1,0 +1,181 @@
+"""The absence rule's three outcomes (golden.might_answer.absence_verdict) on filings constructed for each class: what
+a careful reader takes as the filing printing a line item (rejected), what leaves it open (a person's review), and
+what is no evidence at all (a tag name, an extension concept, the cover page, a word far from any figure). Every row
+and sentence here is written for the test; no filing text is copied."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from edgar_eval.golden import might_answer as rule
+from edgar_eval.golden.might_answer import (
+    ABSENT,
+    PRINTED,
+    REVIEW,
+    Name,
+    PrintedNames,
+    ScopeText,
+    absence_verdict,
+    cover_page_end,
+    forward_schedule,
+    label_name,
+)
+
+ADVERTISING = "us-gaap:AdvertisingExpense"
+COMMERCIAL_PAPER = "us-gaap:CommercialPaper"
+LEASE_LIABILITY = "us-gaap:FinanceLeaseLiability"
+GENERAL_ADMIN = "us-gaap:GeneralAndAdministrativeExpense"
+RIGHT_OF_USE = "us-gaap:OperatingLeaseRightOfUseAsset"
+CAPEX = "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment"
+PREPAID = "us-gaap:PrepaidExpenseAndOtherAssetsCurrent"
+TREASURY = "us-gaap:TreasuryStockValueAcquiredCostMethod"
+INVENTORY = "us-gaap:InventoryNet"
+AMORTIZATION = "us-gaap:AmortizationOfIntangibleAssets"
+OPERATING_LEASE_COST = "us-gaap:OperatingLeaseCost"
+
+INCOME_STATEMENT = """CONSOLIDATED STATEMENTS OF OPERATIONS
+| | Fiscal 2025 | Fiscal 2024 |
+| Net sales | $ | 8,210 | $ | 7,980 |
+| Cost of sales | 5,001 | 4,870 |
+| Selling, general and administrative | 1,377 | 1,208 |
+| Operating income | 1,832 | 1,902 |
+"""
+
+
+def _verdict(concept, *texts, years=(2025,), names=None, rare=frozenset(), tagged=(), body_start=0):
+    scope = [ScopeText(f"f{k}", text, tagged if k == 0 else (), body_start) for k, text in enumerate(texts)]
+    if names is None:
+        names = [n for n in [label_name(concept)] if n is not None]
+    return absence_verdict(scope, concept, set(years), names, rare)
+
+
+def test_a_row_naming_the_item_with_a_figure_for_the_period_is_printed():
+    text = INCOME_STATEMENT + "| Advertising | 212 | 198 |\n"
+    verdict = _verdict(ADVERTISING, text)
+    assert verdict.outcome == PRINTED and verdict.rule == rule.PRINTED_ROW and "Advertising" in verdict.detail
+
+
+def test_a_tag_name_or_an_extension_concept_is_no_printed_evidence():
+    """A candidate used to be rejected when one stem of its label sat inside any tag name: a lease liability for a
+    trading-plan flag's tag, right-of-use assets for an extension about short-term borrowings."""
+    tags = ["ecd:Rule10b51ArrTrdFlag", "xyz:ShortTermBorrowingsRightToUseFacilityMember", "xyz:FinanceLeaseProgramMember"]
+    assert _verdict(RIGHT_OF_USE, INCOME_STATEMENT, tagged=tags).outcome == ABSENT
+    assert _verdict(LEASE_LIABILITY, INCOME_STATEMENT, tagged=tags).outcome == ABSENT
+
+
+def test_the_cover_page_is_not_read():
+    cover = (
+        "FORM 10-K\nThe registrant meets the conditions set forth in General Instructions H(1)(a) and (b) of Form 10-K "
+        "and files with the reduced disclosure format; general and administrative matters are described in Item 1 of "
+        "the $1,000 million program.\n"
+    )
+    text = cover + INCOME_STATEMENT.replace("Selling, general and administrative", "Marketing")
+    assert _verdict(GENERAL_ADMIN, text).outcome == PRINTED  # read from the first character, the cover counts
+    assert _verdict(GENERAL_ADMIN, text, body_start=len(cover)).outcome == ABSENT
+    assert cover_page_end(len(text) * 20, [len(cover), len(text)]) == len(cover)
+    assert cover_page_end(len(text), [len(text)]) == 0  # one page: no cover page to leave out
+
+
+def test_a_sentence_prints_the_item_only_with_an_amount_beside_its_words():
+    near = "Advertising costs were $412 million in fiscal 2025."
+    far = (
+        "Over 85% of our cash, cash equivalents and marketable debt securities held at the end of the year were "
+        "managed within North America and at our regional treasury centers."
+    )
+    assert _verdict(ADVERTISING, near).rule == rule.PRINTED_SENTENCE
+    assert _verdict(TREASURY, far).outcome == ABSENT
+    assert _verdict(ADVERTISING, "We rely on advertising partners to reach customers.").outcome == ABSENT
+
+
+def test_a_sentence_saying_there_is_none_answers_the_question():
+    none = "There was no commercial paper outstanding at the end of fiscal 2025."
+    immaterial = "Advertising costs were not material in fiscal 2025."
+    unrelated = "We do not expect to update these statements, other than as required by law."
+    assert _verdict(COMMERCIAL_PAPER, none).rule == rule.PRINTED_NONE
+    assert _verdict(ADVERTISING, immaterial).rule == rule.PRINTED_NONE
+    assert _verdict(ADVERTISING, unrelated).outcome == ABSENT
+
+
+def test_a_name_printed_for_other_periods_only_goes_to_review():
+    old = "| | Fiscal 2023 | Fiscal 2022 |\n| Advertising | 150 | 140 |\n"
+    verdict = _verdict(ADVERTISING, old, years=(2025,))
+    assert verdict.outcome == REVIEW and verdict.rule == rule.PRINTED_OTHER_PERIODS
+    assert "Advertising" in verdict.evidence[0].line
+    assert _verdict(ADVERTISING, old, years=(2023,)).outcome == PRINTED
+
+
+def test_a_row_holding_most_of_the_labels_words_goes_to_review():
+    balance = "| | December 31, 2025 | December 31, 2024 |\n| Other current assets | 301 | 288 |\n"
+    verdict = _verdict(PREPAID, balance)
+    assert verdict.outcome == REVIEW and verdict.rule == rule.NEAR_ROW
+
+
+def test_a_row_under_another_name_other_companies_print_is_printed_and_two_rare_words_go_to_review():
+    cash_flows = "| | Fiscal 2025 | Fiscal 2024 |\n| Purchases of property, equipment and software | (1,377) | (1,208) |\n"
+    alone = _verdict(CAPEX, cash_flows)
+    assert alone.outcome == ABSENT  # the label alone ("capital expenditures") does not name the row
+    rare = frozenset({"properti", "equip"})
+    assert _verdict(CAPEX, cash_flows, rare=rare).outcome == REVIEW
+    label = label_name(CAPEX)
+    assert label is not None
+    printed_elsewhere = Name("purchases of property and equipment", frozenset({"purchas", "properti", "equip"}), 5)
+    verdict = _verdict(CAPEX, cash_flows, names=[label, printed_elsewhere])
+    assert verdict.outcome == PRINTED and "5 other companies" in verdict.detail
+
+
+def _names(rows_by_company: dict[str, list[str]]) -> PrintedNames:
+    """Each company's filing prints its rows beside a capex fact of its own."""
+    texts, facts, cik_of = {}, [], {}
+    for cik, rows in rows_by_company.items():
+        text = "".join(f"| {row} | (1,{k:03d}) |\n" for k, row in enumerate(rows))
+        texts[f"{cik}-10k"], cik_of[f"{cik}-10k"] = text, cik
+        offset = 0
+        for line in text.splitlines(keepends=True):
+            facts.append((f"{cik}-10k", CAPEX, offset + line.index("(1,")))
+            offset += len(line)
+    return PrintedNames.read(facts, texts, cik_of)
+
+
+def test_names_learned_from_the_corpus_leave_the_asked_company_out():
+    names = _names(
+        {
+            "1": ["Purchases of property and equipment"],
+            "2": ["Purchases of property and equipment"],
+            "3": ["Capital expenditures (1)"],
+            "4": ["Additions to plant and machinery"],  # printed by one company: no consensus
+        }
+    )
+    words = {n.words for n in names.names(CAPEX, "9")}
+    assert "purchases of property and equipment" in words
+    assert "additions to plant and machinery" not in words
+    # company 1 asks: only company 2 prints the name now, under the consensus of two
+    assert "purchases of property and equipment" not in {n.words for n in names.names(CAPEX, "1")}
+
+
+def test_rare_words_are_counted_over_other_companies_rows():
+    names = PrintedNames({}, {"1": Counter({"": 1000, "properti": 2}), "2": Counter({"": 10, "properti": 10})})
+    assert "properti" in names.rare_stems(CAPEX, "2")  # 2 of company 1's 1,000 rows
+    assert "properti" not in names.rare_stems(CAPEX, "1")  # every row of company 2's
+    assert names.rare_stems(CAPEX, "3") == names.rare_stems(CAPEX, "3") and "equip" in names.rare_stems(CAPEX, "3")
+
+
+def test_the_taxonomy_family_still_answers_an_inventories_question():
+    balance = "| | 2025 | 2024 |\n| Materials and supplies | 512 | 498 |\n"
+    assert _verdict(INVENTORY, balance).outcome == ABSENT
+    verdict = _verdict(INVENTORY, balance, tagged=["us-gaap:MaterialsSuppliesAndOther"])
+    assert verdict.outcome == PRINTED and verdict.rule == rule.FAMILY_TAGGED
+
+
+def test_a_forward_schedule_under_the_concepts_words_answers_an_other_year_twin_carelessly():
+    schedule = (
+        "Estimated future amortization expense of intangible assets is as follows:\n"
+        "| Fiscal year | Amount |\n| 2026 | 1,130 |\n| 2027 | 990 |\n| Total | 2,120 |\n"
+    )
+    scope = [ScopeText("f0", schedule)]
+    found = forward_schedule(scope, AMORTIZATION, 2026)
+    assert found is not None and found.kind == "schedule" and "amortization" in found.shown
+    assert forward_schedule(scope, AMORTIZATION, 2028) is None
+    leases = "Maturities of lease liabilities were as follows:\n| | 2026 | 2027 | Thereafter |\n| Payments | 140 | 120 | 300 |\n"
+    assert forward_schedule([ScopeText("f0", leases)], OPERATING_LEASE_COST, 2027) is not None
+    unrelated = "Our debt matures as follows:\n| 2026 | 500 |\n"
+    assert forward_schedule([ScopeText("f0", unrelated)], AMORTIZATION, 2026) is None
