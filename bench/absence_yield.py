@@ -19,6 +19,7 @@ import hashlib
 import sys
 import time
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 
@@ -58,17 +59,18 @@ def corpus_tables(corpus: Path) -> dict[str, pd.DataFrame]:
 def per_filing(filings: pd.DataFrame, questions: pd.DataFrame, rejections: pd.DataFrame) -> pd.DataFrame:
     """One row per 10-K and 10-Q: candidates, admitted, awaiting review, and the rejections by rule."""
     absent = questions[questions.kind == "absent_concept"]
-    rejected = rejections[(rejections.kind == "absent_concept") & (rejections.concept != "")]
+    rejected = cast(pd.DataFrame, rejections[(rejections.kind == "absent_concept") & (rejections.concept != "")])
     rows = []
-    for filing in filings[filings.form.isin(list(TARGETS))].itertuples():
-        mine = rejected[rejected.filing_id == filing.filing_id]
-        admitted = int((absent.source_filing_id == filing.filing_id).sum())
+    periodic = cast(pd.DataFrame, filings[filings.form.isin(list(TARGETS))])
+    for filing_id, cik, form in zip(periodic.filing_id, periodic.cik, periodic.form, strict=True):
+        mine = cast(pd.DataFrame, rejected[rejected.filing_id == filing_id])
+        admitted = int((absent.source_filing_id == filing_id).sum())
         by_rule = mine.rule.value_counts().to_dict()
         rows.append(
             {
-                "filing": filing.filing_id,
-                "cik": filing.cik,
-                "form": filing.form,
+                "filing": filing_id,
+                "cik": cik,
+                "form": form,
                 "candidates": admitted + len(mine),
                 "admitted": admitted,
                 "awaiting_review": int(by_rule.get("awaiting_review", 0)),
@@ -79,7 +81,7 @@ def per_filing(filings: pd.DataFrame, questions: pd.DataFrame, rejections: pd.Da
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("corpus", type=Path)
     parser.add_argument("--built-on", type=Path, help="the corpus the rules were written on (its companies)")
     parser.add_argument("--per-filing", action="store_true", help="print every filing's row")
@@ -96,7 +98,9 @@ def main() -> None:
         built_on = {str(row["cik"]).lstrip("0") for row in read_manifest(args.built_on).values()}
     table = per_filing(tables["filings"], build.questions, build.rejections)
     table["held_out"] = ~table.cik.astype(str).str.lstrip("0").isin(built_on)
-    print(f"{args.corpus}: {len(tables['filings'])} filings parsed in {parsed:.0f} s, golden set built in {built:.0f} s")
+    print(
+        f"{args.corpus}: {len(tables['filings'])} filings parsed in {parsed:.0f} s, golden set built in {built:.0f} s"
+    )
     if args.per_filing:
         print(table.drop(columns="cik").to_string(index=False))
     summary = (
@@ -115,7 +119,7 @@ def main() -> None:
     summary["held_out"] = summary.held_out.map({True: "held out", False: "built on"})
     print(summary.to_string(index=False))
     held = summary[summary.held_out == "held out"]
-    met = all(row.admitted_per_filing >= row.target for row in held.itertuples())
+    met = bool((held.admitted_per_filing >= held.target).all())
     print(f"held-out target {'met' if met and len(held) else 'NOT met'}")
 
 

@@ -52,7 +52,7 @@ from edgar_eval.retrieval.scope import COMPANY_YEAR, SEARCH_SCOPES, ScopedFiling
 
 EMBED_TARGET_MINUTES = 15
 SEARCH_TARGET_MS = 50
-CORPUS_ASSETS = ("filings", "filing_text", "xbrl_facts", "sections", "chunks", "chunk_embeddings")
+CORPUS_ASSETS = ("filings", "filing_text", "xbrl_facts", "fact_rejections", "sections", "chunks", "chunk_embeddings")
 
 
 def _verdict(ok: bool) -> str:

@@ -58,7 +58,11 @@ def test_a_row_naming_the_item_with_a_figure_for_the_period_is_printed():
 def test_a_tag_name_or_an_extension_concept_is_no_printed_evidence():
     """A candidate used to be rejected when one stem of its label sat inside any tag name: a lease liability for a
     trading-plan flag's tag, right-of-use assets for an extension about short-term borrowings."""
-    tags = ["ecd:Rule10b51ArrTrdFlag", "xyz:ShortTermBorrowingsRightToUseFacilityMember", "xyz:FinanceLeaseProgramMember"]
+    tags = [
+        "ecd:Rule10b51ArrTrdFlag",
+        "xyz:ShortTermBorrowingsRightToUseFacilityMember",
+        "xyz:FinanceLeaseProgramMember",
+    ]
     assert _verdict(RIGHT_OF_USE, INCOME_STATEMENT, tagged=tags).outcome == ABSENT
     assert _verdict(LEASE_LIABILITY, INCOME_STATEMENT, tagged=tags).outcome == ABSENT
 
@@ -111,7 +115,9 @@ def test_a_row_holding_most_of_the_labels_words_goes_to_review():
 
 
 def test_a_row_under_another_name_other_companies_print_is_printed_and_two_rare_words_go_to_review():
-    cash_flows = "| | Fiscal 2025 | Fiscal 2024 |\n| Purchases of property, equipment and software | (1,377) | (1,208) |\n"
+    cash_flows = (
+        "| | Fiscal 2025 | Fiscal 2024 |\n| Purchases of property, equipment and software | (1,377) | (1,208) |\n"
+    )
     alone = _verdict(CAPEX, cash_flows)
     assert alone.outcome == ABSENT  # the label alone ("capital expenditures") does not name the row
     rare = frozenset({"properti", "equip"})
@@ -175,7 +181,65 @@ def test_a_forward_schedule_under_the_concepts_words_answers_an_other_year_twin_
     found = forward_schedule(scope, AMORTIZATION, 2026)
     assert found is not None and found.kind == "schedule" and "amortization" in found.shown
     assert forward_schedule(scope, AMORTIZATION, 2028) is None
-    leases = "Maturities of lease liabilities were as follows:\n| | 2026 | 2027 | Thereafter |\n| Payments | 140 | 120 | 300 |\n"
+    leases = "Maturities of lease liabilities:\n| | 2026 | 2027 | Thereafter |\n| Payments | 140 | 120 | 300 |\n"
     assert forward_schedule([ScopeText("f0", leases)], OPERATING_LEASE_COST, 2027) is not None
     unrelated = "Our debt matures as follows:\n| 2026 | 500 |\n"
     assert forward_schedule([ScopeText("f0", unrelated)], AMORTIZATION, 2026) is None
+
+
+# The independent audit of edgar-wide (reviews/edgar-wide/audit-v2.jsonl, before these rules) found three defects;
+# each is a constructed case here, written for the test.
+
+
+def test_a_row_holding_two_words_of_the_items_names_goes_to_review():
+    """Audit defect: accrued compensation printed as "Payrolls and employee benefits ..." (no word of the label; the
+    names other companies print, "accrued payroll ..." and "... compensation and benefits", share two of its words)."""
+    accrued = "us-gaap:EmployeeRelatedLiabilitiesCurrent"
+    note = "| | December 31, 2025 | December 31, 2024 |\n| Payrolls and employee benefits | 3,099 | 3,298 |\n"
+    label = label_name(accrued)
+    assert label is not None
+    assert _verdict(accrued, note).outcome == ABSENT  # the label alone does not reach it
+    learned = [
+        label,
+        Name("accrued payroll and related expenses", frozenset({"accru", "payrol", "relat"}), 2),
+        Name("accrued compensation and benefits", frozenset({"accru", "compens", "benefit"}), 5),
+    ]
+    verdict = _verdict(accrued, note, names=learned)
+    assert verdict.outcome == REVIEW and verdict.rule == rule.NEAR_ROW
+
+
+def test_no_debt_at_all_answers_a_question_about_a_portion_of_debt_so_a_person_decides():
+    """Audit defect: "we had no outstanding debt balances" answers "current portion of long-term debt" ($0), though
+    the sentence holds one word of the label."""
+    current_debt = "us-gaap:LongTermDebtCurrent"
+    none = "As of December 31, 2025, we had no outstanding debt balances under our credit facility."
+    verdict = _verdict(current_debt, none)
+    assert verdict.outcome == REVIEW and verdict.rule == rule.NIL_NEARBY
+    verbs = "Additional debt financing may not be available on favorable terms, or at all."
+    assert _verdict(current_debt, verbs).outcome == ABSENT  # a verb's "not" denies no figure
+    assert _verdict(current_debt, "We did not have any debt outstanding in fiscal 2025.").rule == rule.NIL_NEARBY
+
+
+def test_a_row_under_the_gold_rows_name_in_a_table_without_years_is_a_second_fair_answer():
+    """Audit defect (answerable): share repurchases at 439 paid in the cash flow statement and at 442 in the equity
+    statement under the same row name: two fair answers, so no question."""
+    cash_flows = "| | 2025 | 2024 |\n| Repurchases of common stock | (439) | (496) |\n"
+    equity = "| | Shares | Amount | Total |\n| Repurchases of common stock | (863) | (15) | (442) |\n"
+    scope = [ScopeText("f0", cash_flows + "\n" + equity)]
+    rivals = rule.rival_rows(scope, "spending on share repurchases", "Repurchases of common stock", {2025}, "439")
+    assert [r.figures[-1] for r in rivals] == ["442"]
+    same = "| | Shares | Amount | Total |\n| Repurchases of common stock | (863) | (15) | (439) |\n"
+    agreeing = [ScopeText("f0", cash_flows + "\n" + same)]
+    assert (
+        rule.rival_rows(agreeing, "spending on share repurchases", "Repurchases of common stock", {2025}, "439") == []
+    )
+
+
+def test_a_plan_that_made_no_contributions_answers_its_expense_so_a_person_decides():
+    """Audit defect (second round): "did not make matching contributions" answers "defined contribution plan expense"
+    (none), though no "no" stands before the words."""
+    plan = "us-gaap:DefinedContributionPlanCostRecognized"
+    denied = "The Company did not make matching contributions for the years ended December 31, 2025 and 2024."
+    verdict = _verdict(plan, denied)
+    assert verdict.outcome == REVIEW and verdict.rule == rule.NIL_NEARBY
+    assert _verdict(plan, "We may not achieve the plans described in this report.").outcome == ABSENT

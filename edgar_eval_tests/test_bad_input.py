@@ -172,3 +172,82 @@ def test_an_evaluation_over_partitions_never_built_here_says_so_in_one_line(tmp_
     assert error is not None and error.startswith("none of the 2 filing partitions of the run history has "), error
     assert "`edgar-eval partitions`" in error and "\n" not in error
     assert not (tmp_path / "reports").exists()  # no report from nothing
+
+
+def test_a_fact_that_cannot_be_read_costs_only_itself(tmp_path, demo_files):
+    """A 10-Q whose one fact shows a number word the reader does not know, and whose one context has an unreadable
+    date, is materialised: those two facts are rows of fact_rejections with their reasons, the rest are in
+    xbrl_facts, and a re-run reuses every table."""
+    path = "hvrn/10q_2024-11-05.htm"
+    data = demo_files[path]
+    words = data.replace(
+        b'id="f-10" decimals="-6" scale="6" format="ixt:num-dot-decimal">547<',
+        b'id="f-10" decimals="-6" scale="6" format="ixt-sec:numwordsen">several<',
+    )
+    broken = words.replace(b"<xbrli:instant>2024-10-26<", b"<xbrli:instant>2024-10-32<")
+    assert data != words != broken, "the fixture must really change the fact and the context"
+    corpus = tmp_path / "corpus"
+    (corpus / "hvrn").mkdir(parents=True)
+    (corpus / path).write_bytes(broken)
+    settings = EvalSettings(
+        corpus_dir=str(corpus),
+        corpus_name="one_fact",
+        data_dir=str(tmp_path / "data"),
+        reports_dir=str(tmp_path / "reports"),
+    )
+    instance = dg.DagsterInstance.ephemeral()
+    key = partition_key(path)
+    assert materialise_corpus(build_definitions(settings), instance) == {}
+
+    store = settings.store()
+    dropped = store.read("fact_rejections", key)
+    assert dropped[["fact_id", "concept", "context_id", "displayed", "format", "reason"]].values.tolist() == [
+        [
+            "f-9",
+            "dei:EntityCommonStockSharesOutstanding",
+            "c-i2024-10-26",
+            "487,000,000",
+            "ixt:num-dot-decimal",
+            "context 'c-i2024-10-26' has an unreadable date '2024-10-32'",
+        ],
+        [
+            "f-10",
+            "us-gaap:Revenues",
+            "c-d2024-07-01_2024-09-30",
+            "several",
+            "ixt-sec:numwordsen",
+            "not a number word: 'several' in 'several'",
+        ],
+    ]
+    assert set(dropped.filing_id) == {key} and set(dropped.sha256) == {store.read("filings", key).sha256[0]}
+    facts = store.read("xbrl_facts", key)
+    assert len(facts) == 53 and "several" not in set(facts.displayed) and 1_588_000_000.0 in set(facts.value)
+    assert "dropped 2 fact(s)" in store.read("filings", key).parse_warnings[0][0]
+
+    assert materialise_corpus(build_definitions(settings), instance) == {}
+    record = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey("fact_rejections"), asset_partitions=[key]), limit=1
+    ).records[0]
+    assert cast(dg.AssetMaterialization, record.asset_materialization).metadata["reused"].value is True
+
+
+def test_the_corpus_table_counts_the_facts_dropped_and_names_them_when_few():
+    import pandas as pd
+
+    from edgar_eval.report.builder import FACTS_DROPPED_NAMED, _facts_dropped
+
+    filings = pd.DataFrame({"filing_id": ["a-10k", "b-10q", "c-10k"]})
+    few = [("b-10q", "us-gaap:Revenues", "f-10", "not a number word: 'several' in 'several'")]
+    few.append(("b-10q", "us-gaap:Cash", "", "context 'c-1' has an unreadable date '2024-10-32'"))
+    many = [("c-10k", "us-gaap:Cash", f"f-{i}", "no digits") for i in range(FACTS_DROPPED_NAMED + 1)]
+    dropped = pd.DataFrame(few + many, columns=["filing_id", "concept", "fact_id", "reason"])
+    cells, note = _facts_dropped(filings, dropped)
+    assert cells == [
+        "0",
+        "2: us-gaap:Revenues (id f-10): not a number word: 'several' in 'several'; "
+        "us-gaap:Cash: context 'c-1' has an unreadable date '2024-10-32'",
+        "6 (each with its reason in fact_rejections)",
+    ]
+    assert note.startswith("Facts dropped: 8 in total, from 2 of the 3 filings.")
+    cells, note = _facts_dropped(filings, pd.DataFrame())  # a report of tables built before fact_rejections
+    assert cells == ["0", "0", "0"] and note.startswith("Facts dropped: 0 in total, from 0 of the 3 filings.")

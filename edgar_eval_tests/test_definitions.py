@@ -15,6 +15,7 @@ GRAPH = {
     "filings": ("corpus", {"filing_documents"}),
     "filing_text": ("corpus", {"filings"}),
     "xbrl_facts": ("corpus", {"filings"}),  # parsed from the filing's bytes, as filing_text is: no read of it
+    "fact_rejections": ("corpus", {"filings"}),  # the facts xbrl_facts could not read, from the same parse
     "sections": ("corpus", {"filings"}),
     "chunks": ("corpus", {"filings"}),
     "chunk_embeddings": ("corpus", {"filings", "chunks"}),
@@ -22,6 +23,7 @@ GRAPH = {
     "golden_questions": ("golden", {"xbrl_facts", "chunks", "filing_text", "sections", "filings"}),
     "golden_rejections": ("golden", {"xbrl_facts", "chunks", "filing_text", "sections", "filings"}),
     "gold_by_search_scope": ("golden", {"xbrl_facts", "chunks", "filing_text", "sections", "filings"}),
+    "absence_review_queue": ("golden", {"xbrl_facts", "chunks", "filing_text", "sections", "filings"}),
     "golden_set": ("golden", {"golden_questions", "filings"}),
     "golden_proposals": ("golden", {"filings", "filing_text", "sections"}),
     "admission_verdicts": ("golden", {"golden_proposals", "filings", "filing_text", "sections"}),
@@ -53,10 +55,7 @@ GRAPH = {
     ),
     "expansion_metrics": ("statistics", {"expanded_retrievals"}),
     "generations": ("runs", {"answerer_retrievals", "golden_questions", "search_index"}),
-    "abstention_scores": (
-        "runs",
-        {"answerer_retrievals", "golden_questions", "search_index", "xbrl_facts", "filings", "golden_set"},
-    ),
+    "abstention_scores": ("runs", {"answerer_retrievals", "golden_questions", "search_index", "golden_set"}),
     "reader_accuracy": ("runs", {"answerer_retrievals", "golden_questions", "search_index"}),
     "arm_outcomes": ("runs", {"abstention_scores", "generations", "golden_questions"}),
     "arm_statistics": ("statistics", {"arm_outcomes", "interval_coverage"}),
@@ -135,6 +134,7 @@ GRAPH = {
             "golden_patterns",
             "pattern_baseline",
             "golden_audit",
+            "absence_review_queue",
             "reader_accuracy",
             "interval_coverage",
             "route_matrix",
@@ -144,6 +144,7 @@ GRAPH = {
             "filings",
             "filing_text",
             "xbrl_facts",
+            "fact_rejections",
             "sections",
             "chunks",
             "chunk_embeddings",

@@ -109,3 +109,111 @@ def test_text_facts_read_through_their_format(shown, fmt, expected):
     from edgar_eval.corpus.ixbrl import transform_text
 
     assert transform_text(shown, fmt) == expected
+
+
+_BAD_DATE_CONTEXT = (
+    '<xbrli:context id="Q3bad"><xbrli:entity><xbrli:identifier scheme="http://www.sec.gov/CIK">0000000042'
+    "</xbrli:identifier></xbrli:entity><xbrli:period><xbrli:instant>2024-13-45</xbrli:instant></xbrli:period>"
+    "</xbrli:context>"
+)
+
+
+def _fact(
+    name: str, fact_id: str, shown: str, context: str = "FY24", fmt: str = "ixt:num-dot-decimal", scale="6"
+) -> str:
+    return (
+        f'<ix:nonFraction name="{name}" id="{fact_id}" contextRef="{context}" unitRef="usd" decimals="-6" '
+        f'scale="{scale}" format="{fmt}">{shown}</ix:nonFraction>'
+    )
+
+
+def test_a_fact_that_cannot_be_read_is_dropped_with_its_reason_and_the_filing_kept():
+    """An unseen 10-Q's one fact in words the reader does not know, or on a context whose date cannot be read, used
+    to fail the whole filing; now each is dropped with its reason and every other fact is read."""
+    from edgar_eval.corpus.tables import FACT_REJECTION_COLUMNS, fact_rejections_frame, facts_frame
+
+    body = dei_cover("10-Q") + (
+        "<p>Revenue was $" + _fact("us-gaap:Revenues", "f-rev", "1,980") + " million.</p>"
+        "<p>We operate in "
+        + _fact("us-gaap:NumberOfOperatingSegments", "f-seg", "several", fmt="ixt-sec:numwordsen")
+        + " segments.</p><p>Cash was $"
+        + _fact("us-gaap:Cash", "f-cash", "512", context="Q3bad")
+        + " million.</p>"
+    )
+    parsed = parse_filing(xhtml(body, resources=_BAD_DATE_CONTEXT, hidden=DEI_HIDDEN))
+
+    assert parsed.meta.form == "10-Q" and parsed.meta.cik == "0000000042"
+    facts = {(f.concept, f.context.context_id): f for f in parsed.facts}
+    assert facts[("us-gaap:Revenues", "FY24")].value == 1_980_000_000.0
+    assert {"dei:DocumentType", "dei:EntityRegistrantName", "dei:EntityCentralIndexKey"} <= {c for c, _ in facts}
+    assert not {"us-gaap:NumberOfOperatingSegments", "us-gaap:Cash"} & {c for c, _ in facts}
+    dropped = {r.fact_id: r for r in parsed.rejected_facts}
+    assert set(dropped) == {"f-seg", "f-cash"}
+    words, date_ = dropped["f-seg"], dropped["f-cash"]
+    assert (words.concept, words.context_id, words.displayed, words.format) == (
+        "us-gaap:NumberOfOperatingSegments",
+        "FY24",
+        "several",
+        "ixt-sec:numwordsen",
+    )
+    assert words.reason == "not a number word: 'several' in 'several'"
+    assert (date_.concept, date_.context_id, date_.displayed) == ("us-gaap:Cash", "Q3bad", "512")
+    assert date_.reason == "context 'Q3bad' has an unreadable date '2024-13-45'"
+    assert parsed.warnings == (
+        "dropped 2 fact(s) that could not be read (listed in fact_rejections); "
+        "first: us-gaap:NumberOfOperatingSegments: not a number word: 'several' in 'several'",
+    )
+
+    table = fact_rejections_frame("acme-10q", "abc", parsed)
+    assert list(table.columns) == FACT_REJECTION_COLUMNS
+    assert table.fact_id.tolist() == ["f-seg", "f-cash"] and set(table.filing_id) == {"acme-10q"}
+    assert not set(table.concept) & set(facts_frame("acme-10q", "abc", parsed).concept)
+
+
+@pytest.mark.parametrize(
+    "fact, reason",
+    [
+        (_fact("us-gaap:Revenues", "f-x", "12", fmt="ixt:num-some-future-format"), "unsupported number format"),
+        (_fact("us-gaap:Revenues", "f-x", "\u2014"), "no digits in '\u2014'"),
+        (_fact("us-gaap:Revenues", "f-x", "12", scale="x"), "unreadable scale 'x'"),
+        (_fact("us-gaap:Revenues", "f-x", "12", scale="400"), "scale 400 is out of range"),
+        (_fact("us-gaap:Revenues", "f-x", "12", context="nowhere"), "no context 'nowhere' in the document"),
+        (
+            '<ix:nonNumeric name="us-gaap:SegmentReportingPolicy" id="f-x" contextRef="Q3bad">Segments</ix:nonNumeric>',
+            "context 'Q3bad' has an unreadable date",
+        ),
+    ],
+)
+def test_each_kind_of_unreadable_fact_is_dropped_alone(fact, reason):
+    body = dei_cover() + "<p>Revenue was $" + _fact("us-gaap:Revenues", "f-rev", "1,980") + f" million; {fact}.</p>"
+    parsed = parse_filing(xhtml(body, resources=_BAD_DATE_CONTEXT, hidden=DEI_HIDDEN))
+    assert [r.fact_id for r in parsed.rejected_facts] == ["f-x"]
+    assert reason in parsed.rejected_facts[0].reason
+    assert [f.value for f in parsed.facts if f.concept == "us-gaap:Revenues"] == [1_980_000_000.0]
+
+
+def test_a_filing_whose_form_cannot_be_read_still_fails_naming_the_fact_dropped():
+    from edgar_eval.domain.filings import FilingError
+
+    cover = dei_cover().replace(
+        'name="dei:DocumentType" contextRef="FY24"', 'name="dei:DocumentType" contextRef="Q3bad"'
+    )
+    with pytest.raises(FilingError) as failed:
+        parse_filing(xhtml(cover, resources=_BAD_DATE_CONTEXT, hidden=DEI_HIDDEN))
+    assert str(failed.value) == (
+        "no dei:DocumentType fact: cannot tell which form this is (dei facts that could not be read: "
+        "dei:DocumentType: context 'Q3bad' has an unreadable date '2024-13-45')"
+    )
+
+
+def test_a_long_dropped_fact_keeps_only_the_start_of_what_it_shows():
+    from edgar_eval.corpus.ixbrl import REJECTED_DISPLAYED_CHARACTERS
+
+    shown = "several " * 100
+    body = dei_cover() + "<p>" + _fact("acme:Widgets", "f-long", shown, fmt="ixt-sec:numwordsen") + "</p>"
+    (dropped,) = parse_filing(xhtml(body, hidden=DEI_HIDDEN)).rejected_facts
+    assert dropped.displayed == shown.strip()[:REJECTED_DISPLAYED_CHARACTERS]
+
+
+def test_the_demo_corpus_drops_no_fact(demo_parsed):
+    assert {path: parsed.rejected_facts for path, parsed in demo_parsed.items() if parsed.rejected_facts} == {}

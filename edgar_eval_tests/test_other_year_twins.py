@@ -1,7 +1,8 @@
 """Other-year twins a reader can get wrong: they ask the fiscal year after the company's latest report, whose scope
 falls back to the latest annual report, which prints the neighbouring years' columns. A constructed reader that takes
-the nearest column answers them (wrongly); the period guard declines them; so arm D differs from arm A, which it
-could not when every twin asked a year no column of its scope stood near."""
+the nearest column answers them (wrongly) from the scope's passages that print the line item; the period guard,
+reading the years those same passages print (never the tagged facts the builder chose the year from), declines them;
+so arm D differs from arm A, which it could not when every twin asked a year no column of its scope stood near."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from edgar_eval.answering.period_guard import period_guard
+from edgar_eval.answering.period_guard import period_guard, printed_years
 from edgar_eval.evaluation.abstention import arm_outcomes
 from edgar_eval.golden.templates import build_golden_questions
 
@@ -45,18 +46,22 @@ def nearest_column_reader(label_row: str, text: str, asked_year: int) -> str | N
     return None
 
 
+def _row_label(quote: str) -> str:
+    return quote.strip().strip("|").split("|")[0].strip()
+
+
 def test_other_year_twins_ask_the_year_after_the_latest_and_a_nearest_column_reader_answers_them(
     golden_inputs, demo_build
 ):
-    filings, facts, _, texts, _ = golden_inputs
+    filings, facts, chunks, _, _ = golden_inputs
     golden = demo_build.questions
     twins = golden[golden.kind == "other_year"]
     assert len(twins)
-    text_of = dict(zip(texts.filing_id, texts.text))
+    chunks_of = chunks.groupby("filing_id").text.agg(list)
     answerable = golden[golden.kind == "answerable"]
-    reported = facts[facts.period_kind.isin(["FY", "instant"])].groupby("filing_id").fiscal_year.agg(set)
     rows = []
     for twin in twins.itertuples():
+        # how the builder chose the year (its answer key, read here to check the builder, not by the guard)
         latest = filings[filings.cik == twin.cik].fiscal_year.max()
         tagged_years = set(facts[facts.cik == twin.cik].fiscal_year.dropna().astype(int))
         first_untagged = next(y for y in range(latest + 1, latest + 10) if y not in tagged_years)
@@ -64,15 +69,21 @@ def test_other_year_twins_ask_the_year_after_the_latest_and_a_nearest_column_rea
         (scope_filing,) = twin.scope_filing_ids
         assert filings.set_index("filing_id").form[scope_filing] == "10-K", "its scope falls back to the 10-K"
         source = answerable[(answerable.cik == twin.cik) & (answerable.concept == twin.concept)]
+        # what the generator reads: the scope's passages that print the line item's row
+        passages = [
+            text for text in chunks_of[scope_filing] if any(f"| {_row_label(q)} |" in text for q in source.gold_quote)
+        ]
         answer = next(
             (
                 read
                 for quote in source.gold_quote
-                if (read := nearest_column_reader(quote, text_of[scope_filing], twin.fiscal_year))
+                for text in passages
+                if (read := nearest_column_reader(quote, text, twin.fiscal_year))
             ),
             None,
         )
-        years = set().union(*(reported.get(f, set()) for f in twin.scope_filing_ids))
+        printed = printed_years(passages)
+        assert twin.fiscal_year not in printed
         rows.append(
             {
                 "question_id": twin.question_id,
@@ -84,14 +95,14 @@ def test_other_year_twins_ask_the_year_after_the_latest_and_a_nearest_column_rea
                 "outcome": "answered" if answer else "model_declined",
                 "figure_correct": False,
                 "generate_seconds": 0.0,
-                "period_pass": period_guard(twin.question, {int(y) for y in years}).passes,
+                "period_pass": period_guard(twin.question, printed).passes,
                 "cosine_pass": True,
                 "relevance_pass": True,
             }
         )
     frame = pd.DataFrame(rows)
     assert frame.answered.mean() > 0.5, "the scope prints a neighbouring year's column for most twins"
-    assert not frame.period_pass.any(), "the period guard declines every one: its year is reported nowhere in scope"
+    assert not frame.period_pass.any(), "the period guard declines every one: the passages print no period of its year"
     gates = frame.loc[:, ["question_id", "cik", "split", "period_pass", "cosine_pass", "relevance_pass"]]
     generations = frame.loc[
         :, ["question_id", "answered", "outcome", "figure_correct", "expected_route", "kind", "generate_seconds"]

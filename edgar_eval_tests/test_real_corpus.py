@@ -195,10 +195,11 @@ def test_golden_set_from_the_real_filings_is_large_balanced_and_fair(real_golden
     _, build = real_golden
     golden, limits = build.questions, FairnessLimits()
     counts = golden.kind.value_counts()
-    # The absence rule is conservative by design: of several hundred absent-concept candidates, the few that nothing
-    # in scope might answer remain (31 at golden/might_answer's first version); a third of 90 was wrong before.
-    assert counts["answerable"] >= 300 and all(counts[kind] >= 90 for kind in ("other_year", "other_company"))
-    assert 25 <= counts["absent_concept"] <= 60
+    # The absence rule rejects on printed evidence only and sends what the words leave open to a person (101 admitted
+    # at its third version, 30 at its second, whose any-stem-anywhere rejections admitted almost nothing on filings it
+    # was not built on). Other-year twins lose the years a forward schedule prints under the concept's words (92 -> 59).
+    assert counts["answerable"] >= 300 and counts["other_company"] >= 90 and counts["other_year"] >= 50
+    assert 60 <= counts["absent_concept"] <= 140
     assert build.statements_elsewhere.keys() == {"ibm-10k_2025-02-25"}, "IBM's 10-K keeps Items 7 and 8 in Exhibit 13"
     absent = golden[golden.kind == "absent_concept"]
     assert not absent.scope_filing_ids.map(lambda s: "ibm-10k_2025-02-25" in s).any()
@@ -215,12 +216,14 @@ def test_golden_set_from_the_real_filings_is_large_balanced_and_fair(real_golden
         fairness.QUOTA_FILING,
         fairness.STATEMENTS_ELSEWHERE,
         fairness.CANNOT_BE_ABSENT,
-        fairness.ABSENCE_UNCONFIRMED,
         fairness.LABEL_REPORTED,
-        fairness.NEAR_TAGGED,
-        fairness.NEAR_SENTENCE,
+        fairness.PRINTED_ROW,
+        fairness.PRINTED_SENTENCE,
+        fairness.PRINTED_NONE,
+        fairness.AWAITING_REVIEW,
         fairness.SEVERAL_FAIR_ANSWERS,
         fairness.YEAR_PRINTED,
+        fairness.FORWARD_SCHEDULE,
     }
 
 
@@ -293,7 +296,10 @@ def test_the_real_golden_set_has_no_question_both_answerable_and_not(real_golden
     wording in one scope has one expected route; an absent concept's words are printed beside no figure of its scope;
     an other-year question's year is printed beside none of its concept's words in the company's filings."""
     from edgar_eval.golden.invariants import contradictions
+    from edgar_eval.golden.might_answer import cover_page_end
 
     (filings, *_, texts, _), build = real_golden
     text_of = dict(zip(texts.filing_id, texts.text))
-    assert contradictions(build.questions, text_of, filings.groupby("cik").filing_id.agg(list).to_dict()) == []
+    body_starts = {r.filing_id: cover_page_end(len(r.text), r.page_ends) for r in texts.itertuples()}
+    company = filings.groupby("cik").filing_id.agg(list).to_dict()
+    assert contradictions(build.questions, text_of, company, body_starts=body_starts) == []

@@ -43,9 +43,10 @@ def test_a_baseline_case_no_longer_judged_fails_and_a_new_one_is_only_counted():
     assert grown.passed and grown.new_cases == 1
 
 
-def latest_fiscal_year_only(question: str, reported_fiscal_years: set[int]) -> guard_module.GuardVerdict:
-    """The planted regression, one line away from the real guard: only the latest reported fiscal year counts."""
-    return guard_module.period_guard(question, {max(reported_fiscal_years)} if reported_fiscal_years else set())
+def last_passage_only(passages: list[str]) -> set[int]:
+    """The planted regression, one character away from the real guard's reading (`years =` for `years |=` in its loop
+    over the passages): only the last passage's printed years count. A one-passage unit test cannot see it."""
+    return guard_module.printed_years(list(passages)[-1:])
 
 
 @pytest.fixture(scope="module")
@@ -94,12 +95,12 @@ def test_the_invariant_checks_run_beside_their_assets_and_pass_on_the_demo(demo_
 
 def test_a_planted_regression_passes_the_unit_tests_and_fails_the_gate(demo_store, tmp_path, monkeypatch):
     root, settings, _, _ = demo_store
-    monkeypatch.setattr(test_answering, "period_guard", latest_fiscal_year_only)
-    test_answering.test_period_guard_declines_years_the_filings_do_not_report()  # the unit test accepts the regression
+    monkeypatch.setattr(test_answering, "printed_years", last_passage_only)
+    test_answering.test_period_guard_declines_years_the_passages_do_not_print()  # the unit test accepts the regression
 
     shutil.copytree(root / "data", tmp_path / "data")
     regressed = _with(settings, data_dir=str(tmp_path / "data"), reports_dir=str(tmp_path / "reports"))
-    monkeypatch.setattr(runs_assets, "period_guard", latest_fiscal_year_only)
+    monkeypatch.setattr(runs_assets, "printed_years", last_passage_only)
     instance = dg.DagsterInstance.ephemeral()
     error = materialise_evaluation(build_definitions(regressed), instance)
     assert (

@@ -29,3 +29,19 @@ def test_read_partitions_reports_what_is_missing(tmp_path):
     store.write("t", pd.DataFrame({"k": ["c"]}), "c")
     frame, missing = store.read_partitions("t", ["a", "b", "c"])
     assert frame.k.tolist() == ["a", "c"] and missing == ["b"]
+
+
+@pytest.mark.parametrize("root", ["local", "memory://stamp"])
+def test_a_table_with_no_row_still_says_what_it_was_built_from(tmp_path, root):
+    """A per-filing table can be empty (a filing whose every fact was read has no fact_rejections row): the stamp in
+    its file's footer says what it was built from, where no row can."""
+    store = ParquetStore(tmp_path if root == "local" else root)
+    empty = pd.DataFrame({"sha256": pd.Series([], dtype=object), "build_key": pd.Series([], dtype=object)})
+    store.write("fact_rejections", empty, "f1", stamp={"sha256": "abc", "build_key": "v1:"})
+    assert store.read("fact_rejections", "f1").empty
+    assert store.stamp("fact_rejections", "f1") == {"sha256": "abc", "build_key": "v1:"}
+    store.write("fact_rejections", empty, "f2")
+    assert store.stamp("fact_rejections", "f2") == {}
+    store.path("fact_rejections", "f2").write_bytes(b"PAR1 this is not parquet")
+    with pytest.raises(StoreError, match="not a readable Parquet file"):
+        store.stamp("fact_rejections", "f2")

@@ -3,7 +3,7 @@
 from typing import cast
 
 from edgar_eval.answering.extractive import Passage
-from edgar_eval.answering.table_reader import AskedPeriod, parse_question, read_tables
+from edgar_eval.answering.table_reader import AskedPeriod, item_names, label_words, parse_question, read_tables
 from edgar_eval.evaluation.judge import judge_answer
 
 QUARTERLY = """CONDENSED CONSOLIDATED STATEMENTS OF OPERATIONS
@@ -253,3 +253,20 @@ def test_a_label_is_said_without_its_footnote_marks_or_figures_and_a_scale_state
     plant = _read("What was Boeing's property and equipment, net for fiscal 2024?", rows, statement)
     assert plant.text.startswith("Property, plant and equipment, net of accumulated depreciation: 11,658 million")
     assert judge_answer(plant.text, 11_658e6, "$11,658 million", "property and equipment, net", 2024).correct
+
+
+def test_the_asked_item_finds_its_group_of_names_by_its_words():
+    """The reader's vocabulary has no keys: a question's item finds the group whose names cover its words."""
+    rnd = item_names("research and development expense")
+    assert label_words("research and development") in rnd and label_words("technology and development") in rnd
+    basic = item_names("weighted average basic shares outstanding")
+    assert label_words("basic shares") in basic and label_words("diluted shares") not in basic
+    capex = item_names("capital expenditures")
+    assert label_words("purchases of property and equipment") in capex
+    # an item no group covers is read by its own words, not by a group that names only part of it
+    assert item_names("amortization of intangible assets") == (label_words("amortization of intangible assets"),)
+    assert item_names("current portion of long-term debt") == (label_words("current portion of long-term debt"),)
+    table = "(In millions)\n| | 2025 | 2024 |\n| Technology and development | 1,980 | 1,808 |"
+    answer = _read("What was Acme's research and development expense for fiscal 2025?", table)
+    assert answer.answered and answer.figure == 1_980e6
+    assert not _read("What was Acme's amortization of intangible assets for fiscal 2025?", table).answered

@@ -8,6 +8,7 @@ object, which a reader sees complete or not at all.
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -24,6 +25,7 @@ class StoreError(RuntimeError):
 
 
 Location = Path | UPath  # a local folder, or a folder of an fsspec filesystem
+_STAMP = b"edgar_eval.stamp"  # the key of a table's stamp in its Parquet footer (the schema's key-value metadata)
 
 
 def location(root: str | os.PathLike | UPath) -> Location:
@@ -49,9 +51,16 @@ class ParquetStore:
     def exists(self, asset: str, partition: str | None = None) -> bool:
         return self.path(asset, partition).is_file()
 
-    def write(self, asset: str, frame: pd.DataFrame, partition: str | None = None) -> Location:
+    def write(
+        self, asset: str, frame: pd.DataFrame, partition: str | None = None, stamp: dict[str, str] | None = None
+    ) -> Location:
+        """`stamp`: what the table was built from, kept in the file's footer (`stamp()` reads it back), so that a
+        table with no row still says it."""
         target = self.path(asset, partition)
         table = pa.Table.from_pandas(frame.reset_index(drop=True), preserve_index=False)
+        if stamp:
+            footer = {**(table.schema.metadata or {}), _STAMP: json.dumps(stamp, sort_keys=True).encode()}
+            table = table.replace_schema_metadata(footer)
         if not is_local(target):  # an object store: the table is put as one whole object
             buffer = pa.BufferOutputStream()
             pq.write_table(table, buffer, compression="zstd")
@@ -78,6 +87,16 @@ class ParquetStore:
             return pq.read_table(readable, columns=columns).to_pandas()
         except (pa.ArrowInvalid, OSError) as exc:
             raise StoreError(f"{source} is not a readable Parquet file ({exc}); rematerialise {asset!r}") from exc
+
+    def stamp(self, asset: str, partition: str | None = None) -> dict[str, str]:
+        """The stamp the table was written with (empty when none), read from its footer without its rows."""
+        source = self.path(asset, partition)
+        try:
+            readable = source if is_local(source) else pa.BufferReader(source.read_bytes())
+            footer = pq.read_schema(readable).metadata or {}
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise StoreError(f"{source} is not a readable Parquet file ({exc}); rematerialise {asset!r}") from exc
+        return json.loads(footer[_STAMP]) if _STAMP in footer else {}
 
     def read_partitions(self, asset: str, partitions: list[str]) -> tuple[pd.DataFrame, list[str]]:
         """The concatenation of the partitions present, in the given order, and the keys missing."""

@@ -3,14 +3,25 @@
 The reader's alone. The golden builder decides what a filing does not answer by its own rule (golden.might_answer),
 which reads no list of names: a builder and a reader that shared one would agree on every line the list misses, the
 reader declining exactly the questions the builder wrongly calls absent, and no figure would show it. An
-import-linter contract and a test (test_vocabularies.py) fail if the two share a vocabulary."""
+import-linter contract and a test (test_vocabularies.py) fail if the two share a vocabulary.
+
+`LINE_ITEM_NAMES` is a set of groups with no keys: each group is one line item's names as filings print them in row
+labels and prose and as people ask for them, and nothing here is keyed by, or copied from, the builder's labels. The
+reader finds the groups for a question's item by its words (`table_reader.item_names`): a group applies when its
+names that fit inside the asked words account for every word of it that names something, and the group whose names
+account for most of them wins. So "research and development expense" is read by the research group
+("research and development" leaves only "expense"), and "amortization of intangible assets" by no group (no group
+names amortization of intangibles: the intangible-assets group would read the balance, another figure); a question
+whose item no group holds is read by its own words alone. The test of the vocabularies measures how many of these
+names are the builder's strings verbatim (some are: "Goodwill" and "Total assets" are what filings print) and fails
+above a stated share.
+"""
 
 from __future__ import annotations
 
-# The words a person (and a filing) uses for each label's line item: the label itself and its synonyms, as filings
-# print them in row labels and prose.
-LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
-    "total revenue": (
+LINE_ITEM_NAMES: tuple[tuple[str, ...], ...] = (
+    # the top line
+    (
         "total revenue",
         "total revenues",
         "revenue",
@@ -24,62 +35,38 @@ LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
         "sales to customers",
         "operating revenues",
     ),
-    "cost of revenue": (
+    (
         "cost of revenue",
         "cost of revenues",
         "costs of revenue",
         "cost of sales",
+        "costs of sales",
         "cost of goods sold",
         "cost of products sold",
-        "costs of sales",
         "total cost of revenue",
         "total cost of sales",
     ),
-    "cost of sales": (
-        "cost of sales",
-        "costs of sales",
-        "cost of revenue",
-        "cost of revenues",
-        "cost of goods sold",
-        "cost of products sold",
-        "total cost of sales",
-        "total cost of revenue",
-    ),
-    "gross profit": ("gross profit", "gross margin"),
-    "research and development expense": (
+    ("gross profit", "gross margin"),
+    # operating expenses
+    (
         "research and development",
         "research, development",
         "technology and development",
-        "research and development expense",
         "research and development expenses",
     ),
-    "selling, general and administrative expense": (
+    (
         "selling, general and administrative",
         "selling, general, and administrative",
         "sales, general and administrative",
         "selling and administrative",
         "sg&a",
     ),
-    "sales and marketing expense": ("sales and marketing", "selling and marketing", "marketing"),
-    "general and administrative expense": ("general and administrative", "administrative expenses"),
-    "total operating expenses": (
-        "total operating expenses",
-        "operating expenses",
-        "total operating costs and expenses",
-        "total operating costs",
-    ),
-    "total costs and expenses": (
-        "total costs and expenses",
-        "costs and expenses",
-        "total operating costs and expenses",
-    ),
-    "restructuring charges": (
-        "restructuring",
-        "restructuring charges",
-        "restructuring and other charges",
-        "restructuring costs",
-    ),
-    "operating income": (
+    ("sales and marketing", "selling and marketing", "marketing"),
+    ("general and administrative", "administrative expenses"),
+    ("total operating expenses", "operating expenses", "total operating costs and expenses", "total operating costs"),
+    ("total costs and expenses", "costs and expenses", "total operating costs and expenses"),
+    ("restructuring", "restructuring charges", "restructuring and other charges", "restructuring costs"),
+    (
         "operating income",
         "operating profit",
         "income from operations",
@@ -87,9 +74,10 @@ LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
         "earnings from operations",
         "operating earnings",
     ),
-    "interest expense": ("interest expense", "interest expense, net", "interest and debt expense"),
-    "interest income": ("interest income", "interest and dividend income", "interest and other income"),
-    "other income (expense), net": (
+    # below the operating line
+    ("interest expense", "interest expense, net", "interest and debt expense"),
+    ("interest income", "interest and dividend income", "interest and other income"),
+    (
         "other income (expense), net",
         "other income (expense)",
         "other income, net",
@@ -98,7 +86,7 @@ LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
         "other income",
         "nonoperating income",
     ),
-    "income before income taxes": (
+    (
         "income before income taxes",
         "income before provision for income taxes",
         "earnings before income taxes",
@@ -107,9 +95,10 @@ LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
         "pre-tax income",
         "income (loss) before income taxes",
     ),
-    "foreign income before income taxes": ("foreign", "non-u.s.", "international"),
-    "domestic income before income taxes": ("domestic", "u.s.", "united states"),
-    "provision for income taxes": (
+    # the tax note's pretax split, printed as rows under an "Income before income taxes:" heading
+    ("foreign", "non-u.s.", "international", "foreign income before taxes", "foreign pretax income"),
+    ("domestic", "u.s.", "united states", "domestic income before taxes", "u.s. pretax income"),
+    (
         "provision for income taxes",
         "income tax expense",
         "income taxes",
@@ -118,17 +107,18 @@ LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
         "income tax expense (benefit)",
         "provision for (benefit from) income taxes",
     ),
-    "current federal income tax expense": ("current federal", "federal"),
-    "current foreign income tax expense": ("current foreign", "foreign"),
-    "deferred income tax expense": (
+    # the tax note's current and deferred provision, printed as rows under "Current:" and "Deferred:" headings
+    ("current federal", "federal", "current federal income tax"),
+    ("current foreign", "foreign", "current foreign income tax"),
+    (
         "deferred income taxes",
         "deferred income tax",
         "deferred taxes",
         "deferred tax expense",
         "deferred income tax expense (benefit)",
     ),
-    "effective tax rate": ("effective tax rate", "effective income tax rate"),
-    "net income": (
+    ("effective tax rate", "effective income tax rate"),
+    (
         "net income",
         "net earnings",
         "net income (loss)",
@@ -136,22 +126,23 @@ LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
         "net earnings (loss)",
         "net income attributable to",
     ),
-    "comprehensive income": ("comprehensive income", "total comprehensive income", "comprehensive income (loss)"),
-    "basic earnings per share": (
+    ("comprehensive income", "total comprehensive income", "comprehensive income (loss)"),
+    # per share and shares
+    (
         "basic earnings per share",
         "basic net income per share",
         "earnings per share basic",
         "basic",
         "net income per share",
     ),
-    "diluted earnings per share": (
+    (
         "diluted earnings per share",
         "diluted net income per share",
         "earnings per share diluted",
         "diluted",
         "net income per share",
     ),
-    "weighted average basic shares outstanding": (
+    (
         "weighted-average shares",
         "weighted average shares",
         "basic shares",
@@ -159,7 +150,7 @@ LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
         "weighted-average basic",
         "basic",
     ),
-    "weighted average diluted shares outstanding": (
+    (
         "weighted-average shares",
         "weighted average shares",
         "diluted shares",
@@ -167,13 +158,9 @@ LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
         "weighted-average diluted",
         "diluted",
     ),
-    "operating lease cost": (
-        "operating lease cost",
-        "operating lease costs",
-        "operating lease expense",
-        "rent expense",
-    ),
-    "stock-based compensation expense": (
+    # non-cash charges
+    ("operating lease cost", "operating lease costs", "operating lease expense", "rent expense"),
+    (
         "stock-based compensation",
         "share-based compensation",
         "stock based compensation",
@@ -182,23 +169,24 @@ LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
         "stock compensation",
         "share-based plans",
     ),
-    "depreciation and amortization": (
+    (
         "depreciation and amortization",
         "depreciation, amortization",
         "depreciation, depletion and amortization",
         "amortization and depreciation",
         "depreciation",
     ),  # a filer with one "Depreciation" line answers it (Union Pacific)
-    "depreciation expense": ("depreciation expense", "depreciation"),
-    "cash and cash equivalents": ("cash and cash equivalents", "cash and equivalents", "cash & cash equivalents"),
-    "cash, cash equivalents and restricted cash": (
+    ("depreciation expense", "depreciation"),
+    # assets
+    ("cash and cash equivalents", "cash and equivalents", "cash & cash equivalents"),
+    (
         "cash, cash equivalents and restricted cash",
         "cash, cash equivalents, and restricted cash",
         "cash, cash equivalents, restricted cash",
         "cash and cash equivalents and restricted cash",
         "cash, cash equivalents and restricted cash equivalents",
     ),
-    "accounts receivable, net": (
+    (
         "accounts receivable, net",
         "accounts receivable",
         "receivables, net",
@@ -207,15 +195,15 @@ LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
         "receivables",
         "accounts and notes receivable",
     ),
-    "inventories": ("inventories", "inventory", "merchandise inventories"),
-    "prepaid expenses and other current assets": (
+    ("inventories", "inventory", "merchandise inventories"),
+    (
         "prepaid expenses and other current assets",
         "prepaid expenses",
         "other current assets",
         "prepaid expenses and other",
     ),
-    "total current assets": ("total current assets", "current assets"),
-    "property and equipment, net": (
+    ("total current assets", "current assets"),
+    (
         "property and equipment, net",
         "property, plant and equipment, net",
         "property, plant, and equipment, net",
@@ -224,42 +212,33 @@ LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
         "property, plant and equipment",
         "net property, plant and equipment",
     ),
-    "gross property and equipment": (
+    (
         "property and equipment, gross",
         "gross property",
         "property, plant and equipment, gross",
         "total property and equipment",
         "total property, plant and equipment",
     ),
-    "accumulated depreciation": ("accumulated depreciation", "accumulated depreciation and amortization"),
-    "operating lease right-of-use assets": (
+    ("accumulated depreciation", "accumulated depreciation and amortization"),
+    (
         "operating lease right-of-use assets",
         "right-of-use assets",
         "operating lease assets",
         "operating lease right of use assets",
     ),
-    "goodwill": ("goodwill",),
-    "intangible assets, net": (
+    ("goodwill",),
+    (
         "intangible assets, net",
         "intangible assets",
         "other intangible assets",
         "acquired intangible assets",
         "intangibles, net",
     ),
-    "other non-current assets": (
-        "other non-current assets",
-        "other noncurrent assets",
-        "other assets",
-        "other long-term assets",
-    ),
-    "total assets": ("total assets",),
-    "accounts payable": (
-        "accounts payable",
-        "trade payables",
-        "trade accounts payable",
-        "accounts payable and accrued",
-    ),
-    "accrued compensation": (
+    ("other non-current assets", "other noncurrent assets", "other assets", "other long-term assets"),
+    ("total assets",),
+    # liabilities and equity
+    ("accounts payable", "trade payables", "trade accounts payable", "accounts payable and accrued"),
+    (
         "accrued compensation",
         "employee compensation",
         "compensation and benefits",
@@ -268,33 +247,32 @@ LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
         "accrued salaries",
         "payroll and related costs",
     ),
-    "current deferred revenue": (
+    (
         "deferred revenue",
         "unearned revenue",
         "contract liabilities",
         "deferred revenues",
         "unearned revenues",
+        "deferred revenue, current",
+        "unearned revenue, current",
+        "contract liabilities, current",
     ),
-    "total current liabilities": ("total current liabilities", "current liabilities"),
-    "current operating lease liabilities": (
-        "current operating lease liabilities",
+    ("total current liabilities", "current liabilities"),
+    (
         "operating lease liabilities, current",
         "current portion of operating lease liabilities",
         "operating lease liabilities",
     ),
-    "non-current operating lease liabilities": (
+    (
         "non-current operating lease liabilities",
         "noncurrent operating lease liabilities",
+        "operating lease liabilities, non-current",
         "long-term operating lease liabilities",
         "operating lease liabilities",
     ),
-    "total operating lease liabilities": (
-        "total operating lease liabilities",
-        "operating lease liabilities",
-        "total lease liabilities",
-    ),
-    "finance lease liabilities": ("finance lease liabilities", "finance lease", "capital lease obligations"),
-    "long-term debt": (
+    ("total operating lease liabilities", "operating lease liabilities", "total lease liabilities"),
+    ("finance lease liabilities", "finance lease", "capital lease obligations"),
+    (
         "long-term debt",
         "long term debt",
         "notes payable",
@@ -305,26 +283,21 @@ LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
         "noncurrent debt",
         "non-current debt",
     ),
-    "total debt": ("total debt", "long-term debt", "total borrowings", "term debt", "notes payable", "senior notes"),
-    "other long-term liabilities": (
+    ("total debt", "long-term debt", "total borrowings", "term debt", "notes payable", "senior notes"),
+    (
         "other long-term liabilities",
         "other non-current liabilities",
         "other noncurrent liabilities",
         "other liabilities",
     ),
-    "total liabilities": ("total liabilities",),
-    "retained earnings": (
-        "retained earnings",
-        "accumulated deficit",
-        "reinvested earnings",
-        "retained earnings (accumulated deficit)",
-    ),
-    "accumulated other comprehensive income (loss)": (
+    ("total liabilities",),
+    ("retained earnings", "accumulated deficit", "reinvested earnings", "retained earnings (accumulated deficit)"),
+    (
         "accumulated other comprehensive income",
         "accumulated other comprehensive loss",
         "accumulated other comprehensive income (loss)",
     ),
-    "total stockholders' equity": (
+    (
         "total stockholders' equity",
         "total shareholders' equity",
         "total shareowners' equity",
@@ -333,27 +306,25 @@ LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
         "shareholders' equity",
         "shareowners' equity",
     ),
-    "unrecognized tax benefits": (
-        "unrecognized tax benefits",
-        "gross unrecognized tax benefits",
-        "uncertain tax positions",
-    ),
-    "valuation allowance on deferred tax assets": ("valuation allowance",),
-    "deferred tax assets, net of valuation allowance": (
+    # tax notes
+    ("unrecognized tax benefits", "gross unrecognized tax benefits", "uncertain tax positions"),
+    ("valuation allowance", "deferred tax assets, valuation allowance"),  # the second: the US-GAAP taxonomy's label
+    (
         "deferred tax assets, net of valuation allowance",
         "net deferred tax assets",
         "deferred tax assets, net",
         "total deferred tax assets",
         "deferred income tax assets",
     ),
-    "remaining performance obligations": (
+    (
         "remaining performance obligations",
         "remaining performance obligation",
         "contracted revenue not yet recognized",
         "backlog",
         "deferred revenue",
     ),  # Apple discloses them as "total deferred revenue of $X"
-    "cash flow from operating activities": (
+    # cash flows
+    (
         "cash provided by operating activities",
         "cash from operating activities",
         "cash flows from operating activities",
@@ -362,19 +333,19 @@ LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
         "cash generated by operating activities",
         "operating activities",
     ),
-    "cash flow from investing activities": (
+    (
         "cash used in investing activities",
         "cash provided by (used in) investing activities",
         "cash from investing activities",
         "investing activities",
     ),
-    "cash flow from financing activities": (
+    (
         "cash used in financing activities",
         "cash provided by (used in) financing activities",
         "cash from financing activities",
         "financing activities",
     ),
-    "capital expenditures": (
+    (
         "capital expenditures",
         "purchases of property and equipment",
         "payments for property, plant and equipment",
@@ -386,7 +357,7 @@ LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
         "payments for property and equipment",
         "purchases of property, plant, and equipment",
     ),
-    "spending on share repurchases": (
+    (
         "repurchases of common stock",
         "repurchase of common stock",
         "share repurchases",
@@ -397,14 +368,8 @@ LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
         "common stock repurchased",
         "buyback",
     ),
-    "dividends paid": (
-        "dividends paid",
-        "dividends",
-        "cash dividends",
-        "payments of dividends",
-        "dividends to shareholders",
-    ),
-    "cash paid for acquisitions": (
+    ("dividends paid", "dividends", "cash dividends", "payments of dividends", "dividends to shareholders"),
+    (
         "acquisitions, net of cash acquired",
         "acquisition of businesses",
         "business acquisitions",
@@ -412,6 +377,6 @@ LABEL_SYNONYMS: dict[str, tuple[str, ...]] = {
         "acquisitions of businesses",
         "payments for acquisitions",
     ),
-    "income taxes paid": ("income taxes paid", "cash paid for income taxes", "income taxes, net of refunds"),
-    "interest paid": ("interest paid", "cash paid for interest", "interest, net of amounts capitalized"),
-}
+    ("income taxes paid", "cash paid for income taxes", "income taxes, net of refunds"),
+    ("interest paid", "cash paid for interest", "interest, net of amounts capitalized"),
+)

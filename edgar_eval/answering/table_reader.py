@@ -3,8 +3,9 @@
 It answers a template question ("What was Apple's total revenue for fiscal 2024?", "... for the six months ended
 July 27, 2025?", "... as of June 29, 2025?") the way a person reads a financial table:
 
-1. The line item: the words between the company and the period, looked up in the reader's own table of names
-   (`answering.line_item_names.LABEL_SYNONYMS`: "total revenue" is also "total net sales", "net revenues", ...).
+1. The line item: the words between the company and the period, and the names of the group of the reader's own
+   vocabulary whose names cover those words (`answering.line_item_names.LINE_ITEM_NAMES`, groups with no keys:
+   "total revenue" finds the group that also holds "total net sales", "net revenues", ...; `item_names`).
    Labels and names compare as word sets (`label_words`); a row scores by the share of its label's words the best name
    accounts for, and rows below a third are about something else. A qualifier row is read with its group heading
    ("Earnings per share:" / "Basic"); an opening balance never answers.
@@ -33,7 +34,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from edgar_eval.answering.extractive import Passage, ReaderAnswer
-from edgar_eval.answering.line_item_names import LABEL_SYNONYMS
+from edgar_eval.answering.line_item_names import LINE_ITEM_NAMES
 from edgar_eval.corpus.number_words import SCALE_FACTORS
 from edgar_eval.corpus.table_headers import PERIOD_WORDS, SCALE_LINE, header_length, scale_line, table_blocks
 from edgar_eval.corpus.table_headers import cells as _cells
@@ -218,6 +219,34 @@ def label_score(label: str, names: tuple[frozenset[str], ...]) -> tuple[float, i
     return best if best[0] >= _MIN_SHARE else (0.0, 0)
 
 
+# Words that name no line item by themselves: a question may carry them ("research and development expense", "cash flow
+# from operating activities", "weighted average basic shares outstanding") where a row label leaves them out.
+_NAMING_NOTHING = frozenset({"total", "net", "expense", "amount", "outstanding", "flow", "spending", "on"})
+_GROUPS = tuple(tuple(dict.fromkeys(label_words(n) for n in group)) for group in LINE_ITEM_NAMES)
+
+
+def item_names(item: str) -> tuple[frozenset[str], ...]:
+    """The names a row may print for the asked item: its own words, and the names of the group of `LINE_ITEM_NAMES`
+    that reads it. A group applies when its names that fit inside the asked words (each name's words all among them)
+    account for every asked word that names something (`_NAMING_NOTHING` aside); of those, the group whose fitting
+    names account for most asked words wins, then one that holds the asked words as one of its names (groups that
+    still tie all apply). "research and development expense" takes the research group; "current portion of long-term
+    debt" none (no group names the current portion, and the long-term debt group leaves "current portion" unread), so
+    it is read by its own words."""
+    asked = label_words(item)
+    best, chosen = (0, False), []
+    for group in _GROUPS:
+        covered = frozenset().union(*(n for n in group if n and n <= asked))
+        if not covered or asked - covered - _NAMING_NOTHING:
+            continue
+        coverage = (len(covered), asked in group)
+        if coverage > best:
+            best, chosen = coverage, [group]
+        elif coverage == best:
+            chosen.append(group)
+    return tuple(dict.fromkeys([asked, *(n for group in chosen for n in group)]))
+
+
 @dataclass(frozen=True)
 class _Found:
     score: tuple[float, int]
@@ -355,7 +384,7 @@ def _found_rows(question: str, passages: list[Passage]) -> tuple[_Asked, list[_F
     asked = label_words(item)
     per_share_asked = {"per", "share"} <= asked
     share_count = "share" in asked and not per_share_asked
-    names = tuple(dict.fromkeys(label_words(n) for n in (item, *LABEL_SYNONYMS.get(item, ()))))
+    names = item_names(item)
     found = [
         f
         for rank, passage in enumerate(passages)

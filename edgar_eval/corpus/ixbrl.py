@@ -8,10 +8,11 @@ from datetime import date
 import lxml.etree as etree
 
 from edgar_eval.corpus.text import IX_NS, is_ix
-from edgar_eval.domain.filings import Context, Fact, FilingError
+from edgar_eval.domain.filings import Context, Fact, FactRejection
 
 XBRLI_NS = "http://www.xbrl.org/2003/instance"
 XBRLDI_NS = "http://xbrl.org/2006/xbrldi"
+REJECTED_DISPLAYED_CHARACTERS = 200  # of a dropped fact's displayed text, kept with its reason
 
 _NUMBER_WORDS = {
     "no": 0,
@@ -181,7 +182,11 @@ def transform_text(displayed: str, fmt: str | None) -> str:
 
 def fact_value(displayed: str, fmt: str | None, scale: int, negative: bool) -> float:
     """Displayed number x 10^scale, with the sign attribute applied."""
-    value = transform_number(displayed, fmt) * (10.0**scale)
+    try:
+        factor = 10.0**scale
+    except OverflowError as exc:
+        raise TransformError(f"scale {scale} is out of range") from exc
+    value = transform_number(displayed, fmt) * factor
     value = round(value, max(0, -scale) + 6)
     return -value if negative else value
 
@@ -190,25 +195,37 @@ def _parse_date(text: str | None, context_id: str) -> date:
     try:
         return date.fromisoformat((text or "").strip()[:10])
     except ValueError as exc:
-        raise FilingError(f"context {context_id!r} has an unreadable date {text!r}") from exc
+        raise TransformError(f"context {context_id!r} has an unreadable date {text!r}") from exc
 
 
-def parse_contexts(root: etree._Element) -> dict[str, Context]:
+def parse_contexts(root: etree._Element) -> tuple[dict[str, Context], dict[str, str]]:
+    """The dated contexts by id, and why each context that cannot be read was not: its facts are dropped with that
+    reason, the rest of the filing is read. A forever period is neither: it carries no date a question could ask
+    about, and its facts are left out without a word."""
     contexts: dict[str, Context] = {}
+    unreadable: dict[str, str] = {}
     for element in root.iter(f"{{{XBRLI_NS}}}context"):
         context_id = element.get("id")
+        if context_id is None:
+            continue  # no fact can refer to it
         period = element.find(f"{{{XBRLI_NS}}}period")
-        if context_id is None or period is None:
+        if period is None:
+            unreadable[context_id] = f"context {context_id!r} has no period"
             continue
         instant = period.find(f"{{{XBRLI_NS}}}instant")
-        if instant is not None and instant.text:
-            start, end, is_instant = None, _parse_date(instant.text, context_id), True
-        else:
-            start_el = period.find(f"{{{XBRLI_NS}}}startDate")
-            end_el = period.find(f"{{{XBRLI_NS}}}endDate")
-            if start_el is None or end_el is None or not end_el.text:
-                continue  # forever periods carry no date a question could ask about
-            start, end, is_instant = _parse_date(start_el.text, context_id), _parse_date(end_el.text, context_id), False
+        try:
+            if instant is not None and instant.text:
+                start, end, is_instant = None, _parse_date(instant.text, context_id), True
+            else:
+                start_el = period.find(f"{{{XBRLI_NS}}}startDate")
+                end_el = period.find(f"{{{XBRLI_NS}}}endDate")
+                if start_el is None or end_el is None or not end_el.text:
+                    continue  # forever periods carry no date a question could ask about
+                start, end = _parse_date(start_el.text, context_id), _parse_date(end_el.text, context_id)
+                is_instant = False
+        except TransformError as exc:
+            unreadable[context_id] = str(exc)
+            continue
         dimensions = tuple(
             sorted(
                 (member.get("dimension", ""), (member.text or "").strip())
@@ -216,7 +233,7 @@ def parse_contexts(root: etree._Element) -> dict[str, Context]:
             )
         )
         contexts[context_id] = Context(context_id, start, end, is_instant, dimensions)
-    return contexts
+    return contexts, unreadable
 
 
 def parse_units(root: etree._Element) -> dict[str, str]:
@@ -236,27 +253,56 @@ def _displayed(element: etree._Element) -> str:
     return re.sub(r"\s+", " ", "".join(element.itertext()).replace("\u00a0", " ")).strip()
 
 
-def parse_facts(root: etree._Element, anchors: dict) -> list[Fact]:
-    """Every ix:nonFraction and ix:nonNumeric, located in the clean text through `anchors`."""
-    contexts = parse_contexts(root)
+def _rejection(element: etree._Element, displayed: str, reason: str) -> FactRejection:
+    return FactRejection(
+        concept=element.get("name", ""),
+        fact_id=element.get("id", ""),
+        context_id=element.get("contextRef", ""),
+        displayed=displayed[:REJECTED_DISPLAYED_CHARACTERS],
+        format=element.get("format", ""),
+        reason=reason,
+    )
+
+
+def _scale(element: etree._Element) -> int:
+    shown = element.get("scale") or "0"
+    try:
+        return int(shown)
+    except ValueError as exc:
+        raise TransformError(f"unreadable scale {shown!r}") from exc
+
+
+def parse_facts(root: etree._Element, anchors: dict) -> tuple[list[Fact], list[FactRejection]]:
+    """Every ix:nonFraction and ix:nonNumeric, located in the clean text through `anchors`; and every fact that
+    cannot be read (its number, scale or context), dropped with the reason so that one such fact costs the filing
+    only itself."""
+    contexts, unreadable_contexts = parse_contexts(root)
+    declared = {element.get("id") for element in root.iter(f"{{{XBRLI_NS}}}context")}
     units = parse_units(root)
     facts: list[Fact] = []
+    rejected: list[FactRejection] = []
     for element in root.iter(f"{{{IX_NS}}}nonFraction", f"{{{IX_NS}}}nonNumeric"):
-        context = contexts.get(element.get("contextRef", ""))
-        if context is None:
-            continue  # a fact without a dated context cannot be asked about
         numeric = is_ix(element, "nonFraction")
+        if numeric and element.get("{http://www.w3.org/2001/XMLSchema-instance}nil") == "true":
+            continue  # reported as nil: no figure to read
         displayed = _displayed(element)
+        context_id = element.get("contextRef", "")
+        context = contexts.get(context_id)
+        if context is None:
+            if context_id in unreadable_contexts:
+                rejected.append(_rejection(element, displayed, unreadable_contexts[context_id]))
+            elif context_id not in declared:
+                rejected.append(_rejection(element, displayed, f"no context {context_id!r} in the document"))
+            continue  # a fact without a dated context cannot be asked about
         span = anchors.get(element)
-        scale = int(element.get("scale") or 0)
         value = None
-        if numeric:
-            if element.get("{http://www.w3.org/2001/XMLSchema-instance}nil") == "true":
-                continue
-            try:
+        try:
+            scale = _scale(element)
+            if numeric:
                 value = fact_value(displayed, element.get("format"), scale, element.get("sign") == "-")
-            except TransformError as exc:
-                raise FilingError(f"fact {element.get('name')} ({element.get('id') or 'no id'}): {exc}") from exc
+        except TransformError as exc:
+            rejected.append(_rejection(element, displayed, str(exc)))
+            continue
         facts.append(
             Fact(
                 concept=element.get("name", ""),
@@ -272,7 +318,7 @@ def parse_facts(root: etree._Element, anchors: dict) -> list[Fact]:
                 end=span[1] if span else None,
             )
         )
-    return facts
+    return facts, rejected
 
 
 def _text_value(displayed: str, fmt: str | None) -> str:

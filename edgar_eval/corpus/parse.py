@@ -12,7 +12,7 @@ from edgar_eval.corpus.ixbrl import has_inline_xbrl, parse_facts
 from edgar_eval.corpus.pages import build_page_map
 from edgar_eval.corpus.sections import find_notes_start, find_sections, resolve_statement_references
 from edgar_eval.corpus.text import NestingTooDeep, extract_text
-from edgar_eval.domain.filings import SUPPORTED_FORMS, Fact, FilingError, FilingMeta, Page, Section
+from edgar_eval.domain.filings import SUPPORTED_FORMS, Fact, FactRejection, FilingError, FilingMeta, Page, Section
 
 _PARSER_OPTIONS = dict(huge_tree=True, resolve_entities=False, no_network=True, remove_comments=True)
 
@@ -26,6 +26,7 @@ class ParsedFiling:
     sections: list[Section]
     notes_start: int | None
     warnings: tuple[str, ...] = ()
+    rejected_facts: tuple[FactRejection, ...] = ()  # facts that could not be read, each with its reason
 
 
 _TAG_MISMATCH = re.compile(r"Opening and ending tag mismatch: ([\w:.-]+) line \d+ and ([\w:.-]+)")
@@ -151,7 +152,12 @@ def _read_meta(facts: list[Fact]) -> FilingMeta:
 
 
 def parse_filing(data: bytes) -> ParsedFiling:
-    """Parse an inline-XBRL EDGAR primary document; FilingError says why one cannot be read."""
+    """Parse an inline-XBRL EDGAR primary document; FilingError says why one cannot be read.
+
+    A fact that cannot be read (an unknown number word or format, an unreadable context date) costs only itself: it is
+    dropped with its reason (`rejected_facts`, and a warning), and the filing is read without it. What says who filed
+    which form (the dei facts) cannot be done without: losing it fails the filing, naming the fact dropped.
+    """
     root, warnings = _root(data)
     if not has_inline_xbrl(root):
         raise FilingError("no inline XBRL: the document has no ix:header")
@@ -161,8 +167,21 @@ def parse_filing(data: bytes) -> ParsedFiling:
         raise FilingError(f"not a filing's structure: {exc}") from exc
     if not clean.text.strip():
         raise FilingError("the document has no visible text")
-    facts = parse_facts(root, clean.anchors)
-    meta = _read_meta(facts)
+    facts, rejected = parse_facts(root, clean.anchors)
+    try:
+        meta = _read_meta(facts)
+    except FilingError as exc:
+        lost = [r for r in rejected if r.concept.startswith("dei:")]
+        if not lost:
+            raise
+        because = "; ".join(f"{r.concept}: {r.reason}" for r in lost[:3])
+        raise FilingError(f"{exc} (dei facts that could not be read: {because})") from exc
+    if rejected:
+        first = rejected[0]
+        warnings += (
+            f"dropped {len(rejected)} fact(s) that could not be read (listed in fact_rejections); "
+            f"first: {first.concept}: {first.reason}",
+        )
     notes_start = find_notes_start(clean.text)
     sections = resolve_statement_references(find_sections(clean.text, meta.form), notes_start)
     return ParsedFiling(
@@ -173,4 +192,5 @@ def parse_filing(data: bytes) -> ParsedFiling:
         sections=sections,
         notes_start=notes_start,
         warnings=warnings,
+        rejected_facts=tuple(rejected),
     )

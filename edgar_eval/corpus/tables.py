@@ -106,6 +106,27 @@ def facts_frame(key: str, sha256: str, parsed: ParsedFiling) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=FACT_COLUMNS)
 
 
+FACT_REJECTION_COLUMNS = ["filing_id", "sha256", "concept", "fact_id", "context_id", "displayed", "format", "reason"]
+
+
+def fact_rejections_frame(key: str, sha256: str, parsed: ParsedFiling) -> pd.DataFrame:
+    """One row per fact the parser dropped, with why; no row when every fact was read."""
+    rows = [
+        {
+            "filing_id": key,
+            "sha256": sha256,
+            "concept": r.concept,
+            "fact_id": r.fact_id,
+            "context_id": r.context_id,
+            "displayed": r.displayed,
+            "format": r.format,
+            "reason": r.reason,
+        }
+        for r in parsed.rejected_facts
+    ]
+    return pd.DataFrame(rows, columns=FACT_REJECTION_COLUMNS)
+
+
 def numeric_facts_at_offset(facts: pd.DataFrame, text: str) -> tuple[int, int]:
     """How many located numeric facts show their displayed text at their offset, of how many."""
     located = cast(pd.DataFrame, facts[facts.is_numeric & facts.offset.notna()])

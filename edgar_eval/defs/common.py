@@ -36,11 +36,13 @@ def _reusable(store: ParquetStore, asset: str, key: str, sha256: str, build_key:
         return None
     try:
         stamp = store.read(asset, key, columns=["sha256", "build_key"])
+        if len(stamp):
+            current = (stamp.sha256 == sha256).all() and (stamp.build_key == build_key).all()
+        else:  # a table with no row (a filing with nothing of its kind): its file's stamp says what it was built from
+            current = store.stamp(asset, key) == {"sha256": sha256, "build_key": build_key}
     except StoreError:
         return None  # written before tables were stamped, or unreadable: rebuild it
-    if len(stamp) and (stamp.sha256 == sha256).all() and (stamp.build_key == build_key).all():
-        return store.read(asset, key)
-    return None
+    return store.read(asset, key) if current else None
 
 
 def materialize_partitions(
@@ -75,7 +77,7 @@ def materialize_partitions(
             else:
                 frame, meta = work(key)
                 frame = frame.assign(build_key=build_key)
-                store.write(asset, frame, key)
+                store.write(asset, frame, key, stamp={"sha256": sha256, "build_key": build_key})
                 meta = {"reused": False, **meta}
         except _EXPECTED_ERRORS as exc:
             errors[key] = f"{type(exc).__name__}: {exc}"

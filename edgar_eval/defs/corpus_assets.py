@@ -11,6 +11,7 @@ from edgar_eval.corpus.parse import parse_filing
 from edgar_eval.corpus.partitioned import PartitionedTable
 from edgar_eval.corpus.tables import (
     chunks_frame,
+    fact_rejections_frame,
     facts_frame,
     filing_frame,
     numeric_facts_at_offset,
@@ -105,7 +106,8 @@ def build_corpus_assets() -> list[dg.AssetsDefinition]:
 
     @corpus_asset(
         "Every ix:nonFraction and ix:nonNumeric fact: value with scale and sign "
-        "applied, displayed text, unit, decimals, period, dimensions, fiscal year, and its offset in filing_text."
+        "applied, displayed text, unit, decimals, period, dimensions, fiscal year, and its offset in filing_text. "
+        "A fact that cannot be read is not here but in fact_rejections, with its reason."
     )
     def xbrl_facts(
         context: dg.AssetExecutionContext, settings: EvalSettings, filings: PartitionedTable
@@ -125,6 +127,31 @@ def build_corpus_assets() -> list[dg.AssetsDefinition]:
             context,
             settings.store(),
             "xbrl_facts",
+            work,
+            filings.sha256,
+        )
+
+    @corpus_asset(
+        "Every fact the parser could not read (a number word or format it does not know, no digits, an unreadable "
+        "scale or context date, a context the document lacks), one row each: concept, fact id, context id, displayed "
+        "text (cut short), format and the reason. Such a fact is dropped from xbrl_facts and the filing read without "
+        "it; no row when every fact was read."
+    )
+    def fact_rejections(
+        context: dg.AssetExecutionContext, settings: EvalSettings, filings: PartitionedTable
+    ) -> dg.MaterializeResult:
+        def work(key: str):
+            parsed, sha = parsed_filing(settings, filings, key)
+            frame = fact_rejections_frame(key, sha, parsed)
+            return frame, {
+                "facts_dropped": len(frame),
+                "head": table_head(frame, ["concept", "fact_id", "context_id", "displayed", "reason"]),
+            }
+
+        return materialize_partitions(
+            context,
+            settings.store(),
+            "fact_rejections",
             work,
             filings.sha256,
         )
@@ -223,4 +250,4 @@ def build_corpus_assets() -> list[dg.AssetsDefinition]:
 
         return materialize_partitions(context, settings.store(), "chunk_embeddings", work, filings.sha256, parameters)
 
-    return [filings, filing_text, xbrl_facts, sections, chunks, chunk_embeddings]
+    return [filings, filing_text, xbrl_facts, fact_rejections, sections, chunks, chunk_embeddings]

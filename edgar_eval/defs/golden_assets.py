@@ -201,9 +201,11 @@ def golden_set(
 @dg.asset(
     group_name="golden",
     description="The golden set audited by sample: a seeded sample of the frozen set (per template kind, and every "
-    "hard-question case), written with its evidence to `data/<corpus>/golden_audit.md`; a person's verdicts read from "
-    "`reviews/<corpus>/audit-v2.jsonl`, bound to each case's sha256, each saying who gave it (the rules' authors or an "
-    "independent reviewer). Unreviewed cases count as unreviewed, never as correct.",
+    "hard-question case; or as `reviews/<corpus>/audit-plan.toml`, committed before the draw, says: its seed, sizes "
+    "and the companies left out), written with its evidence to `data/<corpus>/golden_audit.md`; a person's verdicts "
+    "read from `reviews/<corpus>/audit-v2.jsonl`, bound to each case's sha256, each saying who gave it (the rules' "
+    "authors or an independent reviewer). Unreviewed cases count as unreviewed, never as correct. Verdicts on cases "
+    "no longer in the sample (the rules changed since) are kept as rows with `current` false: the rate before a fix.",
 )
 def golden_audit(
     context: dg.AssetExecutionContext,
@@ -253,12 +255,15 @@ def golden_audit(
         verdicts = audit.read_audit_file(path.read_text(encoding="utf-8"), review_file) if path.is_file() else {}
     except audit.AuditFileError as exc:
         raise dg.Failure(str(exc)) from exc
-    judged = audit.apply_verdicts(sample, verdicts)
+    judged = audit.apply_verdicts(sample, verdicts).assign(current=True)
     replace_file(store.root / "golden_audit.md", audit.review_sheet(judged, review_file).encode())
     summary = audit.audit_summary(judged)
+    kept = audit.kept_verdicts(verdicts, judged)
     return table_output(
-        judged,
+        pd.concat([judged, kept], ignore_index=True) if len(kept) else judged,
         {
+            "kept_verdicts": len(kept),
+            "kept_defects": int(kept.status.isin(audit.DEFECTS).sum()),
             "sampled": len(judged),
             "reviewed": int(judged.status.isin(audit.VERDICTS).sum()),
             "defects": int(judged.status.isin(audit.DEFECTS).sum()),

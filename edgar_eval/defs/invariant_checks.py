@@ -7,9 +7,11 @@ import dagster as dg
 import numpy as np
 import pandas as pd
 
+from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings
 from edgar_eval.golden.invariants import contradictions
+from edgar_eval.golden.might_answer import cover_page_end
 from edgar_eval.retrieval.fingerprint import IndexFingerprint, IndexMismatch, check_fingerprint
 
 _SOURCE = re.compile(r"^Source: asset `([a-z_]+)`", re.M)
@@ -20,8 +22,9 @@ _SOURCE = re.compile(r"^Source: asset `([a-z_]+)`", re.M)
     additional_ins={"filing_text": dg.AssetIn("filing_text"), "filings": dg.AssetIn("filings")},
     blocking=True,
     description="The golden set is non-empty and free of contradictions: one wording in one scope has one expected "
-    "route; an absent concept's words are printed beside no figure of its scope; an other-year question's year is "
-    "printed beside none of its concept's words in the company's filings.",
+    "route; an absent concept's label is printed beside no figure of its period in its scope, nor said to be none; an "
+    "other-year question's year is printed beside none of its concept's words in the company's filings, nor in a "
+    "schedule under them.",
 )
 def golden_set_consistent(
     context: dg.AssetCheckExecutionContext,
@@ -33,7 +36,10 @@ def golden_set_consistent(
     keys, _ = current_partitions(filings, (filing_text,))
     texts, recorded = filing_text.frame(keys), filings.frame(keys)
     found = contradictions(
-        golden, dict(zip(texts.filing_id, texts.text)), recorded.groupby("cik").filing_id.agg(list).to_dict()
+        golden,
+        dict(zip(texts.filing_id, texts.text)),
+        recorded.groupby("cik").filing_id.agg(list).to_dict(),
+        body_starts={r.filing_id: cover_page_end(len(r.text), r.page_ends) for r in iter_rows(texts)},
     )
     if golden.empty:
         found = ["the golden set is empty"]

@@ -58,6 +58,7 @@ def report(
     filings: PartitionedTable,
     filing_text: PartitionedTable,
     xbrl_facts: PartitionedTable,
+    fact_rejections: PartitionedTable,
     sections: PartitionedTable,
     chunks: PartitionedTable,
     chunk_embeddings: PartitionedTable,
@@ -90,6 +91,7 @@ def report(
     pattern_baseline: pd.DataFrame,
     abstention_quality_by_kind: pd.DataFrame,
     golden_audit: pd.DataFrame,
+    absence_review_queue: pd.DataFrame,
     reader_accuracy: pd.DataFrame,
     interval_coverage: pd.DataFrame,
     route_matrix: pd.DataFrame,
@@ -103,7 +105,9 @@ def report(
     design_power: pd.DataFrame,
     arm_false_answers_by_kind: pd.DataFrame,
 ) -> dg.MaterializeResult:
-    keys, left_out = current_partitions(filings, (filing_text, xbrl_facts, sections, chunks, chunk_embeddings))
+    keys, left_out = current_partitions(
+        filings, (filing_text, xbrl_facts, fact_rejections, sections, chunks, chunk_embeddings)
+    )
     protocol, _ = read_protocol(settings)
     outcomes, scores = protocol.questions(arm_outcomes), protocol.questions(abstention_scores)
     rendered = build_report(
@@ -111,6 +115,7 @@ def report(
             corpus_name=settings.corpus_name,
             filings=filings.frame(keys),
             left_out=left_out,
+            fact_rejections=fact_rejections.frame(keys),
             golden=golden_questions,
             golden_set=golden_set,
             rejections=rejections,
@@ -142,6 +147,7 @@ def report(
             pattern_baseline=pattern_baseline,
             gates_by_kind=abstention_quality_by_kind,
             golden_audit=golden_audit,
+            absence_review=absence_review_queue,
             readers=reader_accuracy,
             coverage=interval_coverage,
             decision_simulation=decision_simulation,

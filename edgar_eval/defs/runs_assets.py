@@ -20,10 +20,9 @@ from edgar_eval.answering.answerer import (
 )
 from edgar_eval.answering.conflicts import passages_disagree
 from edgar_eval.answering.extractive import Passage
-from edgar_eval.answering.period_guard import period_guard
+from edgar_eval.answering.period_guard import period_guard, printed_years
 from edgar_eval.answering.relevance import FEATURES, relevance_features
 from edgar_eval.answering.rerank import LexicalFigureReranker
-from edgar_eval.corpus.company_names import aliases_by_company
 from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.defs.common import checked_index, question_vectors, table_head, table_output
@@ -622,12 +621,27 @@ def reader_accuracy(
     )
 
 
+# What the gates read, and all they read: the question (its text, its company for the folds, and its route, the label
+# the relevance model and thresholds are fitted on within dev) and the passages the generator read. Not the tagged
+# facts, the filings' company names, or a golden column the twins were built from (fiscal year, kind, concept, scope):
+# edgar_eval_tests/test_vocabularies.py fails when one is added.
+GATE_INPUTS = {
+    "golden_questions": dg.AssetIn(metadata=columns_of("question_id", "question", "cik", "expected_route")),
+    "answerer_retrievals": dg.AssetIn(metadata=columns_of("question_id", "chunk_ids", "cosines")),
+    "search_index": dg.AssetIn(metadata=columns_of("chunk_id", "text")),
+    "golden_set": dg.AssetIn(metadata=columns_of("question_id", "split")),
+}
+
+
 @dg.asset(
     group_name="runs",
-    description="Per question: the period guard's verdict, the top cosine score and the relevance model's score, each "
-    "with its threshold admitting 90% of the fitting questions' answerable ones. The dev split fits: eval questions "
-    "are scored by a model and thresholds fitted on the whole dev split, dev questions two-fold by company within "
-    "dev.",
+    ins=GATE_INPUTS,
+    description="Per question: the period guard's verdict (the years the passages the generator read print as "
+    "periods: table header years, fiscal years and period ends in sentences; no filing metadata or tagged fact), the "
+    "top cosine score and the relevance model's score (retrieval features and the question's capitalised names "
+    "against the passages; no company-name resolver), each with its threshold admitting 90% of the fitting "
+    "questions' answerable ones. The dev split fits: eval questions are scored by a model and thresholds fitted on "
+    "the whole dev split, dev questions two-fold by company within dev.",
 )
 def abstention_scores(
     context: dg.AssetExecutionContext,
@@ -635,31 +649,21 @@ def abstention_scores(
     answerer_retrievals: pd.DataFrame,
     golden_questions: pd.DataFrame,
     search_index: pd.DataFrame,
-    xbrl_facts: PartitionedTable,
-    filings: PartitionedTable,
     golden_set: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
-    # the gates decide answer against no_answer: a question expected to exit by review or deny is not theirs to score
+    # The gates read the question and the passages the generator read, nothing the golden builder made its twins
+    # from (tagged facts' fiscal years, the company-name resolver): a gate that did would be right by construction.
+    # They decide answer against no_answer: a question expected to exit by review or deny is not theirs to score.
     golden = cast(pd.DataFrame, golden_questions[golden_questions.expected_route.isin([ANSWER, NO_ANSWER])])
     retrieved = answerer_retrievals.set_index("question_id")
     texts = search_index.set_index("chunk_id").text
-    keys, _ = current_partitions(filings, (xbrl_facts,))
-    facts = xbrl_facts.frame(keys)
-    reported = (
-        facts[facts.is_numeric & facts.period_kind.isin(["FY", "instant"])]
-        .groupby("filing_id")
-        .fiscal_year.agg(lambda s: set(map(int, s)))
-    )
-    names = aliases_by_company(filings.frame(keys))
     rows = []
     for question in iter_rows(golden):
         retrieval = retrieved.loc[question.question_id]
         started = time.perf_counter()
-        years = set().union(*(reported.get(f, set()) for f in question.scope_filing_ids))
-        guard = period_guard(question.question, years)
-        features = relevance_features(
-            question.question, [texts[c] for c in retrieval.chunk_ids], sorted(retrieval.cosines, reverse=True), names
-        )
+        passages = [texts[c] for c in retrieval.chunk_ids]
+        guard = period_guard(question.question, printed_years(passages))
+        features = relevance_features(question.question, passages, sorted(retrieval.cosines, reverse=True))
         rows.append(
             {
                 "question_id": question.question_id,

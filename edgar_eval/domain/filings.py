@@ -54,6 +54,19 @@ class Fact:
 
 
 @dataclass(frozen=True)
+class FactRejection:
+    """A fact the parser could not read (a number word it does not know, an unsupported format, an unreadable
+    context date...): dropped from the filing's facts with the reason, and the filing read without it."""
+
+    concept: str
+    fact_id: str  # the element's id attribute; "" when it has none
+    context_id: str
+    displayed: str  # what the reader sees, cut short (a text block can run to pages)
+    format: str  # the transformation named by the element's format attribute; "" when none
+    reason: str
+
+
+@dataclass(frozen=True)
 class Page:
     index: int
     start: int

@@ -156,7 +156,13 @@ class ReviewFileError(ValueError):
 
 
 def read_decision_lines(
-    text: str, where: str, fields: tuple[str, ...], choice: str, choices: tuple[str, ...], error: type[ValueError]
+    text: str,
+    where: str,
+    fields: tuple[str, ...],
+    choice: str,
+    choices: tuple[str, ...],
+    error: type[ValueError],
+    optional: tuple[str, ...] = (),
 ) -> dict[str, dict[str, str]]:
     """A versioned file of a person's decisions, one JSON object per line, keyed by its first field: every field a
     non-empty string, `choice` one of `choices`, one decision per key. A malformed line stops the read with its line
@@ -177,7 +183,9 @@ def read_decision_lines(
             raise error(f"{where} line {number}: {choice} must be one of {', '.join(choices)}, not {record[choice]!r}")
         if record[fields[0]] in decisions:
             raise error(f"{where} line {number}: a second {choice} for {record[fields[0]]}")
-        decisions[record[fields[0]]] = {f: record[f] for f in fields}
+        decisions[record[fields[0]]] = {f: record[f] for f in fields} | {
+            f: str(record[f]) for f in optional if isinstance(record.get(f), str)
+        }
     return decisions
 
 

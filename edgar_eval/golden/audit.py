@@ -84,6 +84,7 @@ class AuditVerdict:
     reason: str
     reviewer: str
     reviewer_role: str
+    kind: str = ""  # the case's kind when judged (optional in the file): a kept verdict's case may be gone
 
 
 class AuditFileError(ValueError):
@@ -93,14 +94,16 @@ class AuditFileError(ValueError):
 def read_audit_file(text: str, where: str) -> dict[str, AuditVerdict]:
     """case id -> verdict; a malformed line stops the read with its line number (a verdict is never guessed)."""
     fields = ("case_id", "case_sha256", "verdict", "reason", "reviewer", "reviewer_role")
-    read = read_decision_lines(text, where, fields, "verdict", VERDICTS, AuditFileError)
+    read = read_decision_lines(text, where, fields, "verdict", VERDICTS, AuditFileError, optional=("kind",))
     for record in read.values():
         if record["reviewer_role"] not in REVIEWER_ROLES:
             raise AuditFileError(
                 f"{where}: the verdict for {record['case_id']}: reviewer_role must be one of "
                 f"{', '.join(REVIEWER_ROLES)}, not {record['reviewer_role']!r}"
             )
-    return {key: AuditVerdict(*(record[f] for f in fields)) for key, record in read.items()}
+    return {
+        key: AuditVerdict(*(record[f] for f in fields), kind=record.get("kind", "")) for key, record in read.items()
+    }
 
 
 def apply_verdicts(sample: pd.DataFrame, verdicts: dict[str, AuditVerdict]) -> pd.DataFrame:
@@ -121,6 +124,32 @@ def apply_verdicts(sample: pd.DataFrame, verdicts: dict[str, AuditVerdict]) -> p
         reviewers.append(current.reviewer if current else "")
         roles.append(current.reviewer_role if current else "")
     return sample.assign(status=status, reason=reasons, reviewer=reviewers, reviewer_role=roles)
+
+
+def kept_verdicts(verdicts: dict[str, AuditVerdict], judged: pd.DataFrame) -> pd.DataFrame:
+    """The verdicts on record that no current case of the sample carries (a case the rules no longer ask, or one whose
+    sha256 changed since): kept as given, so an audit's defect rate before the rules were fixed stays in the report.
+    One row each, with the verdict as status and `current` False; the sample's rows are `current` True."""
+    current = {(r.case_id, r.case_sha256) for r in iter_rows(judged)}
+    rows = [
+        {
+            "case_id": v.case_id,
+            "kind": v.kind or "(not recorded)",
+            "question": "",
+            "expected_route": "",
+            "gold_answer": "",
+            "evidence": "",
+            "case_sha256": v.case_sha256,
+            "status": v.verdict,
+            "reason": v.reason,
+            "reviewer": v.reviewer,
+            "reviewer_role": v.reviewer_role,
+            "current": False,
+        }
+        for v in sorted(verdicts.values(), key=lambda v: v.case_id)
+        if (v.case_id, v.case_sha256) not in current
+    ]
+    return pd.DataFrame(rows, columns=[*SAMPLE_COLUMNS, "status", "reason", "reviewer", "reviewer_role", "current"])
 
 
 def review_sheet(judged: pd.DataFrame, review_file: str) -> str:

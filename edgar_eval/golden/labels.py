@@ -74,7 +74,9 @@ CONCEPT_LABELS = {
     "us-gaap:OperatingLeaseLiabilityNoncurrent": "non-current operating lease liabilities",
     "us-gaap:OperatingLeaseLiability": "total operating lease liabilities",
     "us-gaap:FinanceLeaseLiability": "finance lease liabilities",
-    "us-gaap:LongTermDebtNoncurrent": "long-term debt",
+    # "long-term debt" alone is two figures in one filing: the balance sheet's non-current line and the debt note's
+    # total carrying amount with the current portion (an independent audit's defect, Abbott FY2023)
+    "us-gaap:LongTermDebtNoncurrent": "long-term debt, net of current portion",
     "us-gaap:LongTermDebt": "total debt",
     "us-gaap:OtherLiabilitiesNoncurrent": "other long-term liabilities",
     "us-gaap:Liabilities": "total liabilities",

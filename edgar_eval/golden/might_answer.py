@@ -434,7 +434,8 @@ PRINTED_SENTENCE = "printed_in_sentence"  # a sentence names it with an amount, 
 PRINTED_NONE = "printed_as_none"  # a sentence says there is none, or that it is not material
 # For a person (the review queue):
 PRINTED_OTHER_PERIODS = "printed_for_other_periods"  # named with figures of other periods only
-NEAR_ROW = "near_row_printed"  # a row of figures for the period holding most of the label's words, or a rare word
+NEAR_ROW = "near_row_printed"  # a row of figures for the period holding most of the label's words or two of the item's
+NIL_NEARBY = "none_said_nearby"  # a sentence says "no" beside one of the label's words ("no outstanding debt")
 # An other-year twin whose year the company's filings print in a schedule under the concept's words:
 FORWARD_SCHEDULE = "forward_schedule"
 RARE_ROW_SHARE = 0.005  # a word in under 1 of 200 of the other companies' row labels names few lines: a row holding
@@ -601,6 +602,34 @@ def says_none(sentence: str, name: Name) -> bool:
     return False
 
 
+_NIL_DETERMINERS = frozenset({"no", "zero", "nil"})
+_NIL_REACH = 3  # words between "no" and the word it denies ("no outstanding debt")
+# Verbs a filing denies a figure with: "did not make matching contributions", "has not paid dividends".
+_NIL_VERBS = frozenset(
+    "have has had make made record recorded recognize recognized incur incurred pay paid hold held declare "
+    "declared".split()
+)
+
+
+def nil_before(sentence: str, stem: str) -> bool:
+    """A word of the item denied in the sentence: "no", "zero" or "nil" at most _NIL_REACH words before it ("we had no
+    outstanding debt balances"), "not ... any" before it ("did not have any borrowings"), or "not" or "never" with a
+    verb of having, making, recording or paying ("did not make matching contributions"). Another verb's "not" ("we may
+    not market") denies nothing of a figure."""
+    tokens = [re.sub(r"[^a-z]", "", m.group(0).lower()) for m in _TOKEN.finditer(sentence)]
+    stemmed = _stemmer().stemWords(tokens)
+    for k, word in enumerate(stemmed):
+        if word != stem:
+            continue
+        before = tokens[max(0, k - _NIL_REACH) : k]
+        if _NIL_DETERMINERS & set(before):
+            return True
+        wider = tokens[max(0, k - _NIL_REACH - 3) : k]
+        if {"not", "never"} & set(wider) and ("any" in before or _NIL_VERBS & set(wider)):
+            return True
+    return False
+
+
 def absence_verdict(
     scope: Iterable[ScopeText],
     concept: str,
@@ -619,8 +648,13 @@ def absence_verdict(
             return AbsenceVerdict(PRINTED, FAMILY_TAGGED, (tagged,), tagged.describe())
     label = stems(CONCEPT_LABELS.get(concept, "")) - _TOTAL_WORDS
     covering = max(2, len(label) // 2 + 1)
+    # the item's words: every name's distinctive ones and its rare ones ("payroll", "employee", "benefits" for accrued
+    # compensation, from names other companies print and the XBRL name)
+    vocabulary = frozenset().union(rare, *(name.distinctive for name in names))
+    said_words = frozenset(label - common_stems())
     other_periods: list[Evidence] = []
     near_rows: list[Evidence] = []
+    nil_nearby: list[Evidence] = []
     for text in texts:
         for name in names:
             for k in text.holding(name.distinctive):
@@ -640,14 +674,18 @@ def absence_verdict(
                         return AbsenceVerdict(PRINTED, PRINTED_NONE, (e,), f"{e.describe()}: it says there is none")
                     if priced:
                         other_periods.append(e)
-        for k in text.holding_any(label | rare):
+        for k in text.holding_any(label | vocabulary):
             held, e = text.entries[k]
             if e.kind in ("row", "heading") and e.for_period(years):
-                if len(held & label) >= covering or len(held & rare) >= 2:
+                if len(held & label) >= covering or len(held & vocabulary) >= 2:
                     near_rows.append(e)
-    if other_periods or near_rows:
-        rule = PRINTED_OTHER_PERIODS if other_periods else NEAR_ROW
-        shown = _interleaved(other_periods + near_rows, [t.filing_id for t in texts])[:_REVIEW_EVIDENCE]
+            elif e.kind == "sentence" and e.for_period(years) and held & said_words:
+                if any(nil_before(e.shown, word) for word in sorted(held & said_words)):
+                    nil_nearby.append(e)  # "we had no outstanding debt balances" for a current portion of debt
+    if other_periods or near_rows or nil_nearby:
+        rule = PRINTED_OTHER_PERIODS if other_periods else NEAR_ROW if near_rows else NIL_NEARBY
+        found = other_periods + near_rows + nil_nearby
+        shown = _interleaved(found, [t.filing_id for t in texts])[:_REVIEW_EVIDENCE]
         return AbsenceVerdict(REVIEW, rule, tuple(shown), shown[0].describe())
     return AbsenceVerdict(ABSENT, "", ())
 
@@ -684,19 +722,24 @@ def forward_schedule(scope: Iterable[ScopeText], concept: str, year: int) -> Evi
 
 def rival_rows(scope: Iterable[ScopeText], label: str, gold_row: str, years: set[int], printed: str) -> list[Evidence]:
     """Where the filing prints the gold under its own words (`gold_row`: "Purchases of property and equipment") and
-    elsewhere a row that names the asked line item itself ("Total capital expenditures" for capital expenditures: the
-    label's stems, "total" and "net" aside) in a table whose header prints one of `years`, without the gold figure
-    `printed`: a second figure a careful reader would give for the question. Where the gold row itself carries the
-    asked words, a row of that name elsewhere is a breakdown (a segment's operating income), not a rival."""
+    elsewhere a second figure a careful reader would give for the question, without the gold figure `printed`: a row
+    that names the asked line item itself ("Total capital expenditures" for capital expenditures: the label's stems,
+    "total" and "net" aside) in a table whose header prints one of `years`; or a row under the gold row's own name in a
+    table that names no year, such as an equity statement ("Repurchases of common stock" at cost, 442, beside the cash
+    flow statement's 439 paid). Where the gold row itself carries the asked words, a row of that name elsewhere is a
+    breakdown (a segment's operating income), not a rival."""
     asked = stems(label) - _TOTAL_WORDS
-    if stems(gold_row) - _TOTAL_WORDS == asked:
+    own = stems(gold_row) - _TOTAL_WORDS
+    if own == asked:
         return []
     found = []
     for text in scope:
         for held, evidence in text.entries:
-            if evidence.kind == "row" and held - _TOTAL_WORDS == asked and evidence.years & years:
-                if printed not in evidence.figures:
-                    found.append(evidence)
+            if evidence.kind != "row" or printed in evidence.figures:
+                continue
+            named = held - _TOTAL_WORDS
+            if (named == asked and evidence.years & years) or (own and named == own and not evidence.years):
+                found.append(evidence)
     return found
 
 

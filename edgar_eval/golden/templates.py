@@ -225,9 +225,10 @@ class _Scope:
         self._scope_texts = ScopeTexts(
             self.texts, {f: self.concepts.get(f, set()) | self.members.get(f, set()) for f in self.texts}, body_starts
         )
-        printed = located[(located.dimensions == "") & located.value.notna()]
-        if "is_numeric" in printed:
-            printed = printed[printed.is_numeric]
+        kept = (located.dimensions == "") & located.value.notna()
+        if "is_numeric" in located:
+            kept &= located.is_numeric.astype(bool)
+        printed = cast(pd.DataFrame, located[kept])
         cik_of = {f: str(self.filing[f].cik) for f in self.texts if f in self.filing}
         self.printed_names = PrintedNames.read(
             zip(printed.filing_id, printed.concept, printed.offset.astype(int)),
@@ -667,7 +668,6 @@ def _unanswerable(
     reviews: Mapping[str, dict[str, str]],
     queue: list[dict],
 ) -> list[dict]:
-    rng = random.Random(seed)
     companies = scope.company
     ciks = sorted(companies)
     reported_years = (
@@ -697,6 +697,8 @@ def _unanswerable(
         while absent_year in reported_years.get(cik, set()):  # a fact already tagged for it (an outlook, a schedule)
             absent_year += 1
         company_texts = scope.scope_texts(scope.of_company(cik))
+        # a draw of its own per filing and kind: a change in one kind's candidates moves no other kind's draw
+        rng = random.Random(f"{seed}:{filing_id}:other_year")
         for q in rng.sample(asked, min(per_kind, len(asked))):
             when = period_phrase("10-K", "instant" if q["is_instant"] else "FY", "", absent_year)
             printed = nearest(company_texts, q["concept"], absent_year)
@@ -734,10 +736,11 @@ def _unanswerable(
                 )
             )
         others = [c for c in ciks if c != cik]
+        rng = random.Random(f"{seed}:{filing_id}:other_company")
         for q in rng.sample(asked, min(per_kind, len(asked))) if others else []:
             # a company that reports the line itself: asking a software company for its finished goods is a question
             # a reader declines for the line alone, and would not test the company
-            drawn = rng.randrange(len(others))  # one draw whatever follows, so the later kinds' draws stay as they were
+            drawn = rng.randrange(len(others))  # one draw whatever follows, so the later twins' draws stay as they were
             reporting = [c for c in others[drawn:] + others[:drawn] if q["concept"] in concepts_of.get(c, set())]
             if not reporting:
                 continue
@@ -781,7 +784,7 @@ def _unanswerable(
                 continue
             seen_labels.add(label_for(concept))
             unique.append(concept)
-        drawn = rng.sample(unique, min(per_kind, len(unique)))
+        drawn = random.Random(f"{seed}:{filing_id}:absent_concept").sample(unique, min(per_kind, len(unique)))
         for concept in unique:
             if concept not in drawn:
                 reject("absent_concept", rules.QUOTA_FILING, filing_id, cik, concept, "", f"{per_kind} per filing")

@@ -18,7 +18,7 @@ from edgar_eval.evaluation.release import release_decision
 from edgar_eval.evaluation.release_fixture import fixture_summary
 from edgar_eval.evaluation.summaries import golden_mix
 from edgar_eval.golden.audit import RULES_AUTHOR, audit_summary, reviewer_summary
-from edgar_eval.golden.fairness import RULES, STATEMENTS_ELSEWHERE
+from edgar_eval.golden.fairness import AWAITING_REVIEW, RULES, STATEMENTS_ELSEWHERE
 from edgar_eval.golden.patterns import PATTERN_CONTRACTS
 from edgar_eval.report.experiment_tables import (
     TIMINGS_NOTE,
@@ -64,7 +64,37 @@ def _slice_table(slices: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def golden_tables(golden: pd.DataFrame, rejections: pd.DataFrame, partitions: str) -> list[ReportTable]:
+def absence_by_filing(golden: pd.DataFrame, rejections: pd.DataFrame) -> pd.DataFrame:
+    """Per 10-K and 10-Q: the absent-concept candidates (common line items the scope neither tags nor the company
+    reports), how many are admitted, how many await a person's review, and the rest by the rule that rejected them."""
+    absent = golden[golden.kind == "absent_concept"]
+    rejected = cast(pd.DataFrame, rejections[(rejections.kind == "absent_concept") & (rejections.concept != "")])
+    filings = sorted(set(absent.source_filing_id) | set(rejected.filing_id))
+    rows = []
+    for filing_id in filings:
+        mine = cast(pd.DataFrame, rejected[rejected.filing_id == filing_id])
+        admitted = int((absent.source_filing_id == filing_id).sum())
+        by_rule = mine.rule.value_counts().to_dict()
+        awaiting = int(by_rule.pop(AWAITING_REVIEW, 0))
+        order = {rule: i for i, rule in enumerate(RULES)}
+        rows.append(
+            {
+                "filing": filing_id,
+                "candidates": admitted + len(mine),
+                "admitted": admitted,
+                "awaiting review": awaiting,
+                "rejected, by rule": "; ".join(
+                    f"{rule} {n}" for rule, n in sorted(by_rule.items(), key=lambda kv: (order.get(kv[0], 99), kv[0]))
+                )
+                or "none",
+            }
+        )
+    return pd.DataFrame(rows, columns=["filing", "candidates", "admitted", "awaiting review", "rejected, by rule"])
+
+
+def golden_tables(
+    golden: pd.DataFrame, rejections: pd.DataFrame, partitions: str, review_queue: pd.DataFrame | None = None
+) -> list[ReportTable]:
     """The golden set's make-up and every rule's rejection count; a test rebuilds these from the real filings."""
     source = "xbrl_facts, chunks, filing_text, sections of " + partitions
     by_kind = cast(
@@ -90,7 +120,7 @@ def golden_tables(golden: pd.DataFrame, rejections: pd.DataFrame, partitions: st
         .drop(columns="order")
         .rename(columns={"kind": "question kind"})
     )
-    return [
+    tables = [
         ReportTable("Golden questions", by_kind, Provenance("golden_questions", content_version(golden), source)),
         ReportTable(
             "Golden questions by form and where the figure is printed",
@@ -109,19 +139,48 @@ def golden_tables(golden: pd.DataFrame, rejections: pd.DataFrame, partitions: st
             rejected,
             Provenance("golden_rejections", content_version(rejections), source),
             note="Each candidate is counted once, under the first rule it fails, in the order the rules run "
-            "(edgar_eval/golden/fairness.py). The absence rule (edgar_eval/golden/might_answer.py) is conservative by "
-            "design and reads no reader's vocabulary: an absent-concept candidate is kept only when nothing in its "
-            "scope might answer it. A total or computed figure is never asked as absent; nor is one from a filing "
-            "whose statements are incorporated from an exhibit the corpus lacks (statements_elsewhere, one row per "
-            "filing with no concept); nor one whose scope tags a concept, or prints a row, a heading over rows or a "
-            "sentence with a figure, that holds a distinctive stem of its label or XBRL name, or tags an element of "
-            "the taxonomy that reports the same holding. Blind spots: a line named with no word of the concept's own "
-            "and tagged outside its family, a figure printed only in an image, and statements filed beside the "
-            "filing under no words the detector reads. "
-            "several_fair_answers: an answerable figure whose scope prints a second row under the question's own "
-            "words with another figure is not asked (one fair answer, or no question).",
+            "(edgar_eval/golden/fairness.py). The absence rule (edgar_eval/golden/might_answer.py) reads no reader's "
+            "vocabulary. An absent-concept candidate is rejected only on what a careful reader takes as the filing "
+            "printing it: a name of the line item (its label, or a row label at least two other companies print "
+            "beside the same concept, never learned from the company asked) with all its distinctive words together "
+            "in a row, a heading over rows of figures, or a sentence, with a figure for the asked period beside it "
+            "(printed_in_row, heading_over_components, printed_in_sentence), or a sentence saying there is none or "
+            "that it is not material (printed_as_none). Tag names, extension concepts and the cover page are not "
+            "evidence. A total or computed figure is never asked as absent (cannot_be_shown_absent); nor one from a "
+            "filing whose statements are incorporated from an exhibit the corpus lacks (statements_elsewhere, one row "
+            "per filing with no concept); nor one whose scope tags an element of its taxonomy family. What the "
+            "words leave open (a name printed for other periods only; a row of figures holding most of the label's "
+            "words or two of its rare ones) awaits a person's review (awaiting_review) and is never admitted "
+            "unreviewed. Blind spots: a line printed under a name no other company of the corpus uses and with none "
+            "of the item's rare words, a figure printed only in an image. forward_schedule: an other-year twin whose "
+            "year the company's filings print as a row or column of a table under the concept's words (an estimated "
+            "amortization, a maturity, a future payment). several_fair_answers: an answerable figure whose scope "
+            "prints a second row under the question's own words with another figure is not asked (one fair answer, "
+            "or no question).",
         ),
     ]
+    by_filing = absence_by_filing(golden, rejections)
+    if len(by_filing):
+        queue = review_queue if review_queue is not None else pd.DataFrame(columns=["status"])
+        statuses = queue.status.value_counts().to_dict() if len(queue) else {}
+        tables.append(
+            ReportTable(
+                "Absent-concept candidates per filing",
+                by_filing,
+                Provenance("golden_rejections", content_version(rejections), source),
+                note=f"{int(by_filing.admitted.sum())} admitted of {int(by_filing.candidates.sum())} candidates in "
+                f"{len(by_filing)} filings; the builder asks up to 4 per filing (quota_per_filing beyond). Review "
+                f"queue (asset absence_review_queue, verdicts in reviews/<corpus>/absent-concept-v1.jsonl): "
+                + (
+                    ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in sorted(statuses.items()))
+                    if statuses
+                    else "empty"
+                )
+                + ". A candidate is a line item other companies of the corpus report that the filing's scope neither "
+                "tags nor its company reports anywhere.",
+            )
+        )
+    return tables
 
 
 @dataclass(frozen=True)
@@ -172,6 +231,8 @@ class ReportInputs:
     decision_simulation: pd.DataFrame = field(default_factory=pd.DataFrame)  # protocol v3
     design_power: pd.DataFrame = field(default_factory=pd.DataFrame)  # protocol v3
     false_answers_by_kind: pd.DataFrame = field(default_factory=pd.DataFrame)  # arm_false_answers_by_kind
+    fact_rejections: pd.DataFrame = field(default_factory=pd.DataFrame)  # the facts the parser dropped, per filing
+    absence_review: pd.DataFrame = field(default_factory=pd.DataFrame)  # absence_review_queue
 
 
 @dataclass(frozen=True)
@@ -540,8 +601,40 @@ def pattern_tables(inputs: ReportInputs) -> list[ReportTable]:
             )
         )
     if len(inputs.golden_audit):
-        tables += [audit_table(inputs.golden_audit), audit_reviewers_table(inputs.golden_audit)]
+        audited = inputs.golden_audit
+        current = audited[audited.current.astype(bool)] if "current" in audited else audited
+        tables += [audit_table(cast(pd.DataFrame, current)), audit_reviewers_table(cast(pd.DataFrame, current))]
+        if "current" in audited and (~audited.current.astype(bool)).any():
+            tables.append(audit_kept_table(cast(pd.DataFrame, audited[~audited.current.astype(bool)])))
     return tables
+
+
+def audit_kept_table(kept: pd.DataFrame) -> ReportTable:
+    """Verdicts on cases the sample no longer holds, as given: the audit's defect rate before the rules were fixed."""
+    rows = []
+    for kind, group in sorted(kept.groupby("kind"), key=lambda pair: str(pair[0])):
+        defects = int(group.status.isin(["defect", "computable"]).sum())
+        rows.append(
+            {
+                "kind": kind,
+                "verdicts": len(group),
+                "defects": defects,
+                "defect rate": percent(defects / len(group)),
+                "reviewers": ", ".join(sorted(set(group.reviewer_role))),
+                "defects found": "; ".join(
+                    f"{r.case_id}: {r.reason}"[:240] for r in iter_rows(group) if r.status in ("defect", "computable")
+                )
+                or "none",
+            }
+        )
+    return ReportTable(
+        "Golden set audit: verdicts kept from earlier rules",
+        pd.DataFrame(rows, columns=["kind", "verdicts", "defects", "defect rate", "reviewers", "defects found"]),
+        Provenance("golden_audit", content_version(kept), "reviews"),
+        note="Verdicts on record whose case the current sample no longer holds: the rules changed after them (a defect "
+        "found becomes a constructed test and a rule change, and its case leaves the set) or the case's evidence did. "
+        "Kept as given, so the rate before a fix stays readable beside the rate after it (the audit table above).",
+    )
 
 
 def audit_table(judged: pd.DataFrame) -> ReportTable:
@@ -778,6 +871,33 @@ def fixture_tables(results: pd.DataFrame) -> list[ReportTable]:
     return tables
 
 
+FACTS_DROPPED_NAMED = 5  # a filing's dropped facts are named with their reasons up to this many
+
+
+def _facts_dropped(filings: pd.DataFrame, dropped: pd.DataFrame) -> tuple[list[str], str]:
+    """The Corpus table's `facts dropped` cell per filing (how many, and each with its reason when few) and the
+    note that gives the total."""
+    groups = dict(iter_groups(dropped.groupby("filing_id", sort=True))) if len(dropped) else {}
+    cells = []
+    for filing_id in filings.filing_id:
+        rows = groups.get(filing_id)
+        if rows is None:
+            cells.append("0")
+        elif len(rows) > FACTS_DROPPED_NAMED:
+            cells.append(f"{len(rows)} (each with its reason in fact_rejections)")
+        else:
+            named = (f"{r.concept}{f' (id {r.fact_id})' if r.fact_id else ''}: {r.reason}" for r in iter_rows(rows))
+            cells.append(f"{len(rows)}: " + "; ".join(named))
+    note = (
+        f"Facts dropped: {len(dropped)} in total, from {len(groups)} of the {len(filings)} filings. A fact the parser "
+        "cannot read (a number word or format it does not know, no digits, an unreadable scale or context date) is "
+        "dropped with its reason and the filing read without it; each is a row of asset `fact_rejections` (data "
+        f"version `{content_version(dropped.reset_index(drop=True))}`), named here when a filing drops at most "
+        f"{FACTS_DROPPED_NAMED}."
+    )
+    return cells, note
+
+
 def build_report(inputs: ReportInputs) -> RenderedReport:
     corpus_name, filings, left_out, golden, golden_set = (
         inputs.corpus_name,
@@ -837,6 +957,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
     receipt = run_receipt(inputs)
     elsewhere = rejections[(rejections.rule == STATEMENTS_ELSEWHERE) & (rejections.concept == "")]
     statements = dict(zip(elsewhere.filing_id, elsewhere.detail))
+    facts_dropped, facts_dropped_note = _facts_dropped(filings, inputs.fact_rejections)
     corpus_table = pd.DataFrame(
         {
             "filing": filings.filing_id,
@@ -848,6 +969,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
                 f"not in the filing: {statements[f]} (no absent question)" if f in statements else "in the filing"
                 for f in filings.filing_id
             ],
+            "facts dropped": facts_dropped,
             "sha256": filings.sha256,
         }
     )
@@ -936,9 +1058,12 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
     )
     tables = [
         ReportTable(
-            "Corpus", corpus_table, Provenance("filings", content_version(filings.reset_index(drop=True)), partitions)
+            "Corpus",
+            corpus_table,
+            Provenance("filings", content_version(filings.reset_index(drop=True)), partitions),
+            note=facts_dropped_note,
         ),
-        *golden_tables(golden, rejections, partitions),
+        *golden_tables(golden, rejections, partitions, inputs.absence_review),
         *pattern_tables(inputs),
         ReportTable(
             "Retrieval",

@@ -230,8 +230,9 @@ def false_answers_by_kind_table(inputs: "ReportInputs") -> ReportTable | None:
 
 
 def period_guard_note(inputs: "ReportInputs") -> str:
-    """Why arm D (the period guard) agrees with arm A, or where it does not, with the discordant counts: the guard can
-    change an outcome only where arm A answers, and the other-year twins are the questions it exists for."""
+    """Why arm D (the period guard) agrees with arm A, or where it does not, with the discordant counts and what the
+    guard reads (the passages' printed periods, answering.period_guard): it can change an outcome only where arm A
+    answers, and the other-year twins are the questions it exists for."""
     comparisons, golden, generations = inputs.comparisons, inputs.golden, inputs.generations
     rows = cast(pd.DataFrame, comparisons[(comparisons.arm == "D") & (comparisons.baseline == "A")])
     if not len(rows) or not len(golden) or "answered" not in generations:
@@ -251,9 +252,12 @@ def period_guard_note(inputs: "ReportInputs") -> str:
     )
     discordant = int(rows.discordant_arm_only.sum() + rows.discordant_baseline_only.sum())
     head = (
-        f" Arm D against arm A, discordant pairs (D only / A only): {counts}. The period guard changes an outcome only "
-        f"where arm A answers: the generator answered {answered} of the {len(asked)} other-year twins here (each asks "
-        "the first fiscal year after the company's latest report, whose scope prints the neighbouring years' columns)"
+        f" Arm D against arm A, discordant pairs (D only / A only): {counts}. The period guard declines a question "
+        "whose year the passages the generator read do not print as a period (a table header, a fiscal year or a "
+        "period's end in a sentence; a date counts as the year it prints); it reads no tagged fact and no filing's "
+        "fiscal year, which the twins were chosen from. It changes an outcome only where arm A answers: the "
+        f"generator answered {answered} of the {len(asked)} other-year twins here (each asks the first fiscal year "
+        "after the company's latest report, whose scope prints the neighbouring years' columns)"
     )
     if discordant:
         return head + "."
@@ -456,8 +460,8 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
             Provenance("abstention_quality_by_kind", content_version(by_kind), "abstention_scores x golden_questions"),
             note="Each gate score's AUROC for telling the answerable questions from one unanswerable kind at a time. A "
             "kind "
-            "that a surface feature gives away (a year no filing of the company reports, for the period guard; a "
-            "company name the passages never print, for the relevance model's name feature) is separated by that "
+            "that a surface feature gives away (a year the passages read print as no period, for the period guard; "
+            "a company name the passages never print, for the relevance model's name feature) is separated by that "
             "feature alone: a high AUROC there measures how easy the twin is, not how good the gate is. The kind "
             "no surface feature gives away (absent concept) is the one that tests a gate.",
         ),
