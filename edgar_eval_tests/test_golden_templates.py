@@ -220,3 +220,39 @@ def test_names_and_answers_read_as_a_person_writes_them():
     assert printed_answer("2.97", 2.97, "USD/shares", 0) == "$2.97"
     assert printed_answer("24.1", 0.241, "pure", -2) == "24.1%"
     assert printed_answer("15,408", 15_408e6, "shares", 6) == "15,408 million shares"
+
+
+def test_a_persons_verdict_admits_or_rejects_a_queued_absence_only_for_the_case_it_was_given_on(
+    golden_inputs, demo_build
+):
+    queue = demo_build.review_queue
+    assert len(queue) and set(queue.status) == {"awaiting_review"}, "the demo corpus leaves some candidates open"
+    assert not set(queue.question_id) & set(demo_build.questions.question_id), "never admitted unreviewed"
+    first, second = queue.iloc[0], queue.iloc[-1]
+    reviews = {
+        first.question_id: {
+            "question_id": first.question_id,
+            "case_sha256": first.case_sha256,
+            "verdict": "absent",
+            "reason": "the passages give another line",
+            "reviewer": "test",
+        },
+        second.question_id: {
+            "question_id": second.question_id,
+            "case_sha256": "0" * 64,  # given on another version of the case
+            "verdict": "absent",
+            "reason": "stale",
+            "reviewer": "test",
+        },
+    }
+    build = build_golden_questions(*golden_inputs, seed=7, absence_reviews=reviews)
+    status = dict(zip(build.review_queue.question_id, build.review_queue.status))
+    assert status[first.question_id] == "reviewed_absent"
+    assert first.question_id in set(build.questions.question_id)
+    if second.question_id != first.question_id:
+        assert status[second.question_id] == "awaiting_review"
+        assert second.question_id not in set(build.questions.question_id)
+    answered = {first.question_id: {**reviews[first.question_id], "verdict": "answered"}}
+    rejected = build_golden_questions(*golden_inputs, seed=7, absence_reviews=answered)
+    assert first.question_id not in set(rejected.questions.question_id)
+    assert "reviewed_answered" in set(rejected.rejections.rule)
