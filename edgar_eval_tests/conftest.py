@@ -101,3 +101,20 @@ def golden_inputs(demo_files, demo_parsed):
     tables = corpus_tables(demo_files, demo_parsed)
     superseded = superseded_by(tables[0])
     return tuple(current_only(table, superseded) for table in tables)
+
+
+@pytest.fixture(scope="module")
+def demo_definitions(tmp_path_factory):
+    """The code location's definitions for the demo corpus, with folders of the test's own (nothing is read)."""
+    from edgar_eval.defs.factory import build_definitions
+    from edgar_eval.defs.settings import EvalSettings
+
+    root = tmp_path_factory.mktemp("defs")
+    return build_definitions(
+        EvalSettings(
+            corpus_dir=str(root / "corpus"),
+            corpus_name="demo",
+            data_dir=str(root / "data"),
+            reports_dir=str(root / "reports"),
+        )
+    )

@@ -177,16 +177,8 @@ GRAPH = {
 
 
 @pytest.fixture(scope="module")
-def defs(tmp_path_factory):
-    root = tmp_path_factory.mktemp("defs")
-    return build_definitions(
-        EvalSettings(
-            corpus_dir=str(root / "corpus"),
-            corpus_name="demo",
-            data_dir=str(root / "data"),
-            reports_dir=str(root / "reports"),
-        )
-    )
+def defs(demo_definitions):
+    return demo_definitions
 
 
 def test_asset_graph_matches_the_snapshot(defs):

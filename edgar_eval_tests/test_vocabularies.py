@@ -20,8 +20,6 @@ import pytest
 
 import edgar_eval
 from edgar_eval.answering import line_item_names, table_reader
-from edgar_eval.defs.factory import build_definitions
-from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.golden.labels import CONCEPT_LABELS
 
 READER = "edgar_eval.answering.table_reader"
@@ -164,16 +162,8 @@ GATE_FUNCTIONS = frozenset({"period_guard", "printed_years", "relevance_features
 
 
 @pytest.fixture(scope="module")
-def definitions(tmp_path_factory):
-    root = tmp_path_factory.mktemp("gate_defs")
-    return build_definitions(
-        EvalSettings(
-            corpus_dir=str(root / "corpus"),
-            corpus_name="demo",
-            data_dir=str(root / "data"),
-            reports_dir=str(root / "reports"),
-        )
-    )
+def definitions(demo_definitions):
+    return demo_definitions
 
 
 def gate_assets(defs: dg.Definitions) -> dict[str, dg.AssetsDefinition]:
