@@ -52,6 +52,9 @@ COMBINED_ROW = "combined_row"
 # the scope prints a second row naming the line item itself with another figure for the period ("Total capital
 # expenditures" beside the tagged "Purchases of property and equipment"): two fair answers, so no question
 SEVERAL_FAIR_ANSWERS = "several_fair_answers"
+# another filing of the question's own scope tags its period with another value (a restatement, a split): two answers
+# in one scope, asked instead as a conflicting-values review case
+RESTATED_IN_SCOPE = "restated_in_scope"
 YEAR_PRINTED = (
     "year_printed"  # an other-year question whose year the company's filings print beside the concept's words
 )
@@ -70,6 +73,7 @@ RULES = (
     COMBINED_ROW,
     OTHER_MEANINGS,
     SEVERAL_FAIR_ANSWERS,
+    RESTATED_IN_SCOPE,
     QUOTA_CONCEPT,
     QUOTA_COVER,
     QUOTA_STATEMENT,
