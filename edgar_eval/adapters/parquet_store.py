@@ -3,16 +3,17 @@
 
 A local write goes to a temporary file that replaces the old one only once complete, so a failed or interrupted
 materialisation never leaves a half-written table or destroys the previous one. An object store's write is one whole
-object, which a reader sees complete or not at all.
+object, which a reader sees complete or not at all. Every write is checked to lie under the store's root (`under`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import posixpath
 import tempfile
 from pathlib import Path
-from typing import TypeGuard
+from typing import TypeGuard, TypeVar
 
 import pandas as pd
 import pyarrow as pa
@@ -24,7 +25,12 @@ class StoreError(RuntimeError):
     pass
 
 
+class OutsideRoot(ValueError):
+    """A path that would lie outside the folder it has to stay in."""
+
+
 Location = Path | UPath  # a local folder, or a folder of an fsspec filesystem
+_Where = TypeVar("_Where", bound=Location)
 _STAMP = b"edgar_eval.stamp"  # the key of a table's stamp in its Parquet footer (the schema's key-value metadata)
 
 
@@ -41,6 +47,29 @@ def is_local(path: Location) -> TypeGuard[Path]:
     return isinstance(path, Path)
 
 
+def check_inside(root: Location, target: _Where) -> _Where:
+    """`target` itself, or OutsideRoot unless it lies strictly under `root` once "." and ".." are resolved (and, on
+    this machine, symbolic links: a link inside the root that points elsewhere would write elsewhere)."""
+    if is_local(root) and is_local(target):
+        base, found = str(root.resolve()), str(target.resolve())
+    else:
+        same_store = getattr(root, "protocol", "") == getattr(target, "protocol", "")
+        base, found = (
+            posixpath.normpath("/" + (path.path if isinstance(path, UPath) else path.as_posix()).lstrip("/"))
+            for path in (root, target)
+        )
+        if not same_store:
+            raise OutsideRoot(f"{target} is not in the store of {root}")
+    if not found.startswith(base.rstrip("/") + "/"):
+        raise OutsideRoot(f"{target} lies outside {root} (it resolves to {found})")
+    return target
+
+
+def under(root: _Where, *parts: str) -> _Where:
+    """`root / parts`, refused (OutsideRoot) unless it lies under `root`: nothing is written outside its folder."""
+    return check_inside(root, root.joinpath(*parts))
+
+
 class ParquetStore:
     def __init__(self, root: str | os.PathLike | UPath) -> None:
         self.root: Location = location(root)
@@ -51,12 +80,16 @@ class ParquetStore:
     def exists(self, asset: str, partition: str | None = None) -> bool:
         return self.path(asset, partition).is_file()
 
+    def file(self, *parts: str) -> Location:
+        """A file kept beside the tables (a review sheet, a frozen export), checked to lie under the store's root."""
+        return under(self.root, *parts)
+
     def write(
         self, asset: str, frame: pd.DataFrame, partition: str | None = None, stamp: dict[str, str] | None = None
     ) -> Location:
         """`stamp`: what the table was built from, kept in the file's footer (`stamp()` reads it back), so that a
         table with no row still says it."""
-        target = self.path(asset, partition)
+        target = check_inside(self.root, self.path(asset, partition))
         table = pa.Table.from_pandas(frame.reset_index(drop=True), preserve_index=False)
         if stamp:
             footer = {**(table.schema.metadata or {}), _STAMP: json.dumps(stamp, sort_keys=True).encode()}

@@ -181,7 +181,8 @@ def admission_outcomes(
     run = run_gates(candidates, corpus)
     verdicts = verdict_frame(candidates, run)
     outcomes = candidate_outcomes(verdicts)
-    replace_file(store.root / "absence_review.md", review_queue_markdown(candidates, run, review_file).encode())
+    sheet = store.file("absence_review.md")
+    replace_file(sheet, review_queue_markdown(candidates, run, review_file).encode())
     selected = select_balanced(candidates, outcomes, settings.patterns_per_pattern)
     funnel_frame = funnel(outcomes, proposals, {c.candidate_id for c in selected})
     per_gate, differences = agreement(candidates, outcomes)
@@ -190,7 +191,7 @@ def admission_outcomes(
         {
             "candidates": len(candidates),
             "accepted": int(outcomes.accepted.sum()),
-            "review_queue": dg.MetadataValue.path(str(store.root / "absence_review.md")),
+            "review_queue": dg.MetadataValue.path(str(sheet)),
             "rejected_by_gate": dg.MetadataValue.json(outcomes.failing_gate.value_counts().sort_index().to_dict()),
             "head": table_head(
                 cast(pd.DataFrame, verdicts[verdicts.status == "fail"]), ["candidate_id", "gate", "reason"], rows=8
@@ -214,7 +215,7 @@ def admission_outcomes(
     except FreezeRefused as exc:
         raise dg.Failure(str(exc)) from exc
     version = settings.patterns_version or f"{PATTERN_SET_VERSION}@{frozen.content_hash[:12]}"
-    export = store.root / "golden" / f"{version.replace('/', '-')}.jsonl"
+    export = store.file("golden", f"{version.replace('/', '-')}.jsonl")
     try:
         create_file(export, frozen.jsonl.encode())  # a freeze is written once: never replaced, by this run or another
     except PinnedElsewhere:

@@ -16,12 +16,13 @@ import pydantic
 from edgar_eval.adapters.chat_generator import ExternalRagGenerator, OpenAICompatibleChatGenerator
 from edgar_eval.adapters.embedders import MiniLMEmbedder
 from edgar_eval.adapters.openai_embeddings import BASE_URL_ENV, MODEL_ENV, OpenAICompatibleEmbedder
-from edgar_eval.adapters.parquet_store import Location, ParquetStore, location
+from edgar_eval.adapters.parquet_store import Location, OutsideRoot, ParquetStore, location, under
 from edgar_eval.adapters.rerank_http import HttpReranker, rerank_url
 from edgar_eval.adapters.tape import TAPE_MODES, Tape
 from edgar_eval.answering.answerer import ExtractiveGenerator, TableReaderGenerator
 from edgar_eval.answering.rerank import LexicalFigureReranker
 from edgar_eval.domain.generation import Generator
+from edgar_eval.domain.names import check_plain_name, plain_name_problem
 from edgar_eval.domain.ports import Embedder, Reranker
 from edgar_eval.domain.routes import DEFAULT_ROLE
 from edgar_eval.retrieval.fingerprint import IndexFingerprint
@@ -50,7 +51,24 @@ PROPOSER_URL_ENV = "EDGAR_EVAL_PROPOSER_URL"
 # a TOML file of run parameters (`edgar-eval run --settings`), such as chunk_size = 600: one experiment, one file
 SETTINGS_FILE_ENV = "EDGAR_EVAL_SETTINGS"
 GENERATORS = ("extractive", "table-reader", "openai-compatible-chat", "external-rag")
+# The generators that call a model, through the run's tape, and read their model and URL; the others answer offline.
+MODEL_GENERATORS = ("openai-compatible-chat", "external-rag")
 DEMO_CORPUS_NAME = "demo"
+
+# Settings that name a file in a folder of the project home (protocol/<name>.toml, reviews/<corpus>/<name>.jsonl,
+# ...): one plain name each, so none reads a file outside the folders the inputs digest covers.
+FILE_NAME_FIELDS = (
+    "protocol",
+    "absence_review",
+    "absent_concept_review",
+    "release_rules",
+    "access_policy",
+    "golden_audit",
+    "receipt_review",
+    "release_fixture",
+)
+# The environment variable a setting is read from, where it has one: a note or a refusal names what the user set.
+SETTING_ENV = {"proposer_model": PROPOSER_MODEL_ENV, "proposer_url": PROPOSER_URL_ENV, "tape_mode": TAPE_MODE_ENV}
 
 
 def whole_number(variable: str, raw: str, unit: str) -> int:
@@ -67,6 +85,38 @@ def project_home() -> Path:
         return Path(os.environ[HOME_ENV]).resolve()
     checkout = Path(__file__).resolve().parents[2]
     return checkout if (checkout / "pyproject.toml").is_file() else Path.cwd().resolve()
+
+
+def home_problem() -> str | None:
+    """Why the project home cannot serve a run (it holds the protocols every evaluation reads), naming where it came
+    from; None when it can."""
+    home = project_home()
+    if os.environ.get(HOME_ENV):
+        named = f"{HOME_ENV}={os.environ[HOME_ENV]}"
+    else:
+        named = f"the project home {home} (the checkout, or the working directory outside one; set {HOME_ENV})"
+    if not home.is_dir():
+        return f"{named} is not a folder"
+    if not (home / "protocol").is_dir():
+        return f"{named} holds no protocol/ folder: the project home is a checkout of edgar-eval"
+    return None
+
+
+def setting_name(field: str) -> str:
+    """How a user set this setting: its environment variable when that is set, else its name in a settings file."""
+    variable = SETTING_ENV.get(field)
+    return variable if variable and os.environ.get(variable) else f"settings {field}"
+
+
+def _checked_root(variable: str, root: str, name: str) -> Location:
+    """`root / name` for the data or reports root `root` (from `variable`), refused in one line naming the variable
+    when the root is no usable location or the folder would lie outside it."""
+    try:
+        return under(location(root), name)
+    except OutsideRoot as exc:
+        raise ValueError(f"{variable}: the corpus's folder would lie outside its root: {exc}") from None
+    except (ValueError, ImportError) as exc:  # an unknown fsspec protocol, or one whose package is not installed
+        raise ValueError(f"{variable}={root!r} is not a folder or fsspec URL this installation reads: {exc}") from None
 
 
 @functools.lru_cache(maxsize=4)
@@ -90,14 +140,20 @@ def _generator(kind: str, model: str, url: str, tape_dir: str, tape_mode: str) -
     if kind == "openai-compatible-chat":
         if not model or not url:
             raise ValueError(f"the chat generator needs {GENERATOR_MODEL_ENV} and {GENERATOR_URL_ENV}")
-        return OpenAICompatibleChatGenerator(url, model, tape=Tape(Path(tape_dir) / model.replace("/", "_"), tape_mode))
+        return OpenAICompatibleChatGenerator(url, model, tape=Tape(_tape_folder(tape_dir, model), tape_mode))
     if kind == "external-rag":
         if not url:
             raise ValueError(f"the external RAG generator needs {GENERATOR_URL_ENV}")
-        return ExternalRagGenerator(
-            url, name=model or None, tape=Tape(Path(tape_dir) / (model or "external-rag"), tape_mode)
-        )
+        return ExternalRagGenerator(url, name=model or None, tape=Tape(_tape_folder(tape_dir, model), tape_mode))
     raise ValueError(f"unknown generator {kind!r}; choose one of {', '.join(GENERATORS)}")
+
+
+def _tape_folder(tape_dir: str, model: str) -> Path:
+    """The generator's tape folder, named by its model, refused when the model's name would leave the tapes folder."""
+    try:
+        return under(Path(tape_dir), model.replace("/", "_") if model else "external-rag")
+    except OutsideRoot:
+        raise ValueError(f"{GENERATOR_MODEL_ENV} {model!r} cannot name a tape folder under {tape_dir}") from None
 
 
 class EvalSettings(dg.ConfigurableResource):
@@ -157,14 +213,44 @@ class EvalSettings(dg.ConfigurableResource):
     patterns_per_pattern: int = 5  # the frozen pattern set takes up to this many accepted cases per pattern
     patterns_version: str = ""  # pin a frozen pattern set by name; empty names it by its content hash
 
+    @pydantic.field_validator("corpus_name", *FILE_NAME_FIELDS)
+    @classmethod
+    def _one_plain_name(cls, value: str, info: pydantic.ValidationInfo) -> str:
+        """A name that becomes a folder or file name is one plain name, wherever it was set (the environment, a
+        settings file, a run's config in the UI): nothing is read or written outside the folders it names."""
+        return check_plain_name(value, str(info.field_name))
+
     @property
     def is_demo(self) -> bool:
         return self.corpus_name == DEMO_CORPUS_NAME
 
+    @property
+    def proposer_on(self) -> bool:
+        """The proposer runs only with both its model and its URL."""
+        return bool(self.proposer_model and self.proposer_url)
+
     def check(self) -> None:
         """Refuse a bad setting before any partition runs, in one line naming the setting and its allowed values."""
+        problem = home_problem()
+        if problem:
+            raise ValueError(problem)
+        _checked_root(DATA_ENV, self.data_dir, self.corpus_name)
+        _checked_root(REPORTS_ENV, self.reports_dir, self.corpus_name)
         if self.tape_mode not in TAPE_MODES:
-            raise ValueError(f"unknown tape_mode {self.tape_mode!r}; choose one of {', '.join(TAPE_MODES)}")
+            raise ValueError(
+                f"unknown tape_mode {self.tape_mode!r} ({setting_name('tape_mode')}); choose one of "
+                f"{', '.join(TAPE_MODES)}"
+            )
+        for path in self.proposals:
+            if not Path(path).is_file():
+                raise ValueError(f"proposals file {path} (--proposals, {PROPOSALS_ENV}) does not exist")
+        if self.proposer_on:
+            try:
+                self.proposer_tape()
+            except OutsideRoot:
+                raise ValueError(
+                    f"{setting_name('proposer_model')} {self.proposer_model!r} cannot name a tape folder"
+                ) from None
         self.answer_search()
         if any(depth < 1 for depth in self.retrieval_depths):
             raise ValueError(f"retrieval_depths must be at least 1, got {self.retrieval_depths}")
@@ -187,7 +273,10 @@ class EvalSettings(dg.ConfigurableResource):
             )
         if not self.protocol_path().is_file():
             known = sorted(p.stem for p in self.protocol_path().parent.glob("*.toml"))
-            raise ValueError(f"unknown protocol {self.protocol!r}; choose one of {', '.join(known)}")
+            raise ValueError(
+                f"unknown protocol {self.protocol!r} (settings protocol: a file of {self.protocol_path().parent}); "
+                f"choose one of {', '.join(known)}"
+            )
 
     def cuts(self) -> list[tuple[int, int]]:
         """The rerank cuts as (candidates, kept), refused in one line unless each reads "candidates:kept" with
@@ -233,12 +322,13 @@ class EvalSettings(dg.ConfigurableResource):
         return self.answer_retriever
 
     def store(self) -> ParquetStore:
-        """The corpus's tables under `data_dir`: a local folder, or any fsspec URL (`EDGAR_EVAL_DATA`)."""
-        return ParquetStore(location(self.data_dir) / self.corpus_name)
+        """The corpus's tables under `data_dir`: a local folder, or any fsspec URL (`EDGAR_EVAL_DATA`); refused when
+        the corpus's folder would lie outside it."""
+        return ParquetStore(_checked_root(DATA_ENV, self.data_dir, self.corpus_name))
 
     def report_dir(self) -> Location:
         """Where the corpus's report goes: `reports_dir` is a local folder or, like `data_dir`, any fsspec URL."""
-        return location(self.reports_dir) / self.corpus_name
+        return _checked_root(REPORTS_ENV, self.reports_dir, self.corpus_name)
 
     def absence_review_path(self) -> Path:
         return project_home() / "reviews" / self.corpus_name / f"{self.absence_review}.jsonl"
@@ -266,12 +356,12 @@ class EvalSettings(dg.ConfigurableResource):
 
     def tapes(self) -> Path:
         """Where this corpus's model calls are taped: tapes/<corpus>/ in the project home unless `tapes_dir` says."""
-        return Path(self.tapes_dir or project_home() / "tapes") / self.corpus_name
+        return under(Path(self.tapes_dir or project_home() / "tapes"), self.corpus_name)
 
     def proposer_tape(self) -> Tape:
         if self.tape_mode not in TAPE_MODES:
             raise ValueError(f"unknown tape mode {self.tape_mode!r}; choose one of {', '.join(TAPE_MODES)}")
-        return Tape(self.tapes() / "proposals" / self.proposer_model.replace("/", "_"), self.tape_mode)
+        return Tape(under(self.tapes(), "proposals", self.proposer_model.replace("/", "_")), self.tape_mode)
 
     def fingerprint(self, embedder_id: str) -> IndexFingerprint:
         return IndexFingerprint(
@@ -286,10 +376,21 @@ class EvalSettings(dg.ConfigurableResource):
     def from_env(cls) -> "EvalSettings":
         home = project_home()
         corpus_dir = os.environ.get(CORPUS_DIR_ENV)
+        given_name = os.environ.get(CORPUS_NAME_ENV)
+        if given_name:  # refused wherever it applies: a name is checked before it names any folder
+            check_plain_name(given_name, f"--name ({CORPUS_NAME_ENV})")
         if corpus_dir:
-            name = os.environ.get(CORPUS_NAME_ENV) or Path(corpus_dir).resolve().name
+            name = given_name or Path(corpus_dir).resolve().name
+            problem = None if given_name else plain_name_problem(name)
+            if problem:
+                raise ValueError(
+                    f"the corpus folder's name {name!r} (--corpus, {CORPUS_DIR_ENV}) {problem}; name the corpus with "
+                    f"--name ({CORPUS_NAME_ENV})"
+                )
             if name == DEMO_CORPUS_NAME:
-                raise ValueError(f"{CORPUS_NAME_ENV}={DEMO_CORPUS_NAME!r} is reserved for the generated demo corpus")
+                raise ValueError(
+                    f"--name ({CORPUS_NAME_ENV}) {DEMO_CORPUS_NAME!r} is reserved for the generated demo corpus"
+                )
         else:
             corpus_dir, name = os.environ.get(DEMO_CORPUS_ENV) or str(home / "data" / "demo_corpus"), DEMO_CORPUS_NAME
         fields = {
@@ -311,6 +412,8 @@ class EvalSettings(dg.ConfigurableResource):
             return cls(**fields)
         except pydantic.ValidationError as exc:  # a value of the wrong type in the settings file: one line
             problem = exc.errors()[0]
+            if problem["type"] == "value_error":  # a validator's refusal names the setting itself
+                raise ValueError(f"settings {problem.get('ctx', {}).get('error')}") from None
             where = ".".join(str(part) for part in problem["loc"])
             raise ValueError(f"settings {where}: {problem['msg']} (got {problem.get('input')!r})") from None
 
@@ -323,17 +426,18 @@ _LOCATION_FIELDS = ("corpus_dir", "corpus_name", "data_dir", "reports_dir", "pro
 def settings_file(path: Path) -> dict:
     """The run parameters a TOML settings file sets (top-level keys named as the settings are), refused in one line
     when the file is missing or malformed, or names a setting that does not exist or a location."""
+    named = f"settings file {path} (--settings, {SETTINGS_FILE_ENV})"
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ValueError(f"settings file {path}: {exc.strerror or exc}") from None
+        raise ValueError(f"{named}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"settings file {path} is not TOML: {exc}") from None
+        raise ValueError(f"{named} is not TOML: {exc}") from None
     known = set(EvalSettings.model_fields) - set(_LOCATION_FIELDS)
     unknown = sorted(set(data) - known)
     if unknown:
         raise ValueError(
-            f"settings file {path}: {', '.join(unknown)} is not a run parameter (locations have their own options); "
+            f"{named}: {', '.join(unknown)} is not a run parameter (locations have their own options); "
             f"known: {', '.join(sorted(known))}"
         )
     return data
@@ -349,7 +453,11 @@ class EmbedderResource(dg.ConfigurableResource):
 
     def check(self) -> None:
         if self.kind not in EMBEDDERS:
-            raise ValueError(f"unknown embedder {self.kind!r}; choose one of {', '.join(EMBEDDERS)}")
+            raise ValueError(f"unknown embedder {self.kind!r} ({EMBEDDER_ENV}); choose one of {', '.join(EMBEDDERS)}")
+        if self.kind == "openai-compatible":
+            missing = [name for name, value in ((MODEL_ENV, self.model), (BASE_URL_ENV, self.base_url)) if not value]
+            if missing:
+                raise ValueError(f"{EMBEDDER_ENV}=openai-compatible needs {' and '.join(missing)} set")
 
     def adapter(self) -> Embedder:
         return _embedder(self.kind, self.model, self.base_url)
@@ -373,7 +481,19 @@ class GeneratorResource(dg.ConfigurableResource):
 
     def check(self) -> None:
         if self.kind not in GENERATORS:
-            raise ValueError(f"unknown generator {self.kind!r}; choose one of {', '.join(GENERATORS)}")
+            raise ValueError(
+                f"unknown generator {self.kind!r} ({GENERATOR_ENV}); choose one of {', '.join(GENERATORS)}"
+            )
+        needed = {
+            "openai-compatible-chat": (GENERATOR_MODEL_ENV, GENERATOR_URL_ENV),
+            "external-rag": (GENERATOR_URL_ENV,),
+        }
+        values = {GENERATOR_MODEL_ENV: self.model, GENERATOR_URL_ENV: self.url}
+        missing = [name for name in needed.get(self.kind, ()) if not values[name]]
+        if missing:
+            raise ValueError(f"{GENERATOR_ENV}={self.kind} needs {' and '.join(missing)} set")
+        if self.kind in MODEL_GENERATORS:
+            _tape_folder(str(Path("/") / "tapes"), self.model)  # its model names a tape folder: one, in the tapes
 
     def adapter(self, settings: EvalSettings, repeat: bool = False) -> Generator:
         """`repeat`: the generator that sends a prompt a second time, for the determinism measurement. Its calls are
