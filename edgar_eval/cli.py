@@ -81,8 +81,9 @@ def run(args: argparse.Namespace) -> int:
         return _refused(exc)
     from dagster import DagsterInstance
 
+    from edgar_eval.defs.freshness import NEVER_MATERIALISED
     from edgar_eval.defs.runner import CodeLocationLauncher, end_orphaned_runs, materialise_graph
-    from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
+    from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource, unread_settings
 
     try:
         settings = EvalSettings.from_env()
@@ -99,12 +100,17 @@ def run(args: argparse.Namespace) -> int:
         corpus_files(settings)  # last: it writes the demo corpus; a folder without a filing is refused in one line
     except ValueError as exc:  # a bad setting or corpus folder: one line, before any partition runs
         return _refused(exc)
+    for note in unread_settings(settings, embedder, generator):  # set, but read by nothing this run uses
+        print(f"note: {note}; it changes nothing")
     print(f"corpus {settings.corpus_name!r} in {settings.corpus_dir}")
     started = time.perf_counter()
 
-    def show(key: str, error: str | None, launched: bool) -> None:
+    def show(key: str, error: str | None, launched: bool, because: str | None) -> None:
         status = "FAILED" if error else "ok" if launched else "current"
-        print(f"  {status:7} {key}" + (f": {error}" if error else ""), flush=True)
+        # why a run made before is made again (a table that cannot be read, changed inputs); a first run needs no why
+        again = because and not because.startswith(NEVER_MATERIALISED)
+        detail = f": {error}" if error else f" (made again: {because})" if again else ""
+        print(f"  {status:7} {key}{detail}", flush=True)
 
     try:
         instance = DagsterInstance.get()
@@ -139,6 +145,11 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if graph.evaluation_current:
         print("evaluation current: a successful run made every asset from these inputs and all is stored (--rerun)")
+    elif graph.evaluation_remade:
+        print(
+            f"evaluation: made again {', '.join(graph.evaluation_remade)}, as {graph.evaluation_stale_because}; "
+            "every other table was current and is as it was"
+        )
     elif graph.evaluation_stale_because:
         print(f"evaluation ran: {graph.evaluation_stale_because}")
     print(f"report: {settings.report_dir() / 'report.md'}")

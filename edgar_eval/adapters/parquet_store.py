@@ -70,6 +70,35 @@ def under(root: _Where, *parts: str) -> _Where:
     return check_inside(root, root.joinpath(*parts))
 
 
+def table_problem(source: Location) -> str | None:
+    """Why the Parquet table at `source` cannot be read, or None when it can: decided from its footer and schema, not
+    from its rows, so checking every stored table costs a read of each file's last bytes. The footer must parse, its
+    schema must convert to Arrow, and every column chunk it lists must lie within the file (a file cut short or
+    overwritten fails one of the three)."""
+    try:
+        size = source.stat().st_size
+        with source.open("rb") as handle:
+            parquet = pq.ParquetFile(handle)
+            metadata = parquet.metadata
+            _ = parquet.schema_arrow  # converted from the footer's schema when first asked for
+    except FileNotFoundError:
+        return "missing"
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        return f"not a readable Parquet file ({exc})"
+    body_end = size - metadata.serialized_size - 8  # the footer, its length and the closing magic bytes
+    for group in range(metadata.num_row_groups):
+        row_group = metadata.row_group(group)
+        for column in range(row_group.num_columns):
+            chunk = row_group.column(column)
+            start = chunk.dictionary_page_offset if chunk.has_dictionary_page else chunk.data_page_offset
+            if start is None or start < 4 or start + chunk.total_compressed_size > body_end:
+                return (
+                    f"its footer places column {chunk.path_in_schema!r} of row group {group} at bytes "
+                    f"{start}-{(start or 0) + chunk.total_compressed_size}, past the end of its data (byte {body_end})"
+                )
+    return None
+
+
 class ParquetStore:
     def __init__(self, root: str | os.PathLike | UPath) -> None:
         self.root: Location = location(root)
@@ -79,6 +108,10 @@ class ParquetStore:
 
     def exists(self, asset: str, partition: str | None = None) -> bool:
         return self.path(asset, partition).is_file()
+
+    def unreadable(self, asset: str, partition: str | None = None) -> str | None:
+        """Why the stored table cannot be read (from its footer and schema: `table_problem`), or None."""
+        return table_problem(self.path(asset, partition))
 
     def file(self, *parts: str) -> Location:
         """A file kept beside the tables (a review sheet, a frozen export), checked to lie under the store's root."""

@@ -55,6 +55,13 @@ GENERATORS = ("extractive", "table-reader", "openai-compatible-chat", "external-
 MODEL_GENERATORS = ("openai-compatible-chat", "external-rag")
 DEMO_CORPUS_NAME = "demo"
 
+# What each part of the graph reads of the settings, so that a run's inputs digest (defs/freshness.py) holds exactly
+# what its steps read: a setting of a component the run does not use changes nothing and relaunches nothing.
+# The corpus job (parse, chunk, embed: defs/corpus_assets.py); a test records what its steps read and fails on more.
+CORPUS_FIELDS = ("corpus_dir", "corpus_name", "data_dir", "chunk_size", "chunk_overlap", "chunk_table_headers")
+PROPOSER_FIELDS = ("proposer_model", "proposer_url", "proposal_bundles")  # read when both model and URL are set
+ENDPOINT_RERANKER_FIELDS = ("rerank_url", "rerank_model")  # read by the `endpoint` reranker only
+TAPE_FIELDS = ("tape_mode", "tapes_dir")  # read by what calls a model through a tape: a model generator, the proposer
 # Settings that name a file in a folder of the project home (protocol/<name>.toml, reviews/<corpus>/<name>.jsonl,
 # ...): one plain name each, so none reads a file outside the folders the inputs digest covers.
 FILE_NAME_FIELDS = (
@@ -228,6 +235,27 @@ class EvalSettings(dg.ConfigurableResource):
     def proposer_on(self) -> bool:
         """The proposer runs only with both its model and its URL."""
         return bool(self.proposer_model and self.proposer_url)
+
+    def uses_tapes(self, generator: "GeneratorResource") -> bool:
+        """Does anything the run uses call a model through the tape (a model generator, the proposer)?"""
+        return generator.kind in MODEL_GENERATORS or self.proposer_on
+
+    def read_by_corpus(self) -> dict[str, object]:
+        """The settings the corpus job reads: where the corpus and its tables are, and how it is chunked."""
+        return {name: getattr(self, name) for name in CORPUS_FIELDS}
+
+    def read_by_evaluation(self, generator: "GeneratorResource") -> dict[str, object]:
+        """The settings the evaluation reads: all of them but those of a component the run does not use (the
+        proposer without both its model and URL, the endpoint reranker's URL and model under the lexical reranker,
+        the tape when nothing calls a model)."""
+        unread: set[str] = set()
+        if not self.proposer_on:
+            unread.update(PROPOSER_FIELDS)
+        if self.reranker != "endpoint":
+            unread.update(ENDPOINT_RERANKER_FIELDS)
+        if not self.uses_tapes(generator):
+            unread.update(TAPE_FIELDS)
+        return {name: value for name, value in self.model_dump().items() if name not in unread}
 
     def check(self) -> None:
         """Refuse a bad setting before any partition runs, in one line naming the setting and its allowed values."""
@@ -459,6 +487,22 @@ class EmbedderResource(dg.ConfigurableResource):
             if missing:
                 raise ValueError(f"{EMBEDDER_ENV}=openai-compatible needs {' and '.join(missing)} set")
 
+    def read_settings(self) -> dict[str, str]:
+        """What the chosen embedder reads: the local MiniLM its own weights only (named by its id in the index
+        fingerprint); an OpenAI-compatible server its model and URL."""
+        if self.kind == "openai-compatible":
+            return {"kind": self.kind, "model": self.model, "base_url": self.base_url}
+        return {"kind": self.kind}
+
+    def unread_settings(self) -> list[str]:
+        """A note for each embedder setting given that the chosen embedder does not read."""
+        if self.kind == "openai-compatible":
+            return []
+        given = [name for name, value in ((MODEL_ENV, self.model), (BASE_URL_ENV, self.base_url)) if value]
+        return [
+            f"{name} is set, but the embedder is {self.kind} ({EMBEDDER_ENV}), which does not read it" for name in given
+        ]
+
     def adapter(self) -> Embedder:
         return _embedder(self.kind, self.model, self.base_url)
 
@@ -495,6 +539,23 @@ class GeneratorResource(dg.ConfigurableResource):
         if self.kind in MODEL_GENERATORS:
             _tape_folder(str(Path("/") / "tapes"), self.model)  # its model names a tape folder: one, in the tapes
 
+    def read_settings(self) -> dict[str, str]:
+        """What the chosen generator reads: a generator that calls a model its model and URL; an offline reader
+        nothing but its own code (versioned with the assets that call it)."""
+        if self.kind in MODEL_GENERATORS:
+            return {"kind": self.kind, "model": self.model, "url": self.url}
+        return {"kind": self.kind}
+
+    def unread_settings(self) -> list[str]:
+        """A note for each generator setting given that the chosen generator does not read."""
+        if self.kind in MODEL_GENERATORS:
+            return []
+        given = [name for name, value in ((GENERATOR_MODEL_ENV, self.model), (GENERATOR_URL_ENV, self.url)) if value]
+        return [
+            f"{name} is set, but the generator is {self.kind} ({GENERATOR_ENV}), which does not read it"
+            for name in given
+        ]
+
     def adapter(self, settings: EvalSettings, repeat: bool = False) -> Generator:
         """`repeat`: the generator that sends a prompt a second time, for the determinism measurement. Its calls are
         taped apart (same key, another folder), so a replay reproduces the recorded comparison instead of one answer
@@ -519,3 +580,36 @@ class GeneratorResource(dg.ConfigurableResource):
             model=os.environ.get(GENERATOR_MODEL_ENV, ""),
             url=os.environ.get(GENERATOR_URL_ENV, ""),
         )
+
+
+def unread_settings(settings: EvalSettings, embedder: EmbedderResource, generator: GeneratorResource) -> list[str]:
+    """One note for each setting given that no component the run uses reads: it enters no inputs digest, so it
+    changes nothing, and the user is told why."""
+    notes = embedder.unread_settings() + generator.unread_settings()
+    if bool(settings.proposer_model) != bool(settings.proposer_url):
+        given, missing = (
+            ("proposer_model", "proposer_url") if settings.proposer_model else ("proposer_url", "proposer_model")
+        )
+        wanted = SETTING_ENV.get(missing, f"settings {missing}")  # what to set: its variable, where it has one
+        notes.append(f"{setting_name(given)} is set, but the proposer is off until {wanted} is set too")
+    elif (
+        not settings.proposer_on and settings.proposal_bundles != EvalSettings.model_fields["proposal_bundles"].default
+    ):
+        notes.append(
+            f"settings proposal_bundles is set, but the proposer is off (it needs {PROPOSER_MODEL_ENV} and "
+            f"{PROPOSER_URL_ENV})"
+        )
+    if settings.reranker != "endpoint":
+        notes += [
+            f"settings {name} is set, but the reranker is {settings.reranker}, which does not read it"
+            for name in ENDPOINT_RERANKER_FIELDS
+            if getattr(settings, name)
+        ]
+    if not settings.uses_tapes(generator) and settings.tape_mode != "off":
+        notes.append(
+            f"{setting_name('tape_mode')} is {settings.tape_mode!r}, but nothing this run uses calls a model "
+            f"through a tape (the generator {generator.kind} answers offline and the proposer is off)"
+        )
+    if not os.environ.get(CORPUS_DIR_ENV) and os.environ.get(CORPUS_NAME_ENV) and settings.is_demo:
+        notes.append(f"{CORPUS_NAME_ENV} (--name) is set, but without --corpus the demo corpus is always named 'demo'")
+    return notes
