@@ -158,10 +158,12 @@ def test_current_work_is_not_launched_and_any_change_relaunches_it(demo_run, tmp
         assert check().reason is None
     assert work.evaluation(first.partitions).remake == ()
 
-    # What the run wrote is gone: a stored table, or a file a materialisation names.
+    # What the run wrote is gone: a stored table, or a file a materialisation names (the admission gates' review
+    # sheet and the absent-concept one are two files: neither replaces the other).
     for gone in (
         Path(settings.data_dir) / "demo" / "golden_set.parquet",
         Path(settings.data_dir) / "demo" / "absence_review.md",
+        Path(settings.data_dir) / "demo" / "absent_concept_review.md",
     ):
         kept = gone.read_bytes()
         gone.unlink()

@@ -41,7 +41,7 @@ from edgar_eval.golden.templates import TEMPLATE_OWNER, TEMPLATE_VERSION, build_
             "printed for other periods only, or a row of figures holding most of its words or two of its rare ones): "
             "each with the passages that might answer it, its case sha256 and its status: awaiting review, or a "
             "person's verdict from `reviews/<corpus>/absent-concept-v1.jsonl` (absent admits it, answered rejects it). "
-            "The sheet a reviewer reads is written beside the tables (`absence_review.md`).",
+            "The sheet a reviewer reads is written beside the tables (`absent_concept_review.md`).",
         ),
         "gold_by_search_scope": dg.AssetOut(
             group_name="golden",
@@ -131,7 +131,8 @@ def golden_questions_and_rejections(
         output_name="golden_rejections",
     )
     queue = build.review_queue
-    sheet = settings.store().file("absence_review.md")
+    # its own sheet: absence_review.md is the admission gates' (pattern_assets), and one must not replace the other
+    sheet = settings.store().file("absent_concept_review.md")
     replace_file(sheet, absent_concept_review_sheet(queue, review_file).encode())
     yield table_output(
         queue,
