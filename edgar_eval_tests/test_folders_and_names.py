@@ -1,7 +1,7 @@
 """Nothing is written outside its folders: a corpus name is one plain folder name wherever it comes from (--name, the
 environment, the corpus folder's own name, a run's config in the UI or a deployment), so are the names of the files a
-setting picks in the project's folders, and every path a run writes is resolved and checked to lie under its data,
-reports or tapes root."""
+setting picks in the project's folders, and every path a run writes is resolved (symbolic links followed) and checked
+to lie under its data or reports root; a tape folder a model names stays, by name, in the tapes folder."""
 
 from __future__ import annotations
 
@@ -158,3 +158,10 @@ def test_a_model_name_that_would_leave_the_tapes_folder_is_refused(tmp_path):
         GeneratorResource(kind="openai-compatible-chat", model="..", url="http://127.0.0.1:9").check()
     tapes = GeneratorResource(kind="openai-compatible-chat", model="org/model", url="http://127.0.0.1:9")
     tapes.check()  # a model named with its organisation is one folder, org_model
+    # A tapes folder linked to a recording elsewhere, on purpose (a committed tape replayed), is taken by its name.
+    (tmp_path / "recording").mkdir()
+    (tmp_path / "tapes" / "mine").mkdir(parents=True)
+    (tmp_path / "tapes" / "mine" / "proposals").symlink_to(tmp_path / "recording", target_is_directory=True)
+    replaying = proposing.model_copy(update={"proposer_model": "m", "tape_mode": "replay"})
+    replaying.check()
+    assert replaying.proposer_tape().directory == tmp_path / "tapes" / "mine" / "proposals" / "m"

@@ -47,27 +47,35 @@ def is_local(path: Location) -> TypeGuard[Path]:
     return isinstance(path, Path)
 
 
-def check_inside(root: Location, target: _Where) -> _Where:
-    """`target` itself, or OutsideRoot unless it lies strictly under `root` once "." and ".." are resolved (and, on
-    this machine, symbolic links: a link inside the root that points elsewhere would write elsewhere)."""
+def _compared(root: Location, target: Location, follow_links: bool) -> tuple[str, str]:
+    """The two paths as compared: resolved on this machine (links followed, or by name only), normalised in a
+    store."""
     if is_local(root) and is_local(target):
-        base, found = str(root.resolve()), str(target.resolve())
-    else:
-        same_store = getattr(root, "protocol", "") == getattr(target, "protocol", "")
-        base, found = (
-            posixpath.normpath("/" + (path.path if isinstance(path, UPath) else path.as_posix()).lstrip("/"))
-            for path in (root, target)
-        )
-        if not same_store:
-            raise OutsideRoot(f"{target} is not in the store of {root}")
+        if follow_links:
+            return str(root.resolve()), str(target.resolve())
+        return os.path.normpath(root.absolute()), os.path.normpath(target.absolute())
+    if getattr(root, "protocol", "") != getattr(target, "protocol", ""):
+        raise OutsideRoot(f"{target} is not in the store of {root}")
+    base, found = (
+        posixpath.normpath("/" + (path.path if isinstance(path, UPath) else path.as_posix()).lstrip("/"))
+        for path in (root, target)
+    )
+    return base, found
+
+
+def check_inside(root: Location, target: _Where, follow_links: bool = True) -> _Where:
+    """`target` itself, or OutsideRoot unless it lies strictly under `root` once "." and ".." are resolved (and, on
+    this machine, symbolic links: a link inside the root that points elsewhere would write elsewhere). `follow_links`
+    False: by its name only, for a folder a person may link to another on purpose (a committed tape replayed)."""
+    base, found = _compared(root, target, follow_links)
     if not found.startswith(base.rstrip("/") + "/"):
         raise OutsideRoot(f"{target} lies outside {root} (it resolves to {found})")
     return target
 
 
-def under(root: _Where, *parts: str) -> _Where:
+def under(root: _Where, *parts: str, follow_links: bool = True) -> _Where:
     """`root / parts`, refused (OutsideRoot) unless it lies under `root`: nothing is written outside its folder."""
-    return check_inside(root, root.joinpath(*parts))
+    return check_inside(root, root.joinpath(*parts), follow_links)
 
 
 def table_problem(source: Location) -> str | None:

@@ -158,7 +158,8 @@ def _generator(kind: str, model: str, url: str, tape_dir: str, tape_mode: str) -
 def _tape_folder(tape_dir: str, model: str) -> Path:
     """The generator's tape folder, named by its model, refused when the model's name would leave the tapes folder."""
     try:
-        return under(Path(tape_dir), model.replace("/", "_") if model else "external-rag")
+        # by name: a tapes folder may link to a committed recording, on purpose
+        return under(Path(tape_dir), model.replace("/", "_") if model else "external-rag", follow_links=False)
     except OutsideRoot:
         raise ValueError(f"{GENERATOR_MODEL_ENV} {model!r} cannot name a tape folder under {tape_dir}") from None
 
@@ -384,12 +385,13 @@ class EvalSettings(dg.ConfigurableResource):
 
     def tapes(self) -> Path:
         """Where this corpus's model calls are taped: tapes/<corpus>/ in the project home unless `tapes_dir` says."""
-        return under(Path(self.tapes_dir or project_home() / "tapes"), self.corpus_name)
+        return under(Path(self.tapes_dir or project_home() / "tapes"), self.corpus_name, follow_links=False)
 
     def proposer_tape(self) -> Tape:
         if self.tape_mode not in TAPE_MODES:
             raise ValueError(f"unknown tape mode {self.tape_mode!r}; choose one of {', '.join(TAPE_MODES)}")
-        return Tape(under(self.tapes(), "proposals", self.proposer_model.replace("/", "_")), self.tape_mode)
+        folder = under(self.tapes(), "proposals", self.proposer_model.replace("/", "_"), follow_links=False)
+        return Tape(folder, self.tape_mode)  # checked by name: a tapes folder may link to a committed recording
 
     def fingerprint(self, embedder_id: str) -> IndexFingerprint:
         return IndexFingerprint(
