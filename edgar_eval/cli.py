@@ -21,16 +21,20 @@ from edgar_eval.defs.settings import (
 
 
 def _ensure_dagster_home() -> Path:
-    """Runs and lineage persist only with DAGSTER_HOME set; default to .dagster_home in the project."""
+    """Runs and lineage persist only with DAGSTER_HOME set; default to .dagster_home in the project. A home that
+    cannot be made is refused in one line naming DAGSTER_HOME (ValueError)."""
     home = Path(os.environ.get("DAGSTER_HOME") or project_home() / ".dagster_home").resolve()
-    home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
-    if not config.exists():
-        # An evaluation harness should not phone home; users can turn telemetry back on here. A step's worker process
-        # logs its start through the instance's Python log level, not the run's console logger (the multiprocess
-        # executor's context-free log manager), so DEBUG there would echo a line per step; Dagster's own events are
-        # stored whatever the level, and INFO keeps every message an asset logs.
-        config.write_text("telemetry:\n  enabled: false\npython_logs:\n  python_log_level: INFO\n")
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        if not config.exists():
+            # An evaluation harness should not phone home; users can turn telemetry back on here. A step's worker
+            # process logs its start through the instance's Python log level, not the run's console logger (the
+            # multiprocess executor's context-free log manager), so DEBUG there would echo a line per step; Dagster's
+            # own events are stored whatever the level, and INFO keeps every message an asset logs.
+            config.write_text("telemetry:\n  enabled: false\npython_logs:\n  python_log_level: INFO\n")
+    except OSError as exc:
+        raise ValueError(f"DAGSTER_HOME={home}: {exc.strerror or exc}") from None
     os.environ["DAGSTER_HOME"] = str(home)
     from edgar_eval.defs.executors import silence_dagster_notices
 
@@ -58,40 +62,55 @@ def _check_corpus_folder(settings) -> None:
         return
     folder = Path(settings.corpus_dir)
     if not folder.exists():
-        raise ValueError(f"corpus folder {folder} does not exist")
+        raise ValueError(f"corpus folder {folder} (--corpus, {CORPUS_DIR_ENV}) does not exist")
     if not folder.is_dir():
-        raise ValueError(f"corpus folder {folder} is not a folder")
+        raise ValueError(f"corpus folder {folder} (--corpus, {CORPUS_DIR_ENV}) is not a folder")
+
+
+def _refused(exc: Exception) -> int:
+    """A bad setting, flag or folder: one line naming it, exit 2."""
+    print(f"edgar-eval: {exc}", file=sys.stderr)
+    return 2
 
 
 def run(args: argparse.Namespace) -> int:
     _configure(args)
-    home = _ensure_dagster_home()
+    try:
+        home = _ensure_dagster_home()  # first: it silences Dagster's notices before the graph's modules load
+    except ValueError as exc:
+        return _refused(exc)
     from dagster import DagsterInstance
 
+    from edgar_eval.defs.freshness import NEVER_MATERIALISED
     from edgar_eval.defs.runner import CodeLocationLauncher, end_orphaned_runs, materialise_graph
-    from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
+    from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource, unread_settings
 
     try:
         settings = EvalSettings.from_env()
         _check_corpus_folder(settings)
-        for configured in (settings, EmbedderResource.from_env(), GeneratorResource.from_env()):
+        embedder, generator = EmbedderResource.from_env(), GeneratorResource.from_env()
+        for configured in (settings, embedder, generator):
             configured.check()
         from edgar_eval.definitions import defs  # the code location the UI loads, from the same environment
+        from edgar_eval.defs.parallel_runs import ParallelRuns, parallel_runs_from_env
         from edgar_eval.defs.partitions import corpus_files
 
-        corpus_files(settings)  # a folder without a filing: refused here, in one line
-        from edgar_eval.defs.parallel_runs import ParallelRuns, parallel_runs_from_env
-
+        defs()  # the executor's settings: refused here, in one line
         parallel = parallel_runs_from_env()
+        corpus_files(settings)  # last: it writes the demo corpus; a folder without a filing is refused in one line
     except ValueError as exc:  # a bad setting or corpus folder: one line, before any partition runs
-        print(f"edgar-eval: {exc}", file=sys.stderr)
-        return 2
+        return _refused(exc)
+    for note in unread_settings(settings, embedder, generator):  # set, but read by nothing this run uses
+        print(f"note: {note}; it changes nothing")
     print(f"corpus {settings.corpus_name!r} in {settings.corpus_dir}")
     started = time.perf_counter()
 
-    def show(key: str, error: str | None, launched: bool) -> None:
+    def show(key: str, error: str | None, launched: bool, because: str | None) -> None:
         status = "FAILED" if error else "ok" if launched else "current"
-        print(f"  {status:7} {key}" + (f": {error}" if error else ""), flush=True)
+        # why a run made before is made again (a table that cannot be read, changed inputs); a first run needs no why
+        again = because and not because.startswith(NEVER_MATERIALISED)
+        detail = f": {error}" if error else f" (made again: {because})" if again else ""
+        print(f"  {status:7} {key}{detail}", flush=True)
 
     try:
         instance = DagsterInstance.get()
@@ -126,6 +145,11 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if graph.evaluation_current:
         print("evaluation current: a successful run made every asset from these inputs and all is stored (--rerun)")
+    elif graph.evaluation_remade:
+        print(
+            f"evaluation: made again {', '.join(graph.evaluation_remade)}, as {graph.evaluation_stale_because}; "
+            "every other table was current and is as it was"
+        )
     elif graph.evaluation_stale_because:
         print(f"evaluation ran: {graph.evaluation_stale_because}")
     print(f"report: {settings.report_dir() / 'report.md'}")
@@ -135,7 +159,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _sync_partitions() -> int:
     """Add the configured corpus folder's filings to the instance as partitions (and drop those that left it)."""
-    _ensure_dagster_home()
+    try:
+        _ensure_dagster_home()  # first: it silences Dagster's notices before the graph's modules load
+    except ValueError as exc:
+        return _refused(exc)
     from dagster import DagsterInstance
 
     from edgar_eval.defs.partitions import sync_filings
@@ -188,13 +215,20 @@ def baseline(args: argparse.Namespace) -> int:
     """Write the regression gate's baseline from the current arm_outcomes: do this only from a run you trust."""
     _configure(args)
     from edgar_eval.adapters.files import replace_file
+    from edgar_eval.adapters.parquet_store import StoreError
     from edgar_eval.defs.settings import EvalSettings, GeneratorResource
     from edgar_eval.evaluation.regression_gate import baseline_json, dev_cases
 
-    settings = EvalSettings.from_env()
-    store = settings.store()
-    cases = dev_cases(store.read("arm_outcomes"), store.read("golden_set"))
-    path = GeneratorResource.from_env().baseline_path(settings)
+    try:
+        settings = EvalSettings.from_env()
+        generator = GeneratorResource.from_env()
+        generator.check()
+        store = settings.store()
+        cases = dev_cases(store.read("arm_outcomes"), store.read("golden_set"))
+    except (ValueError, StoreError) as exc:  # a bad setting, or no run to write it from: one line
+        print(f"edgar-eval: {exc}", file=sys.stderr)
+        return 2
+    path = generator.baseline_path(settings)
     changed = replace_file(path, baseline_json(cases).encode())
     print(f"{len(cases)} dev cases (question x arm) {'written to' if changed else 'unchanged in'} {path}")
     return 0

@@ -53,7 +53,10 @@ def _one_line_no_traceback(result: subprocess.CompletedProcess) -> str:
 def test_a_missing_folder_is_refused_in_one_line(home):
     result = _cli(home, "run", "--corpus", str(home / "nowhere"), "--name", "x")
     assert result.returncode == 2
-    assert _one_line_no_traceback(result) == f"edgar-eval: corpus folder {home / 'nowhere'} does not exist"
+    assert (
+        _one_line_no_traceback(result)
+        == f"edgar-eval: corpus folder {home / 'nowhere'} (--corpus, EDGAR_EVAL_CORPUS_DIR) does not exist"
+    )
 
 
 def test_an_empty_folder_is_refused_in_one_line(home):
@@ -61,7 +64,10 @@ def test_an_empty_folder_is_refused_in_one_line(home):
     (home / "empty" / "notes.txt").write_text("no filing here")
     result = _cli(home, "run", "--corpus", str(home / "empty"), "--name", "x")
     assert result.returncode == 2
-    assert _one_line_no_traceback(result) == f"edgar-eval: corpus folder {home / 'empty'} holds no .htm filing"
+    assert (
+        _one_line_no_traceback(result)
+        == f"edgar-eval: corpus folder {home / 'empty'} (--corpus, EDGAR_EVAL_CORPUS_DIR) holds no .htm filing"
+    )
 
 
 def test_a_corpus_of_garbage_fails_each_filing_for_its_own_reason_and_evaluates_nothing(home):
@@ -89,13 +95,14 @@ def test_a_corpus_of_garbage_fails_each_filing_for_its_own_reason_and_evaluates_
         (
             "EDGAR_EVAL_GENERATOR",
             "tabel-reader",
-            "edgar-eval: unknown generator 'tabel-reader'; choose one of extractive, table-reader, "
+            "edgar-eval: unknown generator 'tabel-reader' (EDGAR_EVAL_GENERATOR); choose one of extractive, "
+            "table-reader, "
             "openai-compatible-chat, external-rag",
         ),
         (
             "EDGAR_EVAL_EMBEDDER",
             "minlm",
-            "edgar-eval: unknown embedder 'minlm'; choose one of minilm, openai-compatible",
+            "edgar-eval: unknown embedder 'minlm' (EDGAR_EVAL_EMBEDDER); choose one of minilm, openai-compatible",
         ),
         (
             "EDGAR_EVAL_PARALLEL_RUNS",
@@ -105,7 +112,7 @@ def test_a_corpus_of_garbage_fails_each_filing_for_its_own_reason_and_evaluates_
         (
             "EDGAR_EVAL_TAPE",
             "replya",
-            "edgar-eval: unknown tape_mode 'replya'; choose one of off, record, replay, fill",
+            "edgar-eval: unknown tape_mode 'replya' (EDGAR_EVAL_TAPE); choose one of off, record, replay, fill",
         ),
     ],
 )
@@ -114,6 +121,59 @@ def test_a_misspelled_setting_is_refused_before_any_partition_runs(home, variabl
     assert result.returncode == 2
     assert _one_line_no_traceback(result) == expected
     assert not (home / "data" / "demo" / "filings").exists()  # nothing ran
+
+
+@pytest.mark.parametrize(
+    "arguments,variables",
+    [
+        (("--name", "../../escape"), {}),
+        ((), {"EDGAR_EVAL_CORPUS_NAME": "../../escape"}),
+    ],
+    ids=["--name", "EDGAR_EVAL_CORPUS_NAME"],
+)
+def test_a_name_that_leaves_the_data_and_reports_folders_is_refused_before_any_work(home, arguments, variables):
+    corpus = home / "corpus"
+    write_demo_corpus(str(corpus / "filings"))
+    result = _cli(home, "run", "--corpus", str(corpus / "filings"), *arguments, env=variables)
+    assert result.returncode == 2
+    assert _one_line_no_traceback(result) == (
+        "edgar-eval: --name (EDGAR_EVAL_CORPUS_NAME) '../../escape' is not a plain folder name (letters, digits, '-', "
+        "'_' and '.', a dot not first)"
+    )
+    assert not (home / "data").exists() and not (home / "reports").exists()
+    assert not (home.parent.parent / "escape").exists() and not (home.parent / "escape").exists()
+
+
+@pytest.mark.parametrize(
+    "arguments,variables,expected",
+    [
+        ((), {"EDGAR_EVAL_HOME": "/nonexistent"}, "edgar-eval: EDGAR_EVAL_HOME=/nonexistent is not a folder"),
+        ((), {"DAGSTER_HOME": "/proc/no-such-home"}, "edgar-eval: DAGSTER_HOME=/proc/no-such-home: No such file"),
+        ((), {"EDGAR_EVAL_EXECUTOR": "bogus"}, "edgar-eval: unknown EDGAR_EVAL_EXECUTOR 'bogus'; choose one of"),
+        ((), {"EDGAR_EVAL_DATA": "nosuch://bucket/data"}, "edgar-eval: EDGAR_EVAL_DATA='nosuch://bucket/data' is not"),
+        ((), {"EDGAR_EVAL_REPORTS": "nosuch://bucket/r"}, "edgar-eval: EDGAR_EVAL_REPORTS='nosuch://bucket/r' is not"),
+        (("--proposals", "/no/such.jsonl"), {}, "edgar-eval: proposals file /no/such.jsonl (--proposals, "),
+        (
+            (),
+            {"EDGAR_EVAL_EMBEDDER": "openai-compatible"},
+            "edgar-eval: EDGAR_EVAL_EMBEDDER=openai-compatible needs EDGAR_EVAL_EMBEDDINGS_MODEL and "
+            "EDGAR_EVAL_EMBEDDINGS_BASE_URL set",
+        ),
+        (
+            (),
+            {"EDGAR_EVAL_GENERATOR": "openai-compatible-chat", "EDGAR_EVAL_GENERATOR_URL": "http://127.0.0.1:9"},
+            "edgar-eval: EDGAR_EVAL_GENERATOR=openai-compatible-chat needs EDGAR_EVAL_GENERATOR_MODEL set",
+        ),
+        (("--parallel", "0"), {}, "edgar-eval: --parallel (EDGAR_EVAL_PARALLEL_RUNS) must be at least 1 run at once"),
+        ((), {"EDGAR_EVAL_MAX_CONCURRENT": "-1"}, "edgar-eval: EDGAR_EVAL_MAX_CONCURRENT must be 0"),
+    ],
+    ids=lambda value: next(iter(value), "") if isinstance(value, (tuple, dict)) else None,
+)
+def test_every_refusal_names_the_setting_or_flag_it_refuses(home, arguments, variables, expected):
+    result = _cli(home, "run", *arguments, env=variables)
+    assert result.returncode == 2
+    assert _one_line_no_traceback(result).startswith(expected)
+    assert not (home / "data").exists(), "refused before any work: not even the demo corpus is written"
 
 
 @pytest.mark.parametrize(
@@ -228,7 +288,10 @@ def test_partitions_adds_the_folders_filings_to_the_run_history(home):
     empty.mkdir()
     refused = _cli(home, "partitions", "--corpus", str(empty), "--name", "x")
     assert refused.returncode == 2
-    assert _one_line_no_traceback(refused) == f"edgar-eval: corpus folder {empty} holds no .htm filing"
+    assert (
+        _one_line_no_traceback(refused)
+        == f"edgar-eval: corpus folder {empty} (--corpus, EDGAR_EVAL_CORPUS_DIR) holds no .htm filing"
+    )
 
 
 def test_a_new_run_history_echoes_no_step_worker_debug_lines_and_keeps_every_event(tmp_path, monkeypatch):

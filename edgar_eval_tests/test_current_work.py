@@ -2,6 +2,7 @@
 or what it wrote is gone. Every file a run opens beside the graph is among the inputs its digest covers."""
 
 import os
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -14,7 +15,9 @@ from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.freshness import CurrentWork, evaluation_files
 from edgar_eval.defs.partitions import sync_filings
 from edgar_eval.defs.runner import materialise_graph
-from edgar_eval.defs.settings import GeneratorResource
+from edgar_eval.defs.settings import EmbedderResource, GeneratorResource
+
+PROJECT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.slow(minutes=1.5)  # whole-graph runs: scheduled with the longest first
 
@@ -36,9 +39,15 @@ def _outside(path: str, roots: list[Path]) -> bool:
 
 
 @pytest.fixture
-def demo_run(tmp_path):
+def demo_run(tmp_path, monkeypatch):
+    """A demo run in a project home of its own (a copy of the folders the evaluation reads beside the graph), so the
+    test can change a file there."""
     from edgar_eval.defs.settings import EvalSettings
 
+    home = tmp_path / "home"
+    for folder in ("protocol", "reviews/demo", "policies/demo", "baselines/demo", "fixtures/demo"):
+        shutil.copytree(PROJECT / folder, home / folder)
+    monkeypatch.setenv("EDGAR_EVAL_HOME", str(home))
     settings = EvalSettings(
         corpus_dir=str(tmp_path / "corpus"),
         corpus_name="demo",
@@ -67,7 +76,9 @@ def test_current_work_is_not_launched_and_any_change_relaunches_it(demo_run, tmp
     # Every file the runs opened is an input the digests cover, or lies in the store, the reports, the corpus folder
     # (its documents are versioned as data), or the Python installation and the package's own source.
     work = CurrentWork(defs, instance)
-    covered = {Path(p).resolve() for p in evaluation_files(settings)} | {Path(settings.corpus_dir) / "manifest.csv"}
+    covered = {Path(p).resolve() for p in evaluation_files(settings, GeneratorResource())} | {
+        Path(settings.corpus_dir) / "manifest.csv"
+    }
     roots = [
         Path(p).resolve()
         for p in (settings.data_dir, settings.reports_dir, settings.corpus_dir, sys.prefix, sys.base_prefix, "/proc")
@@ -93,28 +104,74 @@ def test_current_work_is_not_launched_and_any_change_relaunches_it(demo_run, tmp
     assert len(instance.get_run_records()) == runs, "a warm re-run with nothing changed launched a run"
     assert (Path(settings.reports_dir) / "demo" / "report.md").read_bytes() == report
 
-    # A file the evaluation reads beside the graph changes (a tape appears in its tapes folder): relaunched.
+    # A file the evaluation reads beside the graph changes (a review file appears in its reviews folder): relaunched.
+    review = tmp_path / "home" / "reviews" / "demo" / "second-look.jsonl"
+    review.write_text("")
+    assert work.evaluation(first.partitions)[1] == "inputs changed"
+    review.unlink()
+    assert work.evaluation(first.partitions)[1] is None
+    # A tape appears in the corpus's tapes folder, which nothing this run uses reads (the table reader answers
+    # offline, the proposer is off): still current.
     tape = tmp_path / "tapes" / "demo" / "proposals" / "note.json"
     tape.parent.mkdir(parents=True)
     tape.write_text("{}")
-    assert work.evaluation(first.partitions)[1] == "inputs changed"
-    tape.unlink()
     assert work.evaluation(first.partitions)[1] is None
 
-    # What the run wrote is gone: a stored table, or a file a materialisation names.
+    # Settings no component of this run reads: nothing is relaunched.
+    key = first.partitions[0]
+    documents = sync_filings(instance, settings).documents
+    unread = {
+        "the OpenAI-compatible embedder's model and URL": {
+            "embedder": EmbedderResource(model="e", base_url="http://x")
+        },
+        "an offline generator's model and URL": {"generator": GeneratorResource(model="m", url="http://x")},
+        "the proposer's model without its URL": {"settings": settings.model_copy(update={"proposer_model": "m"})},
+        "the proposer's URL without its model": {"settings": settings.model_copy(update={"proposer_url": "http://x"})},
+        "the endpoint reranker's URL under the lexical": {"settings": settings.model_copy(update={"rerank_url": "x"})},
+        "a tape mode with nothing taped": {"settings": settings.model_copy(update={"tape_mode": "replay"})},
+    }
+    for why, resources in unread.items():
+        other = CurrentWork(
+            build_definitions(
+                resources.get("settings", settings), resources.get("embedder"), resources.get("generator")
+            ),
+            instance,
+        )
+        assert other.evaluation(first.partitions).reason is None, why
+        assert other.corpus(key, documents[key]).reason is None, why
+    # A setting only the evaluation reads relaunches the evaluation, and no filing partition.
+    deeper = CurrentWork(build_definitions(settings.model_copy(update={"top_k": 40})), instance)
+    assert deeper.evaluation(first.partitions).reason == "inputs changed"
+    assert deeper.corpus(key, documents[key]).reason is None
+
+    # What the run wrote cannot be read (overwritten): relaunched, naming the table; for the evaluation, only the
+    # step that makes it (test_made_again runs it).
+    for table, check in (
+        (Path(settings.data_dir) / "demo" / "golden_set.parquet", lambda: work.evaluation(first.partitions)),
+        (Path(settings.data_dir) / "demo" / "chunks" / f"{key}.parquet", lambda: work.corpus(key, documents[key])),
+    ):
+        kept = table.read_bytes()
+        table.write_bytes(b"PAR1" + bytes(len(kept)))
+        verdict = check()
+        assert (verdict.reason or "").startswith(f"1 stored table cannot be read ({table}: not a readable Parquet")
+        table.write_bytes(kept)
+        assert check().reason is None
+    assert work.evaluation(first.partitions).remake == ()
+
+    # What the run wrote is gone: a stored table, or a file a materialisation names (the admission gates' review
+    # sheet and the absent-concept one are two files: neither replaces the other).
     for gone in (
         Path(settings.data_dir) / "demo" / "golden_set.parquet",
         Path(settings.data_dir) / "demo" / "absence_review.md",
+        Path(settings.data_dir) / "demo" / "absent_concept_review.md",
     ):
         kept = gone.read_bytes()
         gone.unlink()
         assert (work.evaluation(first.partitions)[1] or "").startswith("1 stored files are gone"), gone
         gone.write_bytes(kept)
-    key = first.partitions[0]
     table = Path(settings.data_dir) / "demo" / "chunks" / f"{key}.parquet"
     kept = table.read_bytes()
     table.unlink()
-    documents = sync_filings(instance, settings).documents
     assert (work.corpus(key, documents[key])[1] or "").startswith("1 stored files are gone")
     table.write_bytes(kept)
     assert work.corpus(key, documents[key])[1] is None
@@ -124,9 +181,10 @@ def test_current_work_is_not_launched_and_any_change_relaunches_it(demo_run, tmp
     rechunked = CurrentWork(build_definitions(settings.model_copy(update={"chunk_size": 900})), instance)
     assert rechunked.corpus(key, documents[key])[1] == "inputs changed"
 
-    # Another run made a later materialisation of one asset (the UI's 'Materialise selected'): relaunched.
+    # Another run made a later materialisation of one asset (the UI's 'Materialise selected', a materialisation
+    # reported by hand): relaunched.
     instance.report_runless_asset_event(dg.AssetMaterialization("golden_set"))
-    assert work.evaluation(first.partitions)[1] == "the latest materialisations come from 2 runs"
+    assert work.evaluation(first.partitions)[1] == "golden_set was last materialised outside any run (reported by hand)"
 
     # A library is upgraded: relaunched (a new pandas or torch can move a figure).
     upgraded = {**freshness.installed_packages(), "pandas": "99.0"}

@@ -244,7 +244,7 @@ def test_importing_the_definitions_reads_no_environment(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.splitlines()[0] == "imported"
-    assert "refused: EDGAR_EVAL_CORPUS_NAME='demo' is reserved" in done.stdout
+    assert "refused: --name (EDGAR_EVAL_CORPUS_NAME) 'demo' is reserved" in done.stdout
 
 
 def test_descriptions_render_as_written(defs):

@@ -3,7 +3,6 @@
 import csv
 from typing import cast
 
-import pandas as pd
 import pytest
 
 from edgar_eval.corpus.parse import parse_filing
@@ -269,11 +268,13 @@ def test_hand_written_real_candidates_get_the_verdicts_a_person_wrote(real_candi
 @pytest.mark.skipif(not REAL_CANDIDATES.is_file(), reason="no hand-written real candidates")
 def test_committed_real_corpus_report_holds_the_pattern_funnel_the_code_computes(real_candidate_run):
     from edgar_eval.golden.pattern_set import funnel, select_balanced
+    from edgar_eval.golden.proposal_table import proposal_row, proposals_frame
     from edgar_eval.report.builder import funnel_table
 
     candidates, _, outcomes = real_candidate_run
     selected = select_balanced(candidates, outcomes, per_pattern=5)
-    frame = funnel(outcomes, pd.Series(dtype=int), {c.candidate_id for c in selected})
+    proposals = proposals_frame([proposal_row(c) for c in candidates])  # the file holds no unreadable line
+    frame = funnel(outcomes, proposals, {c.candidate_id for c in selected})
     assert render_table(funnel_table(frame).frame) in (REPO / "reports" / "edgar" / "report.md").read_text()
 
 

@@ -3,16 +3,17 @@
 
 A local write goes to a temporary file that replaces the old one only once complete, so a failed or interrupted
 materialisation never leaves a half-written table or destroys the previous one. An object store's write is one whole
-object, which a reader sees complete or not at all.
+object, which a reader sees complete or not at all. Every write is checked to lie under the store's root (`under`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import posixpath
 import tempfile
 from pathlib import Path
-from typing import TypeGuard
+from typing import TypeGuard, TypeVar
 
 import pandas as pd
 import pyarrow as pa
@@ -24,7 +25,12 @@ class StoreError(RuntimeError):
     pass
 
 
+class OutsideRoot(ValueError):
+    """A path that would lie outside the folder it has to stay in."""
+
+
 Location = Path | UPath  # a local folder, or a folder of an fsspec filesystem
+_Where = TypeVar("_Where", bound=Location)
 _STAMP = b"edgar_eval.stamp"  # the key of a table's stamp in its Parquet footer (the schema's key-value metadata)
 
 
@@ -41,6 +47,66 @@ def is_local(path: Location) -> TypeGuard[Path]:
     return isinstance(path, Path)
 
 
+def _compared(root: Location, target: Location, follow_links: bool) -> tuple[str, str]:
+    """The two paths as compared: resolved on this machine (links followed, or by name only), normalised in a
+    store."""
+    if is_local(root) and is_local(target):
+        if follow_links:
+            return str(root.resolve()), str(target.resolve())
+        return os.path.normpath(root.absolute()), os.path.normpath(target.absolute())
+    if getattr(root, "protocol", "") != getattr(target, "protocol", ""):
+        raise OutsideRoot(f"{target} is not in the store of {root}")
+    base, found = (
+        posixpath.normpath("/" + (path.path if isinstance(path, UPath) else path.as_posix()).lstrip("/"))
+        for path in (root, target)
+    )
+    return base, found
+
+
+def check_inside(root: Location, target: _Where, follow_links: bool = True) -> _Where:
+    """`target` itself, or OutsideRoot unless it lies strictly under `root` once "." and ".." are resolved (and, on
+    this machine, symbolic links: a link inside the root that points elsewhere would write elsewhere). `follow_links`
+    False: by its name only, for a folder a person may link to another on purpose (a committed tape replayed)."""
+    base, found = _compared(root, target, follow_links)
+    if not found.startswith(base.rstrip("/") + "/"):
+        raise OutsideRoot(f"{target} lies outside {root} (it resolves to {found})")
+    return target
+
+
+def under(root: _Where, *parts: str, follow_links: bool = True) -> _Where:
+    """`root / parts`, refused (OutsideRoot) unless it lies under `root`: nothing is written outside its folder."""
+    return check_inside(root, root.joinpath(*parts), follow_links)
+
+
+def table_problem(source: Location) -> str | None:
+    """Why the Parquet table at `source` cannot be read, or None when it can: decided from its footer and schema, not
+    from its rows, so checking every stored table costs a read of each file's last bytes. The footer must parse, its
+    schema must convert to Arrow, and every column chunk it lists must lie within the file (a file cut short or
+    overwritten fails one of the three)."""
+    try:
+        size = source.stat().st_size
+        with source.open("rb") as handle:
+            parquet = pq.ParquetFile(handle)
+            metadata = parquet.metadata
+            _ = parquet.schema_arrow  # converted from the footer's schema when first asked for
+    except FileNotFoundError:
+        return "missing"
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        return f"not a readable Parquet file ({exc})"
+    body_end = size - metadata.serialized_size - 8  # the footer, its length and the closing magic bytes
+    for group in range(metadata.num_row_groups):
+        row_group = metadata.row_group(group)
+        for column in range(row_group.num_columns):
+            chunk = row_group.column(column)
+            start = chunk.dictionary_page_offset if chunk.has_dictionary_page else chunk.data_page_offset
+            if start is None or start < 4 or start + chunk.total_compressed_size > body_end:
+                return (
+                    f"its footer places column {chunk.path_in_schema!r} of row group {group} at bytes "
+                    f"{start}-{(start or 0) + chunk.total_compressed_size}, past the end of its data (byte {body_end})"
+                )
+    return None
+
+
 class ParquetStore:
     def __init__(self, root: str | os.PathLike | UPath) -> None:
         self.root: Location = location(root)
@@ -51,12 +117,20 @@ class ParquetStore:
     def exists(self, asset: str, partition: str | None = None) -> bool:
         return self.path(asset, partition).is_file()
 
+    def unreadable(self, asset: str, partition: str | None = None) -> str | None:
+        """Why the stored table cannot be read (from its footer and schema: `table_problem`), or None."""
+        return table_problem(self.path(asset, partition))
+
+    def file(self, *parts: str) -> Location:
+        """A file kept beside the tables (a review sheet, a frozen export), checked to lie under the store's root."""
+        return under(self.root, *parts)
+
     def write(
         self, asset: str, frame: pd.DataFrame, partition: str | None = None, stamp: dict[str, str] | None = None
     ) -> Location:
         """`stamp`: what the table was built from, kept in the file's footer (`stamp()` reads it back), so that a
         table with no row still says it."""
-        target = self.path(asset, partition)
+        target = check_inside(self.root, self.path(asset, partition))
         table = pa.Table.from_pandas(frame.reset_index(drop=True), preserve_index=False)
         if stamp:
             footer = {**(table.schema.metadata or {}), _STAMP: json.dumps(stamp, sort_keys=True).encode()}

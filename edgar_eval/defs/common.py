@@ -40,9 +40,9 @@ def _reusable(store: ParquetStore, asset: str, key: str, sha256: str, build_key:
             current = (stamp.sha256 == sha256).all() and (stamp.build_key == build_key).all()
         else:  # a table with no row (a filing with nothing of its kind): its file's stamp says what it was built from
             current = store.stamp(asset, key) == {"sha256": sha256, "build_key": build_key}
+        return store.read(asset, key) if current else None
     except StoreError:
-        return None  # written before tables were stamped, or unreadable: rebuild it
-    return store.read(asset, key) if current else None
+        return None  # written before tables were stamped, or unreadable in any column: rebuild it
 
 
 def materialize_partitions(

@@ -83,10 +83,12 @@ def executor_config(name: str) -> dict:
     try:
         document = yaml.safe_load(path.read_text()) or {}
     except yaml.YAMLError as exc:
-        raise ValueError(f"{path} is not YAML: {exc}") from None
+        raise ValueError(f"{path} ({EXECUTOR_CONFIG_ENV}) is not YAML: {exc}") from None
     config = document.get("execution", {}).get("config") if isinstance(document, dict) else None
     if not isinstance(config, dict):
-        raise ValueError(f"{path} has no `execution: config:` mapping of the {name} executor's settings")
+        raise ValueError(
+            f"{path} ({EXECUTOR_CONFIG_ENV}) has no `execution: config:` mapping of the {name} executor's settings"
+        )
     return config
 
 
@@ -105,15 +107,18 @@ def executor_from_env() -> dg.ExecutorDefinition:
             name="multiprocess",
         )
     config = executor_config(name)
+    where = os.environ.get(EXECUTOR_CONFIG_ENV) or DEFAULT_CONFIG[name]
     try:
         if name == "celery":
             from dagster_celery import celery_executor as executor
         else:
             from dagster_k8s import k8s_job_executor as executor
     except ImportError:
-        raise ValueError(f"the {name} executor needs the deploy extra: pip install -e '.[deploy]'") from None
+        raise ValueError(f"{EXECUTOR_ENV}={name} needs the deploy extra: pip install -e '.[deploy]'") from None
     checked = validate_config(executor.config_schema.config_type, config)  # `configured` checks nothing until a run
     if not checked.success:
         problems = "; ".join(error.message for error in checked.errors or ())
-        raise ValueError(f"the {name} executor's settings do not fit its config schema: {problems}")
+        raise ValueError(
+            f"the {name} executor's settings ({where}, {EXECUTOR_CONFIG_ENV}) do not fit its config schema: {problems}"
+        )
     return executor.configured(config, name=name)

@@ -1,16 +1,23 @@
 """Is a run's work already done? A run launched by `edgar-eval run` carries the digest of everything its outputs are a
-function of (its inputs); a later run with the same inputs is not launched when what that run materialised is still
-the latest materialisation of every asset it would build, and still stored.
+function of (its inputs); a later run with the same inputs is not launched when what runs with those inputs
+materialised is still the latest materialisation of every asset it would build, and still stored and readable.
 
 What a run reads, besides the tables the run history versions:
 - a corpus partition: the filing's bytes, the corpus manifest, the code of the corpus assets (their code versions),
-  the settings, the embedder, and the installed packages' versions;
+  the settings the corpus job reads (`settings.CORPUS_FIELDS`), the embedder's, and the installed packages' versions;
 - the evaluation: every current filing partition's corpus tables (their data versions), the package's source, the
-  settings, the embedder and the generator, the installed packages' versions, and the files it reads beside the graph
-  (protocols, reviews, policies, baselines, the release fixture, model tapes, the proposal files).
+  settings, the embedder's and the generator's, the installed packages' versions, and the files it reads beside the
+  graph (protocols, reviews, policies, baselines, the release fixture, the proposal files, and the model tapes when a
+  component calls a model).
 
-A test records every file the evaluation opens and fails when one lies outside these inputs, the store and the report
-folder. A generator or proposer that calls a live model is never taken as unchanged: the model answers anew.
+A setting enters a digest only when a component the run uses reads it (`EvalSettings.read_by_evaluation`, the
+resources' `read_settings`): the OpenAI-compatible embedder's URL under the local embedder, or the proposer's model
+without its URL, relaunches nothing. A test records every file the evaluation opens and fails when one lies outside
+these inputs, the store and the report folder; another records the settings the corpus job reads. A generator or
+proposer that calls a live model is never taken as unchanged: the model answers anew.
+
+What a run wrote counts as there only when it can be read: a stored table whose Parquet footer or schema cannot be
+read (overwritten, cut short) relaunches the run that makes it, which rebuilds that table and reuses the rest.
 
 This decides only whether to launch a run; inside a run each corpus partition still reuses a table built from the same
 bytes by the same code (`common.materialize_partitions`), so a skipped check would cost time, never a wrong table.
@@ -24,18 +31,18 @@ import json
 from dataclasses import dataclass
 from importlib.metadata import distributions
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, NamedTuple
 
 import dagster as dg
 from dagster._core.definitions.data_version import DATA_VERSION_TAG
 
-from edgar_eval.adapters.parquet_store import location
+from edgar_eval.adapters.parquet_store import location, table_problem
 from edgar_eval.defs.report_assets import code_version
-from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource, project_home
+from edgar_eval.defs.settings import MODEL_GENERATORS, EmbedderResource, EvalSettings, GeneratorResource, project_home
 
 INPUTS_TAG = "edgar-eval/inputs"  # the digest of a run's inputs, on every run `edgar-eval run` launches
+NEVER_MATERIALISED = "never materialised"  # how a run that has never been made is told from one made again
 _MATERIALISATION = dg.DagsterEventType.ASSET_MATERIALIZATION
-_LIVE_GENERATORS = ("openai-compatible-chat", "external-rag")
 
 
 @dataclass(frozen=True)
@@ -68,23 +75,26 @@ def installed_packages() -> dict[str, str]:
     return {dist.metadata["Name"]: dist.version for dist in distributions() if dist.metadata["Name"]}
 
 
-def _resources(settings: EvalSettings, embedder: EmbedderResource) -> dict[str, object]:
-    return {"settings": settings.model_dump(), "embedder": embedder.model_dump(), "packages": installed_packages()}
-
-
 def corpus_inputs(settings: EvalSettings, embedder: EmbedderResource, asset_graph, document_sha256: str) -> RunInputs:
-    """A filing partition's inputs: its document's sha256, the corpus assets' code versions, settings, embedder and
-    the corpus manifest (read by `filings` for the filing date)."""
+    """A filing partition's inputs: its document's sha256, the corpus assets' code versions, the settings the corpus
+    job reads, the embedder's, and the corpus manifest (read by `filings` for the filing date)."""
     code = {key.to_user_string(): asset_graph.get(key).code_version for key in corpus_asset_keys(asset_graph)}
     return RunInputs.of(
-        {"document": document_sha256, "code": code, **_resources(settings, embedder)},
+        {
+            "document": document_sha256,
+            "code": code,
+            "settings": settings.read_by_corpus(),
+            "embedder": embedder.read_settings(),
+            "packages": installed_packages(),
+        },
         [Path(settings.corpus_dir) / "manifest.csv"],
     )
 
 
-def evaluation_files(settings: EvalSettings) -> list[Path]:
+def evaluation_files(settings: EvalSettings, generator: GeneratorResource) -> list[Path]:
     """The files the evaluation reads beside the graph: whole folders, so a file a later version starts reading there
-    is covered without a change here (the audit test names any it reads elsewhere)."""
+    is covered without a change here (the audit test names any it reads elsewhere). The corpus's tapes are read only
+    by what calls a model through them (a model generator, the proposer)."""
     home, corpus = project_home(), settings.corpus_name
     folders = [
         home / "protocol",
@@ -92,7 +102,7 @@ def evaluation_files(settings: EvalSettings) -> list[Path]:
         home / "policies" / corpus,
         home / "baselines" / corpus,
         home / "fixtures" / corpus,
-        settings.tapes(),
+        *([settings.tapes()] if settings.uses_tapes(generator) else []),
     ]
     return [path for folder in folders for path in _files_under(folder)] + [Path(p) for p in settings.proposals]
 
@@ -115,19 +125,21 @@ def evaluation_inputs(
         for key in corpus_asset_keys(asset_graph)
     }
     live = None
-    if generator.kind in _LIVE_GENERATORS and settings.tape_mode != "replay":
+    if generator.kind in MODEL_GENERATORS and settings.tape_mode != "replay":
         live = f"the generator {generator.kind} calls a live model (tape {settings.tape_mode})"
-    elif settings.proposer_model and settings.proposer_url and settings.tape_mode != "replay":
+    elif settings.proposer_on and settings.tape_mode != "replay":
         live = f"the proposer {settings.proposer_model} is a live model (tape {settings.tape_mode})"
     return RunInputs.of(
         {
             "partitions": keys,
             "corpus": corpus,
             "code": code_version(),
-            "generator": generator.model_dump(),
-            **_resources(settings, embedder),
+            "settings": settings.read_by_evaluation(generator),
+            "embedder": embedder.read_settings(),
+            "generator": generator.read_settings(),
+            "packages": installed_packages(),
         },
-        evaluation_files(settings),
+        evaluation_files(settings, generator),
         live,
     )
 
@@ -156,42 +168,80 @@ def _latest(
     return latest
 
 
-def why_not_current(
+class Verdict(NamedTuple):
+    """Whether a run's work is current: the inputs it would record, why it has to be launched (None: it is current),
+    and, when the one reason is stored tables that cannot be read, the assets to make again (with every asset their
+    steps make): the rest of the run's work is current and stays as it is."""
+
+    inputs: RunInputs
+    reason: str | None
+    remake: tuple[dg.AssetKey, ...] = ()
+
+
+def _staleness(
     instance: dg.DagsterInstance,
     inputs: RunInputs,
     keys: Iterable[dg.AssetKey],
-    stored: Iterable[Path | str],
-    partition: str | None = None,
-) -> str | None:
-    """None when one successful run with these inputs made the latest materialisation of every asset of `keys` (for
-    `partition`) and every file it wrote (`stored`, and each path its materialisations name) is still there; else why
-    the run has to be launched."""
+    stored: Mapping[dg.AssetKey, Path | str],
+    partition: str | None,
+) -> tuple[str | None, list[dg.AssetKey]]:
+    """Why the run has to be launched (None: it need not), and the assets whose stored tables cannot be read when
+    that is the one reason."""
     if inputs.live:
-        return inputs.live
+        return inputs.live, []
     latest = _latest(instance, keys, partition)
     missing = sorted(key.to_user_string() for key, record in latest.items() if record is None)
     if missing:
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-        return f"never materialised: {', '.join(missing[:3])}{more}"
-    run_ids = {record.run_id for record in latest.values() if record is not None}
-    if len(run_ids) != 1:
-        return f"the latest materialisations come from {len(run_ids)} runs"
-    run = instance.get_run_by_id(run_ids.pop())
-    if run is None or run.status != dg.DagsterRunStatus.SUCCESS:
-        return "the run that made them did not succeed"
-    if run.tags.get(INPUTS_TAG) != inputs.digest:
-        return "inputs changed" if INPUTS_TAG in run.tags else "made by a run that recorded no inputs"
-    named = [
-        entry.value
-        for record in latest.values()
+        return f"{NEVER_MATERIALISED}: {', '.join(missing[:3])}{more}", []
+    # Each asset's latest materialisation is from a successful run with these inputs: one run, or one run and the
+    # runs that made again a table it could not read (each with the same inputs, so the same tables).
+    made_by: dict[str, list[str]] = {}
+    for key, record in latest.items():
+        if record is not None:
+            made_by.setdefault(record.run_id, []).append(key.to_user_string())
+    for run_id, made in sorted(made_by.items()):
+        run = instance.get_run_by_id(run_id) if run_id else None
+        if run is None:
+            return f"{made[0]} was last materialised outside any run (reported by hand)", []
+        if run.status != dg.DagsterRunStatus.SUCCESS:
+            return "the run that made them did not succeed", []
+        if run.tags.get(INPUTS_TAG) != inputs.digest:
+            return ("inputs changed" if INPUTS_TAG in run.tags else "made by a run that recorded no inputs"), []
+    written = [(key, location(str(path))) for key, path in stored.items()] + [
+        (key, location(str(entry.value)))
+        for key, record in latest.items()
         if record is not None and record.asset_materialization is not None
         for entry in record.asset_materialization.metadata.values()
         if isinstance(entry, dg.PathMetadataValue)
     ]
-    gone = [str(path) for path in [*stored, *named] if not location(str(path)).is_file()]
+    gone = sorted({str(path) for _, path in written if not path.is_file()})
     if gone:
-        return f"{len(gone)} stored files are gone ({gone[0]})"
-    return None
+        return f"{len(gone)} stored files are gone ({gone[0]})", []
+    # read from each table's footer and schema, not its rows: a table overwritten or cut short is made again
+    unreadable = [
+        (key, path, problem)
+        for key, path in written
+        if path.suffix == ".parquet" and (problem := table_problem(path)) is not None
+    ]
+    if unreadable:
+        _, path, problem = unreadable[0]
+        tables = "1 stored table" if len(unreadable) == 1 else f"{len(unreadable)} stored tables"
+        return f"{tables} cannot be read ({path}: {problem})", sorted({key for key, _, _ in unreadable}, key=str)
+    return None, []
+
+
+def why_not_current(
+    instance: dg.DagsterInstance,
+    inputs: RunInputs,
+    keys: Iterable[dg.AssetKey],
+    stored: Mapping[dg.AssetKey, Path | str],
+    partition: str | None = None,
+) -> str | None:
+    """None when successful runs with these inputs made the latest materialisation of every asset of `keys` (for
+    `partition`) and every file they wrote (`stored`, by asset, and each path their materialisations name) is still
+    there, each Parquet table readable; else why the run has to be launched."""
+    return _staleness(instance, inputs, keys, stored, partition)[0]
 
 
 class CurrentWork:
@@ -212,12 +262,17 @@ class CurrentWork:
         self.corpus_keys = corpus_asset_keys(self.graph)
         self.evaluation_keys = built_assets(self.graph, EVALUATION_GROUPS)
 
-    def corpus(self, partition: str, document_sha256: str) -> tuple[RunInputs, str | None]:
+    def corpus(self, partition: str, document_sha256: str) -> Verdict:
+        """A filing partition's run: launched whole whatever the reason (inside it, each table it can read and that
+        was built from the same bytes and code is reused, so an unreadable one is the only one made again)."""
         inputs = corpus_inputs(self.settings, self.embedder, self.graph, document_sha256)
         store = self.settings.store()
-        stored = [store.path(key.to_user_string(), partition) for key in self.corpus_keys]
-        return inputs, why_not_current(self.instance, inputs, self.corpus_keys, stored, partition)
+        stored = {key: store.path(key.to_user_string(), partition) for key in self.corpus_keys}
+        return Verdict(inputs, why_not_current(self.instance, inputs, self.corpus_keys, stored, partition))
 
-    def evaluation(self, partitions: Iterable[str]) -> tuple[RunInputs, str | None]:
+    def evaluation(self, partitions: Iterable[str]) -> Verdict:
+        """The evaluation run: when its one reason is tables that cannot be read, only the assets that make them."""
         inputs = evaluation_inputs(self.settings, self.embedder, self.generator, self.instance, self.graph, partitions)
-        return inputs, why_not_current(self.instance, inputs, self.evaluation_keys, [])
+        reason, unreadable = _staleness(self.instance, inputs, self.evaluation_keys, {}, None)
+        remake = {sibling for key in unreadable for sibling in self.graph.get(key).execution_set_asset_keys}
+        return Verdict(inputs, reason, tuple(sorted(remake, key=str)))

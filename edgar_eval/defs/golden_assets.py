@@ -41,7 +41,7 @@ from edgar_eval.golden.templates import TEMPLATE_OWNER, TEMPLATE_VERSION, build_
             "printed for other periods only, or a row of figures holding most of its words or two of its rare ones): "
             "each with the passages that might answer it, its case sha256 and its status: awaiting review, or a "
             "person's verdict from `reviews/<corpus>/absent-concept-v1.jsonl` (absent admits it, answered rejects it). "
-            "The sheet a reviewer reads is written beside the tables (`absence_review.md`).",
+            "The sheet a reviewer reads is written beside the tables (`absent_concept_review.md`).",
         ),
         "gold_by_search_scope": dg.AssetOut(
             group_name="golden",
@@ -131,7 +131,8 @@ def golden_questions_and_rejections(
         output_name="golden_rejections",
     )
     queue = build.review_queue
-    sheet = settings.store().root / "absence_review.md"
+    # its own sheet: absence_review.md is the admission gates' (pattern_assets), and one must not replace the other
+    sheet = settings.store().file("absent_concept_review.md")
     replace_file(sheet, absent_concept_review_sheet(queue, review_file).encode())
     yield table_output(
         queue,
@@ -171,7 +172,7 @@ def golden_set(
     recorded = filings.frame()  # every filing whose `filings` row is materialised
     draft = freeze(golden, dict(zip(recorded.filing_id, recorded.sha256)), settings.golden_seed)
     version = settings.golden_version or f"{TEMPLATE_VERSION}@{draft.content_hash[:12]}"
-    export = store.root / "golden" / f"{version.replace('/', '-')}.jsonl"
+    export = store.file("golden", f"{version.replace('/', '-')}.jsonl")
     try:
         create_file(export, draft.jsonl.encode())  # a freeze is written once: never replaced, by this run or another
     except PinnedElsewhere:
@@ -256,7 +257,8 @@ def golden_audit(
     except audit.AuditFileError as exc:
         raise dg.Failure(str(exc)) from exc
     judged = audit.apply_verdicts(sample, verdicts).assign(current=True)
-    replace_file(store.root / "golden_audit.md", audit.review_sheet(judged, review_file).encode())
+    sheet = store.file("golden_audit.md")
+    replace_file(sheet, audit.review_sheet(judged, review_file).encode())
     summary = audit.audit_summary(judged)
     kept = audit.kept_verdicts(verdicts, judged)
     return table_output(
@@ -271,7 +273,7 @@ def golden_audit(
                 judged[judged.reviewer_role != ""].reviewer_role.value_counts().sort_index().to_dict()
             ),
             "review_file": review_file,
-            "sheet": dg.MetadataValue.path(str(store.root / "golden_audit.md")),
+            "sheet": dg.MetadataValue.path(str(sheet)),
             "per_kind": table_head(summary, ["kind", "sampled", "reviewed", "defects", "awaiting"], rows=12),
         },
     )

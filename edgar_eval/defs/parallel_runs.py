@@ -51,7 +51,7 @@ def parallel_runs_from_env(default: int = 1) -> int:
     number of at least 1."""
     runs = whole_number(PARALLEL_ENV, os.environ.get(PARALLEL_ENV) or str(default), "runs")
     if runs < 1:
-        raise ValueError(f"the number of runs at once must be at least 1, got {runs}")
+        raise ValueError(f"--parallel ({PARALLEL_ENV}) must be at least 1 run at once, got {runs}")
     return runs
 
 

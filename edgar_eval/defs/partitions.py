@@ -17,7 +17,7 @@ import dagster as dg
 from dagster._core.definitions.data_version import DATA_VERSION_TAG
 
 from edgar_eval.adapters.local_corpus import list_filings, write_demo_corpus
-from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.settings import CORPUS_DIR_ENV, EvalSettings
 
 FILINGS_NAME = "filings"
 FILINGS = dg.DynamicPartitionsDefinition(name=FILINGS_NAME)
@@ -65,9 +65,12 @@ def corpus_files(settings: EvalSettings) -> dict[str, Path]:
     (generated from a fixed seed: the same bytes every time). A folder without a filing is refused in one line."""
     if settings.is_demo:
         write_demo_corpus(settings.corpus_dir)
-    listed = list_filings(settings.corpus_dir)
+    try:
+        listed = list_filings(settings.corpus_dir)
+    except ValueError as exc:  # two documents with one partition key
+        raise ValueError(f"corpus folder {settings.corpus_dir} (--corpus, {CORPUS_DIR_ENV}): {exc}") from None
     if not listed:
-        raise ValueError(f"corpus folder {settings.corpus_dir} holds no .htm filing")
+        raise ValueError(f"corpus folder {settings.corpus_dir} (--corpus, {CORPUS_DIR_ENV}) holds no .htm filing")
     return {key: Path(settings.corpus_dir) / relative for key, relative in sorted(listed.items())}
 
 

@@ -39,7 +39,7 @@ from edgar_eval.golden.pattern_set import (
     select_balanced,
     verdict_frame,
 )
-from edgar_eval.golden.proposal_table import PROPOSAL_COLUMNS, proposal_candidates, proposal_row
+from edgar_eval.golden.proposal_table import proposal_candidates, proposal_row, proposals_frame
 
 _CORPUS = ["filings", "filing_text", "sections"]
 
@@ -94,10 +94,7 @@ def golden_proposals(
     if settings.proposer_model and settings.proposer_url:
         accepted = [e for e in examples if e.expected.get("verdict") == "accept"]
         rows += _model_proposals(settings, _corpus_frames(filings, filing_text, sections), accepted)
-    frame = pd.DataFrame(rows, columns=PROPOSAL_COLUMNS).fillna(
-        {"unreadable_reason": "", "prompt_version": "", "expected": ""}
-    )
-    frame["excerpt_ids"] = [list(v) if isinstance(v, (list, tuple)) else [] for v in frame.excerpt_ids]
+    frame = proposals_frame(rows)
     return table_output(
         frame,
         {
@@ -174,24 +171,27 @@ def admission_outcomes(
 ):
     store = settings.store()
     proposals = golden_proposals
-    candidates = proposal_candidates(proposals)
+    try:
+        candidates = proposal_candidates(proposals)
+    except ValueError as exc:
+        raise dg.Failure(str(exc)) from exc
     frames = _corpus_frames(filings, filing_text, sections, chunks)
     reviews, review_file = _reviews(settings)
     corpus = build_gate_corpus(frames["filings"], frames["filing_text"], frames["sections"], reviews, review_file)
     run = run_gates(candidates, corpus)
     verdicts = verdict_frame(candidates, run)
     outcomes = candidate_outcomes(verdicts)
-    replace_file(store.root / "absence_review.md", review_queue_markdown(candidates, run, review_file).encode())
+    sheet = store.file("absence_review.md")
+    replace_file(sheet, review_queue_markdown(candidates, run, review_file).encode())
     selected = select_balanced(candidates, outcomes, settings.patterns_per_pattern)
-    unreadable = proposals[proposals.unreadable_reason != ""].pattern.value_counts()
-    funnel_frame = funnel(outcomes, unreadable, {c.candidate_id for c in selected})
+    funnel_frame = funnel(outcomes, proposals, {c.candidate_id for c in selected})
     per_gate, differences = agreement(candidates, outcomes)
     yield table_output(
         verdicts,
         {
             "candidates": len(candidates),
             "accepted": int(outcomes.accepted.sum()),
-            "review_queue": dg.MetadataValue.path(str(store.root / "absence_review.md")),
+            "review_queue": dg.MetadataValue.path(str(sheet)),
             "rejected_by_gate": dg.MetadataValue.json(outcomes.failing_gate.value_counts().sort_index().to_dict()),
             "head": table_head(
                 cast(pd.DataFrame, verdicts[verdicts.status == "fail"]), ["candidate_id", "gate", "reason"], rows=8
@@ -215,7 +215,7 @@ def admission_outcomes(
     except FreezeRefused as exc:
         raise dg.Failure(str(exc)) from exc
     version = settings.patterns_version or f"{PATTERN_SET_VERSION}@{frozen.content_hash[:12]}"
-    export = store.root / "golden" / f"{version.replace('/', '-')}.jsonl"
+    export = store.file("golden", f"{version.replace('/', '-')}.jsonl")
     try:
         create_file(export, frozen.jsonl.encode())  # a freeze is written once: never replaced, by this run or another
     except PinnedElsewhere:

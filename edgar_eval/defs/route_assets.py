@@ -179,7 +179,7 @@ def case_receipts(
         dict(zip(recorded.filing_id, recorded.sha256)),
         overrides,
     )
-    replace_file(settings.store().root / "case_receipts.jsonl", receipts_jsonl(receipts).encode())
+    replace_file(settings.store().file("case_receipts.jsonl"), receipts_jsonl(receipts).encode())
     frame = pd.DataFrame(
         [
             {k: json.dumps(v, ensure_ascii=False, sort_keys=True) if k in _NESTED else v for k, v in r.items()}

@@ -49,6 +49,9 @@ class GraphRun:
     evaluation_error: str | None = None
     evaluation_current: bool = False  # not launched: a successful run made it from the same inputs
     evaluation_stale_because: str | None = None  # why it was launched, when current work was asked to be skipped
+    evaluation_remade: list[str] = field(
+        default_factory=list
+    )  # launched for these assets only: tables it could not read
 
     @property
     def evaluation_succeeded(self) -> bool:
@@ -63,10 +66,21 @@ class RunResult(Protocol):
     def all_events(self) -> Sequence[dg.DagsterEvent]: ...
 
 
-# (job name, partition key or None, tags the run carries) -> the finished run
-Launch = Callable[[str, "str | None", "Mapping[str, str] | None"], RunResult]
-# (partition key, the failure or None, whether a run was launched: False when its work was already current)
-OnPartition = Callable[[str, "str | None", bool], None]
+class Launch(Protocol):
+    """Runs a job (for a partition, with tags; of `assets` only, when given) and returns the finished run."""
+
+    def __call__(
+        self,
+        job_name: str,
+        partition_key: str | None = None,
+        tags: Mapping[str, str] | None = None,
+        assets: Sequence[dg.AssetKey] | None = None,
+    ) -> RunResult: ...
+
+
+# (partition key, the failure or None, whether a run was launched: False when its work was already current, and why it
+# was launched when current work was asked to be skipped: a table that cannot be read, changed inputs, ...)
+OnPartition = Callable[[str, "str | None", bool, "str | None"], None]
 
 
 def run_config_of(defs: dg.Definitions) -> dict:
@@ -112,11 +126,19 @@ class CodeLocationLauncher:
         )
 
     def launch(
-        self, job_name: str, partition_key: str | None = None, tags: Mapping[str, str] | None = None
+        self,
+        job_name: str,
+        partition_key: str | None = None,
+        tags: Mapping[str, str] | None = None,
+        assets: Sequence[dg.AssetKey] | None = None,
     ) -> RunResult:
         job = self.repository.get_reconstructable_job(job_name)
+        definition = job.get_definition()
+        if assets:
+            job = job.get_subset(asset_selection=set(assets))
         run = self.instance.create_run_for_job(
-            job_def=job.get_definition(),
+            job_def=definition,
+            asset_selection=set(assets) if assets else None,
             run_config=self.run_config,
             tags={
                 HOST_TAG: socket.gethostname(),
@@ -163,13 +185,19 @@ def end_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
 def in_process(defs: dg.Definitions, instance: dg.DagsterInstance) -> Launch:
     """Run the jobs of Definitions built here (tests: settings of their own) in process, with the given instance."""
 
-    def launch(job_name: str, partition_key: str | None = None, tags: Mapping[str, str] | None = None) -> RunResult:
+    def launch(
+        job_name: str,
+        partition_key: str | None = None,
+        tags: Mapping[str, str] | None = None,
+        assets: Sequence[dg.AssetKey] | None = None,
+    ) -> RunResult:
         return defs.resolve_job_def(job_name).execute_in_process(
             partition_key=partition_key,
             instance=instance,
             raise_on_error=False,
             run_config=QUIET_RUN_CONFIG,
             tags=dict(tags or {}),
+            asset_selection=list(assets) if assets else None,
         )
 
     return launch
@@ -290,15 +318,17 @@ def _run_corpus(
     """`work` (with the partitions' `documents`): launch no run for a partition whose work is current. `parallel`:
     launch the runs through it, several at once, instead of one after another through `launch`."""
     todo: list[tuple[str, dict[str, str]]] = []
+    launched_because: dict[str, str] = {}
     for key in keys:
         tags: dict[str, str] = {}
         if work is not None and documents is not None:
-            inputs, reason = work.corpus(key, documents[key])
-            if reason is None:
+            verdict = work.corpus(key, documents[key])
+            if verdict.reason is None:
                 if on_partition:
-                    on_partition(key, None, False)
+                    on_partition(key, None, False, None)
                 continue
-            tags = {INPUTS_TAG: inputs.digest}
+            tags = {INPUTS_TAG: verdict.inputs.digest}
+            launched_because[key] = verdict.reason
         todo.append((key, tags))
     failed: dict[str, str] = {}
 
@@ -308,7 +338,7 @@ def _run_corpus(
         if not outcome.success:
             failed[key] = outcome.failure or "run failed"
         if on_partition:
-            on_partition(key, failed.get(key), True)
+            on_partition(key, failed.get(key), True, launched_because.get(key))
 
     if parallel is not None and parallel.runs > 1:
         try:
@@ -358,12 +388,13 @@ def materialise_evaluation(
     launch: Launch | None = None,
     synced: bool = False,
     tags: Mapping[str, str] | None = None,
+    assets: Sequence[dg.AssetKey] | None = None,
 ) -> str | None:
-    """Run the evaluation job over the filing partitions of the corpus folder (brought in step with it first, unless
-    the caller just did); the failure message, or None on success."""
+    """Run the evaluation job (of `assets` only, when given) over the filing partitions of the corpus folder (brought
+    in step with it first, unless the caller just did); the failure message, or None on success."""
     if not synced:
         sync_filings(instance, settings_of(defs))
-    result = (launch or in_process(defs, instance))(EVALUATION_JOB, None, tags)
+    result = (launch or in_process(defs, instance))(EVALUATION_JOB, None, tags, assets)
     if _interrupted(result):  # an interrupt after the last step is forgotten, but then the report is whole
         raise KeyboardInterrupt
     return None if result.success else failure_message(result)
@@ -414,22 +445,24 @@ def materialise_graph(
     launch = launch or in_process(defs, instance)
     work = CurrentWork(defs, instance) if skip_current else None
 
-    def record(key: str, error: str | None, launched: bool) -> None:
+    def record(key: str, error: str | None, launched: bool, because: str | None) -> None:
         if not launched:
             run.current_partitions.append(key)
         if on_partition:
-            on_partition(key, error, launched)
+            on_partition(key, error, launched, because)
 
     run.failed_partitions = _run_corpus(launch, keys, record, work, documents, parallel)
     if keys and len(run.failed_partitions) == len(keys):  # nothing to evaluate: say so instead of failing deep inside
         run.evaluation_error = f"none of the {len(keys)} filings could be materialised; the evaluation did not run"
         return run
-    tags = None
+    tags, remake = None, ()
     if work is not None:
-        inputs, run.evaluation_stale_because = work.evaluation(keys)
-        if run.evaluation_stale_because is None:
+        verdict = work.evaluation(keys)
+        run.evaluation_stale_because, remake = verdict.reason, verdict.remake
+        if verdict.reason is None:
             run.evaluation_current = True
             return run
-        tags = {INPUTS_TAG: inputs.digest}
-    run.evaluation_error = materialise_evaluation(defs, instance, launch, synced=True, tags=tags)
+        tags = {INPUTS_TAG: verdict.inputs.digest}
+        run.evaluation_remade = [key.to_user_string() for key in remake]
+    run.evaluation_error = materialise_evaluation(defs, instance, launch, synced=True, tags=tags, assets=remake)
     return run

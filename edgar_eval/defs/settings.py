@@ -16,12 +16,13 @@ import pydantic
 from edgar_eval.adapters.chat_generator import ExternalRagGenerator, OpenAICompatibleChatGenerator
 from edgar_eval.adapters.embedders import MiniLMEmbedder
 from edgar_eval.adapters.openai_embeddings import BASE_URL_ENV, MODEL_ENV, OpenAICompatibleEmbedder
-from edgar_eval.adapters.parquet_store import Location, ParquetStore, location
+from edgar_eval.adapters.parquet_store import Location, OutsideRoot, ParquetStore, location, under
 from edgar_eval.adapters.rerank_http import HttpReranker, rerank_url
 from edgar_eval.adapters.tape import TAPE_MODES, Tape
 from edgar_eval.answering.answerer import ExtractiveGenerator, TableReaderGenerator
 from edgar_eval.answering.rerank import LexicalFigureReranker
 from edgar_eval.domain.generation import Generator
+from edgar_eval.domain.names import check_plain_name, plain_name_problem
 from edgar_eval.domain.ports import Embedder, Reranker
 from edgar_eval.domain.routes import DEFAULT_ROLE
 from edgar_eval.retrieval.fingerprint import IndexFingerprint
@@ -50,7 +51,31 @@ PROPOSER_URL_ENV = "EDGAR_EVAL_PROPOSER_URL"
 # a TOML file of run parameters (`edgar-eval run --settings`), such as chunk_size = 600: one experiment, one file
 SETTINGS_FILE_ENV = "EDGAR_EVAL_SETTINGS"
 GENERATORS = ("extractive", "table-reader", "openai-compatible-chat", "external-rag")
+# The generators that call a model, through the run's tape, and read their model and URL; the others answer offline.
+MODEL_GENERATORS = ("openai-compatible-chat", "external-rag")
 DEMO_CORPUS_NAME = "demo"
+
+# What each part of the graph reads of the settings, so that a run's inputs digest (defs/freshness.py) holds exactly
+# what its steps read: a setting of a component the run does not use changes nothing and relaunches nothing.
+# The corpus job (parse, chunk, embed: defs/corpus_assets.py); a test records what its steps read and fails on more.
+CORPUS_FIELDS = ("corpus_dir", "corpus_name", "data_dir", "chunk_size", "chunk_overlap", "chunk_table_headers")
+PROPOSER_FIELDS = ("proposer_model", "proposer_url", "proposal_bundles")  # read when both model and URL are set
+ENDPOINT_RERANKER_FIELDS = ("rerank_url", "rerank_model")  # read by the `endpoint` reranker only
+TAPE_FIELDS = ("tape_mode", "tapes_dir")  # read by what calls a model through a tape: a model generator, the proposer
+# Settings that name a file in a folder of the project home (protocol/<name>.toml, reviews/<corpus>/<name>.jsonl,
+# ...): one plain name each, so none reads a file outside the folders the inputs digest covers.
+FILE_NAME_FIELDS = (
+    "protocol",
+    "absence_review",
+    "absent_concept_review",
+    "release_rules",
+    "access_policy",
+    "golden_audit",
+    "receipt_review",
+    "release_fixture",
+)
+# The environment variable a setting is read from, where it has one: a note or a refusal names what the user set.
+SETTING_ENV = {"proposer_model": PROPOSER_MODEL_ENV, "proposer_url": PROPOSER_URL_ENV, "tape_mode": TAPE_MODE_ENV}
 
 
 def whole_number(variable: str, raw: str, unit: str) -> int:
@@ -67,6 +92,38 @@ def project_home() -> Path:
         return Path(os.environ[HOME_ENV]).resolve()
     checkout = Path(__file__).resolve().parents[2]
     return checkout if (checkout / "pyproject.toml").is_file() else Path.cwd().resolve()
+
+
+def home_problem() -> str | None:
+    """Why the project home cannot serve a run (it holds the protocols every evaluation reads), naming where it came
+    from; None when it can."""
+    home = project_home()
+    if os.environ.get(HOME_ENV):
+        named = f"{HOME_ENV}={os.environ[HOME_ENV]}"
+    else:
+        named = f"the project home {home} (the checkout, or the working directory outside one; set {HOME_ENV})"
+    if not home.is_dir():
+        return f"{named} is not a folder"
+    if not (home / "protocol").is_dir():
+        return f"{named} holds no protocol/ folder: the project home is a checkout of edgar-eval"
+    return None
+
+
+def setting_name(field: str) -> str:
+    """How a user set this setting: its environment variable when that is set, else its name in a settings file."""
+    variable = SETTING_ENV.get(field)
+    return variable if variable and os.environ.get(variable) else f"settings {field}"
+
+
+def _checked_root(variable: str, root: str, name: str) -> Location:
+    """`root / name` for the data or reports root `root` (from `variable`), refused in one line naming the variable
+    when the root is no usable location or the folder would lie outside it."""
+    try:
+        return under(location(root), name)
+    except OutsideRoot as exc:
+        raise ValueError(f"{variable}: the corpus's folder would lie outside its root: {exc}") from None
+    except (ValueError, ImportError) as exc:  # an unknown fsspec protocol, or one whose package is not installed
+        raise ValueError(f"{variable}={root!r} is not a folder or fsspec URL this installation reads: {exc}") from None
 
 
 @functools.lru_cache(maxsize=4)
@@ -90,14 +147,21 @@ def _generator(kind: str, model: str, url: str, tape_dir: str, tape_mode: str) -
     if kind == "openai-compatible-chat":
         if not model or not url:
             raise ValueError(f"the chat generator needs {GENERATOR_MODEL_ENV} and {GENERATOR_URL_ENV}")
-        return OpenAICompatibleChatGenerator(url, model, tape=Tape(Path(tape_dir) / model.replace("/", "_"), tape_mode))
+        return OpenAICompatibleChatGenerator(url, model, tape=Tape(_tape_folder(tape_dir, model), tape_mode))
     if kind == "external-rag":
         if not url:
             raise ValueError(f"the external RAG generator needs {GENERATOR_URL_ENV}")
-        return ExternalRagGenerator(
-            url, name=model or None, tape=Tape(Path(tape_dir) / (model or "external-rag"), tape_mode)
-        )
+        return ExternalRagGenerator(url, name=model or None, tape=Tape(_tape_folder(tape_dir, model), tape_mode))
     raise ValueError(f"unknown generator {kind!r}; choose one of {', '.join(GENERATORS)}")
+
+
+def _tape_folder(tape_dir: str, model: str) -> Path:
+    """The generator's tape folder, named by its model, refused when the model's name would leave the tapes folder."""
+    try:
+        # by name: a tapes folder may link to a committed recording, on purpose
+        return under(Path(tape_dir), model.replace("/", "_") if model else "external-rag", follow_links=False)
+    except OutsideRoot:
+        raise ValueError(f"{GENERATOR_MODEL_ENV} {model!r} cannot name a tape folder under {tape_dir}") from None
 
 
 class EvalSettings(dg.ConfigurableResource):
@@ -157,14 +221,65 @@ class EvalSettings(dg.ConfigurableResource):
     patterns_per_pattern: int = 5  # the frozen pattern set takes up to this many accepted cases per pattern
     patterns_version: str = ""  # pin a frozen pattern set by name; empty names it by its content hash
 
+    @pydantic.field_validator("corpus_name", *FILE_NAME_FIELDS)
+    @classmethod
+    def _one_plain_name(cls, value: str, info: pydantic.ValidationInfo) -> str:
+        """A name that becomes a folder or file name is one plain name, wherever it was set (the environment, a
+        settings file, a run's config in the UI): nothing is read or written outside the folders it names."""
+        return check_plain_name(value, str(info.field_name))
+
     @property
     def is_demo(self) -> bool:
         return self.corpus_name == DEMO_CORPUS_NAME
 
+    @property
+    def proposer_on(self) -> bool:
+        """The proposer runs only with both its model and its URL."""
+        return bool(self.proposer_model and self.proposer_url)
+
+    def uses_tapes(self, generator: "GeneratorResource") -> bool:
+        """Does anything the run uses call a model through the tape (a model generator, the proposer)?"""
+        return generator.kind in MODEL_GENERATORS or self.proposer_on
+
+    def read_by_corpus(self) -> dict[str, object]:
+        """The settings the corpus job reads: where the corpus and its tables are, and how it is chunked."""
+        return {name: getattr(self, name) for name in CORPUS_FIELDS}
+
+    def read_by_evaluation(self, generator: "GeneratorResource") -> dict[str, object]:
+        """The settings the evaluation reads: all of them but those of a component the run does not use (the
+        proposer without both its model and URL, the endpoint reranker's URL and model under the lexical reranker,
+        the tape when nothing calls a model)."""
+        unread: set[str] = set()
+        if not self.proposer_on:
+            unread.update(PROPOSER_FIELDS)
+        if self.reranker != "endpoint":
+            unread.update(ENDPOINT_RERANKER_FIELDS)
+        if not self.uses_tapes(generator):
+            unread.update(TAPE_FIELDS)
+        return {name: value for name, value in self.model_dump().items() if name not in unread}
+
     def check(self) -> None:
         """Refuse a bad setting before any partition runs, in one line naming the setting and its allowed values."""
+        problem = home_problem()
+        if problem:
+            raise ValueError(problem)
+        _checked_root(DATA_ENV, self.data_dir, self.corpus_name)
+        _checked_root(REPORTS_ENV, self.reports_dir, self.corpus_name)
         if self.tape_mode not in TAPE_MODES:
-            raise ValueError(f"unknown tape_mode {self.tape_mode!r}; choose one of {', '.join(TAPE_MODES)}")
+            raise ValueError(
+                f"unknown tape_mode {self.tape_mode!r} ({setting_name('tape_mode')}); choose one of "
+                f"{', '.join(TAPE_MODES)}"
+            )
+        for path in self.proposals:
+            if not Path(path).is_file():
+                raise ValueError(f"proposals file {path} (--proposals, {PROPOSALS_ENV}) does not exist")
+        if self.proposer_on:
+            try:
+                self.proposer_tape()
+            except OutsideRoot:
+                raise ValueError(
+                    f"{setting_name('proposer_model')} {self.proposer_model!r} cannot name a tape folder"
+                ) from None
         self.answer_search()
         if any(depth < 1 for depth in self.retrieval_depths):
             raise ValueError(f"retrieval_depths must be at least 1, got {self.retrieval_depths}")
@@ -187,7 +302,10 @@ class EvalSettings(dg.ConfigurableResource):
             )
         if not self.protocol_path().is_file():
             known = sorted(p.stem for p in self.protocol_path().parent.glob("*.toml"))
-            raise ValueError(f"unknown protocol {self.protocol!r}; choose one of {', '.join(known)}")
+            raise ValueError(
+                f"unknown protocol {self.protocol!r} (settings protocol: a file of {self.protocol_path().parent}); "
+                f"choose one of {', '.join(known)}"
+            )
 
     def cuts(self) -> list[tuple[int, int]]:
         """The rerank cuts as (candidates, kept), refused in one line unless each reads "candidates:kept" with
@@ -233,12 +351,13 @@ class EvalSettings(dg.ConfigurableResource):
         return self.answer_retriever
 
     def store(self) -> ParquetStore:
-        """The corpus's tables under `data_dir`: a local folder, or any fsspec URL (`EDGAR_EVAL_DATA`)."""
-        return ParquetStore(location(self.data_dir) / self.corpus_name)
+        """The corpus's tables under `data_dir`: a local folder, or any fsspec URL (`EDGAR_EVAL_DATA`); refused when
+        the corpus's folder would lie outside it."""
+        return ParquetStore(_checked_root(DATA_ENV, self.data_dir, self.corpus_name))
 
     def report_dir(self) -> Location:
         """Where the corpus's report goes: `reports_dir` is a local folder or, like `data_dir`, any fsspec URL."""
-        return location(self.reports_dir) / self.corpus_name
+        return _checked_root(REPORTS_ENV, self.reports_dir, self.corpus_name)
 
     def absence_review_path(self) -> Path:
         return project_home() / "reviews" / self.corpus_name / f"{self.absence_review}.jsonl"
@@ -266,12 +385,13 @@ class EvalSettings(dg.ConfigurableResource):
 
     def tapes(self) -> Path:
         """Where this corpus's model calls are taped: tapes/<corpus>/ in the project home unless `tapes_dir` says."""
-        return Path(self.tapes_dir or project_home() / "tapes") / self.corpus_name
+        return under(Path(self.tapes_dir or project_home() / "tapes"), self.corpus_name, follow_links=False)
 
     def proposer_tape(self) -> Tape:
         if self.tape_mode not in TAPE_MODES:
             raise ValueError(f"unknown tape mode {self.tape_mode!r}; choose one of {', '.join(TAPE_MODES)}")
-        return Tape(self.tapes() / "proposals" / self.proposer_model.replace("/", "_"), self.tape_mode)
+        folder = under(self.tapes(), "proposals", self.proposer_model.replace("/", "_"), follow_links=False)
+        return Tape(folder, self.tape_mode)  # checked by name: a tapes folder may link to a committed recording
 
     def fingerprint(self, embedder_id: str) -> IndexFingerprint:
         return IndexFingerprint(
@@ -286,10 +406,21 @@ class EvalSettings(dg.ConfigurableResource):
     def from_env(cls) -> "EvalSettings":
         home = project_home()
         corpus_dir = os.environ.get(CORPUS_DIR_ENV)
+        given_name = os.environ.get(CORPUS_NAME_ENV)
+        if given_name:  # refused wherever it applies: a name is checked before it names any folder
+            check_plain_name(given_name, f"--name ({CORPUS_NAME_ENV})")
         if corpus_dir:
-            name = os.environ.get(CORPUS_NAME_ENV) or Path(corpus_dir).resolve().name
+            name = given_name or Path(corpus_dir).resolve().name
+            problem = None if given_name else plain_name_problem(name)
+            if problem:
+                raise ValueError(
+                    f"the corpus folder's name {name!r} (--corpus, {CORPUS_DIR_ENV}) {problem}; name the corpus with "
+                    f"--name ({CORPUS_NAME_ENV})"
+                )
             if name == DEMO_CORPUS_NAME:
-                raise ValueError(f"{CORPUS_NAME_ENV}={DEMO_CORPUS_NAME!r} is reserved for the generated demo corpus")
+                raise ValueError(
+                    f"--name ({CORPUS_NAME_ENV}) {DEMO_CORPUS_NAME!r} is reserved for the generated demo corpus"
+                )
         else:
             corpus_dir, name = os.environ.get(DEMO_CORPUS_ENV) or str(home / "data" / "demo_corpus"), DEMO_CORPUS_NAME
         fields = {
@@ -311,6 +442,8 @@ class EvalSettings(dg.ConfigurableResource):
             return cls(**fields)
         except pydantic.ValidationError as exc:  # a value of the wrong type in the settings file: one line
             problem = exc.errors()[0]
+            if problem["type"] == "value_error":  # a validator's refusal names the setting itself
+                raise ValueError(f"settings {problem.get('ctx', {}).get('error')}") from None
             where = ".".join(str(part) for part in problem["loc"])
             raise ValueError(f"settings {where}: {problem['msg']} (got {problem.get('input')!r})") from None
 
@@ -323,17 +456,18 @@ _LOCATION_FIELDS = ("corpus_dir", "corpus_name", "data_dir", "reports_dir", "pro
 def settings_file(path: Path) -> dict:
     """The run parameters a TOML settings file sets (top-level keys named as the settings are), refused in one line
     when the file is missing or malformed, or names a setting that does not exist or a location."""
+    named = f"settings file {path} (--settings, {SETTINGS_FILE_ENV})"
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ValueError(f"settings file {path}: {exc.strerror or exc}") from None
+        raise ValueError(f"{named}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"settings file {path} is not TOML: {exc}") from None
+        raise ValueError(f"{named} is not TOML: {exc}") from None
     known = set(EvalSettings.model_fields) - set(_LOCATION_FIELDS)
     unknown = sorted(set(data) - known)
     if unknown:
         raise ValueError(
-            f"settings file {path}: {', '.join(unknown)} is not a run parameter (locations have their own options); "
+            f"{named}: {', '.join(unknown)} is not a run parameter (locations have their own options); "
             f"known: {', '.join(sorted(known))}"
         )
     return data
@@ -349,7 +483,27 @@ class EmbedderResource(dg.ConfigurableResource):
 
     def check(self) -> None:
         if self.kind not in EMBEDDERS:
-            raise ValueError(f"unknown embedder {self.kind!r}; choose one of {', '.join(EMBEDDERS)}")
+            raise ValueError(f"unknown embedder {self.kind!r} ({EMBEDDER_ENV}); choose one of {', '.join(EMBEDDERS)}")
+        if self.kind == "openai-compatible":
+            missing = [name for name, value in ((MODEL_ENV, self.model), (BASE_URL_ENV, self.base_url)) if not value]
+            if missing:
+                raise ValueError(f"{EMBEDDER_ENV}=openai-compatible needs {' and '.join(missing)} set")
+
+    def read_settings(self) -> dict[str, str]:
+        """What the chosen embedder reads: the local MiniLM its own weights only (named by its id in the index
+        fingerprint); an OpenAI-compatible server its model and URL."""
+        if self.kind == "openai-compatible":
+            return {"kind": self.kind, "model": self.model, "base_url": self.base_url}
+        return {"kind": self.kind}
+
+    def unread_settings(self) -> list[str]:
+        """A note for each embedder setting given that the chosen embedder does not read."""
+        if self.kind == "openai-compatible":
+            return []
+        given = [name for name, value in ((MODEL_ENV, self.model), (BASE_URL_ENV, self.base_url)) if value]
+        return [
+            f"{name} is set, but the embedder is {self.kind} ({EMBEDDER_ENV}), which does not read it" for name in given
+        ]
 
     def adapter(self) -> Embedder:
         return _embedder(self.kind, self.model, self.base_url)
@@ -373,7 +527,36 @@ class GeneratorResource(dg.ConfigurableResource):
 
     def check(self) -> None:
         if self.kind not in GENERATORS:
-            raise ValueError(f"unknown generator {self.kind!r}; choose one of {', '.join(GENERATORS)}")
+            raise ValueError(
+                f"unknown generator {self.kind!r} ({GENERATOR_ENV}); choose one of {', '.join(GENERATORS)}"
+            )
+        needed = {
+            "openai-compatible-chat": (GENERATOR_MODEL_ENV, GENERATOR_URL_ENV),
+            "external-rag": (GENERATOR_URL_ENV,),
+        }
+        values = {GENERATOR_MODEL_ENV: self.model, GENERATOR_URL_ENV: self.url}
+        missing = [name for name in needed.get(self.kind, ()) if not values[name]]
+        if missing:
+            raise ValueError(f"{GENERATOR_ENV}={self.kind} needs {' and '.join(missing)} set")
+        if self.kind in MODEL_GENERATORS:
+            _tape_folder(str(Path("/") / "tapes"), self.model)  # its model names a tape folder: one, in the tapes
+
+    def read_settings(self) -> dict[str, str]:
+        """What the chosen generator reads: a generator that calls a model its model and URL; an offline reader
+        nothing but its own code (versioned with the assets that call it)."""
+        if self.kind in MODEL_GENERATORS:
+            return {"kind": self.kind, "model": self.model, "url": self.url}
+        return {"kind": self.kind}
+
+    def unread_settings(self) -> list[str]:
+        """A note for each generator setting given that the chosen generator does not read."""
+        if self.kind in MODEL_GENERATORS:
+            return []
+        given = [name for name, value in ((GENERATOR_MODEL_ENV, self.model), (GENERATOR_URL_ENV, self.url)) if value]
+        return [
+            f"{name} is set, but the generator is {self.kind} ({GENERATOR_ENV}), which does not read it"
+            for name in given
+        ]
 
     def adapter(self, settings: EvalSettings, repeat: bool = False) -> Generator:
         """`repeat`: the generator that sends a prompt a second time, for the determinism measurement. Its calls are
@@ -399,3 +582,36 @@ class GeneratorResource(dg.ConfigurableResource):
             model=os.environ.get(GENERATOR_MODEL_ENV, ""),
             url=os.environ.get(GENERATOR_URL_ENV, ""),
         )
+
+
+def unread_settings(settings: EvalSettings, embedder: EmbedderResource, generator: GeneratorResource) -> list[str]:
+    """One note for each setting given that no component the run uses reads: it enters no inputs digest, so it
+    changes nothing, and the user is told why."""
+    notes = embedder.unread_settings() + generator.unread_settings()
+    if bool(settings.proposer_model) != bool(settings.proposer_url):
+        given, missing = (
+            ("proposer_model", "proposer_url") if settings.proposer_model else ("proposer_url", "proposer_model")
+        )
+        wanted = SETTING_ENV.get(missing, f"settings {missing}")  # what to set: its variable, where it has one
+        notes.append(f"{setting_name(given)} is set, but the proposer is off until {wanted} is set too")
+    elif (
+        not settings.proposer_on and settings.proposal_bundles != EvalSettings.model_fields["proposal_bundles"].default
+    ):
+        notes.append(
+            f"settings proposal_bundles is set, but the proposer is off (it needs {PROPOSER_MODEL_ENV} and "
+            f"{PROPOSER_URL_ENV})"
+        )
+    if settings.reranker != "endpoint":
+        notes += [
+            f"settings {name} is set, but the reranker is {settings.reranker}, which does not read it"
+            for name in ENDPOINT_RERANKER_FIELDS
+            if getattr(settings, name)
+        ]
+    if not settings.uses_tapes(generator) and settings.tape_mode != "off":
+        notes.append(
+            f"{setting_name('tape_mode')} is {settings.tape_mode!r}, but nothing this run uses calls a model "
+            f"through a tape (the generator {generator.kind} answers offline and the proposer is off)"
+        )
+    if not os.environ.get(CORPUS_DIR_ENV) and os.environ.get(CORPUS_NAME_ENV) and settings.is_demo:
+        notes.append(f"{CORPUS_NAME_ENV} (--name) is set, but without --corpus the demo corpus is always named 'demo'")
+    return notes

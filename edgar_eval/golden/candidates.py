@@ -63,6 +63,7 @@ class CandidateProblem:
     candidate_id: str
     source: str
     reason: str
+    pattern: str = ""  # the pattern the proposal names, when it names one of PATTERNS: the funnel counts it there
 
 
 def _text(record: dict, name: str, problems: list[str], required: bool = True) -> str:
@@ -119,7 +120,7 @@ def candidate_from_record(
         problems.append(f"requires_documents must be a whole number, not {required!r}")
         required = 0
     if problems:
-        return CandidateProblem(candidate_id, source, "; ".join(problems))
+        return CandidateProblem(candidate_id, source, "; ".join(problems), chosen if chosen in PATTERNS else "")
     expected = cast(dict, record.get("expected")) if isinstance(record.get("expected"), dict) else {}
     return Candidate(  # no problems: the pattern and the answer type are among those listed
         str(record.get("id") or candidate_id),
@@ -156,7 +157,9 @@ def read_jsonl(text: str, source: str) -> tuple[list[Candidate], list[CandidateP
     for candidate in candidates:
         if candidate.candidate_id in seen:
             problems.append(
-                CandidateProblem(candidate.candidate_id, source, "duplicate candidate id in the same source")
+                CandidateProblem(
+                    candidate.candidate_id, source, "duplicate candidate id in the same source", candidate.pattern
+                )
             )
         else:
             seen.add(candidate.candidate_id)

@@ -78,8 +78,16 @@ def candidate_outcomes(verdicts: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def funnel(outcomes: pd.DataFrame, unreadable: pd.Series, selected: set[str]) -> pd.DataFrame:
-    """Per pattern: proposed (readable or not) -> quotes verified -> conforming -> supported -> accepted -> selected."""
+UNKNOWN_PATTERN = "?"  # the funnel's row of unreadable proposals that name no pattern it knows
+
+
+def funnel(outcomes: pd.DataFrame, proposals: pd.DataFrame, selected: set[str]) -> pd.DataFrame:
+    """Per pattern: proposed (readable or not) -> quotes verified -> conforming -> supported -> accepted -> selected,
+    counted from the stored golden_proposals rows (`proposals`) and the readable ones' gate outcomes. An unreadable
+    proposal is counted under the pattern it names, or, when it names none (a line that is not JSON), on a row of
+    its own, shown only when there is one: every stored row is counted once."""
+    unreadable = proposals[proposals.unreadable_reason != ""].pattern.fillna("")
+    unreadable = unreadable.where(unreadable.isin(PATTERNS), UNKNOWN_PATTERN).value_counts()
     rows = []
     for pattern in PATTERNS:
         mine = outcomes[outcomes.pattern == pattern]
@@ -95,6 +103,13 @@ def funnel(outcomes: pd.DataFrame, unreadable: pd.Series, selected: set[str]) ->
                 "accepted": int(mine.accepted.sum()),
                 "selected": int(mine.candidate_id.isin(selected).sum()),
             }
+        )
+    nameless = int(cast(int, unreadable.get(UNKNOWN_PATTERN, 0)))
+    if nameless:
+        counts = dict.fromkeys(("quotes_verified", "conforming", "supported", "accepted", "selected"), 0)
+        rows.append(
+            {"pattern": UNKNOWN_PATTERN, "name": "pattern unreadable", "proposed": nameless, "unreadable": nameless}
+            | counts
         )
     frame = pd.DataFrame(rows)
     total = frame.drop(columns=["pattern", "name"]).sum()

@@ -32,7 +32,7 @@ def proposal_row(made: Candidate | CandidateProblem, pattern: str | None = None)
     if isinstance(made, CandidateProblem):
         return {
             "candidate_id": made.candidate_id,
-            "pattern": pattern or "",
+            "pattern": pattern or made.pattern,
             "source": made.source,
             "unreadable_reason": made.reason,
         }
@@ -45,8 +45,30 @@ def proposal_row(made: Candidate | CandidateProblem, pattern: str | None = None)
     }
 
 
+def proposals_frame(rows: list[dict]) -> pd.DataFrame:
+    """The golden_proposals table of these rows, in order. A readable proposal whose id an earlier one (from any
+    source) already holds is kept as unreadable, with the reason: the gates judge one candidate per id, and every row
+    stored is counted once in the funnel."""
+    frame = pd.DataFrame(rows, columns=PROPOSAL_COLUMNS).fillna(
+        {"unreadable_reason": "", "prompt_version": "", "expected": ""}
+    )
+    frame["excerpt_ids"] = [list(v) if isinstance(v, (list, tuple)) else [] for v in frame.excerpt_ids]
+    first_source: dict[str, str] = {}
+    reasons = []
+    for candidate_id, source, reason in zip(frame.candidate_id, frame.source, frame.unreadable_reason):
+        if not reason and candidate_id in first_source:
+            reason = f"duplicate candidate id: {first_source[candidate_id]} proposed {candidate_id} first"
+        elif not reason:
+            first_source[candidate_id] = source
+        reasons.append(reason)
+    frame["unreadable_reason"] = reasons
+    return frame
+
+
 def proposal_candidates(proposals: pd.DataFrame) -> list[Candidate]:
-    """The readable candidates of a golden_proposals table, as the admission gates read them."""
+    """The readable candidates of a golden_proposals table, as the admission gates read them. A readable row is one
+    the proposals asset read as a candidate, so reading it back cannot fail; if it did, the funnel would count less
+    than the table holds, and the read stops with the reason instead."""
     readable = cast(pd.DataFrame, proposals[proposals.unreadable_reason == ""])
     made = []
     for row in iter_rows(readable):
@@ -63,6 +85,9 @@ def proposal_candidates(proposals: pd.DataFrame) -> list[Candidate]:
         candidate = candidate_from_record(
             record, row.candidate_id, row.source, prompt_version=row.prompt_version, excerpt_ids=tuple(row.excerpt_ids)
         )
-        if isinstance(candidate, Candidate):
-            made.append(candidate)
+        if isinstance(candidate, CandidateProblem):
+            raise ValueError(
+                f"golden_proposals row {row.candidate_id} was stored readable but reads back as: {candidate.reason}"
+            )
+        made.append(candidate)
     return made
