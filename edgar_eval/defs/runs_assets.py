@@ -35,7 +35,7 @@ from edgar_eval.domain.ports import Reranker
 from edgar_eval.domain.routes import ANSWER, NO_ANSWER
 from edgar_eval.evaluation.abstention import arm_outcomes as mask_arms
 from edgar_eval.evaluation.abstention import cross_fit, judge_exits
-from edgar_eval.evaluation.judge import judge_answer
+from edgar_eval.evaluation.judge import judge_case
 from edgar_eval.evaluation.noise_band import answer_deltas, perturbed_index, replica_deltas, rerank_deltas
 from edgar_eval.evaluation.readers import reader_accuracy as summarise_readers
 from edgar_eval.evaluation.readers import reader_outcomes
@@ -479,9 +479,9 @@ def answering_noise(
 
 
 def figure_correct(answer_text: str, case) -> bool:
-    """Whether an answer states the golden question's figure (`case`: its gold_value, gold_answer, label and
-    fiscal_year), by the judge every arm is scored with."""
-    return judge_answer(answer_text, case.gold_value, case.gold_answer, case.label, int(case.fiscal_year)).correct
+    """Whether an answer states the golden question's figures (`case`: its gold_value, gold_answer, label, fiscal_year,
+    gold_figures and gold_direction), by the judge every arm is scored with."""
+    return judge_case(answer_text, case).correct
 
 
 def generation_row(
@@ -615,8 +615,12 @@ def reader_accuracy(
         {
             "retriever": settings.answer_retriever,
             "k": settings.top_k,
-            "right_share": dg.MetadataValue.json(dict(zip(frame.reader, frame.right_share.round(4)))),
-            "head": table_head(frame, ["reader", "questions", "gold_chunk_retrieved", "right", "wrong", "declined"]),
+            "right_share": dg.MetadataValue.json(
+                {f"{r} ({d})": v for r, d, v in zip(frame.reader, frame.documents, frame.right_share.round(4))}
+            ),
+            "head": table_head(
+                frame, ["reader", "documents", "questions", "gold_chunk_retrieved", "right", "wrong", "declined"]
+            ),
         },
     )
 
@@ -704,7 +708,19 @@ def arm_outcomes(
 ) -> dg.Output[pd.DataFrame]:
     golden = golden_questions
     judged = generations.merge(
-        golden[["question_id", "expected_route", "kind", "gold_value", "gold_answer", "label", "fiscal_year"]],
+        golden[
+            [
+                "question_id",
+                "expected_route",
+                "kind",
+                "gold_value",
+                "gold_answer",
+                "label",
+                "fiscal_year",
+                "gold_figures",
+                "gold_direction",
+            ]
+        ],
         on="question_id",
     )
     judged["figure_correct"] = [figure_correct(g.answer_text, g) for g in iter_rows(judged)]

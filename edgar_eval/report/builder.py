@@ -233,6 +233,8 @@ class ReportInputs:
     false_answers_by_kind: pd.DataFrame = field(default_factory=pd.DataFrame)  # arm_false_answers_by_kind
     fact_rejections: pd.DataFrame = field(default_factory=pd.DataFrame)  # the facts the parser dropped, per filing
     absence_review: pd.DataFrame = field(default_factory=pd.DataFrame)  # absence_review_queue
+    evidence_filings: pd.DataFrame = field(default_factory=pd.DataFrame)  # evidence_filing_hits
+    answers_by_kind: pd.DataFrame = field(default_factory=pd.DataFrame)  # arm_answers_by_kind
 
 
 @dataclass(frozen=True)
@@ -704,6 +706,33 @@ def _generators_in_use(inputs: ReportInputs) -> set[str]:
     return set(inputs.generations.generator_id) if len(inputs.generations) else set()
 
 
+def evidence_filing_table(evidence: pd.DataFrame) -> ReportTable:
+    """Retrieval per evidence filing of the two-document questions: both found at K, one, none."""
+    table = pd.DataFrame(
+        {
+            "retriever": evidence.retriever,
+            "K": evidence.k,
+            "questions": evidence.questions,
+            "both filings": [
+                f"{percent(v)} ({_ratio(k, n)})"
+                for v, k, n in zip(evidence.both_share, evidence.both, evidence.questions)
+            ],
+            "both Wilson 95%": [interval(lo, hi) for lo, hi in zip(evidence.both_low, evidence.both_high)],
+            "one filing": evidence.one,
+            "neither": evidence.none,
+        }
+    )
+    return ReportTable(
+        "Retrieval per evidence filing (two-document questions)",
+        table,
+        Provenance("evidence_filing_hits", content_version(evidence), "retriever_rankings"),
+        note="A two-document question (granularity, restatement, change over time, cross-company) needs a figure from "
+        "each of two filings: found in both means a passage read spans a gold page of each. One filing found is the "
+        "half-answer a reader then completes from memory or not at all. In the answerer's scope (`company_year`: the "
+        "question's own scope, both filings' fiscal years).",
+    )
+
+
 def readers_table(inputs: ReportInputs) -> ReportTable:
     """Both offline readers on the passages the answerer read, beside the gold-chunk hit at the answerer's K."""
     readers, settings = inputs.readers, inputs.settings
@@ -714,6 +743,10 @@ def readers_table(inputs: ReportInputs) -> ReportTable:
                 f"{md_cell(r)}{' (in-sample)' if inputs.corpus_name in tuned_on(r) else ''}"
                 f"{' (the arms read this one)' if r in in_use else ''}"
                 for r in readers.reader
+            ],
+            "questions": [
+                {"all": "all", "1": "one filing", "2": "two filings"}.get(str(d), str(d))
+                for d in (readers.documents if "documents" in readers else ["all"] * len(readers))
             ],
             f"gold chunk in the top {settings['top_k']}": [
                 f"{percent(k / n)} ({_ratio(k, n)})" for k, n in zip(readers.gold_chunk_retrieved, readers.questions)
@@ -1108,6 +1141,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
             if len(slice_table)
             else []
         ),
+        *([evidence_filing_table(inputs.evidence_filings)] if len(inputs.evidence_filings) else []),
         *([readers_table(inputs)] if len(inputs.readers) else []),
         *([routes_table(inputs.routes)] if len(inputs.routes) else []),
         *([receipts_table(inputs.receipts)] if len(inputs.receipts) else []),
