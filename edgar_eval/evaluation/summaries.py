@@ -199,7 +199,8 @@ def golden_mix(golden: pd.DataFrame) -> pd.DataFrame:
     )
     for facet, column in facets:
         for value, count in answerable[column].value_counts().sort_index().items():
-            rows.append({"facet": facet, "value": value, "questions": int(count), "share": count / len(answerable)})
+            share = count / len(answerable)
+            rows.append({"facet": facet, "value": str(value), "questions": int(count), "share": share})
     return pd.DataFrame(rows, columns=["facet", "value", "questions", "share"])
 
 
@@ -389,7 +390,7 @@ def retrieval_slices(runs: pd.DataFrame) -> pd.DataFrame:
             rows.append(
                 {
                     "slice": slice_name,
-                    "value": value,
+                    "value": str(value),
                     "retriever": retriever,
                     "k": int(depth),
                     "questions": len(group),

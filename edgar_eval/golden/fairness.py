@@ -24,6 +24,7 @@ from edgar_eval.golden.might_answer import (
     PRINTED_SENTENCE,
     stems,
 )
+from edgar_eval.golden.two_documents import TWO_DOCUMENT_RULES
 
 # Rule names, in the order they are applied; the first that fails is the recorded reason.
 BOILERPLATE = "boilerplate_concept"
@@ -90,6 +91,7 @@ RULES = (
     REVIEWED_ANSWERED,
     YEAR_PRINTED,
     FORWARD_SCHEDULE,
+    *TWO_DOCUMENT_RULES,
 )
 
 
