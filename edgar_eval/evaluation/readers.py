@@ -62,9 +62,19 @@ def reader_outcomes(
                     "right": bool(right),
                     "gold_chunk_retrieved": bool(retrieval.chunk_hit),
                     "document_count": int(getattr(case, "document_count", 1) or 1),
+                    "answer_text": cast(Generation, checked.generation).text if answered else "",
                 }
             )
-    columns = ["reader", "question_id", "outcome", "answered", "right", "gold_chunk_retrieved", "document_count"]
+    columns = [
+        "reader",
+        "question_id",
+        "outcome",
+        "answered",
+        "right",
+        "gold_chunk_retrieved",
+        "document_count",
+        "answer_text",
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 

@@ -17,6 +17,7 @@ from edgar_eval.evaluation.noise_band import band_can_move, beyond_band
 from edgar_eval.evaluation.release import release_decision
 from edgar_eval.evaluation.release_fixture import fixture_summary
 from edgar_eval.evaluation.summaries import golden_mix
+from edgar_eval.evaluation.wrong_answers import CATEGORIES as WRONG_ANSWER_CATEGORIES
 from edgar_eval.golden.audit import RULES_AUTHOR, audit_summary, reviewer_summary
 from edgar_eval.golden.fairness import AWAITING_REVIEW, RULES, STATEMENTS_ELSEWHERE
 from edgar_eval.golden.patterns import PATTERN_CONTRACTS
@@ -235,6 +236,7 @@ class ReportInputs:
     absence_review: pd.DataFrame = field(default_factory=pd.DataFrame)  # absence_review_queue
     evidence_filings: pd.DataFrame = field(default_factory=pd.DataFrame)  # evidence_filing_hits
     answers_by_kind: pd.DataFrame = field(default_factory=pd.DataFrame)  # arm_answers_by_kind
+    wrong_answers: pd.DataFrame = field(default_factory=pd.DataFrame)  # wrong_answers
 
 
 @dataclass(frozen=True)
@@ -733,6 +735,29 @@ def evidence_filing_table(evidence: pd.DataFrame) -> ReportTable:
     )
 
 
+def wrong_answers_table(categories: pd.DataFrame) -> ReportTable:
+    """Per reader and arm and per kind: how many questions ended in each outcome category (wrong_answers)."""
+    present = [c for c in WRONG_ANSWER_CATEGORIES if c in set(categories.category)]
+    rows = []
+    for (system, kind), group in iter_groups(categories.groupby(["system", "kind"], sort=True)):
+        row = {"system": md_cell(str(system)), "kind": kind, "questions": len(group)}
+        for category in present:
+            row[category] = int((group.category == category).sum())
+        rows.append(row)
+    return ReportTable(
+        "Why wrong answers are wrong",
+        pd.DataFrame(rows, columns=["system", "kind", "questions", *present]),
+        Provenance("wrong_answers", content_version(categories), "generations, arm_outcomes, answerer_retrievals"),
+        note="Each reader (on the answerable questions) and each arm (on every question), by the category its outcome "
+        "falls in, from provenance (edgar_eval/evaluation/wrong_answers.py): the answer's figures against the gold and "
+        "the passages read. A figure from another column of the gold row is a wrong period, from another row beside "
+        "it a wrong line, from a filing without gold a wrong filing (another company's: wrong company); a figure in "
+        "none of the passages is printed nowhere read. A false answer to an unanswerable twin given from what was read "
+        "is its kind's mis-selection (wrong period, wrong company, wrong line). Arm A's category is on each case's "
+        "receipt.",
+    )
+
+
 def readers_table(inputs: ReportInputs) -> ReportTable:
     """Both offline readers on the passages the answerer read, beside the gold-chunk hit at the answerer's K."""
     readers, settings = inputs.readers, inputs.settings
@@ -1142,6 +1167,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
             else []
         ),
         *([evidence_filing_table(inputs.evidence_filings)] if len(inputs.evidence_filings) else []),
+        *([wrong_answers_table(inputs.wrong_answers)] if len(inputs.wrong_answers) else []),
         *([readers_table(inputs)] if len(inputs.readers) else []),
         *([routes_table(inputs.routes)] if len(inputs.routes) else []),
         *([receipts_table(inputs.receipts)] if len(inputs.receipts) else []),
