@@ -143,3 +143,15 @@ def test_the_two_figure_judge_wants_every_required_figure_and_the_direction():
     ]
     assert judge_figures("$47,415 million ($60,922 million for the year less the first half).", derived).correct
     assert not judge_figures("$60,922 million for fiscal 2025.", derived).correct
+
+
+def test_a_segment_member_is_asked_in_the_words_its_row_prints():
+    from edgar_eval.golden.templates import names_member
+
+    assert names_member("AWS", "us-gaap:AmazonWebServicesMember")
+    assert names_member("United States", "srt:US")
+    assert names_member("Greater China", "aapl:GreaterChinaSegmentMember")
+    assert names_member("Wearables, Home and Accessories", "aapl:WearablesHomeandAccessoriesMember")
+    # the member heads a column, the row names the line item
+    assert not names_member("Depreciation and amortization", "ko:NorthAmericaSegmentMember")
+    assert not names_member("Total", "us-gaap:OperatingSegmentsMember")

@@ -53,6 +53,8 @@ COMBINED_ROW = "combined_row"
 # the scope prints a second row naming the line item itself with another figure for the period ("Total capital
 # expenditures" beside the tagged "Purchases of property and equipment"): two fair answers, so no question
 SEVERAL_FAIR_ANSWERS = "several_fair_answers"
+# a segment, geography or product figure whose row does not print the member's name: no plain words to ask it in
+MEMBER_NOT_PRINTED = "member_not_printed"
 YEAR_PRINTED = (
     "year_printed"  # an other-year question whose year the company's filings print beside the concept's words
 )
@@ -91,6 +93,7 @@ RULES = (
     REVIEWED_ANSWERED,
     YEAR_PRINTED,
     FORWARD_SCHEDULE,
+    MEMBER_NOT_PRINTED,
     *TWO_DOCUMENT_RULES,
 )
 

@@ -48,6 +48,7 @@ from edgar_eval.golden.might_answer import (
     forward_schedule,
     nearest,
     rival_rows,
+    row_label_at,
     statements_elsewhere,
 )
 from edgar_eval.retrieval.scope import COMPANY, COMPANY_YEAR, CORPUS, ScopedFiling, filings_of_scope
@@ -391,7 +392,8 @@ def build_golden_questions(
     pairs = _value_conflicts(candidates, scope, reject)
     conflicts = _conflicting_values(pairs, scope)
     two_documents = _two_document_questions(fair, pairs, scope, limits, seed, reject)
-    rows = [_row(q) for q in selected + unanswerable + conflicts + two_documents]
+    segments = _segment_questions(candidates, scope, limits, seed, reject)
+    rows = [_row(q) for q in selected + unanswerable + conflicts + two_documents + segments]
     golden = pd.DataFrame(rows, columns=GOLDEN_COLUMNS)
     golden = golden.drop_duplicates("question_id").sort_values(["cik", "kind", "question_id"]).reset_index(drop=True)
     rejected = pd.DataFrame(rejections, columns=REJECTION_COLUMNS)
@@ -937,8 +939,111 @@ def _twin(source: dict, kind: str, **changes) -> dict:
     return {**{k: source[k] for k in keep}, "kind": kind, **changes}
 
 
+SEGMENT = "segment"  # a figure of one segment, geography or product line, its member printed as the row's label
+SEGMENT_AXES = {
+    "StatementBusinessSegmentsAxis": "segment",
+    "StatementGeographicalAxis": "geography",
+    "ProductOrServiceAxis": "product",
+}
+SEGMENTS_PER_FILING = 4
+# the kinds a golden question expects an answer to: one figure of one filing (a line item, or a segment's), or two
+ANSWERABLE_KINDS = ("answerable", SEGMENT, *two.TWO_DOCUMENT_KINDS)
+_FOOTNOTE = re.compile(r"\s*\((?:\d+|[a-z])\)\s*$")
+
+
+def _member_words(member: str) -> str:
+    """A member's name as words: "us-gaap:AmazonWebServicesMember" -> "amazon web services"."""
+    local = member.split(":", 1)[-1].removesuffix("Member").removesuffix("Segment")
+    return " ".join(re.findall(r"[A-Z]+(?![a-z])|[A-Z][a-z]*|[a-z]+", local)).lower()
+
+
+def names_member(row_label: str, member: str) -> bool:
+    """Whether a printed row label names the member: a word of the member's name in the label (stems agree), or the
+    label the initials of the member's words ("AWS" for AmazonWebServicesMember, "United States" for "US")."""
+    words = _member_words(member).split()
+    if not words or not row_label:
+        return False
+    label_words = re.findall(r"[a-z]+", row_label.lower())
+    initials = "".join(w[0] for w in words)
+    label_initials = "".join(w[0] for w in label_words)
+    if row_label.replace(".", "").upper() == initials.upper() or "".join(words).upper() == label_initials.upper():
+        return True
+    generic = {"and", "other", "total", "of", "the", "segment", "segments", "operations", "net"}
+    return bool({w[:5] for w in words if w not in generic} & {w[:5] for w in label_words if w not in generic})
+
+
+def _segment_questions(
+    candidates: pd.DataFrame, scope: _Scope, limits: FairnessLimits, seed: int, reject
+) -> list[dict]:
+    """Questions about one segment's, geography's or product line's figure: a fact of its filing's own period with one
+    dimension on a segment, geographical or product axis, whose table row prints the member's name ("AWS",
+    "Greater China", "Professional services and other"), asked in that printed name; the figure rules as for every
+    answerable question, the gold in the filing's company-year scope. Up to SEGMENTS_PER_FILING per filing."""
+    facts = cast(
+        pd.DataFrame,
+        candidates[
+            (candidates.dimensions != "")
+            & candidates.own_period.astype(bool)
+            & candidates.offset.notna()
+            & candidates.value.notna()
+            & candidates.concept.map(lambda c: label_for(c) is not None and not is_boilerplate(c))
+        ],
+    )
+    by_filing: dict[str, list[dict]] = {}
+    for fact in iter_rows(facts):
+        dimensions = json.loads(fact.dimensions)
+        if len(dimensions) != 1:
+            continue
+        axis, member = dimensions[0]
+        kind = SEGMENT_AXES.get(axis.split(":", 1)[-1])
+        if kind is None:
+            continue
+        printed_as = _FOOTNOTE.sub("", row_label_at(scope.texts[fact.filing_id], int(fact.offset))).strip()
+        if not names_member(printed_as, member):
+            reject(SEGMENT, rules.MEMBER_NOT_PRINTED, fact.filing_id, fact.cik, fact.concept, fact.period_key, member)
+            continue
+        question = _describe(fact, scope)
+        label = question["label"].removeprefix("total ")
+        company = question["company"]
+        where = {
+            "segment": f"in its {printed_as} segment",
+            "geography": f"in {printed_as}",
+            "product": f"from {printed_as}",
+        }[kind]
+        question.update(
+            kind=SEGMENT,
+            question=f"What was {company}'s {label} {where} {question['when']}?",
+            segment=printed_as,
+        )
+        printed = question["printed"]
+        if rules.significant_digits(printed) < limits.min_significant_digits:
+            failed, detail = rules.SMALL_OR_ROUND, f"printed as {printed!r}"
+        elif rules.answer_in_question(printed, question["question"]):
+            failed, detail = rules.IN_QUESTION, f"{printed!r} is in the question"
+        else:
+            in_scope = scope.of(question["cik"], question["fiscal_year"])
+            failed, detail, gold = _gold_in(question, scope, in_scope, limits)
+            question.update(scope_filing_ids=in_scope, **gold)
+        if failed:
+            reject(SEGMENT, failed, fact.filing_id, fact.cik, fact.concept, fact.period_key, detail)
+            continue
+        by_filing.setdefault(fact.filing_id, []).append(question)
+    out = []
+    for filing_id in sorted(by_filing):
+        pool = {q["question"]: q for q in by_filing[filing_id]}  # one question per wording
+        drawn = sorted(pool)
+        random.Random(f"{seed}:{filing_id}:{SEGMENT}").shuffle(drawn)
+        for k, wording in enumerate(drawn):
+            q = pool[wording]
+            if k >= SEGMENTS_PER_FILING:
+                reject(SEGMENT, rules.QUOTA_FILING, filing_id, q["cik"], q["concept"], q["period_key"], "")
+                continue
+            out.append(q)
+    return out
+
+
 def _row(q: dict) -> dict:
-    answerable = q["kind"] == "answerable" or q["kind"] in two.TWO_DOCUMENT_KINDS
+    answerable = q["kind"] in ANSWERABLE_KINDS
     return {
         "question_id": _question_id(q["kind"], q["cik"], q["question"]),
         "question": q["question"],
