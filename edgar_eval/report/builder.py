@@ -21,6 +21,13 @@ from edgar_eval.evaluation.wrong_answers import CATEGORIES as WRONG_ANSWER_CATEG
 from edgar_eval.golden.audit import RULES_AUTHOR, audit_summary, reviewer_summary
 from edgar_eval.golden.fairness import AWAITING_REVIEW, RULES, STATEMENTS_ELSEWHERE
 from edgar_eval.golden.patterns import PATTERN_CONTRACTS
+from edgar_eval.golden.two_documents import (
+    CHANGE_OVER_TIME,
+    CROSS_COMPANY,
+    GRANULARITY,
+    RESTATEMENT,
+    TWO_DOCUMENT_KINDS,
+)
 from edgar_eval.report.experiment_tables import (
     TIMINGS_NOTE,
     cluster_warning,
@@ -93,8 +100,47 @@ def absence_by_filing(golden: pd.DataFrame, rejections: pd.DataFrame) -> pd.Data
     return pd.DataFrame(rows, columns=["filing", "candidates", "admitted", "awaiting review", "rejected, by rule"])
 
 
+def two_document_supply(golden: pd.DataFrame, rejections: pd.DataFrame, filings: pd.DataFrame) -> pd.DataFrame:
+    """Per two-document kind: the questions asked, their companies, the pairs tried and why the rest were not asked,
+    beside what the corpus holds for the kind (a 10-K and a 10-Q of one fiscal year; two annual reports; a later
+    filing printing another value for a period; two companies reporting one fiscal year)."""
+    periodic = cast(pd.DataFrame, filings[filings.form.isin(["10-K", "10-Q"])])
+    annual = cast(pd.DataFrame, periodic[periodic.form == "10-K"])
+    quarterly = cast(pd.DataFrame, periodic[periodic.form == "10-Q"])
+    with_quarter = set(zip(quarterly.cik, quarterly.fiscal_year))
+    holds = {
+        GRANULARITY: f"{len({c for c, y in zip(annual.cik, annual.fiscal_year) if (c, y) in with_quarter})} companies "
+        "with a 10-K and a 10-Q of one fiscal year",
+        CHANGE_OVER_TIME: f"{sum(n >= 2 for n in annual.cik.value_counts())} companies with two or more 10-Ks",
+        RESTATEMENT: "the periods a later filing prints with another value",
+        CROSS_COMPANY: f"{int(annual.cik.nunique())} companies with a 10-K",
+    }
+    rows = []
+    for kind in TWO_DOCUMENT_KINDS:
+        asked = cast(pd.DataFrame, golden[golden.kind == kind])
+        turned = cast(pd.DataFrame, rejections[rejections.kind == kind])
+        rows.append(
+            {
+                "kind": kind,
+                "questions": len(asked),
+                "companies": int(asked.cik.nunique()),
+                "pairs not asked, by rule": "; ".join(
+                    f"{rule} {n}" for rule, n in sorted(turned.rule.value_counts().to_dict().items())
+                )
+                or "none",
+                "what the corpus holds": holds[kind],
+            }
+        )
+    columns = ["kind", "questions", "companies", "pairs not asked, by rule", "what the corpus holds"]
+    return pd.DataFrame(rows, columns=columns)
+
+
 def golden_tables(
-    golden: pd.DataFrame, rejections: pd.DataFrame, partitions: str, review_queue: pd.DataFrame | None = None
+    golden: pd.DataFrame,
+    rejections: pd.DataFrame,
+    partitions: str,
+    review_queue: pd.DataFrame | None = None,
+    filings: pd.DataFrame | None = None,
 ) -> list[ReportTable]:
     """The golden set's make-up and every rule's rejection count; a test rebuilds these from the real filings."""
     source = "xbrl_facts, chunks, filing_text, sections of " + partitions
@@ -160,6 +206,24 @@ def golden_tables(
             "or no question).",
         ),
     ]
+    if filings is not None and golden.kind.isin(TWO_DOCUMENT_KINDS).any():
+        supply = two_document_supply(golden, rejections, filings)
+        short = [r.kind for r in iter_rows(supply) if r.questions < 30]
+        tables.append(
+            ReportTable(
+                "Two-document questions: what the corpus allows",
+                supply,
+                Provenance("golden_questions", content_version(golden), source),
+                note="Each kind needs a pair of filings (golden.two_documents): a pair whose later or annual filing "
+                "prints the other figure too is one document (one_document_suffices), and is not asked. "
+                + (
+                    f"Under 30 questions: {', '.join(short)}, because the corpus holds few such pairs (the last "
+                    "column), not because the rules reject them."
+                    if short
+                    else "Every kind holds 30 questions or more."
+                ),
+            )
+        )
     by_filing = absence_by_filing(golden, rejections)
     if len(by_filing):
         queue = review_queue if review_queue is not None else pd.DataFrame(columns=["status"])
@@ -769,7 +833,7 @@ def readers_table(inputs: ReportInputs) -> ReportTable:
                 f"{' (the arms read this one)' if r in in_use else ''}"
                 for r in readers.reader
             ],
-            "questions": [
+            "documents": [
                 {"all": "all", "1": "one filing", "2": "two filings"}.get(str(d), str(d))
                 for d in (readers.documents if "documents" in readers else ["all"] * len(readers))
             ],
@@ -1121,7 +1185,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
             Provenance("filings", content_version(filings.reset_index(drop=True)), partitions),
             note=facts_dropped_note,
         ),
-        *golden_tables(golden, rejections, partitions, inputs.absence_review),
+        *golden_tables(golden, rejections, partitions, inputs.absence_review, filings),
         *pattern_tables(inputs),
         ReportTable(
             "Retrieval",

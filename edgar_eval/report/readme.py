@@ -55,7 +55,7 @@ def readme_figures(reports: dict[str, str]) -> str:
         reader = next(
             row
             for row in report_table(markdown, "Readers")
-            if row["reader"].endswith("(the arms read this one)") and row.get("questions", "all") == "all"
+            if row["reader"].endswith("(the arms read this one)") and row.get("documents", "all") == "all"
         )
         retrieval = ", ".join(f"{hits[(r, '30')]} / {hits[(r, '50')]}" for r in ("dense", "bm25", "hybrid"))
         funnel = next(
