@@ -114,6 +114,7 @@ def test_a_split_is_named_in_a_restatements_reason():
     later = _side("nv-10k-25", "3", "Nv", "FY", "2022-01-31", "2023-01-29", 0.334, "0.33", unit="USD/shares")
     assert two.split_ratio(3.34, 0.334, "USD/shares") == 10 and two.split_ratio(3.34, 3.0, "USD/shares") is None
     assert two.split_ratio(2_487e6, 24_870e6, "shares") == 10
+    assert two.split_ratio(1.76, 0.18, "USD/shares", "0.18") == 10  # the later figure rounded to two decimals
     (question,) = two.restatement([(first, later)], _Corpus())
     assert "10-for-1 stock split" in question["gold_answer"] and "as first reported" in question["question"]
 

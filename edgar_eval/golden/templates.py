@@ -946,6 +946,7 @@ SEGMENT_AXES = {
     "ProductOrServiceAxis": "product",
 }
 SEGMENTS_PER_FILING = 4
+_REVENUE = ("us-gaap:Revenues", "us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax")
 # the kinds a golden question expects an answer to: one figure of one filing (a line item, or a segment's), or two
 ANSWERABLE_KINDS = ("answerable", SEGMENT, *two.TWO_DOCUMENT_KINDS)
 _FOOTNOTE = re.compile(r"\s*\((?:\d+|[a-z])\)\s*$")
@@ -996,8 +997,8 @@ def _segment_questions(
             continue
         axis, member = dimensions[0]
         kind = SEGMENT_AXES.get(axis.split(":", 1)[-1])
-        if kind is None:
-            continue
+        if kind is None or (kind == "product" and fact.concept not in _REVENUE):
+            continue  # a product line is asked for its revenue: "cost of sales from Cost of services" reads as noise
         printed_as = _FOOTNOTE.sub("", row_label_at(scope.texts[fact.filing_id], int(fact.offset))).strip()
         if not names_member(printed_as, member):
             reject(SEGMENT, rules.MEMBER_NOT_PRINTED, fact.filing_id, fact.cik, fact.concept, fact.period_key, member)

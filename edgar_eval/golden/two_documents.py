@@ -325,14 +325,18 @@ def cross_company(fair: list[dict], corpus: Corpus, reject: Callable[..., None],
     return out
 
 
-def split_ratio(first: float, later: float, unit: str | None) -> int | None:
+def split_ratio(first: float, later: float, unit: str | None, later_printed: str = "") -> int | None:
     """N when a per-share or share figure changed by a whole factor N (a later N-for-1 split divides per-share
-    figures by N and multiplies share counts by N), else None."""
+    figures by N and multiplies share counts by N), else None. The later figure is read within half a unit of its
+    last printed digit ("0.18" for 1.76 / 10)."""
     if unit not in _PER_SHARE_UNITS or not first or not later:
         return None
+    decimals = len(later_printed.split(".", 1)[1]) if "." in later_printed else None
+    half_unit = 0.5 * 10.0**-decimals if decimals is not None and unit == "USD/shares" else 0.0
+    slack = max(0.02, half_unit / abs(later))
     ratio = first / later if unit == "USD/shares" else later / first
     for n in _SPLIT_RATIOS:
-        if abs(ratio - n) <= 0.02 * n:
+        if abs(ratio - n) <= slack * n:
             return n
     return None
 
@@ -343,7 +347,7 @@ def restatement(pairs: Iterable[tuple[dict, dict]], corpus: Corpus) -> list[dict
     (golden.templates finds them where it finds conflicting values)."""
     out = []
     for first, later in pairs:
-        n = split_ratio(float(first["gold_value"]), float(later["gold_value"]), first.get("unit"))
+        n = split_ratio(float(first["gold_value"]), float(later["gold_value"]), first.get("unit"), later["printed"])
         why = f"{later['source_filing_id']}, filed after {first['source_filing_id']}, supersedes it" + (
             f" (a change by a factor of {n}, consistent with a {n}-for-1 stock split)" if n else ""
         )
