@@ -243,3 +243,15 @@ def test_a_plan_that_made_no_contributions_answers_its_expense_so_a_person_decid
     verdict = _verdict(plan, denied)
     assert verdict.outcome == REVIEW and verdict.rule == rule.NIL_NEARBY
     assert _verdict(plan, "We may not achieve the plans described in this report.").outcome == ABSENT
+
+
+def test_a_cost_of_revenue_tagged_as_cost_of_goods_sold_answers_it_whatever_the_row_says():
+    """Audit defect (shared corpus): "Cost of products sold" answers "cost of revenue"; the filer tags it
+    us-gaap:CostOfGoodsAndServicesSold, an element of the same family."""
+    statement = "| | 2025 | 2024 |\n| Cost of products sold | 41,164 | 40,848 |\n"
+    assert _verdict("us-gaap:CostOfRevenue", statement).outcome == ABSENT  # no word of the label
+    tagged = ["us-gaap:CostOfGoodsAndServicesSold"]
+    verdict = _verdict("us-gaap:CostOfRevenue", statement, tagged=tagged)
+    assert verdict.outcome == PRINTED and verdict.rule == rule.FAMILY_TAGGED
+    assert _verdict("us-gaap:CostOfRevenue", statement, tagged=["us-gaap:CostOfServicesCapitalized"]).outcome == PRINTED
+    assert _verdict("us-gaap:CostOfRevenue", statement, tagged=["us-gaap:CostsAndExpenses"]).outcome == ABSENT
