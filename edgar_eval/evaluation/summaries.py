@@ -197,7 +197,7 @@ def golden_mix(golden: pd.DataFrame) -> pd.DataFrame:
         ("statement", "statement_type"),
         ("page position", "page_position"),
     )
-    for facet, column in facets:
+    for facet, column in ((f, c) for f, c in facets if c in answerable):  # a kind-less stand-in has no kind facet
         for value, count in answerable[column].value_counts().sort_index().items():
             share = count / len(answerable)
             rows.append({"facet": facet, "value": str(value), "questions": int(count), "share": share})
@@ -383,7 +383,7 @@ def retrieval_slices(runs: pd.DataFrame) -> pd.DataFrame:
         runs[(runs.expected_route == "answer") & runs.error.isna() & (runs.search_scope == COMPANY_YEAR)],
     )
     rows = []
-    for slice_name, column in SLICES.items():
+    for slice_name, column in ((s, c) for s, c in SLICES.items() if c in scored):
         for (value, retriever, depth), group in iter_groups(scored.groupby([column, "retriever", "k"], sort=True)):
             page = wilson(int(group.page_hit.sum()), len(group))
             found = group.first_gold_rank[group.first_gold_rank > 0]
