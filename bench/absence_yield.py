@@ -28,11 +28,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from edgar_eval.adapters.local_corpus import list_filings, read_manifest  # noqa: E402
 from edgar_eval.corpus.parse import parse_filing  # noqa: E402
 from edgar_eval.corpus.tables import chunks_frame, facts_frame, filing_frame, sections_frame, text_frame  # noqa: E402
+from edgar_eval.defs.settings import EvalSettings  # noqa: E402
 from edgar_eval.domain.filings import FilingError  # noqa: E402
 from edgar_eval.golden.templates import build_golden_questions  # noqa: E402
 
 TARGETS = {"10-K": 2.0, "10-Q": 1.0}
-SEED = 20240601  # the default golden seed (EvalSettings.golden_seed)
+SEED = EvalSettings.model_fields["golden_seed"].default  # the seed a run uses unless a settings file names another
 
 
 def corpus_tables(corpus: Path) -> dict[str, pd.DataFrame]:

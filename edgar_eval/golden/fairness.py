@@ -55,6 +55,9 @@ COMBINED_ROW = "combined_row"
 SEVERAL_FAIR_ANSWERS = "several_fair_answers"
 # a segment, geography or product figure whose row does not print the member's name: no plain words to ask it in
 MEMBER_NOT_PRINTED = "member_not_printed"
+# another filing of the question's own scope tags its period with another value (a restatement, a split): two answers
+# in one scope, asked instead as a conflicting-values review case
+RESTATED_IN_SCOPE = "restated_in_scope"
 YEAR_PRINTED = (
     "year_printed"  # an other-year question whose year the company's filings print beside the concept's words
 )
@@ -73,6 +76,7 @@ RULES = (
     COMBINED_ROW,
     OTHER_MEANINGS,
     SEVERAL_FAIR_ANSWERS,
+    RESTATED_IN_SCOPE,
     QUOTA_CONCEPT,
     QUOTA_COVER,
     QUOTA_STATEMENT,

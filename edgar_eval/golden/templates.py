@@ -496,6 +496,9 @@ def _figure_rule(question: dict, scope: _Scope, limits: FairnessLimits) -> tuple
     if joined:
         return rules.COMBINED_ROW, f"the row prints {question['label']!r} together with {joined!r}"
     in_scope = scope.of(question["cik"], question["fiscal_year"])
+    restated = _restated_in(question, scope, in_scope)
+    if restated:  # another filing of its own scope tags the period with another value: two answers in one scope
+        return rules.RESTATED_IN_SCOPE, restated
     failed, detail, gold = _gold_in(question, scope, in_scope, limits)
     question.update(scope_filing_ids=in_scope, **gold)
     if failed is None:
