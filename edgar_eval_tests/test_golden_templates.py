@@ -15,7 +15,8 @@ from edgar_eval.golden.fairness import (
 )
 from edgar_eval.golden.labels import is_boilerplate
 from edgar_eval.golden.might_answer import PRINTED, ScopeText, absence_verdict, label_name
-from edgar_eval.golden.templates import PERIODIC_FORMS, build_golden_questions, printed_answer
+from edgar_eval.golden.templates import ANSWERABLE_KINDS, PERIODIC_FORMS, build_golden_questions, printed_answer
+from edgar_eval.golden.two_documents import TWO_DOCUMENT_KINDS
 
 
 @pytest.fixture(scope="module")
@@ -27,11 +28,13 @@ def test_golden_set_is_deterministic_and_has_every_kind(golden_inputs, demo_buil
     golden = demo_build.questions
     again = build_golden_questions(*golden_inputs, seed=7)
     assert golden.equals(again.questions) and demo_build.rejections.equals(again.rejections)
-    assert set(golden.kind) == {"answerable", "other_year", "other_company", "absent_concept", "conflicting_values"}
+    single = {"answerable", "other_year", "other_company", "absent_concept", "conflicting_values"}
+    assert set(golden.kind) >= single | {"granularity", "restatement", "cross_company"}, "the demo has no two 10-Ks"
     assert golden.question_id.is_unique
-    assert (golden[golden.kind == "answerable"].expected_route == "answer").all()
+    assert (golden[golden.kind.isin(ANSWERABLE_KINDS)].expected_route == "answer").all()
     assert (golden[golden.kind == "conflicting_values"].expected_route == "review").all()
-    unanswerable = golden[~golden.kind.isin(["answerable", "conflicting_values"])]
+    assert (golden[golden.kind.isin(TWO_DOCUMENT_KINDS)].document_count == 2).all()
+    unanswerable = golden[~golden.kind.isin([*ANSWERABLE_KINDS, "conflicting_values"])]
     assert (unanswerable.expected_route == "no_answer").all()
     assert set(golden[golden.kind == "answerable"].source_form) == {"10-K", "10-Q"}, "quarterly periods are asked too"
 

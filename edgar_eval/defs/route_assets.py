@@ -132,13 +132,15 @@ def release_checks(
     group_name="statistics",
     description="One receipt per golden case (template questions and route cases): case id and version, owner, role, "
     "question, routes expected and taken (and why), the passages retrieved and cited as locators (filing, its sha256, "
-    "pages, chunk), the answer, the evaluator's result, and a reviewer's override from the versioned "
+    "pages, chunk), the answer, the evaluator's result and arm A's outcome category (wrong_answers: why a wrong "
+    "answer is wrong), and a reviewer's override from the versioned "
     "`reviews/<corpus>/receipts-v1.jsonl` (pinned to the case version; an override for another version is stale and "
     "not applied). Also written as JSON Lines to `data/<corpus>/case_receipts.jsonl`.",
     ins={
         "search_index": dg.AssetIn(metadata=columns_of("chunk_id", "pages")),
         "answerer_retrievals": dg.AssetIn(metadata=columns_of("question_id", "chunk_ids")),
         "arm_outcomes": dg.AssetIn(metadata=columns_of("question_id", "arm", "correct")),
+        "wrong_answers": dg.AssetIn(metadata=columns_of("system", "question_id", "category")),
     },
 )
 def case_receipts(
@@ -150,6 +152,7 @@ def case_receipts(
     answerer_retrievals: pd.DataFrame,
     generations: pd.DataFrame,
     arm_outcomes: pd.DataFrame,
+    wrong_answers: pd.DataFrame,
     search_index: pd.DataFrame,
     filings: PartitionedTable,
 ) -> dg.Output[pd.DataFrame]:
@@ -178,6 +181,12 @@ def case_receipts(
         {chunk: tuple(str(p) for p in pages) for chunk, pages in zip(search_index.chunk_id, search_index.pages)},
         dict(zip(recorded.filing_id, recorded.sha256)),
         overrides,
+        dict(
+            zip(
+                wrong_answers[wrong_answers.system == "arm A"].question_id,
+                wrong_answers[wrong_answers.system == "arm A"].category,
+            )
+        ),
     )
     replace_file(settings.store().file("case_receipts.jsonl"), receipts_jsonl(receipts).encode())
     frame = pd.DataFrame(

@@ -35,13 +35,14 @@ from edgar_eval.domain.ports import Reranker
 from edgar_eval.domain.routes import ANSWER, NO_ANSWER
 from edgar_eval.evaluation.abstention import arm_outcomes as mask_arms
 from edgar_eval.evaluation.abstention import cross_fit, judge_exits
-from edgar_eval.evaluation.judge import judge_answer
+from edgar_eval.evaluation.judge import judge_case
 from edgar_eval.evaluation.noise_band import answer_deltas, perturbed_index, replica_deltas, rerank_deltas
 from edgar_eval.evaluation.readers import reader_accuracy as summarise_readers
 from edgar_eval.evaluation.readers import reader_outcomes
 from edgar_eval.evaluation.retrieval_hits import hit_record
 from edgar_eval.evaluation.search_scopes import ScopedCase, scoped_cases, search_runs, searchable_filings
 from edgar_eval.evaluation.table_expansion import expansion_frame, expansion_runs
+from edgar_eval.evaluation.wrong_answers import RIGHT, categories_of, category_table
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
 from edgar_eval.retrieval.dense import DenseIndex
 from edgar_eval.retrieval.searches import searches
@@ -479,9 +480,9 @@ def answering_noise(
 
 
 def figure_correct(answer_text: str, case) -> bool:
-    """Whether an answer states the golden question's figure (`case`: its gold_value, gold_answer, label and
-    fiscal_year), by the judge every arm is scored with."""
-    return judge_answer(answer_text, case.gold_value, case.gold_answer, case.label, int(case.fiscal_year)).correct
+    """Whether an answer states the golden question's figures (`case`: its gold_value, gold_answer, label, fiscal_year,
+    gold_figures and gold_direction), by the judge every arm is scored with."""
+    return judge_case(answer_text, case).correct
 
 
 def generation_row(
@@ -615,8 +616,12 @@ def reader_accuracy(
         {
             "retriever": settings.answer_retriever,
             "k": settings.top_k,
-            "right_share": dg.MetadataValue.json(dict(zip(frame.reader, frame.right_share.round(4)))),
-            "head": table_head(frame, ["reader", "questions", "gold_chunk_retrieved", "right", "wrong", "declined"]),
+            "right_share": dg.MetadataValue.json(
+                {f"{r} ({d})": v for r, d, v in zip(frame.reader, frame.documents, frame.right_share.round(4))}
+            ),
+            "head": table_head(
+                frame, ["reader", "documents", "questions", "gold_chunk_retrieved", "right", "wrong", "declined"]
+            ),
         },
     )
 
@@ -704,7 +709,19 @@ def arm_outcomes(
 ) -> dg.Output[pd.DataFrame]:
     golden = golden_questions
     judged = generations.merge(
-        golden[["question_id", "expected_route", "kind", "gold_value", "gold_answer", "label", "fiscal_year"]],
+        golden[
+            [
+                "question_id",
+                "expected_route",
+                "kind",
+                "gold_value",
+                "gold_answer",
+                "label",
+                "fiscal_year",
+                "gold_figures",
+                "gold_direction",
+            ]
+        ],
         on="question_id",
     )
     judged["figure_correct"] = [figure_correct(g.answer_text, g) for g in iter_rows(judged)]
@@ -720,7 +737,63 @@ def arm_outcomes(
     )
 
 
+@dg.asset(
+    group_name="runs",
+    description="Why each wrong answer is wrong, for every reader and every arm (evaluation.wrong_answers): per system "
+    "and question, its category from provenance: right; superseded value, scale or sign slip, wrong period (another "
+    "column of the gold row), wrong filing, wrong company, wrong line (another row beside the gold row), another "
+    "figure read, printed nowhere read; declined with or without the gold passage read; withheld by a gate.",
+)
+def wrong_answers(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    answerer_retrievals: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    search_index: pd.DataFrame,
+    generations: pd.DataFrame,
+    arm_outcomes: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    golden = golden_questions.set_index("question_id")
+    retrieved = answerer_retrievals.set_index("question_id")
+    texts = search_index.set_index("chunk_id").text
+    read = {q: list(ids) for q, ids in zip(answerer_retrievals.question_id, answerer_retrievals.chunk_ids)}
+    gold_read = dict(zip(answerer_retrievals.question_id, answerer_retrievals.chunk_hit.astype(bool)))
+    company_of = dict(zip(search_index.filing_id, search_index.cik.astype(str)))
+    text_of = dict(zip(search_index.chunk_id, search_index.text))
+    frames = []
+    readers = reader_outcomes(
+        cast(pd.DataFrame, golden[golden.expected_route == ANSWER]),
+        retrieved,
+        texts,
+        (ExtractiveGenerator(), TableReaderGenerator()),
+    )
+    for reader, own in readers.groupby("reader", sort=True):
+        frames.append(categories_of(f"reader {reader}", own, golden, read, gold_read, text_of, company_of))
+    answers = generations.set_index("question_id")
+    for arm, own in arm_outcomes.groupby("arm", sort=True):
+        scored = own.assign(
+            right=own.correct.astype(bool),
+            answer_text=[str(answers.answer_text.get(q, "")) for q in own.question_id],
+            generated=[bool(answers.answered.get(q, False)) for q in own.question_id],
+        )
+        frames.append(categories_of(f"arm {arm}", scored, golden, read, gold_read, text_of, company_of))
+    frame = pd.concat(frames, ignore_index=True)
+    table = category_table(frame)
+    wrong = cast(pd.DataFrame, frame[~frame.category.isin([RIGHT])])
+    return table_output(
+        frame,
+        {
+            "systems": int(frame.system.nunique()),
+            "by_category": dg.MetadataValue.json(
+                wrong[wrong.system == "arm A"].category.value_counts().sort_index().to_dict()
+            ),
+            "head": table_head(table, ["system", "kind", "category", "questions"], rows=12),
+        },
+    )
+
+
 ASSETS = [
+    wrong_answers,
     answerer_retrievals,
     retriever_rankings,
     retrieval_noise,

@@ -17,6 +17,7 @@ from edgar_eval.evaluation import confirmatory, experiment
 from edgar_eval.evaluation.noise_band import answer_band, noise_band, rerank_band
 from edgar_eval.evaluation.summaries import (
     SLICES,
+    answers_by_kind,
     expansion_statistics,
     false_answers_by_kind,
     page_position,
@@ -25,6 +26,9 @@ from edgar_eval.evaluation.summaries import (
     scope_changes,
 )
 from edgar_eval.evaluation.summaries import arm_statistics as summarise_arms
+from edgar_eval.evaluation.summaries import (
+    evidence_filing_hits as summarise_evidence_filings,
+)
 from edgar_eval.evaluation.summaries import retrieval_slices as summarise_slices
 
 
@@ -66,6 +70,22 @@ def arm_false_answers_by_kind(
     return table_output(
         table, {"head": table_head(table, ["arm", "kind", "false_answer_rate_k", "false_answer_rate_n"], rows=12)}
     )
+
+
+@dg.asset(
+    group_name="statistics",
+    description="Per arm and answerable kind (single-figure questions and each two-document kind), on the protocol's "
+    "split: right answers over the kind's questions (Wilson 95%) and the companies holding them.",
+)
+def arm_answers_by_kind(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    arm_outcomes: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    protocol, _ = read_protocol(settings)
+    table = answers_by_kind(protocol.questions(arm_outcomes)).assign(split=protocol.split)
+    head = table_head(table, ["arm", "kind", "correct_rate_k", "correct_rate_n"], rows=12)
+    return table_output(table, {"head": head})
 
 
 def read_protocol(settings: EvalSettings) -> tuple[experiment.Protocol, str]:
@@ -347,6 +367,8 @@ def citation_mutations(
             golden.gold_answer[g.question_id],
             golden.label[g.question_id],
             int(golden.fiscal_year[g.question_id]),
+            golden.gold_figures[g.question_id],
+            golden.gold_direction[g.question_id],
         )
         for g in iter_rows(cast(pd.DataFrame, generated[generated.question_id.isin(right)]).sort_values("question_id"))
     ]
@@ -541,7 +563,28 @@ def retrieval_slices(
     )
 
 
+@dg.asset(
+    group_name="statistics",
+    description="Retrieval per evidence filing: over the two-document questions (golden.two_documents) in the "
+    "answerer's scope, per retriever and depth, how many had a gold page of both evidence filings among the passages "
+    "read, of one, and of none (Wilson 95% on both). A two-document question needs both.",
+)
+def evidence_filing_hits(
+    context: dg.AssetExecutionContext, retriever_rankings: pd.DataFrame
+) -> dg.Output[pd.DataFrame]:
+    table = summarise_evidence_filings(retriever_rankings)
+    return table_output(
+        table,
+        {
+            "questions": int(table.questions.max()) if len(table) else 0,
+            "head": table_head(table, ["retriever", "k", "questions", "both", "one", "none"], rows=12),
+        },
+    )
+
+
 ASSETS = [
+    evidence_filing_hits,
+    arm_answers_by_kind,
     arm_statistics,
     arm_false_answers_by_kind,
     arm_costs,

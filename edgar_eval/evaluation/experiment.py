@@ -20,7 +20,7 @@ from edgar_eval.answering.mutations import MUTANT_KINDS, figure_mutations
 from edgar_eval.domain.routes import NO_ANSWER
 from edgar_eval.evaluation import confirmatory
 from edgar_eval.evaluation.abstention import ARMS
-from edgar_eval.evaluation.judge import judge_answer
+from edgar_eval.evaluation.judge import judge_case
 from edgar_eval.stats.bootstrap import cluster_bootstrap_paired_difference
 from edgar_eval.stats.coverage import best_method, simulate_coverage
 from edgar_eval.stats.paired import mcnemar_exact, minimum_detectable_effect
@@ -414,7 +414,7 @@ def abstention_quality_by_kind(scores: pd.DataFrame, kinds: pd.DataFrame) -> pd.
     separated by that feature: its AUROC measures how easy the twin is, not how good the gate is."""
     merged = scores.merge(kinds[["question_id", "kind"]], on="question_id", validate="one_to_one")
     rows = []
-    for kind in sorted(k for k in merged.kind.unique() if k != "answerable"):
+    for kind in sorted(merged[~merged.answerable.astype(bool)].kind.unique()):  # the unanswerable kinds
         subset = cast(pd.DataFrame, merged[merged.answerable | (merged.kind == kind)])
         positives = subset.answerable.to_numpy(bool)
         for gate, column in GATE_SCORES.items():
@@ -541,6 +541,8 @@ class MutatedAnswer:
     gold_answer: str
     label: str
     fiscal_year: int
+    gold_figures: str = "[]"  # a two-document case's figures (golden.two_documents), judged by judge_case
+    gold_direction: str = ""
 
 
 MUTATION_COLUMNS = ["question_id", "kind", "mutant", "withheld", "reason", "judged_wrong"]
@@ -556,7 +558,7 @@ def citation_mutations(answers: list[MutatedAnswer]) -> pd.DataFrame:
         labelled = {passage_label(i): passage for i, passage in enumerate(answer.passages)}
         for kind, mutant in figure_mutations(answer.text, answer.passages):
             verdict = check_citations(mutant, labelled)
-            judged = judge_answer(mutant, answer.gold_value, answer.gold_answer, answer.label, answer.fiscal_year)
+            judged = judge_case(mutant, answer)
             rows.append(
                 {
                     "question_id": answer.question_id,

@@ -17,6 +17,7 @@ The judge reads the answer's text, not only its first figure:
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import cast
@@ -130,6 +131,77 @@ def judge_answer(
             "value",
         )
     return Judgement(True, right[0].figure.value, f"{right[0].figure.text.strip()!r} states the gold")
+
+
+_UP = re.compile(r"\b(?:increas\w*|rose|risen|grew|grown|higher|up|gain\w*|improv\w*)\b", re.I)
+_DOWN = re.compile(r"\b(?:decreas\w*|fell|fallen|declin\w*|lower|down|dropp\w*|reduc\w*)\b", re.I)
+_MORE = re.compile(r"\b(?:more|higher|larger|greater|bigger|exceed\w*|above|outpac\w*)\b", re.I)
+DIRECTIONS = {"increase": (_UP, _DOWN), "decrease": (_DOWN, _UP)}
+
+
+def _direction_right(answer_text: str, direction: str, others: list[str]) -> tuple[bool, str]:
+    """Whether the answer says `direction`: increase or decrease in words of that family and none of the other; or,
+    for a comparison, the company named next to the first comparative word ("Tesla reported more", "more was reported
+    by Tesla") is the one that reported more (`others`: the other companies)."""
+    if direction in DIRECTIONS:
+        right, wrong = DIRECTIONS[direction]
+        said = bool(right.search(answer_text))
+        if said and not wrong.search(answer_text):
+            return True, f"says {direction}"
+        return False, f"does not say {direction}" if not said else f"says {direction} and its opposite"
+    names = [direction, *others]
+    lowered = answer_text.lower()
+    comparative = _MORE.search(answer_text)
+    if comparative is None:
+        found = sorted((lowered.find(n.lower()), n) for n in names if n.lower() in lowered)
+        named = found[0][1] if found else None
+        return named == direction, f"names {named or 'no company'} first and no comparative word"
+    sentence_start = max(answer_text.rfind(".", 0, comparative.start()), 0)
+    before = [(lowered.rfind(n.lower(), sentence_start, comparative.start()), n) for n in names]
+    before = [(at, n) for at, n in before if at >= 0]
+    if before:
+        named = max(before)[1]
+    else:
+        after = [(lowered.find(n.lower(), comparative.end()), n) for n in names]
+        after = [(at, n) for at, n in after if at >= 0]
+        named = min(after)[1] if after else None
+    return named == direction, f"says {named or 'no company'} reported more"
+
+
+def judge_figures(
+    answer_text: str, figures: list[dict], direction: str = "", others: list[str] | None = None
+) -> Judgement:
+    """A two-document answer (golden.two_documents): right when it states every figure the gold requires, each within
+    its own tolerance and of its own kind (corpus.figure_match), and, where the gold has one, the direction word."""
+    stated = stated_figures(answer_text, answer_figures(answer_text))
+    if not stated:
+        return Judgement(False, None, "the answer states no figure")
+    for figure in (f for f in figures if f["required"]):
+        kind = _gold_kind(figure["answer"], "")
+        value = float(figure["value"])
+        if kind == PERCENT:
+            value = stated_figures(figure["answer"])[0].magnitude * (-1 if value < 0 else 1)
+        sign = value_sign(value, "")
+        if not any(_comparable(s, kind) and matches_value(s, value, sign) for s in stated):
+            return Judgement(False, stated[0].figure.value, f"{figure['role']}: {figure['answer']} is not stated")
+    if direction:
+        right, why = _direction_right(answer_text, direction, others or [])
+        if not right:
+            return Judgement(False, stated[0].figure.value, f"every figure stated, but the answer {why}")
+    return Judgement(
+        True, stated[0].figure.value, "every required figure stated" + (f", {direction}" if direction else "")
+    )
+
+
+def judge_case(answer_text: str, case) -> Judgement:
+    """The judge every reader and arm is scored with, for a golden case (`case`: its gold_value, gold_answer, label,
+    fiscal_year, and for a two-document kind gold_figures and gold_direction)."""
+    figures = json.loads(getattr(case, "gold_figures", "") or "[]")
+    if figures:
+        direction = str(getattr(case, "gold_direction", "") or "")
+        companies = [f["role"] for f in figures if f["role"] != direction] if direction not in DIRECTIONS else []
+        return judge_figures(answer_text, figures, direction, companies)
+    return judge_answer(answer_text, case.gold_value, case.gold_answer, case.label, int(case.fiscal_year))
 
 
 def states_any(answer_text: str, reference_text: str) -> bool:

@@ -15,11 +15,12 @@ import pandas as pd
 
 from edgar_eval.answering.answerer import ANSWERED, answer_question
 from edgar_eval.domain.generation import Generation, GenerationRequest, Generator
-from edgar_eval.evaluation.judge import judge_answer
+from edgar_eval.evaluation.judge import judge_case
 from edgar_eval.stats.proportions import wilson
 
 READER_COLUMNS = [
     "reader",
+    "documents",  # "all", or how many filings a question's gold needs ("1", "2": golden.two_documents)
     "questions",
     "gold_chunk_retrieved",
     "right",
@@ -50,16 +51,8 @@ def reader_outcomes(
             )
             checked = answer_question(request, reader, in_scope=len(case.scope_filing_ids) > 0)
             answered = checked.outcome == ANSWERED
-            right = (
-                answered
-                and judge_answer(
-                    cast(Generation, checked.generation).text,  # answered: a generation
-                    case.gold_value,
-                    case.gold_answer,
-                    case.label,
-                    int(case.fiscal_year),
-                ).correct
-            )
+            # answered: a generation
+            right = answered and judge_case(cast(Generation, checked.generation).text, case).correct
             rows.append(
                 {
                     "reader": reader.generator_id,
@@ -68,21 +61,43 @@ def reader_outcomes(
                     "answered": answered,
                     "right": bool(right),
                     "gold_chunk_retrieved": bool(retrieval.chunk_hit),
+                    "document_count": int(getattr(case, "document_count", 1) or 1),
+                    "answer_text": cast(Generation, checked.generation).text if answered else "",
                 }
             )
-    return pd.DataFrame(rows, columns=["reader", "question_id", "outcome", "answered", "right", "gold_chunk_retrieved"])
+    columns = [
+        "reader",
+        "question_id",
+        "outcome",
+        "answered",
+        "right",
+        "gold_chunk_retrieved",
+        "document_count",
+        "answer_text",
+    ]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def reader_accuracy(outcomes: pd.DataFrame) -> pd.DataFrame:
-    """One row per reader: right (Wilson 95%), right where the gold chunk was retrieved, wrong and declined."""
+    """Per reader, over all its questions and then per document count (a question whose gold needs one filing, or
+    two): right (Wilson 95%), right where the gold chunk was retrieved, wrong and declined."""
     rows = []
-    for reader, group in outcomes.groupby("reader", sort=False):
+    counts = outcomes.document_count if "document_count" in outcomes else pd.Series(1, index=outcomes.index)
+    outcomes = outcomes.assign(document_count=counts)
+    groups = []
+    for reader in dict.fromkeys(outcomes.reader):  # in the order the readers ran
+        own = outcomes[outcomes.reader == reader]
+        groups.append((reader, "all", own))
+        if counts.nunique() > 1:
+            groups += [(reader, str(n), own[own.document_count == n]) for n in sorted(own.document_count.unique())]
+    for reader, documents, group in groups:
         right = int(group.right.sum())
         share = wilson(right, len(group))
         hit = group[group.gold_chunk_retrieved]
         rows.append(
             {
                 "reader": reader,
+                "documents": documents,
                 "questions": len(group),
                 "gold_chunk_retrieved": int(len(hit)),
                 "right": right,

@@ -86,12 +86,14 @@ def case_receipts(
     pages: Mapping[str, tuple[str, ...]],
     sha_of: Mapping[str, str],
     overrides: Mapping[str, Override],
+    categories: Mapping[str, str] | None = None,
 ) -> list[dict]:
     """One receipt per route outcome, in case order.
 
     `cases`: every case by id (golden questions and route cases) with question, role, owner, case_version;
     `retrieved`: chunk ids the answerer read per question id; `generations`: by question id (answer_text,
-    cited_chunk_ids); `correct`: arm A's judgement per question id."""
+    cited_chunk_ids); `correct`: arm A's judgement per question id; `categories`: arm A's outcome category per question
+    id (evaluation.wrong_answers: why a wrong answer is wrong)."""
     by_id = cases.set_index("case_id")
     generated = generations.set_index("question_id")
     receipts = []
@@ -119,6 +121,7 @@ def case_receipts(
                 "answer": str(generation.answer_text) if generation is not None else "",
                 "result": result,
                 "result_detail": detail,
+                "category": (categories or {}).get(outcome.case_id, ""),
                 "override": None
                 if override is None
                 else {"result": override.result, "reason": override.reason, "reviewer": override.reviewer},

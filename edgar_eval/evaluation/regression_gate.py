@@ -16,6 +16,7 @@ from typing import cast
 import pandas as pd
 
 from edgar_eval.corpus.frames import iter_rows
+from edgar_eval.golden.templates import ANSWERABLE_KINDS
 
 NET_WORSENING_LIMIT = 3
 BASELINE_COLUMNS = ["question_id", "arm", "kind", "correct"]
@@ -73,8 +74,9 @@ def read_baseline(text: str) -> pd.DataFrame:
 
 
 def route_group(kinds: pd.Series) -> pd.Series:
-    """A case's group: "answerable", or "unanswerable" for every other kind."""
-    return kinds.where(kinds == "answerable", "unanswerable")
+    """A case's group: "answerable" for the kinds expected to be answered (one document or two), "unanswerable" for
+    every other kind."""
+    return kinds.where(kinds.isin(ANSWERABLE_KINDS), "unanswerable")
 
 
 def compare_to_baseline(current: pd.DataFrame, baseline: pd.DataFrame, limit: int = NET_WORSENING_LIMIT) -> GateResult:

@@ -38,11 +38,17 @@ def hit_record(
 ) -> dict:
     gold_chunks = set(gold_chunk_ids)
     first = next((rank for rank, c in enumerate(retrieved_chunk_ids, start=1) if c in gold_chunks), 0)
+    spans = zip(retrieved_filing_ids, retrieved_pages)
+    read = {f"{filing_id}#{page}" for filing_id, spanned in spans for page in spanned}
     return {
         "document_hit": bool(set(retrieved_filing_ids) & set(gold_filing_ids)),
         "page_hit": page_hit(retrieved_filing_ids, retrieved_pages, gold_pages),
         "chunk_hit": first > 0,
         "first_gold_rank": first,
+        # per evidence filing: how many of the gold's filings a passage read spans a gold page of (a two-document
+        # question needs both)
+        "evidence_found": len({page.split("#", 1)[0] for page in read & set(gold_pages)}),
+        "evidence_filings": len(set(gold_filing_ids)),
     }
 
 

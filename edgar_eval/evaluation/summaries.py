@@ -91,6 +91,30 @@ def false_answers_by_kind(outcomes: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
+def answers_by_kind(outcomes: pd.DataFrame) -> pd.DataFrame:
+    """Per arm and answerable kind (one document, or each two-document kind): the right answers, the questions and
+    the companies holding them, with a Wilson 95% interval."""
+    rows = []
+    answerable = cast(pd.DataFrame, outcomes[outcomes.expected_route != NO_ANSWER])
+    answerable = cast(pd.DataFrame, answerable[answerable.expected_route == "answer"])
+    for arm in ARMS:
+        own = cast(pd.DataFrame, answerable[answerable.arm == arm])
+        for kind, group in iter_groups(own.groupby("kind", sort=True)):
+            rows.append(
+                {
+                    "arm": arm,
+                    "gates": ARM_NAMES[arm],
+                    "kind": kind,
+                    "companies": int(group.cik.nunique()),
+                    **_rate_columns("correct_rate", int(group.correct.sum()), len(group)),
+                }
+            )
+    columns = ["arm", "gates", "kind", "companies"] + [
+        f"correct_rate{suffix}" for suffix in ("_n", "_k", "", "_low", "_high")
+    ]
+    return pd.DataFrame(rows, columns=columns)
+
+
 def _scope_order(runs: pd.DataFrame) -> pd.DataFrame:
     """The runs with their search scope as an ordered category: narrowest first, as SEARCH_SCOPES lists them."""
     return runs.assign(search_scope=pd.Categorical(runs.search_scope, categories=list(SEARCH_SCOPES), ordered=True))
@@ -143,7 +167,14 @@ def retrieval_statistics(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-SLICES = {"form": "source_form", "statement": "statement_type", "page position": "page_position", "company": "company"}
+SLICES = {
+    "form": "source_form",
+    "statement": "statement_type",
+    "page position": "page_position",
+    "kind": "kind",
+    "documents": "document_count",
+    "company": "company",
+}
 FIRST_PAGE, DEEPER = "first page", "deeper"
 
 
@@ -159,10 +190,54 @@ def golden_mix(golden: pd.DataFrame) -> pd.DataFrame:
         page_position=lambda t: page_position(t.on_first_page)
     )
     rows = []
-    for facet, column in (("form", "source_form"), ("statement", "statement_type"), ("page position", "page_position")):
+    facets = (
+        ("documents", "document_count"),
+        ("kind", "kind"),
+        ("form", "source_form"),
+        ("statement", "statement_type"),
+        ("page position", "page_position"),
+    )
+    for facet, column in ((f, c) for f, c in facets if c in answerable):  # a kind-less stand-in has no kind facet
         for value, count in answerable[column].value_counts().sort_index().items():
-            rows.append({"facet": facet, "value": value, "questions": int(count), "share": count / len(answerable)})
+            share = count / len(answerable)
+            rows.append({"facet": facet, "value": str(value), "questions": int(count), "share": share})
     return pd.DataFrame(rows, columns=["facet", "value", "questions", "share"])
+
+
+EVIDENCE_COLUMNS = ["retriever", "k", "questions", "both", "one", "none", "both_share", "both_low", "both_high"]
+
+
+def evidence_filing_hits(runs: pd.DataFrame) -> pd.DataFrame:
+    """Over the two-document questions in the answerer's scope, per retriever and depth: how many had a gold page of
+    both evidence filings among the passages read, of one, of none (Wilson 95% on both)."""
+    two = cast(
+        pd.DataFrame,
+        runs[
+            (runs.expected_route == "answer")
+            & runs.error.isna()
+            & (runs.search_scope == COMPANY_YEAR)
+            & (runs.evidence_filings >= 2)
+        ],
+    )
+    rows = []
+    for (retriever, depth), group in iter_groups(two.groupby(["retriever", "k"], sort=True)):
+        both = int((group.evidence_found >= group.evidence_filings).sum())
+        none = int((group.evidence_found == 0).sum())
+        share = wilson(both, len(group))
+        rows.append(
+            {
+                "retriever": retriever,
+                "k": int(depth),
+                "questions": len(group),
+                "both": both,
+                "one": len(group) - both - none,
+                "none": none,
+                "both_share": share.rate,
+                "both_low": share.low,
+                "both_high": share.high,
+            }
+        )
+    return pd.DataFrame(rows, columns=EVIDENCE_COLUMNS)
 
 
 def paired_hits(before: pd.Series, after: pd.Series, before_name: str, after_name: str) -> dict[str, int]:
@@ -308,14 +383,14 @@ def retrieval_slices(runs: pd.DataFrame) -> pd.DataFrame:
         runs[(runs.expected_route == "answer") & runs.error.isna() & (runs.search_scope == COMPANY_YEAR)],
     )
     rows = []
-    for slice_name, column in SLICES.items():
+    for slice_name, column in ((s, c) for s, c in SLICES.items() if c in scored):
         for (value, retriever, depth), group in iter_groups(scored.groupby([column, "retriever", "k"], sort=True)):
             page = wilson(int(group.page_hit.sum()), len(group))
             found = group.first_gold_rank[group.first_gold_rank > 0]
             rows.append(
                 {
                     "slice": slice_name,
-                    "value": value,
+                    "value": str(value),
                     "retriever": retriever,
                     "k": int(depth),
                     "questions": len(group),

@@ -193,7 +193,16 @@ def template_cases(golden: pd.DataFrame, texts: dict[str, str], company_filings:
     rows = []
     read = ScopeTexts(texts)  # one per filing: many questions share a scope
     for q in iter_rows(golden):
-        if q.kind == "answerable":
+        figures = json.loads(getattr(q, "gold_figures", "") or "[]")
+        if figures:  # a two-document case: each figure with its filing, page and line
+            evidence = "\n".join(
+                f"{f['role']}: {f['answer']} ({f['filing_id']}"
+                + (f", page {f['page']}" if f["page"] else "")
+                + ")"
+                + (f"\n  {f['quote']}" if f["quote"] else " (derived)")
+                for f in figures
+            ) + (f"\ndirection: {q.gold_direction}" if getattr(q, "gold_direction", "") else "")
+        elif q.kind == "answerable":
             evidence = f"gold line ({q.source_filing_id}; pages {', '.join(q.gold_pages)}):\n{q.gold_quote}"
         else:
             filings = list(q.scope_filing_ids) or company_filings.get(q.cik, [])

@@ -24,6 +24,7 @@ from edgar_eval.golden.might_answer import (
     PRINTED_SENTENCE,
     stems,
 )
+from edgar_eval.golden.two_documents import TWO_DOCUMENT_RULES
 
 # Rule names, in the order they are applied; the first that fails is the recorded reason.
 BOILERPLATE = "boilerplate_concept"
@@ -52,6 +53,8 @@ COMBINED_ROW = "combined_row"
 # the scope prints a second row naming the line item itself with another figure for the period ("Total capital
 # expenditures" beside the tagged "Purchases of property and equipment"): two fair answers, so no question
 SEVERAL_FAIR_ANSWERS = "several_fair_answers"
+# a segment, geography or product figure whose row does not print the member's name: no plain words to ask it in
+MEMBER_NOT_PRINTED = "member_not_printed"
 # another filing of the question's own scope tags its period with another value (a restatement, a split): two answers
 # in one scope, asked instead as a conflicting-values review case
 RESTATED_IN_SCOPE = "restated_in_scope"
@@ -94,6 +97,8 @@ RULES = (
     REVIEWED_ANSWERED,
     YEAR_PRINTED,
     FORWARD_SCHEDULE,
+    MEMBER_NOT_PRINTED,
+    *TWO_DOCUMENT_RULES,
 )
 
 

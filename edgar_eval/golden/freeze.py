@@ -24,6 +24,15 @@ def split_by_company(ciks: list[str], seed: int) -> dict[str, str]:
     return {cik: ("dev" if i < dev_count else "eval") for i, cik in enumerate(companies)}
 
 
+def _quotes(row, filing: str) -> list[str]:
+    """The quotes a case's evidence in one filing holds: each gold figure's line there (a two-document case), else the
+    gold line where it was tagged first."""
+    figures = json.loads(getattr(row, "gold_figures", "") or "[]")
+    if figures:
+        return list(dict.fromkeys(f["quote"] for f in figures if f["filing_id"] == filing and f["quote"]))
+    return [row.gold_quote] if isinstance(row.gold_quote, str) and filing == row.source_filing_id else []
+
+
 def case_record(row, split: str, filing_sha: dict[str, str]) -> dict:
     """One golden case in the brief's exchange schema."""
     evidence = [
@@ -32,7 +41,7 @@ def case_record(row, split: str, filing_sha: dict[str, str]) -> dict:
             "filing_id": filing,
             "chunk_ids": sorted(c for c in row.gold_chunk_ids if c.startswith(f"{filing}:")),
             "pages": sorted(p.split("#", 1)[1] for p in row.gold_pages if p.startswith(f"{filing}#")),
-            "quotes": [row.gold_quote] if isinstance(row.gold_quote, str) and filing == row.source_filing_id else [],
+            "quotes": _quotes(row, filing),
         }
         for filing in row.gold_filing_ids
     ]

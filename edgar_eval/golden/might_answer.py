@@ -482,7 +482,7 @@ def label_name(concept: str) -> Name | None:
     return Name(label, distinctive) if distinctive else None
 
 
-def _row_label(text: str, offset: int) -> str:
+def row_label_at(text: str, offset: int) -> str:
     """The label cell of the table row holding `offset`, or "" outside a table."""
     start = text.rfind("\n", 0, offset) + 1
     end = text.find("\n", offset)
@@ -517,7 +517,7 @@ class PrintedNames:
         for filing_id, concept, offset in facts:
             if concept not in CONCEPT_LABELS or filing_id not in texts:
                 continue
-            label = _normal(_row_label(texts[filing_id], int(offset)))
+            label = _normal(row_label_at(texts[filing_id], int(offset)))
             if label and not _YEAR.fullmatch(label):
                 labels.setdefault(concept, {}).setdefault(label, set()).add(cik_of[filing_id])
         row_stems: dict[str, Counter[str]] = {}

@@ -31,6 +31,7 @@ from edgar_eval.corpus.frames import iter_groups, iter_rows
 from edgar_eval.corpus.pages import page_label, stored_pages
 from edgar_eval.domain.routes import ANSWER, NO_ANSWER, REVIEW
 from edgar_eval.golden import fairness as rules
+from edgar_eval.golden import two_documents as two
 from edgar_eval.golden.fairness import FairnessLimits, FigureIndex
 from edgar_eval.golden.labels import is_boilerplate, label_for
 from edgar_eval.golden.might_answer import (
@@ -47,6 +48,7 @@ from edgar_eval.golden.might_answer import (
     forward_schedule,
     nearest,
     rival_rows,
+    row_label_at,
     statements_elsewhere,
 )
 from edgar_eval.retrieval.scope import COMPANY, COMPANY_YEAR, CORPUS, ScopedFiling, filings_of_scope
@@ -74,6 +76,9 @@ GOLDEN_COLUMNS = [
     "gold_pages",
     "on_first_page",  # an answerable question's figure is printed on its filing's first page (the cover), or deeper
     "gold_quote",
+    "gold_figures",  # JSON: every figure the answer states (two-document kinds), with its filing, page and quote
+    "gold_direction",  # the word the answer must get right: increase or decrease, the company that reported more
+    "document_count",  # how many filings the gold needs: 1, or 2 for the two-document kinds
     "source_filing_id",
     "source_form",
     "source_sha256",
@@ -237,6 +242,10 @@ class _Scope:
         )
         self._printing: dict[str, list[str]] | None = None
 
+    def prints(self, filing_id: str, printed: str) -> bool:
+        """Whether the filing prints this figure anywhere (as printed: "47,415")."""
+        return filing_id in self.index and bool(self.index[filing_id].offsets(printed))
+
     def filings_printing(self, printed: str) -> list[str]:
         """The filings that print this figure anywhere (an inverted index, built on first use: a corpus-wide search
         scope asks it of every question, and looking in every filing for every question grows with their product)."""
@@ -380,8 +389,11 @@ def build_golden_questions(
         absence_reviews or {},
         queue,
     )
-    conflicts = _conflicting_values(candidates, scope, reject)
-    rows = [_row(q) for q in selected + unanswerable + conflicts]
+    pairs = _value_conflicts(candidates, scope, reject)
+    conflicts = _conflicting_values(pairs, scope)
+    two_documents = _two_document_questions(fair, pairs, scope, limits, seed, reject)
+    segments = _segment_questions(candidates, scope, limits, seed, reject)
+    rows = [_row(q) for q in selected + unanswerable + conflicts + two_documents + segments]
     golden = pd.DataFrame(rows, columns=GOLDEN_COLUMNS)
     golden = golden.drop_duplicates("question_id").sort_values(["cik", "kind", "question_id"]).reset_index(drop=True)
     rejected = pd.DataFrame(rejections, columns=REJECTION_COLUMNS)
@@ -408,6 +420,7 @@ def _describe(fact, scope: _Scope) -> dict:
         "company": company,
         "asked_company": company,
         "fiscal_year": int(fact.fiscal_year),
+        "filing_fiscal_year": int(filing.fiscal_year),
         "period": _period_words(when),
         "period_key": fact.period_key,
         "period_end": fact.period_end,
@@ -419,6 +432,8 @@ def _describe(fact, scope: _Scope) -> dict:
         "printed": printed,
         "offset": offset,
         "gold_value": float(fact.value),
+        "unit": fact.unit,
+        "scale": int(fact.scale),
         "gold_answer": printed_answer(printed, float(fact.value), fact.unit, int(fact.scale)),
         "gold_decimals": fact.decimals,
         "source_filing_id": fact.filing_id,
@@ -927,8 +942,112 @@ def _twin(source: dict, kind: str, **changes) -> dict:
     return {**{k: source[k] for k in keep}, "kind": kind, **changes}
 
 
+SEGMENT = "segment"  # a figure of one segment, geography or product line, its member printed as the row's label
+SEGMENT_AXES = {
+    "StatementBusinessSegmentsAxis": "segment",
+    "StatementGeographicalAxis": "geography",
+    "ProductOrServiceAxis": "product",
+}
+SEGMENTS_PER_FILING = 4
+_REVENUE = ("us-gaap:Revenues", "us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax")
+# the kinds a golden question expects an answer to: one figure of one filing (a line item, or a segment's), or two
+ANSWERABLE_KINDS = ("answerable", SEGMENT, *two.TWO_DOCUMENT_KINDS)
+_FOOTNOTE = re.compile(r"\s*\((?:\d+|[a-z])\)\s*$")
+
+
+def _member_words(member: str) -> str:
+    """A member's name as words: "us-gaap:AmazonWebServicesMember" -> "amazon web services"."""
+    local = member.split(":", 1)[-1].removesuffix("Member").removesuffix("Segment")
+    return " ".join(re.findall(r"[A-Z]+(?![a-z])|[A-Z][a-z]*|[a-z]+", local)).lower()
+
+
+def names_member(row_label: str, member: str) -> bool:
+    """Whether a printed row label names the member: a word of the member's name in the label (stems agree), or the
+    label the initials of the member's words ("AWS" for AmazonWebServicesMember, "United States" for "US")."""
+    words = _member_words(member).split()
+    if not words or not row_label:
+        return False
+    label_words = re.findall(r"[a-z]+", row_label.lower())
+    initials = "".join(w[0] for w in words)
+    label_initials = "".join(w[0] for w in label_words)
+    if row_label.replace(".", "").upper() == initials.upper() or "".join(words).upper() == label_initials.upper():
+        return True
+    generic = {"and", "other", "total", "of", "the", "segment", "segments", "operations", "net"}
+    return bool({w[:5] for w in words if w not in generic} & {w[:5] for w in label_words if w not in generic})
+
+
+def _segment_questions(
+    candidates: pd.DataFrame, scope: _Scope, limits: FairnessLimits, seed: int, reject
+) -> list[dict]:
+    """Questions about one segment's, geography's or product line's figure: a fact of its filing's own period with one
+    dimension on a segment, geographical or product axis, whose table row prints the member's name ("AWS",
+    "Greater China", "Professional services and other"), asked in that printed name; the figure rules as for every
+    answerable question, the gold in the filing's company-year scope. Up to SEGMENTS_PER_FILING per filing."""
+    facts = cast(
+        pd.DataFrame,
+        candidates[
+            (candidates.dimensions != "")
+            & candidates.own_period.astype(bool)
+            & candidates.offset.notna()
+            & candidates.value.notna()
+            & candidates.concept.map(lambda c: label_for(c) is not None and not is_boilerplate(c))
+        ],
+    )
+    by_filing: dict[str, list[dict]] = {}
+    for fact in iter_rows(facts):
+        dimensions = json.loads(fact.dimensions)
+        if len(dimensions) != 1:
+            continue
+        axis, member = dimensions[0]
+        kind = SEGMENT_AXES.get(axis.split(":", 1)[-1])
+        if kind is None or (kind == "product" and fact.concept not in _REVENUE):
+            continue  # a product line is asked for its revenue: "cost of sales from Cost of services" reads as noise
+        printed_as = _FOOTNOTE.sub("", row_label_at(scope.texts[fact.filing_id], int(fact.offset))).strip()
+        if not names_member(printed_as, member):
+            reject(SEGMENT, rules.MEMBER_NOT_PRINTED, fact.filing_id, fact.cik, fact.concept, fact.period_key, member)
+            continue
+        question = _describe(fact, scope)
+        label = question["label"].removeprefix("total ")
+        company = question["company"]
+        where = {
+            "segment": f"in its {printed_as} segment",
+            "geography": f"in {printed_as}",
+            "product": f"from {printed_as}",
+        }[kind]
+        question.update(
+            kind=SEGMENT,
+            question=f"What was {company}'s {label} {where} {question['when']}?",
+            segment=printed_as,
+        )
+        printed = question["printed"]
+        if rules.significant_digits(printed) < limits.min_significant_digits:
+            failed, detail = rules.SMALL_OR_ROUND, f"printed as {printed!r}"
+        elif rules.answer_in_question(printed, question["question"]):
+            failed, detail = rules.IN_QUESTION, f"{printed!r} is in the question"
+        else:
+            in_scope = scope.of(question["cik"], question["fiscal_year"])
+            failed, detail, gold = _gold_in(question, scope, in_scope, limits)
+            question.update(scope_filing_ids=in_scope, **gold)
+        if failed:
+            reject(SEGMENT, failed, fact.filing_id, fact.cik, fact.concept, fact.period_key, detail)
+            continue
+        by_filing.setdefault(fact.filing_id, []).append(question)
+    out = []
+    for filing_id in sorted(by_filing):
+        pool = {q["question"]: q for q in by_filing[filing_id]}  # one question per wording
+        drawn = sorted(pool)
+        random.Random(f"{seed}:{filing_id}:{SEGMENT}").shuffle(drawn)
+        for k, wording in enumerate(drawn):
+            q = pool[wording]
+            if k >= SEGMENTS_PER_FILING:
+                reject(SEGMENT, rules.QUOTA_FILING, filing_id, q["cik"], q["concept"], q["period_key"], "")
+                continue
+            out.append(q)
+    return out
+
+
 def _row(q: dict) -> dict:
-    answerable = q["kind"] == "answerable"
+    answerable = q["kind"] in ANSWERABLE_KINDS
     return {
         "question_id": _question_id(q["kind"], q["cik"], q["question"]),
         "question": q["question"],
@@ -950,6 +1069,9 @@ def _row(q: dict) -> dict:
         "gold_pages": q.get("gold_pages", []),
         "on_first_page": q.get("on_first_page"),
         "gold_quote": q.get("gold_quote"),
+        "gold_figures": q.get("gold_figures", "[]"),
+        "gold_direction": q.get("gold_direction", ""),
+        "document_count": int(q.get("document_count", 1)),
         "source_filing_id": q["source_filing_id"],
         "source_form": q["source_form"],
         "source_sha256": q["source_sha256"],
@@ -959,14 +1081,12 @@ def _row(q: dict) -> dict:
     }
 
 
-def _conflicting_values(candidates: pd.DataFrame, scope: _Scope, reject) -> list[dict]:
-    """Review cases: a figure a filing reports for its own period that a later filing of the company prints with
-    another value for the same period (a restatement, a stock split, a revised estimate). Asked over both filings, the
-    passages disagree, and which value holds is for a person to say; the case's review note names both.
-
-    Kept: an undimensioned, labelled, printed fact of its filing's own period, and a later filing's printed fact of the
-    same concept and period with another value (corpus.figure_match.values_differ); up to CONFLICTS_PER_COMPANY per
-    company, in filing and concept order. Rejected with the rule: values that differ only by rounding."""
+def _value_conflicts(candidates: pd.DataFrame, scope: _Scope, reject) -> list[tuple]:
+    """(original, later) facts: a figure a filing reports for its own period that a later filing of the company prints
+    with another value for the same period (a restatement, a stock split, a revised estimate): the first such later
+    filing per concept and period, in filing and concept order. Kept: undimensioned, labelled, printed facts, the later
+    of a report of a later period (corpus.figure_match.values_differ). Rejected with the rule: values that differ only
+    by rounding."""
     facts = cast(
         pd.DataFrame,
         candidates[
@@ -984,11 +1104,10 @@ def _conflicting_values(candidates: pd.DataFrame, scope: _Scope, reject) -> list
         pd.DataFrame,
         facts[(grouped.filing_id.transform("nunique") > 1) & grouped.own_period.transform("any").astype(bool)],
     )
-    out: list[dict] = []
-    taken: dict[str, int] = {}
+    pairs: list[tuple] = []
     for (cik, concept, period_key), group in iter_groups(facts.groupby(keys, sort=True)):
         own = cast(pd.DataFrame, group[group.own_period])
-        if own.empty or taken.get(str(cik), 0) >= CONFLICTS_PER_COMPANY:
+        if own.empty:
             continue
         original = next(iter(iter_rows(own.sort_values(["filing_id", "offset_order"]))))
         first = scope.filing[original.filing_id]
@@ -1010,27 +1129,79 @@ def _conflicting_values(candidates: pd.DataFrame, scope: _Scope, reject) -> list
                         f"{original.displayed} and {fact.displayed} differ by rounding only",
                     )
                 continue
-            question = _describe(original, scope)
-            shown = (
-                f"{original.filing_id} prints {original.displayed} and the later {fact.filing_id} prints "
-                f"{fact.displayed}"
-            )
-            out.append(
-                {
-                    **{k: question[k] for k in ("cik", "company", "fiscal_year", "period", "concept", "label")},
-                    "kind": CONFLICTING,
-                    "question": question["question"],
-                    "scope_filing_ids": [original.filing_id, fact.filing_id],
-                    "gold_filing_ids": [original.filing_id, fact.filing_id],
-                    "source_filing_id": original.filing_id,
-                    "source_form": question["source_form"],
-                    "source_sha256": question["source_sha256"],
-                    "statement_type": question["statement_type"],
-                    "gold_quote": question["gold_quote"],  # the line as first published
-                    "review_note": f"one figure, two values for {question['period']}: {shown} (a restatement, a "
-                    "split or a revised estimate); say which holds, or that the answer must give both",
-                }
-            )
-            taken[str(cik)] = taken.get(str(cik), 0) + 1
+            pairs.append((original, fact))
             break
+    return pairs
+
+
+def _conflicting_values(pairs: list[tuple], scope: _Scope) -> list[dict]:
+    """Review cases, up to CONFLICTS_PER_COMPANY per company: asked over both filings of a value conflict
+    (_value_conflicts), the passages disagree, and which value holds is for a person to say; the case's review note
+    names both."""
+    out: list[dict] = []
+    taken: dict[str, int] = {}
+    for original, fact in pairs:
+        cik = str(original.cik)
+        if taken.get(cik, 0) >= CONFLICTS_PER_COMPANY:
+            continue
+        question = _describe(original, scope)
+        shown = (
+            f"{original.filing_id} prints {original.displayed} and the later {fact.filing_id} prints {fact.displayed}"
+        )
+        out.append(
+            {
+                **{k: question[k] for k in ("cik", "company", "fiscal_year", "period", "concept", "label")},
+                "kind": CONFLICTING,
+                "question": question["question"],
+                "scope_filing_ids": [original.filing_id, fact.filing_id],
+                "gold_filing_ids": [original.filing_id, fact.filing_id],
+                "source_filing_id": original.filing_id,
+                "source_form": question["source_form"],
+                "source_sha256": question["source_sha256"],
+                "statement_type": question["statement_type"],
+                "gold_quote": question["gold_quote"],  # the line as first published
+                "review_note": f"one figure, two values for {question['period']}: {shown} (a restatement, a "
+                "split or a revised estimate); say which holds, or that the answer must give both",
+            }
+        )
+        taken[cik] = taken.get(cik, 0) + 1
     return out
+
+
+def _two_document_questions(
+    fair: list[dict], pairs: list[tuple], scope: _Scope, limits: FairnessLimits, seed: int, reject
+) -> list[dict]:
+    """The two-document kinds (golden.two_documents), each side a fair single-figure candidate; a restatement's sides
+    pass the figure rules in their own filings."""
+
+    def rejected(kind: str, filing_id: str, cik: str, concept: str, period: str, rule: str, detail: str) -> None:
+        reject(kind, rule, filing_id, cik, concept, period, detail)
+
+    restated = []
+    for original, fact in pairs:
+        sides = [_describe(original, scope), _describe(fact, scope)]
+        failed = None
+        for side in sides:
+            failed, detail, gold = _gold_in(side, scope, [side["source_filing_id"]], limits)
+            # a split divides a per-share figure: "3.34" first, "0.33" now; one side must be fine-grained enough
+            if failed is None and rules.significant_digits(side["printed"]) < 2:
+                failed, detail = rules.SMALL_OR_ROUND, f"printed as {side['printed']!r}"
+            if failed:
+                where = (two.RESTATEMENT, side["source_filing_id"], str(original.cik), original.concept, "")
+                rejected(*where, failed, detail)
+                break
+            side.update(gold)
+        finest = max(rules.significant_digits(side["printed"]) for side in sides)
+        if not failed and finest < limits.min_significant_digits:
+            failed = rules.SMALL_OR_ROUND
+            where = (two.RESTATEMENT, sides[0]["source_filing_id"], str(original.cik), original.concept, "")
+            rejected(*where, failed, f"printed as {sides[0]['printed']!r} and {sides[1]['printed']!r}")
+        if not failed:
+            restated.append((sides[0], sides[1]))
+    questions = (
+        two.granularity(fair, scope, rejected, printed_answer)
+        + two.change_over_time(fair, scope, rejected)
+        + two.cross_company(fair, scope, rejected, seed)
+        + two.restatement(restated, scope)
+    )
+    return two.apply_quota(questions, seed, rejected)

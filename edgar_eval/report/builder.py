@@ -17,9 +17,17 @@ from edgar_eval.evaluation.noise_band import band_can_move, beyond_band
 from edgar_eval.evaluation.release import release_decision
 from edgar_eval.evaluation.release_fixture import fixture_summary
 from edgar_eval.evaluation.summaries import golden_mix
+from edgar_eval.evaluation.wrong_answers import CATEGORIES as WRONG_ANSWER_CATEGORIES
 from edgar_eval.golden.audit import RULES_AUTHOR, audit_summary, reviewer_summary
 from edgar_eval.golden.fairness import AWAITING_REVIEW, RULES, STATEMENTS_ELSEWHERE
 from edgar_eval.golden.patterns import PATTERN_CONTRACTS
+from edgar_eval.golden.two_documents import (
+    CHANGE_OVER_TIME,
+    CROSS_COMPANY,
+    GRANULARITY,
+    RESTATEMENT,
+    TWO_DOCUMENT_KINDS,
+)
 from edgar_eval.report.experiment_tables import (
     TIMINGS_NOTE,
     cluster_warning,
@@ -92,8 +100,47 @@ def absence_by_filing(golden: pd.DataFrame, rejections: pd.DataFrame) -> pd.Data
     return pd.DataFrame(rows, columns=["filing", "candidates", "admitted", "awaiting review", "rejected, by rule"])
 
 
+def two_document_supply(golden: pd.DataFrame, rejections: pd.DataFrame, filings: pd.DataFrame) -> pd.DataFrame:
+    """Per two-document kind: the questions asked, their companies, the pairs tried and why the rest were not asked,
+    beside what the corpus holds for the kind (a 10-K and a 10-Q of one fiscal year; two annual reports; a later
+    filing printing another value for a period; two companies reporting one fiscal year)."""
+    periodic = cast(pd.DataFrame, filings[filings.form.isin(["10-K", "10-Q"])])
+    annual = cast(pd.DataFrame, periodic[periodic.form == "10-K"])
+    quarterly = cast(pd.DataFrame, periodic[periodic.form == "10-Q"])
+    with_quarter = set(zip(quarterly.cik, quarterly.fiscal_year))
+    holds = {
+        GRANULARITY: f"{len({c for c, y in zip(annual.cik, annual.fiscal_year) if (c, y) in with_quarter})} companies "
+        "with a 10-K and a 10-Q of one fiscal year",
+        CHANGE_OVER_TIME: f"{sum(n >= 2 for n in annual.cik.value_counts())} companies with two or more 10-Ks",
+        RESTATEMENT: "the periods a later filing prints with another value",
+        CROSS_COMPANY: f"{int(annual.cik.nunique())} companies with a 10-K",
+    }
+    rows = []
+    for kind in TWO_DOCUMENT_KINDS:
+        asked = cast(pd.DataFrame, golden[golden.kind == kind])
+        turned = cast(pd.DataFrame, rejections[rejections.kind == kind])
+        rows.append(
+            {
+                "kind": kind,
+                "questions": len(asked),
+                "companies": int(asked.cik.nunique()),
+                "pairs not asked, by rule": "; ".join(
+                    f"{rule} {n}" for rule, n in sorted(turned.rule.value_counts().to_dict().items())
+                )
+                or "none",
+                "what the corpus holds": holds[kind],
+            }
+        )
+    columns = ["kind", "questions", "companies", "pairs not asked, by rule", "what the corpus holds"]
+    return pd.DataFrame(rows, columns=columns)
+
+
 def golden_tables(
-    golden: pd.DataFrame, rejections: pd.DataFrame, partitions: str, review_queue: pd.DataFrame | None = None
+    golden: pd.DataFrame,
+    rejections: pd.DataFrame,
+    partitions: str,
+    review_queue: pd.DataFrame | None = None,
+    filings: pd.DataFrame | None = None,
 ) -> list[ReportTable]:
     """The golden set's make-up and every rule's rejection count; a test rebuilds these from the real filings."""
     source = "xbrl_facts, chunks, filing_text, sections of " + partitions
@@ -159,6 +206,24 @@ def golden_tables(
             "or no question).",
         ),
     ]
+    if filings is not None and golden.kind.isin(TWO_DOCUMENT_KINDS).any():
+        supply = two_document_supply(golden, rejections, filings)
+        short = [r.kind for r in iter_rows(supply) if r.questions < 30]
+        tables.append(
+            ReportTable(
+                "Two-document questions: what the corpus allows",
+                supply,
+                Provenance("golden_questions", content_version(golden), source),
+                note="Each kind needs a pair of filings (golden.two_documents): a pair whose later or annual filing "
+                "prints the other figure too is one document (one_document_suffices), and is not asked. "
+                + (
+                    f"Under 30 questions: {', '.join(short)}, because the corpus holds few such pairs (the last "
+                    "column), not because the rules reject them."
+                    if short
+                    else "Every kind holds 30 questions or more."
+                ),
+            )
+        )
     by_filing = absence_by_filing(golden, rejections)
     if len(by_filing):
         queue = review_queue if review_queue is not None else pd.DataFrame(columns=["status"])
@@ -233,6 +298,9 @@ class ReportInputs:
     false_answers_by_kind: pd.DataFrame = field(default_factory=pd.DataFrame)  # arm_false_answers_by_kind
     fact_rejections: pd.DataFrame = field(default_factory=pd.DataFrame)  # the facts the parser dropped, per filing
     absence_review: pd.DataFrame = field(default_factory=pd.DataFrame)  # absence_review_queue
+    evidence_filings: pd.DataFrame = field(default_factory=pd.DataFrame)  # evidence_filing_hits
+    answers_by_kind: pd.DataFrame = field(default_factory=pd.DataFrame)  # arm_answers_by_kind
+    wrong_answers: pd.DataFrame = field(default_factory=pd.DataFrame)  # wrong_answers
 
 
 @dataclass(frozen=True)
@@ -704,6 +772,56 @@ def _generators_in_use(inputs: ReportInputs) -> set[str]:
     return set(inputs.generations.generator_id) if len(inputs.generations) else set()
 
 
+def evidence_filing_table(evidence: pd.DataFrame) -> ReportTable:
+    """Retrieval per evidence filing of the two-document questions: both found at K, one, none."""
+    table = pd.DataFrame(
+        {
+            "retriever": evidence.retriever,
+            "K": evidence.k,
+            "questions": evidence.questions,
+            "both filings": [
+                f"{percent(v)} ({_ratio(k, n)})"
+                for v, k, n in zip(evidence.both_share, evidence.both, evidence.questions)
+            ],
+            "both Wilson 95%": [interval(lo, hi) for lo, hi in zip(evidence.both_low, evidence.both_high)],
+            "one filing": evidence.one,
+            "neither": evidence.none,
+        }
+    )
+    return ReportTable(
+        "Retrieval per evidence filing (two-document questions)",
+        table,
+        Provenance("evidence_filing_hits", content_version(evidence), "retriever_rankings"),
+        note="A two-document question (granularity, restatement, change over time, cross-company) needs a figure from "
+        "each of two filings: found in both means a passage read spans a gold page of each. One filing found is the "
+        "half-answer a reader then completes from memory or not at all. In the answerer's scope (`company_year`: the "
+        "question's own scope, both filings' fiscal years).",
+    )
+
+
+def wrong_answers_table(categories: pd.DataFrame) -> ReportTable:
+    """Per reader and arm and per kind: how many questions ended in each outcome category (wrong_answers)."""
+    present = [c for c in WRONG_ANSWER_CATEGORIES if c in set(categories.category)]
+    rows = []
+    for (system, kind), group in iter_groups(categories.groupby(["system", "kind"], sort=True)):
+        row = {"system": md_cell(str(system)), "kind": kind, "questions": len(group)}
+        for category in present:
+            row[category] = int((group.category == category).sum())
+        rows.append(row)
+    return ReportTable(
+        "Why wrong answers are wrong",
+        pd.DataFrame(rows, columns=["system", "kind", "questions", *present]),
+        Provenance("wrong_answers", content_version(categories), "generations, arm_outcomes, answerer_retrievals"),
+        note="Each reader (on the answerable questions) and each arm (on every question), by the category its outcome "
+        "falls in, from provenance (edgar_eval/evaluation/wrong_answers.py): the answer's figures against the gold and "
+        "the passages read. A figure from another column of the gold row is a wrong period, from another row beside "
+        "it a wrong line, from a filing without gold a wrong filing (another company's: wrong company); a figure in "
+        "none of the passages is printed nowhere read. A false answer to an unanswerable twin given from what was read "
+        "is its kind's mis-selection (wrong period, wrong company, wrong line). Arm A's category is on each case's "
+        "receipt.",
+    )
+
+
 def readers_table(inputs: ReportInputs) -> ReportTable:
     """Both offline readers on the passages the answerer read, beside the gold-chunk hit at the answerer's K."""
     readers, settings = inputs.readers, inputs.settings
@@ -714,6 +832,10 @@ def readers_table(inputs: ReportInputs) -> ReportTable:
                 f"{md_cell(r)}{' (in-sample)' if inputs.corpus_name in tuned_on(r) else ''}"
                 f"{' (the arms read this one)' if r in in_use else ''}"
                 for r in readers.reader
+            ],
+            "documents": [
+                {"all": "all", "1": "one filing", "2": "two filings"}.get(str(d), str(d))
+                for d in (readers.documents if "documents" in readers else ["all"] * len(readers))
             ],
             f"gold chunk in the top {settings['top_k']}": [
                 f"{percent(k / n)} ({_ratio(k, n)})" for k, n in zip(readers.gold_chunk_retrieved, readers.questions)
@@ -1063,7 +1185,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
             Provenance("filings", content_version(filings.reset_index(drop=True)), partitions),
             note=facts_dropped_note,
         ),
-        *golden_tables(golden, rejections, partitions, inputs.absence_review),
+        *golden_tables(golden, rejections, partitions, inputs.absence_review, filings),
         *pattern_tables(inputs),
         ReportTable(
             "Retrieval",
@@ -1108,6 +1230,8 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
             if len(slice_table)
             else []
         ),
+        *([evidence_filing_table(inputs.evidence_filings)] if len(inputs.evidence_filings) else []),
+        *([wrong_answers_table(inputs.wrong_answers)] if len(inputs.wrong_answers) else []),
         *([readers_table(inputs)] if len(inputs.readers) else []),
         *([routes_table(inputs.routes)] if len(inputs.routes) else []),
         *([receipts_table(inputs.receipts)] if len(inputs.receipts) else []),

@@ -229,6 +229,36 @@ def false_answers_by_kind_table(inputs: "ReportInputs") -> ReportTable | None:
     )
 
 
+def answers_by_kind_table(inputs: "ReportInputs") -> ReportTable | None:
+    """Each arm's right answers on each answerable kind: single-figure questions and the two-document kinds."""
+    rates = inputs.answers_by_kind
+    if not len(rates) or set(rates.kind) == {"answerable"}:
+        return None
+    table = pd.DataFrame({"arm": sorted(set(rates.arm))})
+    table["gates"] = [str(rates[rates.arm == a].gates.iloc[0]) for a in table.arm]
+    for kind in sorted(set(rates.kind)):
+        cells = []
+        for arm in table.arm:
+            row = rates[(rates.arm == arm) & (rates.kind == kind)]
+            cells.append(
+                "n/a"
+                if not len(row)
+                else f"{int(row.correct_rate_k.iloc[0])}/{int(row.correct_rate_n.iloc[0])} "
+                f"({percent(row.correct_rate.iloc[0])}; "
+                f"{interval(row.correct_rate_low.iloc[0], row.correct_rate_high.iloc[0])})"
+            )
+        companies = int(rates[rates.kind == kind].companies.max())
+        table[f"{kind} ({companies} {'company' if companies == 1 else 'companies'})"] = cells
+    return ReportTable(
+        f"Right answers per answerable kind ({split_words(rates)})",
+        table,
+        Provenance("arm_answers_by_kind", content_version(rates), "arm_outcomes"),
+        note="Right answers over the kind's questions (Wilson 95%). answerable: one figure of one filing. "
+        "granularity, restatement, change_over_time and cross_company need a figure from each of two filings "
+        "(golden.two_documents), judged on every figure the gold requires and the direction word.",
+    )
+
+
 def period_guard_note(inputs: "ReportInputs") -> str:
     """Why arm D (the period guard) agrees with arm A, or where it does not, with the discordant counts and what the
     guard reads (the passages' printed periods, answering.period_guard): it can change an outcome only where arm A
@@ -421,8 +451,10 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
         ]
     )
     kind_rates = false_answers_by_kind_table(inputs)
+    kind_answers = answers_by_kind_table(inputs)
     return [
         *([kind_rates] if kind_rates is not None else []),
+        *([kind_answers] if kind_answers is not None else []),
         ReportTable(
             f"Paired arm comparisons (protocol {protocol}, {split_words(comparisons)})",
             paired,

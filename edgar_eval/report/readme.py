@@ -53,7 +53,9 @@ def readme_figures(reports: dict[str, str]) -> str:
             if row["status"] == "confirmatory" and row["hypothesis"] == PRIMARY
         )
         reader = next(
-            row for row in report_table(markdown, "Readers") if row["reader"].endswith("(the arms read this one)")
+            row
+            for row in report_table(markdown, "Readers")
+            if row["reader"].endswith("(the arms read this one)") and row.get("documents", "all") == "all"
         )
         retrieval = ", ".join(f"{hits[(r, '30')]} / {hits[(r, '50')]}" for r in ("dense", "bm25", "hybrid"))
         funnel = next(

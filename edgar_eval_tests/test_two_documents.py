@@ -1,0 +1,158 @@
+"""Two-document golden questions (golden.two_documents) and the judge of their answers, on constructed candidates:
+every pair kind built, and each reason a pair is not asked (one document answers it, no change, no comparable
+figures, a difference too small to read)."""
+
+from __future__ import annotations
+
+import json
+
+from edgar_eval.evaluation.judge import judge_figures
+from edgar_eval.golden import two_documents as two
+from edgar_eval.golden.templates import printed_answer
+
+
+def _side(filing: str, cik: str, company: str, kind: str, start: str, end: str, value: float, printed: str, **extra):
+    form = "10-K" if kind in ("FY", "instant") else "10-Q"
+    return {
+        "cik": cik,
+        "company": company,
+        "concept": "us-gaap:CostOfRevenue",
+        "label": "cost of revenue",
+        "fiscal_year": int(end[:4]),
+        "filing_fiscal_year": int(end[:4]),
+        "period": f"fiscal {end[:4]}",
+        "period_key": f"{kind}|{start}|{end}",
+        "when": f"for fiscal {end[:4]}" if form == "10-K" else f"for the six months ended {end}",
+        "statement_type": "income_statement",
+        "source_filing_id": filing,
+        "source_form": form,
+        "source_sha256": "0" * 64,
+        "gold_value": value,
+        "printed": printed,
+        "unit": "USD",
+        "scale": 6,
+        "gold_answer": printed_answer(printed, value, "USD", 6),
+        "gold_decimals": "-6",
+        "gold_chunk_ids": [f"{filing}:00001"],
+        "gold_pages": [f"{filing}#40"],
+        "gold_filing_ids": [filing],
+        "gold_quote": f"| Cost of revenue | {printed} |",
+        "on_first_page": False,
+        **extra,
+    }
+
+
+class _Corpus:
+    def __init__(self, period_values=None, printed=()):
+        self.period_values = period_values or {}
+        self._printed = set(printed)
+
+    def of(self, cik: str, fiscal_year: int) -> list[str]:
+        return [f"{cik}-{fiscal_year}"]
+
+    def prints(self, filing_id: str, printed: str) -> bool:
+        return (filing_id, printed) in self._printed
+
+
+def _collect():
+    rejected: list[tuple] = []
+
+    def reject(*row):
+        rejected.append(row)
+
+    return rejected, reject
+
+
+FY = _side("acme-10k", "1", "Acme", "FY", "2025-01-01", "2025-12-31", 60_922e6, "60,922")
+HALF = _side("acme-10q", "1", "Acme", "H", "2025-01-01", "2025-06-30", 13_507e6, "13,507")
+
+
+def test_a_second_half_is_the_year_less_the_first_half_with_both_figures_in_the_answer():
+    rejected, reject = _collect()
+    (question,) = two.granularity([FY, HALF], _Corpus(), reject, printed_answer)
+    assert question["question"] == "What was Acme's cost of revenue for the second half of fiscal 2025?"
+    assert question["gold_value"] == 47_415e6 and question["gold_answer"].startswith("$47,415 million")
+    assert "$60,922 million" in question["gold_answer"] and "$13,507 million" in question["gold_answer"]
+    figures = json.loads(question["gold_figures"])
+    assert [f["required"] for f in figures] == [True, False, False] and question["document_count"] == 2
+    assert set(question["gold_filing_ids"]) == {"acme-10k", "acme-10q"} and not rejected
+
+
+def test_a_year_whose_annual_report_tags_or_prints_the_half_is_one_document():
+    for corpus in (
+        _Corpus(period_values={("acme-10k", "us-gaap:CostOfRevenue", "H|2025-07-01|2025-12-31"): {47_415e6}}),
+        _Corpus(printed={("acme-10k", "47,415")}),
+    ):
+        rejected, reject = _collect()
+        assert two.granularity([FY, HALF], corpus, reject, printed_answer) == []
+        assert rejected[0][5] == two.ONE_DOCUMENT_SUFFICES
+
+
+def test_a_change_over_two_annual_reports_states_both_years_and_its_direction():
+    earlier = _side("acme-10k-23", "1", "Acme", "FY", "2023-01-01", "2023-12-31", 50_100e6, "50,100")
+    rejected, reject = _collect()
+    (question,) = two.change_over_time([earlier, FY], _Corpus(), reject)
+    assert question["question"] == "How did Acme's cost of revenue change from fiscal 2023 to fiscal 2025?"
+    assert question["gold_direction"] == "increase" and question["gold_answer"].startswith("increase:")
+    # the later report prints the earlier year (a comparative column): one document answers it
+    prints_it = _Corpus(printed={("acme-10k", "50,100")})
+    rejected, reject = _collect()
+    assert two.change_over_time([earlier, FY], prints_it, reject) == []
+    assert rejected[0][5] == two.ONE_DOCUMENT_SUFFICES
+
+
+def test_two_companies_compared_name_the_one_that_reported_more():
+    other = _side("bolt-10k", "2", "Bolt", "FY", "2025-01-01", "2025-12-31", 70_000e6, "70,000")
+    rejected, reject = _collect()
+    (question,) = two.cross_company([FY, other], _Corpus(), reject, seed=7)
+    assert question["gold_direction"] == "Bolt" and "Acme or Bolt" in question["question"]
+    assert question["scope_filing_ids"] == ["1-2025", "2-2025"]
+
+
+def test_a_split_is_named_in_a_restatements_reason():
+    first = _side("nv-10k-23", "3", "Nv", "FY", "2022-01-31", "2023-01-29", 3.34, "3.34", unit="USD/shares")
+    later = _side("nv-10k-25", "3", "Nv", "FY", "2022-01-31", "2023-01-29", 0.334, "0.33", unit="USD/shares")
+    assert two.split_ratio(3.34, 0.334, "USD/shares") == 10 and two.split_ratio(3.34, 3.0, "USD/shares") is None
+    assert two.split_ratio(2_487e6, 24_870e6, "shares") == 10
+    assert two.split_ratio(1.76, 0.18, "USD/shares", "0.18") == 10  # the later figure rounded to two decimals
+    (question,) = two.restatement([(first, later)], _Corpus())
+    assert "10-for-1 stock split" in question["gold_answer"] and "as first reported" in question["question"]
+
+
+def test_the_two_figure_judge_wants_every_required_figure_and_the_direction():
+    figures = [
+        {"value": 50_100e6, "answer": "$50,100 million", "role": "fiscal 2023", "required": True},
+        {"value": 60_922e6, "answer": "$60,922 million", "role": "fiscal 2025", "required": True},
+    ]
+    assert judge_figures("It rose from $50,100 million to $60,922 million.", figures, "increase").correct
+    assert judge_figures("It rose from $50.1 billion to $60.9 billion.", figures, "increase").correct
+    assert not judge_figures("It fell from $50,100 million to $60,922 million.", figures, "increase").correct
+    assert not judge_figures("It rose to $60,922 million.", figures, "increase").correct
+    pair = [
+        {"value": 60_922e6, "answer": "$60,922 million", "role": "Acme", "required": True},
+        {"value": 70_000e6, "answer": "$70,000 million", "role": "Bolt", "required": True},
+    ]
+    assert judge_figures(
+        "Bolt reported more: $70,000 million against Acme's $60,922 million.", pair, "Bolt", ["Acme"]
+    ).correct
+    assert not judge_figures(
+        "Acme reported more: $60,922 million; Bolt $70,000 million.", pair, "Bolt", ["Acme"]
+    ).correct
+    derived = [
+        {"value": 47_415e6, "answer": "$47,415 million", "role": "the second half", "required": True},
+        {"value": 60_922e6, "answer": "$60,922 million", "role": "fiscal 2025", "required": False},
+    ]
+    assert judge_figures("$47,415 million ($60,922 million for the year less the first half).", derived).correct
+    assert not judge_figures("$60,922 million for fiscal 2025.", derived).correct
+
+
+def test_a_segment_member_is_asked_in_the_words_its_row_prints():
+    from edgar_eval.golden.templates import names_member
+
+    assert names_member("AWS", "us-gaap:AmazonWebServicesMember")
+    assert names_member("United States", "srt:US")
+    assert names_member("Greater China", "aapl:GreaterChinaSegmentMember")
+    assert names_member("Wearables, Home and Accessories", "aapl:WearablesHomeandAccessoriesMember")
+    # the member heads a column, the row names the line item
+    assert not names_member("Depreciation and amortization", "ko:NorthAmericaSegmentMember")
+    assert not names_member("Total", "us-gaap:OperatingSegmentsMember")
