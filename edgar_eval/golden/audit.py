@@ -245,6 +245,7 @@ class AuditPlan:
     sizes: dict[str, int]
     built_on_ciks: frozenset[str]
     note: str = ""
+    every_company: frozenset[str] = frozenset()  # kinds drawn from every company (no held-out company holds them)
 
 
 def read_audit_plan(text: str, where: str) -> AuditPlan:
@@ -258,15 +259,18 @@ def read_audit_plan(text: str, where: str) -> AuditPlan:
             sizes,
             frozenset(str(c).lstrip("0") for c in plan.get("built_on_ciks", [])),
             str(plan.get("note", "")),
+            frozenset(str(k) for k in plan.get("every_company", [])),
         )
     except (tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as exc:
         raise AuditFileError(f"{where}: not an audit plan (seed, per_kind, sizes, built_on_ciks): {exc}") from None
 
 
 def held_out_cases(cases: pd.DataFrame, plan: AuditPlan) -> pd.DataFrame:
-    """The template cases of companies the rules were not written on; every pattern case (they have no company)."""
+    """The template cases of companies the rules were not written on, and of the kinds the plan draws from every
+    company; every pattern case (they have no company)."""
     company = cases.cik.fillna("").astype(str).str.lstrip("0") if "cik" in cases else pd.Series("", index=cases.index)
-    return cast(pd.DataFrame, cases[(company == "") | ~company.isin(plan.built_on_ciks)])
+    everywhere = cases.kind.isin(list(plan.every_company))
+    return cast(pd.DataFrame, cases[(company == "") | ~company.isin(plan.built_on_ciks) | everywhere])
 
 
 def pattern_cases(patterns: pd.DataFrame, proposals: pd.DataFrame) -> pd.DataFrame:
