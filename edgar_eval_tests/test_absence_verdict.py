@@ -255,3 +255,24 @@ def test_a_cost_of_revenue_tagged_as_cost_of_goods_sold_answers_it_whatever_the_
     assert verdict.outcome == PRINTED and verdict.rule == rule.FAMILY_TAGGED
     assert _verdict("us-gaap:CostOfRevenue", statement, tagged=["us-gaap:CostOfServicesCapitalized"]).outcome == PRINTED
     assert _verdict("us-gaap:CostOfRevenue", statement, tagged=["us-gaap:CostsAndExpenses"]).outcome == ABSENT
+
+
+def test_no_longer_having_a_repurchase_program_sends_a_repurchase_question_to_a_person():
+    """Audit defect (edgar-wide, third round): "no longer has a stock repurchase plan" answers spending on share
+    repurchases (none), five words from its "no"."""
+    repurchases = "us-gaap:PaymentsForRepurchaseOfCommonStock"
+    sentence = "Effective this quarter, the Company no longer has a stock repurchase plan or program."
+    verdict = _verdict(repurchases, sentence)
+    assert verdict.outcome == REVIEW and verdict.rule == rule.NIL_NEARBY
+
+
+def test_a_net_gold_row_has_the_gross_row_of_the_questions_name_as_a_rival():
+    """Audit defect (edgar-wide, answerable): "Interest expense, net" 1,505 beside "Interest expense" 1,653 gross, for
+    "interest expense": two fair answers."""
+    statement = "| | 2025 | 2024 |\n| Interest expense, net | 1,505 | 1,276 |\n"
+    discussion = "| | 2025 | 2024 |\n| Interest expense | 1,653 | 1,380 |\n| Interest income | (148) | (104) |\n"
+    scope = [ScopeText("f0", statement + "\n" + discussion)]
+    rivals = rule.rival_rows(scope, "interest expense", "Interest expense, net", {2025}, "1,505")
+    assert [r.shown for r in rivals] == ["Interest expense"]
+    plain = [ScopeText("f0", "| | 2025 |\n| Interest expense | 1,505 |\n| Segment interest expense | 700 |\n")]
+    assert rule.rival_rows(plain, "interest expense", "Interest expense", {2025}, "1,505") == []

@@ -156,3 +156,15 @@ def test_a_segment_member_is_asked_in_the_words_its_row_prints():
     # the member heads a column, the row names the line item
     assert not names_member("Depreciation and amortization", "ko:NorthAmericaSegmentMember")
     assert not names_member("Total", "us-gaap:OperatingSegmentsMember")
+
+
+def test_a_segment_row_printed_again_with_another_figure_is_a_second_fair_answer():
+    """Audit defect (edgar-wide, segment): "Product" 14,078 in a subscription table beside the income statement's
+    "Product" 39,253, for the revenue from Product: two fair answers, so no question."""
+    from edgar_eval.golden.might_answer import ScopeText, rows_named
+
+    income = "| | Fiscal 2025 | Fiscal 2024 |\n| Product | 39,253 | 43,142 |\n| Services | 14,550 | 13,856 |\n"
+    subscriptions = "Subscription revenue:\n| | Fiscal 2025 | Fiscal 2024 |\n| Product | 14,078 | 11,200 |\n"
+    scope = [ScopeText("f0", income + "\n" + subscriptions)]
+    assert [r.figures[0] for r in rows_named(scope, "Product", {2025}, "39,253")] == ["14,078"]
+    assert rows_named(scope, "Services", {2025}, "14,550") == []

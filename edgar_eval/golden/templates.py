@@ -49,7 +49,9 @@ from edgar_eval.golden.might_answer import (
     nearest,
     rival_rows,
     row_label_at,
+    rows_named,
     statements_elsewhere,
+    stems,
 )
 from edgar_eval.retrieval.scope import COMPANY, COMPANY_YEAR, CORPUS, ScopedFiling, filings_of_scope
 
@@ -1028,6 +1030,11 @@ def _segment_questions(
             in_scope = scope.of(question["cik"], question["fiscal_year"])
             failed, detail, gold = _gold_in(question, scope, in_scope, limits)
             question.update(scope_filing_ids=in_scope, **gold)
+            years = {int(question["fiscal_year"]), pd.Timestamp(question["period_end"]).year}
+            # "Product" printed in a subscription table beside the income statement's Product line: two fair answers
+            rivals = rows_named(scope.scope_texts(in_scope), printed_as, years, printed) if failed is None else []
+            if rivals:
+                failed, detail = rules.SEVERAL_FAIR_ANSWERS, f"{rivals[0].describe()} without {printed!r}"
         if failed:
             reject(SEGMENT, failed, fact.filing_id, fact.cik, fact.concept, fact.period_key, detail)
             continue
@@ -1179,6 +1186,13 @@ def _two_document_questions(
 
     restated = []
     for original, fact in pairs:
+        rows = [row_label_at(scope.texts[f.filing_id], int(f.offset)) for f in (original, fact)]
+        if not all(rows) or stems(rows[0]) - {"total"} != stems(rows[1]) - {"total"}:
+            # a figure of a sentence ("$7.9 billion") or of another line ("in service" against all property) is no
+            # restatement of the line first reported (an independent audit's defects, reviews/edgar-wide)
+            where = (two.RESTATEMENT, fact.filing_id, str(original.cik), original.concept, "")
+            rejected(*where, two.NOT_THE_SAME_LINE, f"{rows[0]!r} and {rows[1]!r}")
+            continue
         sides = [_describe(original, scope), _describe(fact, scope)]
         failed = None
         for side in sides:

@@ -44,7 +44,15 @@ NO_CHANGE = "no_change"  # the two figures are equal: no direction to state
 DERIVED_TOO_SMALL = "derived_figure_too_small"  # the difference has under three significant digits, or is not positive
 NOT_COMPARABLE = "not_comparable"  # two figures of different units or of opposite signs
 QUOTA_TWO_DOCUMENT = "quota_two_document"  # over PER_COMPANY for a company
-TWO_DOCUMENT_RULES = (ONE_DOCUMENT_SUFFICES, NO_CHANGE, DERIVED_TOO_SMALL, NOT_COMPARABLE, QUOTA_TWO_DOCUMENT)
+NOT_THE_SAME_LINE = "not_the_same_line"  # a restatement's two figures are not printed in rows of one name
+TWO_DOCUMENT_RULES = (
+    ONE_DOCUMENT_SUFFICES,
+    NO_CHANGE,
+    DERIVED_TOO_SMALL,
+    NOT_COMPARABLE,
+    NOT_THE_SAME_LINE,
+    QUOTA_TWO_DOCUMENT,
+)
 
 _SPLIT_RATIOS = (2, 3, 4, 5, 10, 20)
 _PER_SHARE_UNITS = ("USD/shares", "shares")
