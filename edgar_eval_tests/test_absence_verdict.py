@@ -276,3 +276,11 @@ def test_a_net_gold_row_has_the_gross_row_of_the_questions_name_as_a_rival():
     assert [r.shown for r in rivals] == ["Interest expense"]
     plain = [ScopeText("f0", "| | 2025 |\n| Interest expense | 1,505 |\n| Segment interest expense | 700 |\n")]
     assert rule.rival_rows(plain, "interest expense", "Interest expense", {2025}, "1,505") == []
+
+
+def test_an_item_called_not_significant_later_in_its_sentence_answers_the_question():
+    """Audit defect (shared corpus, fourth round): "Short-term and variable lease expenses for fiscal years 2025, 2024
+    and 2023 were not significant" answers variable lease cost."""
+    sentence = "Short-term and variable lease expenses for fiscal years 2025, 2024 and 2023 were not significant."
+    verdict = _verdict("us-gaap:VariableLeaseCost", sentence)
+    assert verdict.outcome == PRINTED and verdict.rule == rule.PRINTED_NONE

@@ -156,6 +156,9 @@ def test_a_segment_member_is_asked_in_the_words_its_row_prints():
     # the member heads a column, the row names the line item
     assert not names_member("Depreciation and amortization", "ko:NorthAmericaSegmentMember")
     assert not names_member("Total", "us-gaap:OperatingSegmentsMember")
+    # a line of the segment, not the segment (an audit defect on the shared corpus, fourth round)
+    assert not names_member("Total Google Cloud costs and expenses", "goog:GoogleCloudMember")
+    assert names_member("Latin America, Caribbean and other", "ba:LatinAmericaCaribbeanAndOtherMember")
 
 
 def test_a_segment_row_printed_again_with_another_figure_is_a_second_fair_answer():

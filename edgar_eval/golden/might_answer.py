@@ -608,13 +608,14 @@ def names_with_amount(sentence: str, name: Name) -> bool:
 
 def says_none(sentence: str, name: Name) -> bool:
     """The sentence calls the named item nil: a negation a few words before the name ("no commercial paper was
-    outstanding", "did not have any finance leases"), or the name called immaterial a few words after it."""
+    outstanding", "did not have any finance leases"), or the name called immaterial after it in the same sentence
+    ("variable lease expenses for fiscal years 2025 and 2024 were not significant")."""
     tokens = [m.group(0) for m in _TOKEN.finditer(sentence)]
     lowered = [re.sub(r"[^a-z]", "", t.lower()) for t in tokens]
     for first, last in _name_windows(tokens, name):
         if any(w in _NEGATIONS for w in lowered[max(0, first - _NEGATION_REACH) : first]):
             return True
-        if _IMMATERIAL.search(" ".join(tokens[last + 1 : last + 1 + _NEGATION_REACH])):
+        if _IMMATERIAL.search(" ".join(tokens[last + 1 :])):
             return True
     return False
 

@@ -964,8 +964,10 @@ def _member_words(member: str) -> str:
 
 
 def names_member(row_label: str, member: str) -> bool:
-    """Whether a printed row label names the member: a word of the member's name in the label (stems agree), or the
-    label the initials of the member's words ("AWS" for AmazonWebServicesMember, "United States" for "US")."""
+    """Whether a printed row label names the member and nothing else: every word of the label (a few connecting words
+    aside) a word of the member's name, stems agreeing ("Greater China", "Professional services and other"); or the
+    label the initials of the member's words ("AWS" for AmazonWebServicesMember, "United States" for "US"). A label that
+    adds words ("Total Google Cloud costs and expenses") names a line of the segment, not the segment."""
     words = _member_words(member).split()
     if not words or not row_label:
         return False
@@ -974,8 +976,10 @@ def names_member(row_label: str, member: str) -> bool:
     label_initials = "".join(w[0] for w in label_words)
     if row_label.replace(".", "").upper() == initials.upper() or "".join(words).upper() == label_initials.upper():
         return True
-    generic = {"and", "other", "total", "of", "the", "segment", "segments", "operations", "net"}
-    return bool({w[:5] for w in words if w not in generic} & {w[:5] for w in label_words if w not in generic})
+    generic = {"and", "other", "of", "the", "segment", "segments", "net", "excluding", "including"}
+    joined = "".join(words)  # "wearableshomeandaccessories": a member name's words may run together
+    said = {w[:5] for w in label_words if w not in generic and len(w) > 2}
+    return bool(said) and all(w in joined for w in said)
 
 
 def _segment_questions(
