@@ -159,6 +159,15 @@ def test_a_segment_member_is_asked_in_the_words_its_row_prints():
     # a line of the segment, not the segment (an audit defect on the shared corpus, fourth round)
     assert not names_member("Total Google Cloud costs and expenses", "goog:GoogleCloudMember")
     assert names_member("Latin America, Caribbean and other", "ba:LatinAmericaCaribbeanAndOtherMember")
+    assert not names_member("Segments total", "jnj:SegmentsTotalMember")  # a sum of segments (fifth round)
+    from edgar_eval.golden.templates import _FOOTNOTE
+
+    assert [_FOOTNOTE.sub("", x) for x in ("Hardlines3", "Building Products 3", "Europe (3)", "Q4 2025")] == [
+        "Hardlines",
+        "Building Products",
+        "Europe",
+        "Q4 2025",
+    ]
 
 
 def test_a_segment_row_printed_again_with_another_figure_is_a_second_fair_answer():

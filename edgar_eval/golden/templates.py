@@ -954,7 +954,8 @@ SEGMENTS_PER_FILING = 4
 _REVENUE = ("us-gaap:Revenues", "us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax")
 # the kinds a golden question expects an answer to: one figure of one filing (a line item, or a segment's), or two
 ANSWERABLE_KINDS = ("answerable", SEGMENT, *two.TWO_DOCUMENT_KINDS)
-_FOOTNOTE = re.compile(r"\s*\((?:\d+|[a-z])\)\s*$")
+# a footnote mark after a row label: "(3)", "(a)", or a digit set against the word ("Hardlines3", "Building Products 3")
+_FOOTNOTE = re.compile(r"\s*\((?:\d+|[a-z])\)\s*$|(?<=[A-Za-z])\s?\d{1,2}$")
 
 
 def _member_words(member: str) -> str:
@@ -972,6 +973,8 @@ def names_member(row_label: str, member: str) -> bool:
     if not words or not row_label:
         return False
     label_words = re.findall(r"[a-z]+", row_label.lower())
+    if "total" in label_words:  # "Segments total" is a sum of segments, no segment
+        return False
     initials = "".join(w[0] for w in words)
     label_initials = "".join(w[0] for w in label_words)
     if row_label.replace(".", "").upper() == initials.upper() or "".join(words).upper() == label_initials.upper():
