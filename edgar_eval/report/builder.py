@@ -100,6 +100,10 @@ def absence_by_filing(golden: pd.DataFrame, rejections: pd.DataFrame) -> pd.Data
     return pd.DataFrame(rows, columns=["filing", "candidates", "admitted", "awaiting review", "rejected, by rule"])
 
 
+def _companies_phrase(n: int) -> str:
+    return f"{n} {'company' if n == 1 else 'companies'}"
+
+
 def two_document_supply(golden: pd.DataFrame, rejections: pd.DataFrame, filings: pd.DataFrame) -> pd.DataFrame:
     """Per two-document kind: the questions asked, their companies, the pairs tried and why the rest were not asked,
     beside what the corpus holds for the kind (a 10-K and a 10-Q of one fiscal year; two annual reports; a later
@@ -108,12 +112,12 @@ def two_document_supply(golden: pd.DataFrame, rejections: pd.DataFrame, filings:
     annual = cast(pd.DataFrame, periodic[periodic.form == "10-K"])
     quarterly = cast(pd.DataFrame, periodic[periodic.form == "10-Q"])
     with_quarter = set(zip(quarterly.cik, quarterly.fiscal_year))
+    paired = len({c for c, y in zip(annual.cik, annual.fiscal_year) if (c, y) in with_quarter})
     holds = {
-        GRANULARITY: f"{len({c for c, y in zip(annual.cik, annual.fiscal_year) if (c, y) in with_quarter})} companies "
-        "with a 10-K and a 10-Q of one fiscal year",
-        CHANGE_OVER_TIME: f"{sum(n >= 2 for n in annual.cik.value_counts())} companies with two or more 10-Ks",
+        GRANULARITY: f"{_companies_phrase(paired)} with a 10-K and a 10-Q of one fiscal year",
+        CHANGE_OVER_TIME: f"{_companies_phrase(sum(n >= 2 for n in annual.cik.value_counts()))} with two or more 10-Ks",
         RESTATEMENT: "the periods a later filing prints with another value",
-        CROSS_COMPANY: f"{int(annual.cik.nunique())} companies with a 10-K",
+        CROSS_COMPANY: f"{_companies_phrase(int(annual.cik.nunique()))} with a 10-K",
     }
     rows = []
     for kind in TWO_DOCUMENT_KINDS:
