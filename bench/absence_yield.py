@@ -5,11 +5,12 @@
 Parses every filing of the corpus as the corpus assets do, builds the template golden set (golden/templates.py), and
 prints, per form, the absent-concept questions admitted per filing for the companies of `--built-on` (the corpus the
 rules were written on) and for the rest (held out), beside the candidates and where they went: printed (rejected,
-by rule), awaiting a person's review, or over the per-filing quota. Every list the absence rule learns from the corpus
-(the names other companies print beside a concept, the row-label word counts) already leaves the asked company out,
-so every company is measured leave-one-company-out; held-out companies are those the hand-written parts (the label
-table, the totals and taxonomy families, the thresholds) were not written on. Targets (issue 44): at least 2 admitted
-per 10-K and 1 per 10-Q on average over held-out companies.
+by rule), awaiting a person's review, or over the per-filing quota. A person's verdicts on the review queue
+(reviews/<corpus folder name>/absent-concept-v1.jsonl) are read as a run reads them. Every list the absence rule
+learns from the corpus (the names other companies print beside a concept, the row-label word counts) already leaves
+the asked company out, so every company is measured leave-one-company-out; held-out companies are those the
+hand-written parts (the label table, the totals and taxonomy families, the thresholds) were not written on. Targets
+(issue 44): at least 2 admitted per 10-K and 1 per 10-Q on average over held-out companies.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from edgar_eval.corpus.parse import parse_filing  # noqa: E402
 from edgar_eval.corpus.tables import chunks_frame, facts_frame, filing_frame, sections_frame, text_frame  # noqa: E402
 from edgar_eval.defs.settings import EvalSettings  # noqa: E402
 from edgar_eval.domain.filings import FilingError  # noqa: E402
+from edgar_eval.golden.absence import read_absent_concept_reviews  # noqa: E402
 from edgar_eval.golden.templates import build_golden_questions  # noqa: E402
 
 TARGETS = {"10-K": 2.0, "10-Q": 1.0}
@@ -90,8 +92,17 @@ def main() -> None:
     started = time.perf_counter()
     tables = corpus_tables(args.corpus)
     parsed = time.perf_counter() - started
+    # a person's verdicts on the candidates the rule left open, as a run of this corpus reads them
+    reviews_file = Path(__file__).resolve().parents[1] / "reviews" / args.corpus.name / "absent-concept-v1.jsonl"
+    reviews = read_absent_concept_reviews(reviews_file.read_text(), str(reviews_file)) if reviews_file.is_file() else {}
     build = build_golden_questions(
-        tables["filings"], tables["facts"], tables["chunks"], tables["texts"], tables["sections"], seed=SEED
+        tables["filings"],
+        tables["facts"],
+        tables["chunks"],
+        tables["texts"],
+        tables["sections"],
+        seed=SEED,
+        absence_reviews=reviews,
     )
     built = time.perf_counter() - started - parsed
     built_on: set[str] = set()
@@ -102,6 +113,8 @@ def main() -> None:
     print(
         f"{args.corpus}: {len(tables['filings'])} filings parsed in {parsed:.0f} s, golden set built in {built:.0f} s"
     )
+    queue = build.review_queue
+    print(f"review queue: {len(queue)} cases, " + ", ".join(f"{n} {s}" for s, n in queue.status.value_counts().items()))
     if args.per_filing:
         print(table.drop(columns="cik").to_string(index=False))
     summary = (
