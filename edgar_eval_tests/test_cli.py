@@ -147,7 +147,12 @@ def test_a_name_that_leaves_the_data_and_reports_folders_is_refused_before_any_w
 @pytest.mark.parametrize(
     "arguments,variables,expected",
     [
-        ((), {"EDGAR_EVAL_HOME": "/nonexistent"}, "edgar-eval: EDGAR_EVAL_HOME=/nonexistent is not a folder"),
+        # /proc refuses new folders: a path no machine has (a CI image may well have /nonexistent)
+        (
+            (),
+            {"EDGAR_EVAL_HOME": "/proc/no-such-edgar-home"},
+            "edgar-eval: EDGAR_EVAL_HOME=/proc/no-such-edgar-home is not a folder",
+        ),
         ((), {"DAGSTER_HOME": "/proc/no-such-home"}, "edgar-eval: DAGSTER_HOME=/proc/no-such-home: No such file"),
         ((), {"EDGAR_EVAL_EXECUTOR": "bogus"}, "edgar-eval: unknown EDGAR_EVAL_EXECUTOR 'bogus'; choose one of"),
         ((), {"EDGAR_EVAL_DATA": "nosuch://bucket/data"}, "edgar-eval: EDGAR_EVAL_DATA='nosuch://bucket/data' is not"),

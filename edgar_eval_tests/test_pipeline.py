@@ -90,7 +90,11 @@ def test_asset_metadata_carries_figures_for_the_ui(demo_run):
         "other_company",
         "absent_concept",
         "conflicting_values",
-    }
+        "segment",
+        "granularity",
+        "restatement",
+        "cross_company",
+    }  # change_over_time: every demo pair's later 10-K prints both years (one_document_suffices), so none is asked
 
 
 def test_the_release_fixture_passes_route_by_route_and_its_changed_source_is_stale(demo_run):
