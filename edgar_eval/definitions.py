@@ -31,8 +31,10 @@ STORAGE_MODULES = (
 
 @functools.cache
 def _built(environment: tuple[tuple[str, str], ...]) -> dg.Definitions:
+    settings = EvalSettings.from_env()
+    settings.check_role()  # a misspelt role fails the code location's load in the UI too, before it asks anything
     return build_definitions(
-        EvalSettings.from_env(),
+        settings,
         EmbedderResource.from_env(),
         GeneratorResource.from_env(),
         executor_from_env(),

@@ -171,6 +171,8 @@ def test_a_name_that_leaves_the_data_and_reports_folders_is_refused_before_any_w
         ),
         (("--parallel", "0"), {}, "edgar-eval: --parallel (EDGAR_EVAL_PARALLEL_RUNS) must be at least 1 run at once"),
         ((), {"EDGAR_EVAL_MAX_CONCURRENT": "-1"}, "edgar-eval: EDGAR_EVAL_MAX_CONCURRENT must be 0"),
+        ((), {"EDGAR_EVAL_ROLE": "nobody"}, "edgar-eval: EDGAR_EVAL_ROLE 'nobody': corpus 'demo' has no access policy"),
+        ((), {"EDGAR_EVAL_ROLE": "../up"}, "edgar-eval: EDGAR_EVAL_ROLE '../up' is not a plain folder name"),
     ],
     ids=lambda value: next(iter(value), "") if isinstance(value, (tuple, dict)) else None,
 )

@@ -111,6 +111,9 @@ def test_a_denied_filing_reaches_no_output_of_the_run(tmp_path, monkeypatch):
     assert _holding(tmp_path / "data" / "demo", {"chunks", "search_index"}), "the canary was planted and indexed"
     assert _holding(tmp_path / "data" / "demo", searched) == {}
     assert _holding(tmp_path / "reports", {"demo"}) == {}
+    # Another role's report lies in a folder of its own: the default role's report is never replaced by it.
+    assert (tmp_path / "reports" / "demo" / "as-retail-analyst" / "report.md").is_file()
+    assert not (tmp_path / "reports" / "demo" / "report.md").exists()
 
     golden = pd.read_parquet(tmp_path / "data" / "demo" / "golden_questions.parquet")
     maribel = golden[golden.cik == "0009000003"]

@@ -165,3 +165,37 @@ def test_a_model_name_that_would_leave_the_tapes_folder_is_refused(tmp_path):
     replaying = proposing.model_copy(update={"proposer_model": "m", "tape_mode": "replay"})
     replaying.check()
     assert replaying.proposer_tape().directory == tmp_path / "tapes" / "mine" / "proposals" / "m"
+
+
+def _with_policy(tmp_path: Path, monkeypatch) -> None:
+    """A project home whose corpus `mine` has an access policy naming one role."""
+    monkeypatch.setenv("EDGAR_EVAL_HOME", str(tmp_path))
+    policy = tmp_path / "policies" / "mine" / "access-v1.toml"
+    policy.parent.mkdir(parents=True)
+    policy.write_text('version = "access-v1"\n\n[roles.retail-analyst]\nbarred_ciks = ["0009000003"]\n')
+
+
+def test_a_role_the_access_policy_does_not_name_is_refused_naming_the_roles(tmp_path, monkeypatch):
+    _with_policy(tmp_path, monkeypatch)
+    EvalSettings(**_fields(tmp_path)).check_role()  # the default role needs no policy entry
+    EvalSettings(**_fields(tmp_path, asking_role="retail-analyst")).check_role()
+    with pytest.raises(ValueError) as refused:
+        EvalSettings(**_fields(tmp_path, asking_role="retail-analsyt")).check_role()
+    assert str(refused.value).startswith("settings asking_role 'retail-analsyt' is not a role the access policy ")
+    assert str(refused.value).endswith("choose one of 'analyst', 'retail-analyst'")
+
+
+def test_a_role_is_refused_where_the_corpus_has_no_access_policy(tmp_path, monkeypatch):
+    monkeypatch.setenv("EDGAR_EVAL_HOME", str(tmp_path))
+    with pytest.raises(ValueError, match="corpus 'mine' has no access policy .* no role but the default 'analyst'"):
+        EvalSettings(**_fields(tmp_path, asking_role="retail-analyst")).check_role()
+
+
+def test_another_roles_report_goes_to_a_folder_of_its_own_inside_the_corpus_folder(tmp_path, monkeypatch):
+    _with_policy(tmp_path, monkeypatch)
+    default = EvalSettings(**_fields(tmp_path)).report_dir()
+    other = EvalSettings(**_fields(tmp_path, asking_role="retail-analyst")).report_dir()
+    assert str(default) == str(tmp_path / "reports" / "mine")
+    assert str(other) == str(tmp_path / "reports" / "mine" / "as-retail-analyst")
+    with pytest.raises(ValueError, match="is not a plain folder name"):
+        EvalSettings(**_fields(tmp_path, asking_role="../../escape")).report_dir()

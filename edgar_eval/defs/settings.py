@@ -24,7 +24,7 @@ from edgar_eval.answering.rerank import LexicalFigureReranker
 from edgar_eval.domain.generation import Generator
 from edgar_eval.domain.names import check_plain_name, plain_name_problem
 from edgar_eval.domain.ports import Embedder, Reranker
-from edgar_eval.domain.routes import DEFAULT_ROLE
+from edgar_eval.domain.routes import DEFAULT_ROLE, AccessPolicy, PolicyError
 from edgar_eval.retrieval.fingerprint import IndexFingerprint
 from edgar_eval.retrieval.hybrid import RRF_K
 from edgar_eval.retrieval.scope import SEARCH_SCOPES
@@ -46,6 +46,7 @@ TAPE_MODE_ENV = "EDGAR_EVAL_TAPE"
 PROPOSALS_ENV = "EDGAR_EVAL_PROPOSALS"
 PARALLEL_ENV = "EDGAR_EVAL_PARALLEL_RUNS"  # filing partitions' runs at once (`edgar-eval run --parallel`)
 ROLE_ENV = "EDGAR_EVAL_ROLE"
+ROLE_REPORTS_PREFIX = "as-"  # reports/<corpus>/as-<role>/: another role's report, beside the default role's files
 PROPOSER_MODEL_ENV = "EDGAR_EVAL_PROPOSER_MODEL"
 PROPOSER_URL_ENV = "EDGAR_EVAL_PROPOSER_URL"
 # a TOML file of run parameters (`edgar-eval run --settings`), such as chunk_size = 600: one experiment, one file
@@ -75,7 +76,12 @@ FILE_NAME_FIELDS = (
     "release_fixture",
 )
 # The environment variable a setting is read from, where it has one: a note or a refusal names what the user set.
-SETTING_ENV = {"proposer_model": PROPOSER_MODEL_ENV, "proposer_url": PROPOSER_URL_ENV, "tape_mode": TAPE_MODE_ENV}
+SETTING_ENV = {
+    "proposer_model": PROPOSER_MODEL_ENV,
+    "proposer_url": PROPOSER_URL_ENV,
+    "tape_mode": TAPE_MODE_ENV,
+    "asking_role": ROLE_ENV,
+}
 
 
 def whole_number(variable: str, raw: str, unit: str) -> int:
@@ -280,6 +286,7 @@ class EvalSettings(dg.ConfigurableResource):
                 raise ValueError(
                     f"{setting_name('proposer_model')} {self.proposer_model!r} cannot name a tape folder"
                 ) from None
+        self.check_role()
         self.answer_search()
         if any(depth < 1 for depth in self.retrieval_depths):
             raise ValueError(f"retrieval_depths must be at least 1, got {self.retrieval_depths}")
@@ -356,8 +363,34 @@ class EvalSettings(dg.ConfigurableResource):
         return ParquetStore(_checked_root(DATA_ENV, self.data_dir, self.corpus_name))
 
     def report_dir(self) -> Location:
-        """Where the corpus's report goes: `reports_dir` is a local folder or, like `data_dir`, any fsspec URL."""
-        return _checked_root(REPORTS_ENV, self.reports_dir, self.corpus_name)
+        """Where the corpus's report goes: `reports_dir` is a local folder or, like `data_dir`, any fsspec URL. Another
+        role asks another golden set, so its report goes to a folder of its own inside the corpus's (`as-<role>/`):
+        a run as another role never replaces the default role's report."""
+        folder = _checked_root(REPORTS_ENV, self.reports_dir, self.corpus_name)
+        if self.asking_role == DEFAULT_ROLE:
+            return folder
+        return under(folder, ROLE_REPORTS_PREFIX + check_plain_name(self.asking_role, setting_name("asking_role")))
+
+    def check_role(self) -> None:
+        """Refuse, in one line, an asking role the corpus's access policy does not name: a misspelt role would
+        otherwise be barred from nothing and ask the default role's questions under another name."""
+        role, what = self.asking_role, setting_name("asking_role")
+        if role == DEFAULT_ROLE:
+            return
+        check_plain_name(role, what)  # it names the role's report folder
+        path = self.access_policy_path()
+        if not path.is_file():
+            raise ValueError(
+                f"{what} {role!r}: corpus {self.corpus_name!r} has no access policy ({path}), so no role but the "
+                f"default {DEFAULT_ROLE!r} can be asked"
+            )
+        try:
+            policy = AccessPolicy.from_toml(path.read_text(encoding="utf-8"), str(path))
+        except PolicyError as exc:
+            raise ValueError(f"access policy {path}: {exc}") from None
+        if role not in policy.roles:
+            known = ", ".join(repr(name) for name in [DEFAULT_ROLE, *sorted(policy.roles)])
+            raise ValueError(f"{what} {role!r} is not a role the access policy {path} names; choose one of {known}")
 
     def absence_review_path(self) -> Path:
         return project_home() / "reviews" / self.corpus_name / f"{self.absence_review}.jsonl"
