@@ -14,7 +14,10 @@ import pytest
 
 from edgar_eval.adapters.local_corpus import write_demo_corpus
 
-pytestmark = pytest.mark.slow(minutes=2)  # whole-graph runs: scheduled with the longest first
+pytestmark = [
+    pytest.mark.slow(minutes=2),  # whole-graph runs: scheduled with the longest first
+    pytest.mark.integration,
+]
 
 PROJECT = Path(__file__).resolve().parents[1]
 

@@ -34,7 +34,11 @@ from edgar_eval_tests.services import (
     service_or_skip,
 )
 
-pytestmark = pytest.mark.slow(minutes=8)  # whole-graph runs: scheduled with the longest first
+pytestmark = [
+    pytest.mark.slow(minutes=8),  # whole-graph runs: scheduled with the longest first
+    pytest.mark.integration,
+    pytest.mark.services,
+]
 
 REPO = Path(__file__).resolve().parents[1]
 REPORTS = ("report.md", "report.html")

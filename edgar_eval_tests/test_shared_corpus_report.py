@@ -20,6 +20,7 @@ from edgar_eval_tests.services import instance_home, project_copy, run_environme
 COMPARED = ("report.md", "report.html", "outcomes.json")
 
 pytestmark = [
+    pytest.mark.integration,
     pytest.mark.skipif(not (REAL_CORPUS / "manifest.csv").is_file(), reason=f"no real corpus at {REAL_CORPUS}"),
     pytest.mark.slow(minutes=17),
 ]

@@ -22,7 +22,10 @@ from dagster_graphql.test.utils import execute_dagster_graphql
 from edgar_eval.defs.jobs import CODE_LOCATION, CORPUS_JOB, DEFINITIONS_MODULE, EVALUATION_JOB
 from edgar_eval_tests.package_copies import TABLE_READER, copy_package, table_reader_first_def
 
-pytestmark = pytest.mark.slow(minutes=3.5)  # whole-graph runs: scheduled with the longest first
+pytestmark = [
+    pytest.mark.slow(minutes=3.5),  # whole-graph runs: scheduled with the longest first
+    pytest.mark.integration,
+]
 
 PROJECT = Path(__file__).resolve().parents[1]
 
