@@ -67,10 +67,27 @@ def _check_corpus_folder(settings) -> None:
         raise ValueError(f"corpus folder {folder} (--corpus, {CORPUS_DIR_ENV}) is not a folder")
 
 
+# `edgar-eval run`'s exit codes, so a CI gate or a scheduler can tell them apart (the run command's --help lists them).
+EXIT_EVALUATION_FAILED = 1  # no filing could be materialised, or an evaluation step failed: no report written
+EXIT_REFUSED = 2  # a bad setting, flag or folder, refused in one line before any partition ran
+EXIT_SOME_FILINGS_FAILED = 3  # the evaluation ran and wrote its report without the filings that failed (each named)
+EXIT_INTERRUPTED = 130  # Ctrl-C: no further partition ran and no report was written
+EXIT_CODES = "\n".join(
+    (
+        "exit codes:",
+        "  0    done",
+        f"  {EXIT_EVALUATION_FAILED}    the evaluation failed: no report written",
+        f"  {EXIT_REFUSED}    a setting, flag or folder refused before any work",
+        f"  {EXIT_SOME_FILINGS_FAILED}    some filings failed, each named; the report covers the rest",
+        f"  {EXIT_INTERRUPTED}  interrupted (Ctrl-C): no further partition, no report",
+    )
+)
+
+
 def _refused(exc: Exception) -> int:
     """A bad setting, flag or folder: one line naming it, exit 2."""
     print(f"edgar-eval: {exc}", file=sys.stderr)
-    return 2
+    return EXIT_REFUSED
 
 
 def run(args: argparse.Namespace) -> int:
@@ -133,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
             "(what was materialised before stays, each asset whole or not at all)",
             file=sys.stderr,
         )
-        return 130
+        return EXIT_INTERRUPTED
     done = len(graph.partitions) - len(graph.failed_partitions)
     print(
         f"{done}/{len(graph.partitions)} filing partitions materialised ({len(graph.current_partitions)} already "
@@ -142,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if not graph.evaluation_succeeded:
         print(f"evaluation FAILED: {graph.evaluation_error}", file=sys.stderr)
-        return 1
+        return EXIT_EVALUATION_FAILED
     if graph.evaluation_current:
         print("evaluation current: a successful run made every asset from these inputs and all is stored (--rerun)")
     elif graph.evaluation_remade:
@@ -154,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"evaluation ran: {graph.evaluation_stale_because}")
     print(f"report: {settings.report_dir() / 'report.md'}")
     print(f"run history and lineage: DAGSTER_HOME={home} dagster dev  (then open http://127.0.0.1:3000)")
-    return 2 if graph.failed_partitions else 0
+    return EXIT_SOME_FILINGS_FAILED if graph.failed_partitions else 0
 
 
 def _sync_partitions() -> int:
@@ -323,7 +340,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="edgar-eval", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     run_parser = commands.add_parser(
-        "run", help="materialise every asset: one corpus run per filing, then the evaluation"
+        "run",
+        help="materialise every asset: one corpus run per filing, then the evaluation",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     partitions_parser = commands.add_parser(
         "partitions", help="add the corpus folder's filings to the run history as partitions; print their keys"

@@ -176,6 +176,10 @@ def test_a_name_that_leaves_the_data_and_reports_folders_is_refused_before_any_w
         ((), {"EDGAR_EVAL_MAX_CONCURRENT": "-1"}, "edgar-eval: EDGAR_EVAL_MAX_CONCURRENT must be 0"),
         ((), {"EDGAR_EVAL_ROLE": "nobody"}, "edgar-eval: EDGAR_EVAL_ROLE 'nobody': corpus 'demo' has no access policy"),
         ((), {"EDGAR_EVAL_ROLE": "../up"}, "edgar-eval: EDGAR_EVAL_ROLE '../up' is not a plain folder name"),
+        ((), {"EDGAR_EVAL_GENERATOR_TIMEOUT": "soon"}, "edgar-eval: EDGAR_EVAL_GENERATOR_TIMEOUT must be a number of"),
+        ((), {"EDGAR_EVAL_GENERATOR_TIMEOUT": "0"}, "edgar-eval: EDGAR_EVAL_GENERATOR_TIMEOUT must be more than 0"),
+        ((), {"EDGAR_EVAL_GENERATOR_ATTEMPTS": "0"}, "edgar-eval: EDGAR_EVAL_GENERATOR_ATTEMPTS must be at least 1"),
+        ((), {"EDGAR_EVAL_GENERATOR_ATTEMPTS": "x"}, "edgar-eval: EDGAR_EVAL_GENERATOR_ATTEMPTS must be a whole"),
     ],
     ids=lambda value: next(iter(value), "") if isinstance(value, (tuple, dict)) else None,
 )
@@ -252,6 +256,18 @@ def test_ctrl_c_stops_the_run_writes_no_report_and_exits_130(home, side_by_side)
     with dg.DagsterInstance.from_config(str(home / ".dagster_home")) as instance:
         unfinished = [run.tags.get("dagster/partition") for run in instance.get_runs() if not run.is_finished]
     assert unfinished == [], "a run was left going or never ended"
+
+
+def test_a_corpus_with_one_unreadable_filing_reports_the_rest_and_exits_3(home):
+    corpus = home / "corpus"
+    write_demo_corpus(str(corpus))
+    (corpus / "cut.htm").write_text("<html><body><p>Revenue was $1.2 billion and")
+    result = _cli(home, "run", "--corpus", str(corpus), "--name", "partial", timeout=900)
+    assert result.returncode == 3, result.stderr[-2000:]
+    assert "cut: FilingError: truncated document" in result.stdout
+    assert "16/17 filing partitions materialised" in result.stdout
+    report = (home / "reports" / "partial" / "report.md").read_text()
+    assert "- Filings left out of this run: cut (filings not materialised)." in report
 
 
 def test_a_report_of_your_own_corpus_leaves_the_readme_alone(home):

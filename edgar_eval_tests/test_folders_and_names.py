@@ -199,3 +199,27 @@ def test_another_roles_report_goes_to_a_folder_of_its_own_inside_the_corpus_fold
     assert str(other) == str(tmp_path / "reports" / "mine" / "as-retail-analyst")
     with pytest.raises(ValueError, match="is not a plain folder name"):
         EvalSettings(**_fields(tmp_path, asking_role="../../escape")).report_dir()
+
+
+def test_the_generators_timeout_and_attempts_bound_the_wait_on_a_service_that_hangs(tmp_path, monkeypatch):
+    """A service that accepts the connection and never answers costs timeout x attempts, not 120 s x 5."""
+    import socket
+    import time
+
+    from edgar_eval.adapters.chat_generator import GenerationRetriesExhausted
+    from edgar_eval.domain.generation import GenerationRequest
+
+    monkeypatch.setenv("EDGAR_EVAL_GENERATOR_TIMEOUT", "0.3")
+    monkeypatch.setenv("EDGAR_EVAL_GENERATOR_ATTEMPTS", "2")
+    with socket.socket() as hanging:  # listens, so the connection is made, and never reads a byte
+        hanging.bind(("127.0.0.1", 0))
+        hanging.listen(4)
+        monkeypatch.setenv("EDGAR_EVAL_GENERATOR", "external-rag")
+        monkeypatch.setenv("EDGAR_EVAL_GENERATOR_URL", f"http://127.0.0.1:{hanging.getsockname()[1]}/answer")
+        generator = GeneratorResource.from_env()
+        assert (generator.timeout_s, generator.attempts) == (0.3, 2)
+        adapter = generator.adapter(EvalSettings(**_fields(tmp_path, tapes_dir=str(tmp_path / "tapes"))))
+        started = time.perf_counter()
+        with pytest.raises(GenerationRetriesExhausted, match="after 2 attempts"):
+            adapter.generate(GenerationRequest(question="What was revenue in fiscal 2024?"))
+    assert time.perf_counter() - started < 10  # two reads of 0.3 s and one backoff of 1 s

@@ -11,9 +11,11 @@ import tomllib
 from pathlib import Path
 
 import dagster as dg
+import httpx
 import pydantic
 
 from edgar_eval.adapters.chat_generator import ExternalRagGenerator, OpenAICompatibleChatGenerator
+from edgar_eval.adapters.edgar_client import RetryPolicy
 from edgar_eval.adapters.embedders import MiniLMEmbedder
 from edgar_eval.adapters.openai_embeddings import BASE_URL_ENV, MODEL_ENV, OpenAICompatibleEmbedder
 from edgar_eval.adapters.parquet_store import Location, OutsideRoot, ParquetStore, location, under
@@ -42,6 +44,8 @@ EMBEDDERS = ("minilm", "openai-compatible")
 GENERATOR_ENV = "EDGAR_EVAL_GENERATOR"
 GENERATOR_MODEL_ENV = "EDGAR_EVAL_GENERATOR_MODEL"
 GENERATOR_URL_ENV = "EDGAR_EVAL_GENERATOR_URL"
+GENERATOR_TIMEOUT_ENV = "EDGAR_EVAL_GENERATOR_TIMEOUT"  # seconds one call to the model or RAG service may take
+GENERATOR_ATTEMPTS_ENV = "EDGAR_EVAL_GENERATOR_ATTEMPTS"  # calls per question before it is given up
 TAPE_MODE_ENV = "EDGAR_EVAL_TAPE"
 PROPOSALS_ENV = "EDGAR_EVAL_PROPOSALS"
 PARALLEL_ENV = "EDGAR_EVAL_PARALLEL_RUNS"  # filing partitions' runs at once (`edgar-eval run --parallel`)
@@ -143,21 +147,28 @@ def _embedder(kind: str, model: str, base_url: str) -> Embedder:
 
 
 @functools.lru_cache(maxsize=4)
-def _generator(kind: str, model: str, url: str, tape_dir: str, tape_mode: str) -> Generator:
+def _generator(
+    kind: str, model: str, url: str, tape_dir: str, tape_mode: str, timeout_s: float = 120.0, attempts: int = 5
+) -> Generator:
     if kind == "extractive":
         return ExtractiveGenerator()  # deterministic: it simply reruns, it needs no tape
     if kind == "table-reader":
         return TableReaderGenerator()  # deterministic too
     if tape_mode not in TAPE_MODES:
         raise ValueError(f"unknown tape mode {tape_mode!r}; choose one of {', '.join(TAPE_MODES)}")
+    timeout, retry = httpx.Timeout(timeout_s, connect=min(10.0, timeout_s)), RetryPolicy(attempts=attempts)
     if kind == "openai-compatible-chat":
         if not model or not url:
             raise ValueError(f"the chat generator needs {GENERATOR_MODEL_ENV} and {GENERATOR_URL_ENV}")
-        return OpenAICompatibleChatGenerator(url, model, tape=Tape(_tape_folder(tape_dir, model), tape_mode))
+        return OpenAICompatibleChatGenerator(
+            url, model, tape=Tape(_tape_folder(tape_dir, model), tape_mode), timeout=timeout, retry=retry
+        )
     if kind == "external-rag":
         if not url:
             raise ValueError(f"the external RAG generator needs {GENERATOR_URL_ENV}")
-        return ExternalRagGenerator(url, name=model or None, tape=Tape(_tape_folder(tape_dir, model), tape_mode))
+        return ExternalRagGenerator(
+            url, name=model or None, tape=Tape(_tape_folder(tape_dir, model), tape_mode), timeout=timeout, retry=retry
+        )
     raise ValueError(f"unknown generator {kind!r}; choose one of {', '.join(GENERATORS)}")
 
 
@@ -557,6 +568,10 @@ class GeneratorResource(dg.ConfigurableResource):
     kind: str = "table-reader"  # or "extractive", "openai-compatible-chat" / "external-rag", with model and url
     model: str = ""
     url: str = ""
+    # How long one call may take and how often a question is tried: how a run waits on a service that hangs. They
+    # change no answer, so no inputs digest holds them.
+    timeout_s: float = 120.0
+    attempts: int = 5
 
     def check(self) -> None:
         if self.kind not in GENERATORS:
@@ -571,6 +586,10 @@ class GeneratorResource(dg.ConfigurableResource):
         missing = [name for name in needed.get(self.kind, ()) if not values[name]]
         if missing:
             raise ValueError(f"{GENERATOR_ENV}={self.kind} needs {' and '.join(missing)} set")
+        if not self.timeout_s > 0:
+            raise ValueError(f"{GENERATOR_TIMEOUT_ENV} must be more than 0 seconds, got {self.timeout_s}")
+        if self.attempts < 1:
+            raise ValueError(f"{GENERATOR_ATTEMPTS_ENV} must be at least 1 attempt, got {self.attempts}")
         if self.kind in MODEL_GENERATORS:
             _tape_folder(str(Path("/") / "tapes"), self.model)  # its model names a tape folder: one, in the tapes
 
@@ -586,6 +605,7 @@ class GeneratorResource(dg.ConfigurableResource):
         if self.kind in MODEL_GENERATORS:
             return []
         given = [name for name, value in ((GENERATOR_MODEL_ENV, self.model), (GENERATOR_URL_ENV, self.url)) if value]
+        given += [name for name in (GENERATOR_TIMEOUT_ENV, GENERATOR_ATTEMPTS_ENV) if os.environ.get(name)]
         return [
             f"{name} is set, but the generator is {self.kind} ({GENERATOR_ENV}), which does not read it"
             for name in given
@@ -596,7 +616,9 @@ class GeneratorResource(dg.ConfigurableResource):
         taped apart (same key, another folder), so a replay reproduces the recorded comparison instead of one answer
         twice."""
         tapes = settings.tapes() / ("repeats" if repeat else "")
-        return _generator(self.kind, self.model, self.url, str(tapes), settings.tape_mode)
+        return _generator(
+            self.kind, self.model, self.url, str(tapes), settings.tape_mode, self.timeout_s, self.attempts
+        )
 
     def baseline_path(self, settings: EvalSettings) -> Path:
         """The regression gate's committed baseline for this corpus and generator: each dev case right or wrong under
@@ -610,10 +632,18 @@ class GeneratorResource(dg.ConfigurableResource):
 
     @classmethod
     def from_env(cls) -> "GeneratorResource":
+        timeout = os.environ.get(GENERATOR_TIMEOUT_ENV, "").strip()
+        attempts = os.environ.get(GENERATOR_ATTEMPTS_ENV, "").strip()
+        try:
+            timeout_s = float(timeout) if timeout else 120.0
+        except ValueError:
+            raise ValueError(f"{GENERATOR_TIMEOUT_ENV} must be a number of seconds, got {timeout!r}") from None
         return cls(
             kind=os.environ.get(GENERATOR_ENV, "table-reader"),
             model=os.environ.get(GENERATOR_MODEL_ENV, ""),
             url=os.environ.get(GENERATOR_URL_ENV, ""),
+            timeout_s=timeout_s,
+            attempts=whole_number(GENERATOR_ATTEMPTS_ENV, attempts, "attempts") if attempts else 5,
         )
 
 
