@@ -126,6 +126,8 @@ def run(args: argparse.Namespace) -> int:
         status = "FAILED" if error else "ok" if launched else "current"
         # why a run made before is made again (a table that cannot be read, changed inputs); a first run needs no why
         again = because and not because.startswith(NEVER_MATERIALISED)
+        if error:  # a filing's error may start with its own key: said once
+            error = error.removeprefix(f"{key}: ")
         detail = f": {error}" if error else f" (made again: {because})" if again else ""
         print(f"  {status:7} {key}{detail}", flush=True)
 
@@ -167,6 +169,10 @@ def run(args: argparse.Namespace) -> int:
             f"evaluation: made again {', '.join(graph.evaluation_remade)}, as {graph.evaluation_stale_because}; "
             "every other table was current and is as it was"
         )
+    elif graph.evaluation_stale_because and graph.evaluation_stale_because.startswith(NEVER_MATERIALISED):
+        # a first run, worded as the reason it is, not as a list that reads like a failure
+        made = graph.evaluation_stale_because.removeprefix(NEVER_MATERIALISED).lstrip(": ")
+        print(f"evaluation ran: its tables had not been made in this run history before ({made})")
     elif graph.evaluation_stale_because:
         print(f"evaluation ran: {graph.evaluation_stale_because}")
     print(f"report: {settings.report_dir() / 'report.md'}")

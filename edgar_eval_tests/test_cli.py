@@ -264,7 +264,8 @@ def test_a_corpus_with_one_unreadable_filing_reports_the_rest_and_exits_3(home):
     (corpus / "cut.htm").write_text("<html><body><p>Revenue was $1.2 billion and")
     result = _cli(home, "run", "--corpus", str(corpus), "--name", "partial", timeout=900)
     assert result.returncode == 3, result.stderr[-2000:]
-    assert "cut: FilingError: truncated document" in result.stdout
+    assert "  FAILED  cut: FilingError: truncated document\n" in result.stdout  # the key said once
+    assert "evaluation ran: its tables had not been made in this run history before (" in result.stdout
     assert "16/17 filing partitions materialised" in result.stdout
     report = (home / "reports" / "partial" / "report.md").read_text()
     assert "- Filings left out of this run: cut (filings not materialised)." in report
