@@ -176,6 +176,12 @@ def test_a_name_that_leaves_the_data_and_reports_folders_is_refused_before_any_w
         ((), {"EDGAR_EVAL_MAX_CONCURRENT": "-1"}, "edgar-eval: EDGAR_EVAL_MAX_CONCURRENT must be 0"),
         ((), {"EDGAR_EVAL_ROLE": "nobody"}, "edgar-eval: EDGAR_EVAL_ROLE 'nobody': corpus 'demo' has no access policy"),
         ((), {"EDGAR_EVAL_ROLE": "../up"}, "edgar-eval: EDGAR_EVAL_ROLE '../up' is not a plain folder name"),
+        (
+            (),
+            {"EDGAR_EVAL_REPORTS": "/proc/edgar-reports"},
+            "edgar-eval: EDGAR_EVAL_REPORTS='/proc/edgar-reports': nothing",
+        ),
+        ((), {"EDGAR_EVAL_DATA": "/proc/edgar-data"}, "edgar-eval: EDGAR_EVAL_DATA='/proc/edgar-data': nothing can be"),
         ((), {"EDGAR_EVAL_GENERATOR_TIMEOUT": "soon"}, "edgar-eval: EDGAR_EVAL_GENERATOR_TIMEOUT must be a number of"),
         ((), {"EDGAR_EVAL_GENERATOR_TIMEOUT": "0"}, "edgar-eval: EDGAR_EVAL_GENERATOR_TIMEOUT must be more than 0"),
         ((), {"EDGAR_EVAL_GENERATOR_ATTEMPTS": "0"}, "edgar-eval: EDGAR_EVAL_GENERATOR_ATTEMPTS must be at least 1"),

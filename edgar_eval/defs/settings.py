@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from edgar_eval.adapters.chat_generator import ExternalRagGenerator, OpenAICompa
 from edgar_eval.adapters.edgar_client import RetryPolicy
 from edgar_eval.adapters.embedders import MiniLMEmbedder
 from edgar_eval.adapters.openai_embeddings import BASE_URL_ENV, MODEL_ENV, OpenAICompatibleEmbedder
-from edgar_eval.adapters.parquet_store import Location, OutsideRoot, ParquetStore, location, under
+from edgar_eval.adapters.parquet_store import Location, OutsideRoot, ParquetStore, is_local, location, under
 from edgar_eval.adapters.rerank_http import HttpReranker, rerank_url
 from edgar_eval.adapters.tape import TAPE_MODES, Tape
 from edgar_eval.answering.answerer import ExtractiveGenerator, TableReaderGenerator
@@ -134,6 +135,21 @@ def _checked_root(variable: str, root: str, name: str) -> Location:
         raise ValueError(f"{variable}: the corpus's folder would lie outside its root: {exc}") from None
     except (ValueError, ImportError) as exc:  # an unknown fsspec protocol, or one whose package is not installed
         raise ValueError(f"{variable}={root!r} is not a folder or fsspec URL this installation reads: {exc}") from None
+
+
+def _unwritable(folder: Location) -> str | None:
+    """Why nothing can be written in a local folder (tried in it, or in the nearest folder above it that exists, with
+    a file that leaves no name behind), or None; an object store's first write says so itself."""
+    if not is_local(folder):
+        return None
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            return None
+    except OSError as exc:
+        return f"nothing can be written in {existing} ({exc.strerror or exc})"
 
 
 @functools.lru_cache(maxsize=4)
@@ -280,8 +296,10 @@ class EvalSettings(dg.ConfigurableResource):
         problem = home_problem()
         if problem:
             raise ValueError(problem)
-        _checked_root(DATA_ENV, self.data_dir, self.corpus_name)
-        _checked_root(REPORTS_ENV, self.reports_dir, self.corpus_name)
+        for variable, root in ((DATA_ENV, self.data_dir), (REPORTS_ENV, self.reports_dir)):
+            problem = _unwritable(_checked_root(variable, root, self.corpus_name))
+            if problem:  # found now, not after a whole evaluation
+                raise ValueError(f"{variable}={root!r}: {problem}")
         if self.tape_mode not in TAPE_MODES:
             raise ValueError(
                 f"unknown tape_mode {self.tape_mode!r} ({setting_name('tape_mode')}); choose one of "
