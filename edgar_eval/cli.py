@@ -121,15 +121,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {note}; it changes nothing")
     print(f"corpus {settings.corpus_name!r} in {settings.corpus_dir}")
     started = time.perf_counter()
+    total, shown, last = len(corpus_files(settings)), [0], [started]
 
     def show(key: str, error: str | None, launched: bool, because: str | None) -> None:
         status = "FAILED" if error else "ok" if launched else "current"
+        now = time.perf_counter()
+        shown[0] += 1
+        # the count, and the time since the line before: a filing's own run, when runs go one at a time
+        progress = f"  [{shown[0]}/{total}, +{now - last[0]:.1f} s]"
+        last[0] = now
         # why a run made before is made again (a table that cannot be read, changed inputs); a first run needs no why
         again = because and not because.startswith(NEVER_MATERIALISED)
         if error:  # a filing's error may start with its own key: said once
             error = error.removeprefix(f"{key}: ")
         detail = f": {error}" if error else f" (made again: {because})" if again else ""
-        print(f"  {status:7} {key}{detail}", flush=True)
+        print(f"  {status:7} {key}{detail}{progress}", flush=True)
 
     try:
         instance = DagsterInstance.get()
