@@ -1,6 +1,7 @@
 """The whole graph, in process, on the demo corpus: every asset materialised, the report reproducible."""
 
 import json
+import math
 from pathlib import Path
 from typing import cast
 
@@ -95,6 +96,67 @@ def test_asset_metadata_carries_figures_for_the_ui(demo_run):
         "restatement",
         "cross_company",
     }  # change_over_time: every demo pair's later 10-K prints both years (one_document_suffices), so none is asked
+
+
+def _numeric(instance: dg.DagsterInstance, asset: str) -> dict[str, float | int]:
+    """The latest materialisation's numeric metadata of `asset`, as the UI's Plots tab reads it from the event log;
+    every float finite, every `name_low`/`name_high` pair around `name`."""
+    event = cast(dg.EventLogEntry, instance.get_latest_materialization_event(dg.AssetKey(asset)))
+    metadata = cast(dg.AssetMaterialization, event.asset_materialization).metadata
+    floats = {k: cast(float, v.value) for k, v in metadata.items() if isinstance(v, dg.FloatMetadataValue)}
+    ints = {k: cast(int, v.value) for k, v in metadata.items() if isinstance(v, dg.IntMetadataValue)}
+    for name, value in floats.items():
+        assert type(value) is float and math.isfinite(value), (asset, name, value)
+        if f"{name}_low" in floats:
+            assert floats[f"{name}_low"] <= value <= floats[f"{name}_high"], (asset, name)
+    return {**ints, **floats}
+
+
+def test_the_statistics_assets_carry_their_headline_figures_as_numbers_the_ui_plots(demo_run):
+    """Issue 35: the primary endpoint, the false-answer rate, page hit@K and reader accuracy are float metadata of the
+    assets that compute them, equal to the numbers their tables (the report's) hold."""
+    settings, _, instance, _ = demo_run
+    store = settings.store()
+
+    by_kind = store.read("arm_false_answers_by_kind")
+    figures = _numeric(instance, "arm_false_answers_by_kind")
+    absent = by_kind[by_kind.kind == "absent_concept"].set_index("arm")  # protocol v3's primary endpoint (H2)
+    assert figures["primary_endpoint_questions"] == int(absent.false_answer_rate_n.max()) > 0
+    for arm in "ABCDEF":
+        assert figures[f"primary_endpoint_arm_{arm}"] == absent.loc[arm, "false_answer_rate"]
+        for end in ("low", "high"):
+            bound = figures[f"primary_endpoint_arm_{arm}_{end}"]
+            assert bound == pytest.approx(absent.loc[arm, f"false_answer_rate_{end}"], abs=1e-12)
+    other_company = by_kind[by_kind.kind == "other_company"].set_index("arm")
+    assert figures["false_answer_rate_other_company_arm_A"] == other_company.loc["A", "false_answer_rate"]
+
+    arms = store.read("arm_statistics").set_index("arm")
+    figures = _numeric(instance, "arm_statistics")
+    assert figures["unanswerable_questions"] == int(arms.false_answer_rate_n.max()) > 0
+    for arm in "ABCDEF":
+        for figure in ("false_answer_rate", "recall_cost", "answer_accuracy"):
+            assert figures[f"{figure}_arm_{arm}"] == arms.loc[arm, figure]
+            assert f"{figure}_arm_{arm}_low" in figures and f"{figure}_arm_{arm}_high" in figures
+        assert figures[f"false_answer_rate_arm_{arm}_cluster_high"] == arms.loc[arm, "false_answer_rate_cluster_high"]
+
+    metrics = store.read("retrieval_metrics")
+    answerer = metrics[metrics.search_scope == "company_year"].set_index(["retriever", "k"])
+    figures = _numeric(instance, "retrieval_metrics")
+    for retriever in ("dense", "bm25", "hybrid"):
+        for k in settings.retrieval_depths:
+            assert figures[f"page_hit_at_{k}_{retriever}"] == answerer.loc[(retriever, k), "page_hit_rate"]
+            assert figures[f"page_hit_at_{k}_{retriever}_low"] == pytest.approx(
+                answerer.loc[(retriever, k), "page_low"], abs=1e-12
+            )
+    assert not [name for name in figures if name.startswith("page_hit_at_") and "corpus" in name]
+
+    readers = store.read("reader_accuracy")
+    everything = readers[readers.documents == "all"].set_index("reader")
+    figures = _numeric(instance, "reader_accuracy")
+    assert figures["reader_questions"] == int(everything.questions.max()) > 0
+    assert figures["reader_accuracy_table_reader"] == everything.loc["table-reader/1", "right_share"]
+    assert figures["reader_accuracy_extractive_baseline"] == everything.loc["extractive-baseline/1", "right_share"]
+    assert "reader_accuracy_table_reader_two_documents" in figures
 
 
 def test_the_release_fixture_passes_route_by_route_and_its_changed_source_is_stale(demo_run):

@@ -31,6 +31,22 @@ def table_head(frame: pd.DataFrame, columns: list[str] | None = None, rows: int 
     return dg.MetadataValue.md(shown.head(rows).to_markdown(index=False) if len(shown) else "(empty)")
 
 
+def figure_metadata(figures: dict[str, float | int]) -> dict[str, dg.MetadataValue]:
+    """Numeric figures (evaluation.headline_figures) as metadata the UI plots across runs: floats as float entries,
+    counts as int entries. A non-finite float is refused: an undefined figure has no entry."""
+    metadata: dict[str, dg.MetadataValue] = {}
+    for name, value in figures.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"figure {name!r}: {value!r} is not a number")
+        if isinstance(value, int):
+            metadata[name] = dg.MetadataValue.int(value)
+        elif np.isfinite(value):
+            metadata[name] = dg.MetadataValue.float(float(value))
+        else:
+            raise ValueError(f"figure {name!r} is {value}: an undefined figure is left out, never written")
+    return metadata
+
+
 def _reusable(store: ParquetStore, asset: str, key: str, sha256: str, build_key: str) -> pd.DataFrame | None:
     if not store.exists(asset, key):
         return None

@@ -25,7 +25,7 @@ from edgar_eval.answering.relevance import FEATURES, relevance_features
 from edgar_eval.answering.rerank import LexicalFigureReranker
 from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
-from edgar_eval.defs.common import checked_index, question_vectors, table_head, table_output
+from edgar_eval.defs.common import checked_index, figure_metadata, question_vectors, table_head, table_output
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.route_assets import access_policy
@@ -35,6 +35,7 @@ from edgar_eval.domain.ports import Reranker
 from edgar_eval.domain.routes import ANSWER, NO_ANSWER
 from edgar_eval.evaluation.abstention import arm_outcomes as mask_arms
 from edgar_eval.evaluation.abstention import cross_fit, judge_exits
+from edgar_eval.evaluation.headline_figures import reader_figures
 from edgar_eval.evaluation.judge import judge_case
 from edgar_eval.evaluation.noise_band import answer_deltas, perturbed_index, replica_deltas, rerank_deltas
 from edgar_eval.evaluation.readers import reader_accuracy as summarise_readers
@@ -619,6 +620,7 @@ def reader_accuracy(
             "right_share": dg.MetadataValue.json(
                 {f"{r} ({d})": v for r, d, v in zip(frame.reader, frame.documents, frame.right_share.round(4))}
             ),
+            **figure_metadata(reader_figures(frame)),
             "head": table_head(
                 frame, ["reader", "documents", "questions", "gold_chunk_retrieved", "right", "wrong", "declined"]
             ),

@@ -6,14 +6,19 @@ import tomllib
 from typing import cast
 
 import dagster as dg
-import numpy as np
 import pandas as pd
 
 from edgar_eval.corpus.frames import iter_groups, iter_rows
-from edgar_eval.defs.common import table_head, table_output
+from edgar_eval.defs.common import figure_metadata, table_head, table_output
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.routes import NO_ANSWER
 from edgar_eval.evaluation import confirmatory, experiment
+from edgar_eval.evaluation.headline_figures import (
+    arm_figures,
+    false_answer_kind_figures,
+    page_hit_figures,
+    primary_endpoint_description,
+)
 from edgar_eval.evaluation.noise_band import answer_band, noise_band, rerank_band
 from edgar_eval.evaluation.summaries import (
     SLICES,
@@ -50,7 +55,11 @@ def arm_statistics(
     ).assign(split=protocol.split)
     return table_output(
         stats,
-        {"head": table_head(stats, ["arm", "gates", "false_answer_rate", "recall_cost", "answer_accuracy"], rows=6)},
+        {
+            "split": protocol.split,
+            **figure_metadata(arm_figures(stats)),
+            "head": table_head(stats, ["arm", "gates", "false_answer_rate", "recall_cost", "answer_accuracy"], rows=6),
+        },
     )
 
 
@@ -68,7 +77,13 @@ def arm_false_answers_by_kind(
     protocol, _ = read_protocol(settings)
     table = false_answers_by_kind(protocol.questions(arm_outcomes)).assign(split=protocol.split)
     return table_output(
-        table, {"head": table_head(table, ["arm", "kind", "false_answer_rate_k", "false_answer_rate_n"], rows=12)}
+        table,
+        {
+            "split": protocol.split,
+            "primary_endpoint": primary_endpoint_description(protocol),
+            **figure_metadata(false_answer_kind_figures(table, protocol)),
+            "head": table_head(table, ["arm", "kind", "false_answer_rate_k", "false_answer_rate_n"], rows=12),
+        },
     )
 
 
@@ -397,12 +412,9 @@ def determinism(
     generations: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     table = experiment.determinism(generations)
+    share = {"share": float(table.share.iloc[0])} if int(table.prompts.iloc[0]) else {}  # undefined: no entry
     return table_output(
-        table,
-        {
-            "applicable": bool(table.applicable.iloc[0]),
-            "share": float(table.share.iloc[0]) if int(table.prompts.iloc[0]) else np.nan,
-        },
+        table, {"applicable": bool(table.applicable.iloc[0]), "prompts": int(table.prompts.iloc[0]), **share}
     )
 
 
@@ -423,11 +435,12 @@ def retrieval_metrics(
     return table_output(
         metrics,
         {
+            **figure_metadata(page_hit_figures(metrics)),
             "head": table_head(
                 metrics,
                 ["search_scope", "retriever", "k", "document_hit_rate", "page_hit_rate", "recall", "rr", "ndcg10"],
                 rows=18,
-            )
+            ),
         },
     )
 
