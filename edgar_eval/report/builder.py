@@ -1171,10 +1171,14 @@ def summary_table(inputs: ReportInputs, tables: list[ReportTable]) -> ReportTabl
     else:
         add("Reader accuracy", "not in this run's inputs (no reader accuracy)", "", "")
 
-    retrieval, retriever = inputs.retrieval, inputs.settings["answer_retriever"]
-    own = cast(
-        pd.DataFrame, retrieval[(retrieval.search_scope == COMPANY_YEAR) & (retrieval.retriever == retriever)]
-    ).sort_values("k")
+    retrieval, retriever = inputs.retrieval, inputs.settings.get("answer_retriever", "")
+    own = (
+        cast(
+            pd.DataFrame, retrieval[(retrieval.search_scope == COMPANY_YEAR) & (retrieval.retriever == retriever)]
+        ).sort_values("k")
+        if len(retrieval)
+        else retrieval
+    )
     for r in iter_rows(own):
         add(
             f"Page hit at K = {r.k}: {retriever}, the answerer's scope ({COMPANY_YEAR}); a random ranking "
@@ -1184,7 +1188,12 @@ def summary_table(inputs: ReportInputs, tables: list[ReportTable]) -> ReportTabl
             _section(tables, "Retrieval"),
         )
     if not len(own):
-        add("Page hit in the answerer's scope", f"not in this run's inputs (no {retriever} row)", "", "")
+        add(
+            "Page hit in the answerer's scope",
+            f"not in this run's inputs (no {retriever or 'answerer'} retrieval row in {COMPANY_YEAR})",
+            "",
+            "",
+        )
 
     in_sample = _in_sample(inputs)
     if in_sample:

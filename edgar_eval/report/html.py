@@ -2,7 +2,9 @@
 
 Filing text is untrusted input, so every title, cell, note and preface line goes
 through ``html.escape`` and a Content-Security-Policy forbids scripts and every
-external resource should anything slip through.  Output is deterministic: no
+external resource should anything slip through.  The only links are the table of
+contents' in-page ones (``href="#anchor"``, the anchor made of letters, digits,
+``-`` and ``_`` only).  Output is deterministic: no
 timestamps, tables and figures in the order given.
 
 The preface and table notes are the Markdown lines ``render_report`` takes: a line
