@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field, replace
 from typing import cast
 
@@ -1113,16 +1114,20 @@ def summary_table(inputs: ReportInputs, tables: list[ReportTable]) -> ReportTabl
         decision = str(r.decision)
         if not decision.startswith(("confirmed", "refuted")):
             reasons.append(md_cell(decision))
-        if v3 and "minimum_detectable_effect" in comparisons:
-            mde = simulated_mde(r.minimum_detectable_effect, r.design_effect, "confirmatory")
-            if mde == simulated_mde(float("nan"), 0.0, "confirmatory"):
-                powers = [p for p in largest_power(inputs.design_power) if p[0] == hypothesis]
-                reasons.append(
-                    f"under-powered, minimum detectable effect {mde}"
-                    + (f" (power at the largest simulated difference: {power_words(powers[0])})" if powers else "")
-                )
+        if v3 and "minimum_detectable_effect" in comparisons and math.isnan(r.minimum_detectable_effect):
+            # no simulated difference up to the assumed discordance reaches the protocol's power
+            powers = [p for p in largest_power(inputs.design_power) if p[0] == hypothesis]
+            reasons.append(
+                "under-powered, minimum detectable effect "
+                + simulated_mde(r.minimum_detectable_effect, r.design_effect, "confirmatory")
+                + (f" (power at the largest simulated difference: {power_words(powers[0])})" if powers else "")
+            )
         if reasons:
-            cannot.append(f"- {hypothesis} ({r.arm} - {r.baseline}) is not decided by this run: {'; '.join(reasons)}.")
+            cannot.append(
+                f"- {md_cell(hypothesis)} ({md_cell(r.arm)} - {md_cell(r.baseline)}) is not decided by this run: "
+                + "; ".join(reasons)
+                + "."
+            )
     if not len(confirmatory):
         add("Confirmatory hypotheses", "not in this run's inputs (no confirmatory comparison)", "", paired)
 
@@ -1477,13 +1482,14 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
             ),
         ),
     }
-    # each plot beside the table whose figures it draws
+    # each plot beside the table whose figures it draws (at the end, should that table be missing)
     tables = [replace(t, figures=(figures[t.title],)) if t.title in figures else t for t in tables]
+    unplaced = [figure for key, figure in figures.items() if key not in {t.title for t in tables}]
     tables = [summary_table(inputs, tables), *tables]
     title = f"edgar-eval report: {corpus_name}"
     return RenderedReport(
         render_report(title, preface, tables, contents_after=1),
-        render_html(title, preface, tables, [], contents_after=1),
+        render_html(title, preface, tables, unplaced, contents_after=1),
         render_report(f"edgar-eval timings: {corpus_name}", [TIMINGS_NOTE, ""], timing_tables(inputs)),
         receipt,
     )
