@@ -13,6 +13,7 @@ from edgar_eval.defs.partitions import FILING_DOCUMENTS
 from edgar_eval.defs.runner import materialise_evaluation, materialise_graph
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.evaluation.release_fixture import prints_figure
+from edgar_eval_tests.test_report_summary import check_report_leads_with_its_summary
 
 pytestmark = pytest.mark.slow(minutes=2.5)  # whole-graph runs: scheduled with the longest first
 
@@ -60,6 +61,14 @@ def test_report_is_byte_identical_on_a_second_run_and_to_the_committed_one(demo_
     assert first == committed, (
         "reports/demo/report.md drifted from what the code produces: rerun `edgar-eval run` and commit it"
     )
+
+
+def test_report_leads_with_its_summary_and_links_every_section(demo_run):
+    """The demo's report: Summary first, contents linking every section in both renderings, the plots beside the
+    tables they draw, and each summary figure the one its detail section prints."""
+    settings, _, _, _ = demo_run
+    folder = Path(settings.reports_dir) / "demo"
+    check_report_leads_with_its_summary((folder / "report.md").read_text(), (folder / "report.html").read_text())
 
 
 def test_report_tables_name_their_asset_and_data_version(demo_run):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 from typing import cast
 
 import pandas as pd
@@ -29,16 +30,26 @@ from edgar_eval.golden.two_documents import (
     TWO_DOCUMENT_KINDS,
 )
 from edgar_eval.report.experiment_tables import (
+    CLUSTER_WARNING_BELOW,
     TIMINGS_NOTE,
     cluster_warning,
+    comparison_difference,
+    comparison_interval,
     experiment_tables,
+    is_v3,
+    kind_rate,
+    largest_power,
+    metric_name,
+    power_words,
     receipt_table,
     run_receipt,
+    simulated_mde,
     split_words,
     timing_tables,
 )
 from edgar_eval.report.html import render_html
 from edgar_eval.report.markdown import Provenance, ReportTable, interval, md_cell, percent, render_report
+from edgar_eval.report.readme import PRIMARY
 from edgar_eval.report.svg import interval_bars_svg, risk_coverage_svg
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
 from edgar_eval.retrieval.scope import COMPANY_YEAR, CORPUS, SCOPE_WORDS, SEARCH_SCOPES
@@ -46,6 +57,11 @@ from edgar_eval.retrieval.scope import COMPANY_YEAR, CORPUS, SCOPE_WORDS, SEARCH
 
 def _ratio(k: int, n: int) -> str:
     return f"{k}/{n}"
+
+
+def _share_cell(share: float, k: int, n: int) -> str:
+    """A share as the report prints it with its count: "93.5% (303/324)"."""
+    return f"{percent(share)} ({_ratio(k, n)})"
 
 
 def _slice_table(slices: pd.DataFrame) -> pd.DataFrame:
@@ -776,6 +792,11 @@ def _generators_in_use(inputs: ReportInputs) -> set[str]:
     return set(inputs.generations.generator_id) if len(inputs.generations) else set()
 
 
+def _in_sample(inputs: ReportInputs) -> list[str]:
+    """The generators the arms read whose rules were tuned on this corpus."""
+    return sorted(g for g in _generators_in_use(inputs) if inputs.corpus_name in tuned_on(g))
+
+
 def evidence_filing_table(evidence: pd.DataFrame) -> ReportTable:
     """Retrieval per evidence filing of the two-document questions: both found at K, one, none."""
     table = pd.DataFrame(
@@ -826,28 +847,35 @@ def wrong_answers_table(categories: pd.DataFrame) -> ReportTable:
     )
 
 
+def _reader_labels(inputs: ReportInputs) -> list[str]:
+    """Each reader as the Readers table names it: in-sample, and which one the arms read."""
+    in_use = _generators_in_use(inputs)
+    return [
+        f"{md_cell(r)}{' (in-sample)' if inputs.corpus_name in tuned_on(r) else ''}"
+        f"{' (the arms read this one)' if r in in_use else ''}"
+        for r in inputs.readers.reader
+    ]
+
+
+def _reader_documents(readers: pd.DataFrame) -> list[str]:
+    """Which questions each Readers row counts: all, those of one filing, those of two."""
+    return [
+        {"all": "all", "1": "one filing", "2": "two filings"}.get(str(d), str(d))
+        for d in (readers.documents if "documents" in readers else ["all"] * len(readers))
+    ]
+
+
 def readers_table(inputs: ReportInputs) -> ReportTable:
     """Both offline readers on the passages the answerer read, beside the gold-chunk hit at the answerer's K."""
     readers, settings = inputs.readers, inputs.settings
-    in_use = _generators_in_use(inputs)
     table = pd.DataFrame(
         {
-            "reader": [
-                f"{md_cell(r)}{' (in-sample)' if inputs.corpus_name in tuned_on(r) else ''}"
-                f"{' (the arms read this one)' if r in in_use else ''}"
-                for r in readers.reader
-            ],
-            "documents": [
-                {"all": "all", "1": "one filing", "2": "two filings"}.get(str(d), str(d))
-                for d in (readers.documents if "documents" in readers else ["all"] * len(readers))
-            ],
+            "reader": _reader_labels(inputs),
+            "documents": _reader_documents(readers),
             f"gold chunk in the top {settings['top_k']}": [
                 f"{percent(k / n)} ({_ratio(k, n)})" for k, n in zip(readers.gold_chunk_retrieved, readers.questions)
             ],
-            "right": [
-                f"{percent(v)} ({_ratio(k, n)})"
-                for v, k, n in zip(readers.right_share, readers.right, readers.questions)
-            ],
+            "right": list(map(_share_cell, readers.right_share, readers.right, readers.questions)),
             "right Wilson 95%": [interval(lo, hi) for lo, hi in zip(readers.right_low, readers.right_high)],
             "right where the gold chunk was retrieved": [percent(v) for v in readers.right_when_gold_retrieved],
             "wrong": readers.wrong,
@@ -933,6 +961,10 @@ def receipts_table(receipts: pd.DataFrame) -> ReportTable:
     )
 
 
+def release_title(checks: pd.DataFrame) -> str:
+    return f"Release decision: {release_decision(checks)}"
+
+
 def release_table(checks: pd.DataFrame) -> ReportTable:
     """The run's release decision and every rule behind it."""
     table = pd.DataFrame(
@@ -944,7 +976,7 @@ def release_table(checks: pd.DataFrame) -> ReportTable:
         }
     )
     return ReportTable(
-        f"Release decision: {release_decision(checks)}",
+        release_title(checks),
         table,
         Provenance(
             "release_checks",
@@ -1024,6 +1056,183 @@ def _facts_dropped(filings: pd.DataFrame, dropped: pd.DataFrame) -> tuple[list[s
     return cells, note
 
 
+SUMMARY = "Summary"
+NOT_IN_INPUTS = "none: not in this run's inputs"
+
+
+def _section(tables: list[ReportTable], name: str) -> str:
+    """The title of the detail section called ``name`` (or ``name (...)``, ``name: ...``); "" when there is none."""
+    return next(
+        (t.title for t in tables if t.title == name or t.title.startswith((f"{name} (", f"{name}: "))),
+        "",
+    )
+
+
+def summary_table(inputs: ReportInputs, tables: list[ReportTable]) -> ReportTable:
+    """The run's result ahead of the details: the release decision and the rules that fired, the confirmatory
+    hypotheses, the primary endpoint per arm, reader accuracy and the answerer's page hit at each K, then what the
+    figures cannot tell. Every figure is formatted from the same input row by the same helper as in the detail section
+    its row names (a test holds the two equal); a figure the inputs lack is said so in words."""
+    rows: list[dict[str, str]] = []
+
+    def add(finding: str, figure: str, wilson: str, section: str) -> None:
+        rows.append({"finding": finding, "figure": figure, "interval": wilson, "detail": section or NOT_IN_INPUTS})
+
+    cannot: list[str] = []
+    checks = inputs.release
+    if len(checks):
+        section = _section(tables, release_title(checks))
+        add("Release decision", release_decision(checks), "", section)
+        fired = [r for r in iter_rows(checks) if bool(r.fired)]
+        for r in fired:
+            add(f"Rule fired: {r.rule} (forces {r.decision})", str(r.evidence), "", section)
+        if not fired:
+            add("Rules fired", "none", "", section)
+    else:
+        add("Release decision", "not in this run's inputs (no release checks)", "", "")
+
+    comparisons = inputs.comparisons
+    paired = _section(tables, "Paired arm comparisons")
+    confirmatory = cast(
+        pd.DataFrame,
+        comparisons[comparisons.status == "confirmatory"] if "status" in comparisons else comparisons.iloc[0:0],
+    )
+    v3 = is_v3(comparisons)
+    primary_kind = ""
+    for r in sorted(iter_rows(confirmatory), key=lambda r: (str(r.hypothesis), str(r.metric), _kind(r))):
+        hypothesis = str(r.hypothesis)
+        if hypothesis == PRIMARY and r.metric == "false_answer_rate":
+            primary_kind = _kind(r)
+        add(
+            f"{hypothesis}{' (primary)' if hypothesis == PRIMARY else ''}: {r.arm} - {r.baseline}, "
+            f"{metric_name(str(r.metric), _kind(r))}: {r.decision}",
+            comparison_difference(r.difference),
+            comparison_interval(r.low, r.high, r.confidence, r.interval_method, v3),
+            paired,
+        )
+        reasons = []
+        decision = str(r.decision)
+        if not decision.startswith(("confirmed", "refuted")):
+            reasons.append(md_cell(decision))
+        if v3 and "minimum_detectable_effect" in comparisons and math.isnan(r.minimum_detectable_effect):
+            # no simulated difference up to the assumed discordance reaches the protocol's power
+            powers = [p for p in largest_power(inputs.design_power) if p[0] == hypothesis]
+            reasons.append(
+                "under-powered, minimum detectable effect "
+                + simulated_mde(r.minimum_detectable_effect, r.design_effect, "confirmatory")
+                + (f" (power at the largest simulated difference: {power_words(powers[0])})" if powers else "")
+            )
+        if reasons:
+            cannot.append(
+                f"- {md_cell(hypothesis)} ({md_cell(r.arm)} - {md_cell(r.baseline)}) is not decided by this run: "
+                + "; ".join(reasons)
+                + "."
+            )
+    if not len(confirmatory):
+        add("Confirmatory hypotheses", "not in this run's inputs (no confirmatory comparison)", "", paired)
+
+    rates = inputs.false_answers_by_kind
+    by_kind = _section(tables, "False-answer rate per unanswerable kind")
+    if primary_kind and len(rates):
+        for arm in sorted(set(rates.arm)):
+            gates = str(rates[rates.arm == arm].gates.iloc[0])
+            rate = kind_rate(rates, arm, primary_kind, "false_answer_rate")
+            add(
+                f"Primary endpoint ({PRIMARY}): false-answer rate on {primary_kind}, arm {arm} ({gates})",
+                "n/a: no question of the kind" if rate is None else rate.count,
+                "" if rate is None else rate.wilson,
+                by_kind,
+            )
+    else:
+        add("Primary endpoint", "not in this run's inputs (no per-kind false-answer rates)", "", by_kind)
+    for kind in sorted(set(rates.kind)) if len(rates) else []:
+        kinds = [kind_rate(rates, arm, kind, "false_answer_rate") for arm in sorted(set(rates.arm))]
+        if all(rate is None or rate.k == 0 for rate in kinds):
+            n = max((rate.n for rate in kinds if rate is not None), default=0)
+            cannot.append(
+                f"- No arm gave a false answer on {md_cell(kind)} ({n} questions): no gate can lower the rate there, "
+                "so those questions cannot tell the arms apart."
+            )
+    answers = inputs.answers_by_kind
+    for kind in sorted(set(answers.kind)) if len(answers) else []:
+        kinds = [kind_rate(answers, arm, kind, "correct_rate") for arm in sorted(set(answers.arm))]
+        if all(rate is None or rate.k == 0 for rate in kinds):
+            n = max((rate.n for rate in kinds if rate is not None), default=0)
+            cannot.append(
+                f"- No arm answered a {md_cell(kind)} question right ({n} questions): those questions cannot tell the "
+                "arms apart (Right answers per answerable kind)."
+            )
+
+    readers = inputs.readers
+    if len(readers):
+        for label, documents, r in zip(_reader_labels(inputs), _reader_documents(readers), iter_rows(readers)):
+            if documents == "all":
+                add(
+                    f"Reader accuracy on answerable questions: {label}",
+                    _share_cell(r.right_share, r.right, r.questions),
+                    interval(r.right_low, r.right_high),
+                    _section(tables, "Readers"),
+                )
+    else:
+        add("Reader accuracy", "not in this run's inputs (no reader accuracy)", "", "")
+
+    retrieval, retriever = inputs.retrieval, inputs.settings.get("answer_retriever", "")
+    own = (
+        cast(
+            pd.DataFrame, retrieval[(retrieval.search_scope == COMPANY_YEAR) & (retrieval.retriever == retriever)]
+        ).sort_values("k")
+        if len(retrieval)
+        else retrieval
+    )
+    for r in iter_rows(own):
+        add(
+            f"Page hit at K = {r.k}: {retriever}, the answerer's scope ({COMPANY_YEAR}); a random ranking "
+            f"{percent(r.page_chance)}",
+            _share_cell(r.page_hit_rate, r.page_hits, r.questions),
+            interval(r.page_low, r.page_high),
+            _section(tables, "Retrieval"),
+        )
+    if not len(own):
+        add(
+            "Page hit in the answerer's scope",
+            f"not in this run's inputs (no {retriever or 'answerer'} retrieval row in {COMPANY_YEAR})",
+            "",
+            "",
+        )
+
+    in_sample = _in_sample(inputs)
+    if in_sample:
+        cannot.insert(
+            0,
+            f"- In-sample: the arms read {', '.join(f'`{md_cell(g)}`' for g in in_sample)}, tuned on this corpus: "
+            "the reader accuracy, the primary endpoint and the hypotheses above say little of filings the reader was "
+            "not tuned on.",
+        )
+    companies = _companies(comparisons)
+    if companies is not None and companies < CLUSTER_WARNING_BELOW:
+        cannot.insert(
+            1 if in_sample else 0,
+            f"- The company bootstrap intervals resample {companies} companies, fewer than {CLUSTER_WARNING_BELOW}: "
+            "approximations (see the Arms table's warning).",
+        )
+    frame = pd.DataFrame(rows, columns=["finding", "figure", "interval", "detail"])
+    return ReportTable(
+        SUMMARY,
+        frame,
+        Provenance("report", content_version(frame), "the detail section each row names"),
+        note="The run's result. Each figure is the one its detail section prints, from the same asset table; the "
+        "method, the interval's kind and every caveat are there. Intervals: Wilson 95% for a share; the company "
+        "bootstrap (its confidence and method printed) for a paired difference.",
+        after=("What this run cannot conclude:", "", *(cannot or ["- Nothing flagged by the checks above."])),
+    )
+
+
+def _kind(row) -> str:
+    """A comparison row's question kind ("" for the pooled rate, as the paired table prints it)."""
+    kind = getattr(row, "kind", "")
+    return kind if isinstance(kind, str) else ""
+
+
 def build_report(inputs: ReportInputs) -> RenderedReport:
     corpus_name, filings, left_out, golden, golden_set = (
         inputs.corpus_name,
@@ -1066,7 +1275,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
         + ", each with the gold and the fairness rules of its scope. Every search reads only what the asking role may "
         "read.",
     ]
-    in_sample = sorted(g for g in _generators_in_use(inputs) if corpus_name in tuned_on(g))
+    in_sample = _in_sample(inputs)
     if in_sample:
         preface.append(
             f"- In-sample: the arms read {', '.join(f'`{md_cell(g)}`' for g in in_sample)}, whose rules were tuned on "
@@ -1105,18 +1314,14 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
             "scope": retrieval.search_scope,
             "retriever": retrieval.retriever,
             "K": retrieval.k,
-            "document hit": [
-                f"{percent(r)} ({_ratio(k, n)})"
-                for r, k, n in zip(retrieval.document_hit_rate, retrieval.document_hits, retrieval.questions)
-            ],
+            "document hit": list(
+                map(_share_cell, retrieval.document_hit_rate, retrieval.document_hits, retrieval.questions)
+            ),
             "document Wilson 95%": [
                 interval(lo, hi) for lo, hi in zip(retrieval.document_low, retrieval.document_high)
             ],
             "document hit by chance": [percent(v) for v in retrieval.document_chance],
-            "page hit": [
-                f"{percent(r)} ({_ratio(k, n)})"
-                for r, k, n in zip(retrieval.page_hit_rate, retrieval.page_hits, retrieval.questions)
-            ],
+            "page hit": list(map(_share_cell, retrieval.page_hit_rate, retrieval.page_hits, retrieval.questions)),
             "page Wilson 95%": [interval(lo, hi) for lo, hi in zip(retrieval.page_low, retrieval.page_high)],
             "page hit by chance": [percent(v) for v in retrieval.page_chance],
             "recall@K": [f"{v:.3f}" for v in retrieval.recall],
@@ -1254,9 +1459,8 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
         *experiment_tables(inputs),
         receipt_table(receipt),
     ]
-    title = f"edgar-eval report: {corpus_name}"
-    figures = [
-        (
+    figures = {
+        f"Arms ({split_words(arms)})": (
             "False-answer rate by arm",
             interval_bars_svg(
                 list(arms.arm),
@@ -1267,7 +1471,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
                 "false-answer rate",
             ),
         ),
-        (
+        f"Abstention gate quality ({split_words(inputs.gates)})": (
             "Risk against coverage per gate score",
             risk_coverage_svg(
                 {
@@ -1277,10 +1481,15 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
                 "Risk of arm A's kept answers as each gate admits more questions",
             ),
         ),
-    ]
+    }
+    # each plot beside the table whose figures it draws (at the end, should that table be missing)
+    tables = [replace(t, figures=(figures[t.title],)) if t.title in figures else t for t in tables]
+    unplaced = [figure for key, figure in figures.items() if key not in {t.title for t in tables}]
+    tables = [summary_table(inputs, tables), *tables]
+    title = f"edgar-eval report: {corpus_name}"
     return RenderedReport(
-        render_report(title, preface, tables),
-        render_html(title, preface, tables, figures),
+        render_report(title, preface, tables, contents_after=1),
+        render_html(title, preface, tables, unplaced, contents_after=1),
         render_report(f"edgar-eval timings: {corpus_name}", [TIMINGS_NOTE, ""], timing_tables(inputs)),
         receipt,
     )

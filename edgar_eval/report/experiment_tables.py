@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, cast
 
 import pandas as pd
@@ -117,7 +118,74 @@ def coverage_table(coverage: pd.DataFrame) -> ReportTable:
     )
 
 
-def _metric_name(metric: str, kind: str) -> str:
+@dataclass(frozen=True)
+class KindRate:
+    """One arm's rate on one question kind as the per-kind tables print it: "3/47 (6.4%; 2.2% to 17.2%)"."""
+
+    k: int
+    n: int
+    share: float
+    low: float
+    high: float
+
+    @property
+    def count(self) -> str:
+        """The count and the share: "3/47 (6.4%)"."""
+        return f"{self.k}/{self.n} ({percent(self.share)})"
+
+    @property
+    def wilson(self) -> str:
+        return interval(self.low, self.high)
+
+    @property
+    def cell(self) -> str:
+        return f"{self.k}/{self.n} ({percent(self.share)}; {self.wilson})"
+
+
+def kind_rate(rates: pd.DataFrame, arm: str, kind: str, column: str) -> KindRate | None:
+    """The arm's ``column`` (``false_answer_rate``, ``correct_rate``) on the kind, with its count and Wilson interval;
+    None when the table has no such row."""
+    row = rates[(rates.arm == arm) & (rates.kind == kind)]
+    if not len(row):
+        return None
+    first = row.iloc[0]
+    return KindRate(
+        int(first[f"{column}_k"]),
+        int(first[f"{column}_n"]),
+        float(first[column]),
+        float(first[f"{column}_low"]),
+        float(first[f"{column}_high"]),
+    )
+
+
+def comparison_interval(low: float, high: float, confidence: float, method: str, v3: bool) -> str:
+    """A paired comparison's company bootstrap interval as printed: "-33.3 points to -2.2 points (99%, studentized)"."""
+    return f"{_points(low)} to {_points(high)} ({100 * confidence:.0f}%{f', {method}' if v3 else ''})"
+
+
+def comparison_difference(value: float) -> str:
+    return _points(value)
+
+
+def is_v3(comparisons: pd.DataFrame) -> bool:
+    return "mde_basis" in comparisons and bool((comparisons.mde_basis == "simulated").any())
+
+
+def largest_power(power: pd.DataFrame) -> list[tuple[str, float, float]]:
+    """Per hypothesis (in order): the largest simulated difference and the decision's power there."""
+    if not len(power):
+        return []
+    maxima = power.groupby("hypothesis").agg(largest=("truth", "min"), power=("power", "last"))
+    return [(str(h), float(t), float(p)) for h, t, p in zip(maxima.index, maxima.largest, maxima.power)]
+
+
+def power_words(largest: tuple[str, float, float]) -> str:
+    """ "H1 33.3% at -30.0 points"."""
+    hypothesis, truth, power = largest
+    return f"{hypothesis} {percent(power)} at {_points(truth)}"
+
+
+def metric_name(metric: str, kind: str) -> str:
     name = _METRIC_NAMES.get(metric, metric)
     return f"{name} ({kind})" if kind else name
 
@@ -133,7 +201,7 @@ def _type_one(simulation: pd.DataFrame, hypothesis: str) -> str:
     )
 
 
-def _simulated_mde(value: float, design_effect: float, status: str) -> str:
+def simulated_mde(value: float, design_effect: float, status: str) -> str:
     if status != "confirmatory":
         return ""
     if math.isnan(value):
@@ -143,7 +211,6 @@ def _simulated_mde(value: float, design_effect: float, status: str) -> str:
 
 def decision_simulation_table(simulation: pd.DataFrame, power: pd.DataFrame) -> ReportTable:
     """Per hypothesis, null boundary and interval method: each tail's misses and the decision tail's type-I error."""
-    maxima = power.groupby("hypothesis").agg(largest=("truth", "min"), power=("power", "last")) if len(power) else None
     table = pd.DataFrame(
         {
             "hypothesis": simulation.hypothesis,
@@ -164,13 +231,11 @@ def decision_simulation_table(simulation: pd.DataFrame, power: pd.DataFrame) -> 
             "mean width": [_points(v).lstrip("+") for v in simulation.mean_width],
         }
     )
-    power_words = ""
-    if maxima is not None:
-        power_words = (
+    powers = ""
+    if len(power):
+        powers = (
             " Power of the decision at the largest simulated difference: "
-            + "; ".join(
-                f"{h} {percent(p)} at {_points(t)}" for h, t, p in zip(maxima.index, maxima.largest, maxima.power)
-            )
+            + "; ".join(power_words(largest) for largest in largest_power(power))
             + " (asset `design_power`, "
             + content_version(power)
             + ")."
@@ -186,7 +251,7 @@ def decision_simulation_table(simulation: pd.DataFrame, power: pd.DataFrame) -> 
         "decision_simulation.py). A decision reads one end of the interval, so each tail's misses are counted apart; "
         "the decision tail's miss rate is the rule's type-I error there, which must not exceed alpha (the simulated "
         "rate itself, not its Wilson interval's lower end). The chosen method is the narrowest that holds at both "
-        "boundaries; where none does, the one that strays least, and the hypothesis is undecided." + power_words,
+        "boundaries; where none does, the one that strays least, and the hypothesis is undecided." + powers,
     )
 
 
@@ -201,14 +266,8 @@ def false_answers_by_kind_table(inputs: "ReportInputs") -> ReportTable | None:
     for kind in kinds:
         cells = []
         for arm in table.arm:
-            row = rates[(rates.arm == arm) & (rates.kind == kind)]
-            cells.append(
-                "n/a"
-                if not len(row)
-                else f"{int(row.false_answer_rate_k.iloc[0])}/{int(row.false_answer_rate_n.iloc[0])} "
-                f"({percent(row.false_answer_rate.iloc[0])}; "
-                f"{interval(row.false_answer_rate_low.iloc[0], row.false_answer_rate_high.iloc[0])})"
-            )
+            rate = kind_rate(rates, arm, kind, "false_answer_rate")
+            cells.append("n/a" if rate is None else rate.cell)
         companies = int(rates[rates.kind == kind].companies.max())
         table[f"{kind} ({companies} {'company' if companies == 1 else 'companies'})"] = cells
     baseline = inputs.pattern_baseline
@@ -239,14 +298,8 @@ def answers_by_kind_table(inputs: "ReportInputs") -> ReportTable | None:
     for kind in sorted(set(rates.kind)):
         cells = []
         for arm in table.arm:
-            row = rates[(rates.arm == arm) & (rates.kind == kind)]
-            cells.append(
-                "n/a"
-                if not len(row)
-                else f"{int(row.correct_rate_k.iloc[0])}/{int(row.correct_rate_n.iloc[0])} "
-                f"({percent(row.correct_rate.iloc[0])}; "
-                f"{interval(row.correct_rate_low.iloc[0], row.correct_rate_high.iloc[0])})"
-            )
+            rate = kind_rate(rates, arm, kind, "correct_rate")
+            cells.append("n/a" if rate is None else rate.cell)
         companies = int(rates[rates.kind == kind].companies.max())
         table[f"{kind} ({companies} {'company' if companies == 1 else 'companies'})"] = cells
     return ReportTable(
@@ -275,7 +328,7 @@ def period_guard_note(inputs: "ReportInputs") -> str:
     answered = int(generations[generations.question_id.isin(asked.question_id)].answered.sum())
     ordered = rows.assign(kind=rows.kind.fillna("") if "kind" in rows else "").sort_values(by=["metric", "kind"])
     counts = "; ".join(
-        f"{_metric_name(str(m), str(k))} {int(b)} / {int(c)}"
+        f"{metric_name(str(m), str(k))} {int(b)} / {int(c)}"
         for m, k, b, c in zip(
             ordered.metric, ordered.kind, ordered.discordant_arm_only, ordered.discordant_baseline_only
         )
@@ -311,7 +364,7 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
         ["first", "hypothesis", "metric", "kind", "arm", "baseline"]
     )
     v2 = "recall_cost_margin" in comparisons and comparisons.recall_cost_margin.notna().any()
-    v3 = "mde_basis" in comparisons and (comparisons.mde_basis == "simulated").any()
+    v3 = is_v3(comparisons)
     method = str(ordered.interval_method.iloc[0]) if "interval_method" in ordered and len(ordered) else "percentile"
     if v3:
         exploratory = ordered[ordered.status != "confirmatory"]
@@ -321,12 +374,12 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
             "status": ordered.status,
             "hypothesis": ordered.hypothesis,
             "comparison": ordered.arm + " - " + ordered.baseline,
-            "metric": [_metric_name(m, k) for m, k in zip(ordered.metric, ordered.kind)],
+            "metric": [metric_name(m, k) for m, k in zip(ordered.metric, ordered.kind)],
             "questions": ordered.questions,
             **({"companies": ordered.companies} if v3 else {}),
-            "difference": [_points(v) for v in ordered.difference],
+            "difference": [comparison_difference(v) for v in ordered.difference],
             ("company bootstrap interval" if v3 else f"company bootstrap interval ({method})"): [
-                f"{_points(lo)} to {_points(hi)} ({100 * c:.0f}%{f', {m}' if v3 else ''})"
+                comparison_interval(lo, hi, c, m, v3)
                 for lo, hi, c, m in zip(ordered.low, ordered.high, ordered.confidence, ordered.interval_method)
             ],
             "discordant (arm only / baseline only)": [
@@ -340,7 +393,7 @@ def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
                         for h, st in zip(ordered.hypothesis, ordered.status)
                     ],
                     "minimum detectable effect (simulated)": [
-                        _simulated_mde(v, d, st)
+                        simulated_mde(v, d, st)
                         for v, d, st in zip(ordered.minimum_detectable_effect, ordered.design_effect, ordered.status)
                     ],
                 }

@@ -2,7 +2,9 @@
 
 Filing text is untrusted input, so every title, cell, note and preface line goes
 through ``html.escape`` and a Content-Security-Policy forbids scripts and every
-external resource should anything slip through.  Output is deterministic: no
+external resource should anything slip through.  The only links are the table of
+contents' in-page ones (``href="#anchor"``, the anchor made of letters, digits,
+``-`` and ``_`` only).  Output is deterministic: no
 timestamps, tables and figures in the order given.
 
 The preface and table notes are the Markdown lines ``render_report`` takes: a line
@@ -22,7 +24,7 @@ from html import escape
 
 import pandas as pd
 
-from edgar_eval.report.markdown import ReportTable
+from edgar_eval.report.markdown import ReportTable, heading_anchors
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'none'; object-src 'none'; style-src 'unsafe-inline'; "
@@ -40,6 +42,7 @@ thead th { background: #f0f0f0; }
 tbody tr:nth-child(even) { background: #fafafa; }
 p.source { color: #555; font-size: .85rem; }
 figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; }
+nav.contents ul { columns: 2 20rem; padding-left: 1.2rem; }
 """.strip()  # noqa: E501  (one CSS rule per line, as the report carries it)
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -133,9 +136,18 @@ def check_svg(svg: str) -> str:
     return svg
 
 
-def render_html(title: str, preface: list[str], tables: list[ReportTable], figures: list[tuple[str, str]]) -> str:
-    """The report as one HTML5 document: preface, each table with its note and provenance, then each figure under its
-    title."""
+def render_html(
+    title: str,
+    preface: list[str],
+    tables: list[ReportTable],
+    figures: list[tuple[str, str]],
+    contents_after: int | None = None,
+) -> str:
+    """The report as one HTML5 document: preface, each table with its note, provenance and the figures drawn from it
+    (each under its title), then each of ``figures`` under its title.
+
+    With ``contents_after`` every section heading carries an id (the anchor GitHub gives the same heading in the
+    Markdown) and a linked table of contents follows that many sections (0: right after the preface)."""
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -150,17 +162,43 @@ def render_html(title: str, preface: list[str], tables: list[ReportTable], figur
         f"<h1>{_escape(title)}</h1>",
         *_blocks(preface),
     ]
-    for table in tables:
-        parts.append(f"<h2>{html_cell(table.title)}</h2>")
+    headings = [table.title for table in tables] + [figure_title for figure_title, _ in figures]
+    anchors = heading_anchors(headings)
+
+    def heading(i: int) -> str:
+        anchor = "" if contents_after is None else f' id="{_escape(anchors[i])}"'
+        return f"<h2{anchor}>{html_cell(headings[i])}</h2>"
+
+    for i, table in enumerate(tables):
+        if contents_after == i:
+            parts += _contents(headings, anchors)
+        parts.append(heading(i))
         if table.note:
             parts += _blocks([table.note])
         parts += _table(table.frame)
+        parts += _blocks(list(table.after))
         p = table.provenance
         parts.append(
             f'<p class="source">Source: asset <code>{_escape(p.asset)}</code>, data version '
             f"<code>{_escape(p.data_version)}</code>, read from {html_cell(p.read_from)}.</p>"
         )
-    for figure_title, svg in figures:
-        parts += [f"<h2>{html_cell(figure_title)}</h2>", "<figure>", check_svg(svg).strip(), "</figure>"]
+        for figure_title, svg in table.figures:
+            parts += [f"<h3>{html_cell(figure_title)}</h3>", "<figure>", check_svg(svg).strip(), "</figure>"]
+    if contents_after is not None and contents_after >= len(tables):
+        parts += _contents(headings, anchors)
+    for i, (figure_title, svg) in enumerate(figures, start=len(tables)):
+        parts += [heading(i), "<figure>", check_svg(svg).strip(), "</figure>"]
     parts += ["</body>", "</html>"]
     return "\n".join(parts) + "\n"
+
+
+def _contents(headings: list[str], anchors: list[str]) -> list[str]:
+    """The table of contents: a list of links to every section heading, in order."""
+    return [
+        '<nav class="contents">',
+        "<p>Contents:</p>",
+        "<ul>",
+        *(f'<li><a href="#{_escape(a)}">{html_cell(h)}</a></li>' for h, a in zip(headings, anchors)),
+        "</ul>",
+        "</nav>",
+    ]
