@@ -1068,6 +1068,16 @@ def _section(tables: list[ReportTable], name: str) -> str:
     )
 
 
+def _kinds_no_arm_moves(rates: pd.DataFrame, column: str) -> list[tuple[str, int]]:
+    """The kinds on which every arm's `column` counts 0 (none false, or none right), with the kind's questions."""
+    found = []
+    for kind in sorted(set(rates.kind)) if len(rates) else []:
+        kinds = [kind_rate(rates, arm, kind, column) for arm in sorted(set(rates.arm))]
+        if all(rate is None or rate.k == 0 for rate in kinds):
+            found.append((kind, max((rate.n for rate in kinds if rate is not None), default=0)))
+    return found
+
+
 def summary_table(inputs: ReportInputs, tables: list[ReportTable]) -> ReportTable:
     """The run's result ahead of the details: the release decision and the rules that fired, the confirmatory
     hypotheses, the primary endpoint per arm, reader accuracy and the answerer's page hit at each K, then what the
@@ -1145,23 +1155,16 @@ def summary_table(inputs: ReportInputs, tables: list[ReportTable]) -> ReportTabl
             )
     else:
         add("Primary endpoint", "not in this run's inputs (no per-kind false-answer rates)", "", by_kind)
-    for kind in sorted(set(rates.kind)) if len(rates) else []:
-        kinds = [kind_rate(rates, arm, kind, "false_answer_rate") for arm in sorted(set(rates.arm))]
-        if all(rate is None or rate.k == 0 for rate in kinds):
-            n = max((rate.n for rate in kinds if rate is not None), default=0)
-            cannot.append(
-                f"- No arm gave a false answer on {md_cell(kind)} ({n} questions): no gate can lower the rate there, "
-                "so those questions cannot tell the arms apart."
-            )
-    answers = inputs.answers_by_kind
-    for kind in sorted(set(answers.kind)) if len(answers) else []:
-        kinds = [kind_rate(answers, arm, kind, "correct_rate") for arm in sorted(set(answers.arm))]
-        if all(rate is None or rate.k == 0 for rate in kinds):
-            n = max((rate.n for rate in kinds if rate is not None), default=0)
-            cannot.append(
-                f"- No arm answered a {md_cell(kind)} question right ({n} questions): those questions cannot tell the "
-                "arms apart (Right answers per answerable kind)."
-            )
+    for kind, n in _kinds_no_arm_moves(rates, "false_answer_rate"):
+        cannot.append(
+            f"- No arm gave a false answer on {md_cell(kind)} ({n} questions): no gate can lower the rate there, "
+            "so those questions cannot tell the arms apart."
+        )
+    for kind, n in _kinds_no_arm_moves(inputs.answers_by_kind, "correct_rate"):
+        cannot.append(
+            f"- No arm answered a {md_cell(kind)} question right ({n} questions): those questions cannot tell the "
+            "arms apart (Right answers per answerable kind)."
+        )
 
     readers = inputs.readers
     if len(readers):
