@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import datetime
 import os
 import sys
 import time
@@ -99,7 +100,12 @@ def run(args: argparse.Namespace) -> int:
     from dagster import DagsterInstance
 
     from edgar_eval.defs.freshness import NEVER_MATERIALISED
-    from edgar_eval.defs.runner import CodeLocationLauncher, end_orphaned_runs, materialise_graph
+    from edgar_eval.defs.runner import (
+        CodeLocationLauncher,
+        cancel_interrupted_runs,
+        end_orphaned_runs,
+        materialise_graph,
+    )
     from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource, unread_settings
 
     try:
@@ -137,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
         detail = f": {error}" if error else f" (made again: {because})" if again else ""
         print(f"  {status:7} {key}{detail}{progress}", flush=True)
 
+    instance, invoked = None, datetime.datetime.now(datetime.timezone.utc)
     try:
         instance = DagsterInstance.get()
         for run_id in end_orphaned_runs(instance):
@@ -153,6 +160,8 @@ def run(args: argparse.Namespace) -> int:
                 parallel=side_by_side,
             )
     except KeyboardInterrupt:
+        if instance is not None:
+            cancel_interrupted_runs(instance, invoked)
         print(
             "edgar-eval: interrupted; no further partition ran and no report was written "
             "(what was materialised before stays, each asset whole or not at all)",

@@ -261,7 +261,10 @@ def test_ctrl_c_stops_the_run_writes_no_report_and_exits_130(home, side_by_side)
     assert (home / "data" / "stopped" / "filings").is_dir()  # what was materialised before stays
     with dg.DagsterInstance.from_config(str(home / ".dagster_home")) as instance:
         unfinished = [run.tags.get("dagster/partition") for run in instance.get_runs() if not run.is_finished]
+        failed = [run.tags.get("dagster/partition") for run in instance.get_runs() if run.is_failure]
     assert unfinished == [], "a run was left going or never ended"
+    assert failed == [], "a run Ctrl-C stopped is recorded as canceled, not failed"
+    assert "Traceback" not in err, err
 
 
 def test_a_corpus_with_one_unreadable_filing_reports_the_rest_and_exits_3(home):

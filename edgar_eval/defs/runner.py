@@ -6,6 +6,7 @@ so the UI lists it under its job and code location; tests that build Definitions
 
 from __future__ import annotations
 
+import datetime
 import os
 import signal
 import socket
@@ -182,6 +183,18 @@ def end_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
     return ended
 
 
+def cancel_interrupted_runs(instance: dg.DagsterInstance, since: datetime.datetime) -> list[str]:
+    """Record as canceled, not failed, each run created since `since` that Ctrl-C stopped (Dagster ends such a run
+    as a failure of the step it interrupted): the UI then tells a stopped run from a broken one. Their ids."""
+    canceled = []
+    for run in instance.get_runs(dg.RunsFilter(statuses=[dg.DagsterRunStatus.FAILURE], created_after=since)):
+        failures = instance.all_logs(run.run_id, of_type=dg.DagsterEventType.STEP_FAILURE)
+        if any(_was_interrupted(record.dagster_event) for record in failures):
+            instance.report_run_canceled(run, "interrupted (Ctrl-C): stopped, not failed")
+            canceled.append(run.run_id)
+    return canceled
+
+
 def in_process(defs: dg.Definitions, instance: dg.DagsterInstance) -> Launch:
     """Run the jobs of Definitions built here (tests: settings of their own) in process, with the given instance."""
 
@@ -221,15 +234,20 @@ def failure_message(result: RunResult) -> str:
     return "run failed"
 
 
-def _interrupted(result: RunResult) -> bool:
-    """Was the run stopped by Ctrl-C (Dagster turns the KeyboardInterrupt into a step failure and returns)?"""
-    return any(
-        event.is_step_failure
+def _was_interrupted(event: dg.DagsterEvent | None) -> bool:
+    """Is this a step failure that Ctrl-C made (Dagster turns the KeyboardInterrupt into one and returns)?"""
+    return bool(
+        event is not None
+        and event.is_step_failure
         and event.step_failure_data
         and event.step_failure_data.error
         and event.step_failure_data.error.cls_name == "DagsterExecutionInterruptedError"
-        for event in result.all_events
     )
+
+
+def _interrupted(result: RunResult) -> bool:
+    """Was the run stopped by Ctrl-C?"""
+    return any(_was_interrupted(event) for event in result.all_events)
 
 
 class InterruptWatch:
