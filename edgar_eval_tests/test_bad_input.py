@@ -44,6 +44,7 @@ def broken_corpus(tmp_path, demo_files):
     return settings, corpus
 
 
+@pytest.mark.slow(minutes=0.25)  # materialises graph runs: seconds, not milliseconds
 def test_each_bad_filing_fails_its_own_partition_with_its_reason(broken_corpus):
     settings, corpus = broken_corpus
     defs = build_definitions(settings)
@@ -105,6 +106,7 @@ def test_a_file_corrupted_after_materialisation_keeps_the_earlier_data(broken_co
         parsed_filing(settings, recorded, key)
 
 
+@pytest.mark.slow(minutes=0.15)  # materialises graph runs: seconds, not milliseconds
 def test_an_index_built_by_another_chunker_is_refused(broken_corpus):
     settings, _ = broken_corpus
     instance = dg.DagsterInstance.ephemeral()

@@ -67,6 +67,7 @@ def test_the_sensor_adds_observes_and_removes_partitions(corpus):
     assert instance.get_dynamic_partitions(FILINGS_NAME) == [changed]
 
 
+@pytest.mark.slow(minutes=0.3)  # materialises graph runs: seconds, not milliseconds
 def test_a_changed_document_rebuilds_its_own_partition_and_no_other(corpus):
     settings, files = corpus
     instance = dg.DagsterInstance.ephemeral()

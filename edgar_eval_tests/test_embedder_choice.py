@@ -34,6 +34,7 @@ def _settings(tmp_path):
     )
 
 
+@pytest.mark.slow(minutes=0.2)  # materialises graph runs: seconds, not milliseconds
 def test_graph_runs_on_an_openai_compatible_endpoint_and_refuses_its_index_for_minilm(
     tmp_path, demo_files, embeddings_server
 ):

@@ -1,5 +1,7 @@
 import json
 
+import pytest
+
 from edgar_eval.golden.freeze import freeze, split_by_company
 from edgar_eval.golden.templates import build_golden_questions
 from edgar_eval.golden.two_documents import TWO_DOCUMENT_KINDS
@@ -57,6 +59,7 @@ def test_frozen_export_is_valid_json_lines_in_the_brief_schema_with_a_stable_has
     assert all(len(splits) == 1 for splits in by_company.values())
 
 
+@pytest.mark.slow(minutes=0.8)  # materialises graph runs: seconds, not milliseconds
 def test_a_pinned_version_is_never_silently_replaced(tmp_path, demo_files):
     import dagster as dg
 

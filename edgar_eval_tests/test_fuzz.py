@@ -5,6 +5,7 @@ import random
 import re
 
 import dagster as dg
+import pytest
 
 from edgar_eval.corpus.parse import parse_filing
 from edgar_eval.domain.filings import FilingError
@@ -105,6 +106,7 @@ def test_three_hundred_mutants_are_read_or_refused_never_crash(demo_files):
     assert outcomes["parsed"] > 30 and outcomes["refused"] > 30, outcomes
 
 
+@pytest.mark.slow(minutes=0.3)  # materialises graph runs: seconds, not milliseconds
 def test_mutants_in_the_graph_fail_only_their_own_partitions(tmp_path, demo_files):
     from edgar_eval.adapters.local_corpus import partition_key
     from edgar_eval.defs.factory import build_definitions

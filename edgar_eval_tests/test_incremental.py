@@ -3,6 +3,7 @@
 from typing import Any, cast
 
 import dagster as dg
+import pytest
 
 from edgar_eval.adapters.local_corpus import partition_key
 from edgar_eval.defs.factory import build_definitions
@@ -33,6 +34,7 @@ def _settings(tmp_path, **overrides):
     )
 
 
+@pytest.mark.slow(minutes=0.15)  # materialises graph runs: seconds, not milliseconds
 def test_unchanged_files_are_reused_and_changes_rebuild(tmp_path, demo_files):
     for path in FILINGS:
         (tmp_path / "corpus" / path).parent.mkdir(parents=True, exist_ok=True)

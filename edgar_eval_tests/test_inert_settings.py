@@ -235,6 +235,7 @@ class _RecordingSettings(EvalSettings):
         return super().__getattribute__(name)
 
 
+@pytest.mark.slow(minutes=0.15)  # materialises graph runs: seconds, not milliseconds
 def test_the_corpus_job_reads_no_setting_beyond_those_of_its_digest(tmp_path, demo_files):
     """A corpus run of one filing, with settings that record what is read: every field read is a corpus field, so
     the corpus digest (settings.read_by_corpus) holds everything its steps can depend on."""

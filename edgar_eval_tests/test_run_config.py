@@ -41,6 +41,7 @@ def homes(tmp_path):
     return made
 
 
+@pytest.mark.slow(minutes=0.2)  # materialises graph runs: seconds, not milliseconds
 def test_a_step_reads_the_settings_the_run_was_launched_with_not_its_workers_environment(homes, monkeypatch, tmp_path):
     from edgar_eval import definitions
 
