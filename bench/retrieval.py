@@ -1,7 +1,8 @@
 """Retrieval speed on a real corpus: embedding throughput, index build times, search latency per retriever,
 and what re-materialising after one filing changes costs.
 
-    .venv/bin/python bench/retrieval.py [CORPUS_DIR] [--limit-chunks N] [--store DATA_DIR/NAME]
+    .venv/bin/python bench/retrieval.py [CORPUS_DIR] [--limit-chunks N] [--questions N] [--runtimes]
+        [--store DATA_DIR/NAME]
 
 1. Parses every filing, chunks it with the default settings and embeds every chunk with all-MiniLM-L6-v2
    on the CPU: chunks per second and the minutes the whole corpus takes (target: under 15 minutes).
@@ -71,6 +72,9 @@ def main() -> int:
     parser.add_argument(
         "--limit-chunks", type=int, default=0, help="embed only the first N chunks (a quick look; not the target)"
     )
+    parser.add_argument(
+        "--questions", type=int, default=400, help="questions searched (default 400; fewer: a quick look)"
+    )
     parser.add_argument("--runtimes", action="store_true", help="also time onnxruntime on the same chunks")
     parser.add_argument(
         "--store", help="a materialised store of this corpus (e.g. data/edgar) for the one-filing-changed run"
@@ -127,7 +131,7 @@ def main() -> int:
     rng = random.Random(7)
     labels = sorted(set(CONCEPT_LABELS.values()))
     questions = []
-    for _ in range(400):
+    for _ in range(args.questions):
         filing = scoped[rng.randrange(len(scoped))]
         question = (
             f"What was {names[filing.cik]}'s {labels[rng.randrange(len(labels))]} for fiscal {filing.fiscal_year}?"
@@ -203,25 +207,34 @@ def _onnxruntime_comparison(texts: list[str], torch_vectors: np.ndarray, torch_r
     transformer: Any = model[0]  # sentence-transformers' Transformer module, typed by torch as Tensor | Module
     bert, tokenizer = transformer.auto_model.eval(), model.tokenizer
     bert.set_attn_implementation("eager")  # the attention ONNX export traces into plain operators
+    bert.requires_grad_(False)  # inference weights: the tracer may not take a tensor that requires grad as a constant
 
     class LastHiddenState(torch.nn.Module):
+        """BERT's last hidden state, BERT held as a submodule: its weights export as the graph's initializers, not as
+        constants traced through a closure."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.bert = bert
+
         def forward(self, input_ids, attention_mask, token_type_ids):
-            return bert(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)[0]
+            return self.bert(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)[0]
 
     names = ["input_ids", "attention_mask", "token_type_ids"]
     with tempfile.TemporaryDirectory() as folder:
         exported, fused = Path(folder) / "minilm.onnx", Path(folder) / "minilm-fused.onnx"
         example = tokenizer(texts[:2], padding=True, truncation=True, max_length=256, return_tensors="pt")
-        torch.onnx.export(
-            LastHiddenState(),
-            tuple(example[name] for name in names),
-            str(exported),
-            input_names=names,
-            output_names=["last_hidden_state"],
-            dynamic_axes={name: {0: "batch", 1: "tokens"} for name in [*names, "last_hidden_state"]},
-            opset_version=17,
-            dynamo=False,
-        )
+        with torch.no_grad():  # export traces inference only: no autograd state in the graph
+            torch.onnx.export(
+                LastHiddenState().eval(),
+                tuple(example[name] for name in names),
+                str(exported),
+                input_names=names,
+                output_names=["last_hidden_state"],
+                dynamic_axes={name: {0: "batch", 1: "tokens"} for name in [*names, "last_hidden_state"]},
+                opset_version=17,
+                dynamo=False,
+            )
         hidden = bert.config.hidden_size
         optimizer.optimize_model(
             str(exported), model_type="bert", num_heads=bert.config.num_attention_heads, hidden_size=hidden

@@ -1,0 +1,341 @@
+"""Every command of the README's benchmark list runs: each bench script as a subprocess, on the demo corpus and with
+small parameters, exits 0 and prints its figures. The list is read from the README's "## Benchmarks" block, so a bench
+added there is run here too, and fails until it has a smoke case below. The figures themselves are not judged (speed
+on two shared cores says nothing); only that each script still runs end to end and prints them.
+
+The benches that read a materialised store or a run history get one cold `edgar-eval run` of the demo corpus, made
+once for the module in a project home of its own."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from edgar_eval.adapters.local_corpus import list_filings, write_demo_corpus
+from edgar_eval_tests.services import ServiceMissing, postgres_bin, project_copy
+
+pytestmark = [
+    pytest.mark.slow(minutes=7),  # three cold demo runs (a store; two by bench/deployments.py); 4 without services
+    pytest.mark.integration,
+]
+
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+SCRIPT = re.compile(r"\bbench/([a-z_]+)\.py\b")
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]*")
+
+
+@functools.cache
+def readme_benches() -> dict[str, str]:
+    """Script name -> its command line (the comment left off), for every command of the README's benchmark block."""
+    text = README.read_text()
+    section = text[text.index("\n## Benchmarks\n") :]
+    block = re.search(r"```bash\n(.*?)```", section, re.S)
+    assert block, "the README's Benchmarks section has no ```bash block"
+    commands: dict[str, str] = {}
+    for line in block.group(1).splitlines():
+        command = re.split(r"\s#\s", line, maxsplit=1)[0].strip()
+        if not command:
+            continue
+        scripts = SCRIPT.findall(command)
+        assert len(scripts) == 1, f"a benchmark line should run one bench script: {line!r}"
+        assert scripts[0] not in commands, f"bench/{scripts[0]}.py is listed twice"
+        commands[scripts[0]] = command
+    return commands
+
+
+@dataclass
+class Inputs:
+    """What the benches read: the demo corpus, and (once a case needs it) a cold run's project home."""
+
+    corpus: Path  # the demo corpus folder
+    scratch: Path  # a folder for what a bench writes
+    home: Path | None = None  # EDGAR_EVAL_HOME of a cold `edgar-eval run` over `corpus` (name "demo")
+
+    @property
+    def store(self) -> Path:
+        assert self.home is not None
+        return self.home / "data" / "demo"
+
+    @property
+    def dagster_home(self) -> Path:
+        assert self.home is not None
+        return self.home / ".dagster_home"
+
+
+@dataclass
+class Smoke:
+    """One small run of a bench: its arguments, the lines it must print (regular expressions, each searched in its
+    stdout, multi-line), and what it needs."""
+
+    args: Callable[[Inputs], list[str]]
+    printed: tuple[str, ...]
+    cold_run: bool = False  # reads the store or the run history of a cold demo run
+    env: Callable[[Inputs], dict[str, str]] = lambda inputs: {}
+    # module -> more lines it must print when that module is importable (an optional package: the bench extra)
+    printed_if: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    marks: tuple[pytest.MarkDecorator, ...] = ()
+    check: Callable[[Inputs], None] = lambda inputs: None  # after the run: what it wrote
+
+
+def _candidates(inputs: Inputs) -> Path:
+    """One hand-written candidate in the shape of ../shared/golden/real_candidates.jsonl, quoting a demo filing."""
+    first = sorted(list_filings(inputs.corpus).values())[0]
+    path = inputs.scratch / "candidates.jsonl"
+    record = {
+        "id": "SMOKE-0001",
+        "pattern": "D1",
+        "question": "What did the company report, and why?",
+        "answer_type": "string",
+        "gold_answer": "A figure; a reason.",
+        "evidence": [{"document": first, "quote": "a sentence the filing does not print"}],
+        "requires_documents": 1,
+    }
+    path.write_text(json.dumps(record) + "\n")
+    return path
+
+
+def _nightly_written(inputs: Inputs) -> None:
+    written = json.loads((inputs.scratch / "nightly_cost.json").read_text())
+    assert written["corpus"] == "demo" and written["filings"] > 0, written
+
+
+def _services_or_skip() -> None:
+    try:
+        postgres_bin()
+    except ServiceMissing as missing:
+        pytest.skip(str(missing))
+    if shutil.which("redis-server") is None:
+        pytest.skip("Redis is not installed (Debian: apt-get install redis-server)")
+    if not (Path(sys.executable).parent / "moto_server").exists():
+        pytest.skip("moto's server is not installed (the test extra: moto[server])")
+
+
+NUMBER = r"[\d.,]+"
+
+# Each bench of the README's list: its smoke cases by name. A script listed in the README without an entry here fails.
+SMOKE: dict[str, dict[str, Smoke]] = {
+    "parse_corpus": {
+        "demo": Smoke(
+            args=lambda i: [str(i.corpus)],
+            printed=(
+                rf"^\d+ filings, \d+ failed, {NUMBER} s in all, peak memory \d+ MB$",
+                r"^\d+ facts, \d+/\d+ located numeric facts at their offset",
+            ),
+        )
+    },
+    "parse_vs_edgartools": {
+        "demo": Smoke(
+            args=lambda i: [str(i.corpus)],
+            printed=(rf"^ours +\d+/\d+ +{NUMBER} +{NUMBER} +{NUMBER} +\d+ +0  text",),
+            # edgartools' side when the bench extra is installed (without it the bench prints it is not importable)
+            printed_if={"edgar": (rf"^edgartools +\d+/\d+ +{NUMBER} +{NUMBER} +{NUMBER} +\d+ +0  edgartools",)},
+        )
+    },
+    "retrieval": {
+        "demo": Smoke(
+            args=lambda i: [str(i.corpus), "--limit-chunks", "24", "--questions", "5", "--runtimes"]
+            + ["--store", str(i.store)],
+            printed=(
+                rf"^embedding: 24 chunks in {NUMBER} s = {NUMBER} chunks/s",
+                rf"^index build: dense {NUMBER} ms, bm25 {NUMBER} s",
+                rf"^search corpus +hybrid: median {NUMBER} ms, p95 {NUMBER} ms over 10 searches",
+                rf"^rerank .*: median {NUMBER} ms",
+                rf"^table expansion \(the 15 kept.*median {NUMBER} ms",
+                r"^one filing changed \(.+\): corpus job over \d+ partitions in [\d.]+ s, 0 failed; re-embedded 1: "
+                r".* \(meets target: only the changed filing\)$",
+            ),
+            cold_run=True,
+            # --runtimes: the ONNX export and both onnxruntime sessions, when the bench extra is installed
+            printed_if={
+                "onnxruntime": (
+                    rf"^onnxruntime {NUMBER} \(as exported\): {NUMBER} chunks/s = {NUMBER}x torch",
+                    rf"^onnxruntime {NUMBER} \(BERT fusions\): {NUMBER} chunks/s .* largest difference from torch's",
+                )
+            },
+        )
+    },
+    "golden_gates": {
+        "demo": Smoke(
+            args=lambda i: [str(i.corpus), "--candidates", str(_candidates(i)), "--n", "40"],
+            printed=(
+                r"^candidates: 40 \(0 unreadable\)$",
+                rf"^ten gates over 40 candidates: {NUMBER} s",
+                rf"^total: {NUMBER} s \(target: under 60 s\)",
+                r"^first failing gate: ",
+            ),
+        )
+    },
+    "deployments": {
+        "in_process": Smoke(  # no services: the SQLite run history and the in-process executor
+            args=lambda i: ["--only", "in_process + SQLite", "--cold-only"],
+            printed=(
+                rf"^\| in_process \+ SQLite \| cold \| {NUMBER} \| \d+ \| \d+/\d+ partitions, evaluation \| 0 \|$",
+                r"^reports byte-identical across the 1 deployments: yes$",
+            ),
+        ),
+        "celery": Smoke(  # PostgreSQL, Redis and moto's S3 server on loopback (test_deployment runs all three)
+            args=lambda i: ["--only", "celery + Postgres + S3", "--cold-only"],
+            printed=(
+                rf"^\| celery \+ Postgres \+ S3 \| cold \| {NUMBER} \| \d+ \| \d+/\d+ partitions, evaluation \| 0 \|$",
+                r"^reports byte-identical across the 1 deployments: yes$",
+            ),
+            marks=(pytest.mark.services,),
+        ),
+    },
+    "nightly_cost": {
+        "demo": Smoke(
+            args=lambda i: ["--corpus", str(i.corpus), "--name", "demo", "--filings", "1000"]
+            + ["--write", str(i.scratch / "nightly_cost.json")],
+            printed=(
+                r"^Measured: a cold `edgar-eval run` over the demo corpus \(\d+ filings",
+                rf"^\| evaluation run \(wall\) \| {NUMBER} \|",
+                r"^A nightly cold run over 1,000 filings",
+            ),
+            cold_run=True,
+            env=lambda i: {"DAGSTER_HOME": str(i.dagster_home)},
+            check=_nightly_written,
+        )
+    },
+    "scoped_search": {
+        "demo": Smoke(
+            args=lambda i: ["--store", str(i.store), "--copies", "1", "2", "--questions", "5"],
+            printed=(
+                r"^.+: \d+ chunks of \d+ filings; 5 golden questions, K=30$",
+                rf"^\| 2 \| \d+ \| \d+ \| {NUMBER} / {NUMBER} \| {NUMBER} / {NUMBER} \|$",
+            ),
+            cold_run=True,
+        )
+    },
+    "absence_yield": {
+        "demo": Smoke(
+            args=lambda i: [str(i.corpus), "--built-on", str(i.corpus), "--per-filing"],
+            printed=(
+                r"^.+: \d+ filings parsed in \d+ s, golden set built in \d+ s$",
+                r"^review queue: \d+ cases",
+                r"^ *built on +10-K +\d+ +\d+ +\d+ +\d+ +\d+ +[\d.]+ +2\.0$",
+                r"^held-out target (met|NOT met)$",
+            ),
+        )
+    },
+    "readers": {
+        "demo": Smoke(
+            args=lambda i: [str(i.store), "5", "10"],
+            printed=(
+                r"^hybrid top 5: gold chunk retrieved for [\d.]+% of \d+ answerable questions",
+                r"^hybrid top 10: gold chunk retrieved for [\d.]+% of \d+ answerable questions",
+                r"^  \S+ +right \d+/\d+ \([\d.]+%, Wilson",
+            ),
+            cold_run=True,
+        )
+    },
+}
+
+
+def _cases() -> list:
+    cases = []
+    for script in readme_benches():
+        if script not in SMOKE:
+            cases.append(pytest.param(script, "", id=f"{script}-no-smoke-case"))
+        for name, smoke in SMOKE.get(script, {}).items():
+            cases.append(pytest.param(script, name, id=f"{script}-{name}", marks=smoke.marks))
+    return cases
+
+
+def _environment(**settings: str) -> dict[str, str]:
+    """This machine's environment less the caller's project and run-history settings, with this worktree's package
+    first on the path (a bench run as `python bench/x.py` has bench/ on its path, not the project)."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("EDGAR_EVAL_", "DAGSTER_"))}
+    environment["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
+    environment["HF_HUB_OFFLINE"] = environment["TRANSFORMERS_OFFLINE"] = "1"
+    return {**environment, **settings}
+
+
+@pytest.fixture(scope="module")
+def demo_inputs(tmp_path_factory) -> Inputs:
+    corpus = tmp_path_factory.mktemp("bench_corpus") / "demo_corpus"
+    write_demo_corpus(corpus)
+    return Inputs(corpus=corpus, scratch=tmp_path_factory.mktemp("bench_scratch"))
+
+
+@pytest.fixture(scope="module")
+def cold_run_home(tmp_path_factory, demo_inputs: Inputs) -> Path:
+    """A project home after one cold `edgar-eval run` of the demo corpus (the store data/demo and its run history),
+    as README's "after a cold run" means."""
+    home = project_copy(tmp_path_factory.mktemp("bench_home") / "home")
+    result = subprocess.run(
+        [sys.executable, "-m", "edgar_eval", "run"],
+        env=_environment(
+            EDGAR_EVAL_HOME=str(home),
+            DAGSTER_HOME=str(home / ".dagster_home"),
+            EDGAR_EVAL_DEMO_CORPUS=str(demo_inputs.corpus),
+        ),
+        cwd=home,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert (home / "data" / "demo" / "search_index.parquet").is_file(), sorted((home / "data").rglob("*"))[:20]
+    return home
+
+
+def test_every_bench_script_is_in_the_readme_list():
+    """The other way round: a bench script nobody lists is a bench nobody runs."""
+    scripts = {path.stem for path in (REPO / "bench").glob("*.py") if not path.name.startswith("_")}
+    assert scripts == set(readme_benches()), "list every bench/*.py in the README's Benchmarks block"
+
+
+@pytest.mark.parametrize("script", list(readme_benches()))
+def test_the_readme_names_only_flags_the_script_takes(script):
+    """A flag the README line names is one the script's source defines (argparse or its own reading of argv)."""
+    path = REPO / "bench" / f"{script}.py"
+    assert path.is_file(), f"the README lists bench/{script}.py, which does not exist"
+    source = path.read_text()
+    for flag in FLAG.findall(readme_benches()[script]):
+        assert f'"{flag}"' in source, f"README: bench/{script}.py {flag}, which the script does not take"
+
+
+@pytest.mark.parametrize(("script", "case"), _cases())
+def test_bench_runs_and_prints_its_figures(script, case, request, demo_inputs: Inputs):
+    if script not in SMOKE:
+        pytest.fail(f"bench/{script}.py is in the README's benchmark list without a smoke case: add one to SMOKE")
+    smoke = SMOKE[script][case]
+    if request.node.get_closest_marker("services"):
+        _services_or_skip()
+    inputs = demo_inputs
+    if smoke.cold_run:
+        inputs = Inputs(inputs.corpus, inputs.scratch, request.getfixturevalue("cold_run_home"))
+    started = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, str(REPO / "bench" / f"{script}.py"), *smoke.args(inputs)],
+        env=_environment(**smoke.env(inputs)),
+        cwd=inputs.scratch,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
+    seconds = time.perf_counter() - started
+    said = f"bench/{script}.py ({seconds:.0f} s) exited {result.returncode}:\n{result.stdout[-4000:]}"
+    said += f"\n{result.stderr[-4000:]}"
+    assert result.returncode == 0, said
+    assert "Traceback" not in result.stdout + result.stderr, said
+    expected = list(smoke.printed)
+    for module, lines in smoke.printed_if.items():
+        if importlib.util.find_spec(module) is not None:
+            expected += lines
+    missing = [pattern for pattern in expected if not re.search(pattern, result.stdout, re.M)]
+    assert not missing, f"not printed: {missing}\n{said}"
+    smoke.check(inputs)
