@@ -14,7 +14,7 @@ import pandas as pd
 from edgar_eval.adapters.embedders import MiniLMEmbedder
 from edgar_eval.answering.answerer import ExtractiveGenerator, TableReaderGenerator
 from edgar_eval.corpus.frames import iter_rows
-from edgar_eval.evaluation.readers import reader_accuracy, reader_outcomes
+from edgar_eval.evaluation.readers import reader_outcomes, summarise_readers
 from edgar_eval.retrieval.bm25 import BM25Index
 from edgar_eval.retrieval.dense import DenseIndex
 from edgar_eval.retrieval.hybrid import HybridRetriever
@@ -38,7 +38,7 @@ def main(root: Path, depths: list[int]) -> None:
             hits.append(bool(set(found) & set(case.gold_chunk_ids)))
         retrieved = pd.DataFrame({"chunk_ids": chunk_ids, "chunk_hit": hits}, index=answerable.index)
         started = time.perf_counter()
-        table = reader_accuracy(
+        table = summarise_readers(
             reader_outcomes(answerable, retrieved, texts, (ExtractiveGenerator(), TableReaderGenerator()))
         )
         seconds = time.perf_counter() - started

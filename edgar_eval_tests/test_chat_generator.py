@@ -21,7 +21,7 @@ from edgar_eval.adapters.chat_generator import (
     OpenAICompatibleChatGenerator,
     normalise_chat_base_url,
 )
-from edgar_eval.adapters.edgar_client import RetryPolicy
+from edgar_eval.adapters.http_retry import RetryPolicy
 from edgar_eval.adapters.tape import Tape, TapeMiss
 from edgar_eval.answering.prompt import PROMPT_VERSION, random_nonces, seeded_nonces
 from edgar_eval.domain.generation import Generation, GenerationRequest, Generator

@@ -22,11 +22,10 @@ from edgar_eval.adapters.edgar_client import (
     FilingCache,
     HttpStatusError,
     PinMismatch,
-    RateLimiter,
     RetriesExhausted,
-    RetryPolicy,
     fetch_filings,
 )
+from edgar_eval.adapters.http_retry import RateLimiter, RetryPolicy
 from edgar_eval.adapters.local_corpus import list_filings, read_manifest
 
 pytestmark = [pytest.mark.integration]

@@ -3,8 +3,8 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
-from edgar_eval.evaluation.abstention import ARMS, admitting_threshold, arm_outcomes, company_folds, cross_fit
-from edgar_eval.evaluation.summaries import arm_statistics
+from edgar_eval.evaluation.abstention import ARMS, admitting_threshold, company_folds, cross_fit, mask_arms
+from edgar_eval.evaluation.summaries import summarise_arms
 
 
 def _frame(seed=0, per_company=40):
@@ -74,7 +74,7 @@ def test_arms_are_masks_over_one_generation():
             "kind": ["answerable", "other_year", "other_company", "answerable"],
         }
     )
-    outcomes = arm_outcomes(gates, generations)
+    outcomes = mask_arms(gates, generations)
     assert set(outcomes.arm) == set(ARMS) and len(outcomes) == 4 * len(ARMS)
     answered = outcomes.pivot(index="question_id", columns="arm", values="answered")
     assert answered.loc["a"].to_dict() == {"A": True, "B": True, "C": False, "D": True, "E": False, "F": True}
@@ -88,7 +88,7 @@ def test_arms_are_masks_over_one_generation():
     )
     costs = outcomes.groupby("arm").generate_seconds.sum()
     assert costs["A"] == 2.0 and costs["D"] == 1.75, "a question gated out before generation costs no generator time"
-    stats = arm_statistics(outcomes, resamples=200).set_index("arm")
+    stats = summarise_arms(outcomes, resamples=200).set_index("arm")
     assert stats.loc["A", "false_answer_rate_k"] == 2 and stats.loc["D", "false_answer_rate_k"] == 1
     assert stats.loc["C", "recall_cost_k"] == 1 and stats.loc["A", "recall_cost_k"] == 0
 

@@ -19,7 +19,7 @@ import pytest
 
 from edgar_eval.adapters.chat_generator import CHAT_API_KEY_ENV, GenerationHttpError
 from edgar_eval.adapters.chat_proposer import ChatProposer
-from edgar_eval.adapters.edgar_client import RetryPolicy
+from edgar_eval.adapters.http_retry import RetryPolicy
 from edgar_eval.adapters.local_corpus import partition_key
 from edgar_eval.adapters.tape import Tape
 from edgar_eval.corpus.revisions import current_only, superseded_by

@@ -21,8 +21,8 @@ from edgar_eval.evaluation.headline_figures import (
     rate_entries,
     reader_figures,
 )
-from edgar_eval.evaluation.readers import reader_accuracy
-from edgar_eval.evaluation.summaries import arm_statistics, false_answers_by_kind
+from edgar_eval.evaluation.readers import summarise_readers
+from edgar_eval.evaluation.summaries import false_answers_by_kind, summarise_arms
 from edgar_eval.report.readme import PRIMARY
 
 PROTOCOLS = Path(__file__).resolve().parents[1] / "protocol"
@@ -71,7 +71,7 @@ def _bounded(figures: dict[str, float | int]) -> list[str]:
 
 
 def test_arm_figures_are_the_arm_table_s_numbers_under_stable_names():
-    stats = arm_statistics(_outcomes(), resamples=200)
+    stats = summarise_arms(_outcomes(), resamples=200)
     figures = arm_figures(stats)
     table = stats.set_index("arm")
     assert figures["unanswerable_questions"] == 15 and figures["answerable_questions"] == 12
@@ -179,7 +179,7 @@ def test_reader_figures_per_reader_and_filings_needed_without_the_version():
             for i in range(8)
         ]
     )
-    table = reader_accuracy(outcomes)
+    table = summarise_readers(outcomes)
     figures = reader_figures(table)
     assert figures["reader_questions"] == 8
     assert figures["reader_accuracy_table_reader"] == 7 / 8 and figures["reader_accuracy_extractive_baseline"] == 3 / 8

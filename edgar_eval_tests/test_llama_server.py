@@ -34,7 +34,7 @@ import httpx
 import pytest
 
 from edgar_eval.adapters.chat_generator import GenerationRetriesExhausted, OpenAICompatibleChatGenerator
-from edgar_eval.adapters.edgar_client import RetryPolicy
+from edgar_eval.adapters.http_retry import RetryPolicy
 from edgar_eval.adapters.local_corpus import partition_key
 from edgar_eval.adapters.tape import Tape, TapeMiss
 from edgar_eval.answering.prompt import PROMPT_VERSION

@@ -15,8 +15,8 @@ from typing import Callable, cast
 import numpy as np
 import pytest
 
-from edgar_eval.adapters.edgar_client import RetryPolicy
 from edgar_eval.adapters.embedders import MiniLMEmbedder
+from edgar_eval.adapters.http_retry import RetryPolicy
 from edgar_eval.adapters.openai_embeddings import (
     API_KEY_ENV,
     BASE_URL_ENV,

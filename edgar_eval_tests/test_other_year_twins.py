@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from edgar_eval.answering.period_guard import period_guard, printed_years
-from edgar_eval.evaluation.abstention import arm_outcomes
+from edgar_eval.evaluation.abstention import mask_arms
 from edgar_eval.golden.templates import build_golden_questions
 
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
@@ -107,7 +107,7 @@ def test_other_year_twins_ask_the_year_after_the_latest_and_a_nearest_column_rea
     generations = frame.loc[
         :, ["question_id", "answered", "outcome", "figure_correct", "expected_route", "kind", "generate_seconds"]
     ]
-    outcomes = arm_outcomes(gates, generations).set_index(["arm", "question_id"]).correct
+    outcomes = mask_arms(gates, generations).set_index(["arm", "question_id"]).correct
     a, d = outcomes["A"], outcomes["D"]
     discordant = int(np.sum(a.to_numpy() != d.to_numpy()))
     assert discordant == int(frame.answered.sum()) > 0, "arm D is right on every twin arm A answers"

@@ -6,7 +6,7 @@ import json
 import pandas as pd
 import pytest
 
-from edgar_eval.evaluation.receipts import OverrideFileError, case_receipts, read_override_file, receipts_jsonl
+from edgar_eval.evaluation.receipts import OverrideFileError, build_receipts, read_override_file, receipts_jsonl
 
 OUTCOMES = pd.DataFrame(
     {
@@ -38,7 +38,7 @@ GENERATIONS = pd.DataFrame(
 
 
 def _receipts(overrides=None) -> dict[str, dict]:
-    receipts = case_receipts(
+    receipts = build_receipts(
         OUTCOMES,
         CASES,
         {"q-right": ["f1:00001", "f2:00003"], "q-wrong": ["f1:00001"], "q-none": ["f2:00003"]},

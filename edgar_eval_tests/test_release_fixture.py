@@ -6,7 +6,7 @@ import json
 import pandas as pd
 import pytest
 
-from edgar_eval.evaluation.release import ReleaseRules, release_checks, release_decision
+from edgar_eval.evaluation.release import ReleaseRules, check_release, release_decision
 from edgar_eval.evaluation.release_fixture import (
     FixtureCase,
     FixtureError,
@@ -190,8 +190,8 @@ def test_a_failed_fixture_case_holds_the_release_and_stale_cases_are_counted_apa
             {"case_id": "b", "expected_route": "answer", "taken_route": "answer", "stale": True, "passed": False},
         ]
     )
-    checks = release_checks(rules, empty, pd.DataFrame({"outcome": []}), results)
+    checks = check_release(rules, empty, pd.DataFrame({"outcome": []}), results)
     assert release_decision(checks) == "hold" and "1 of 2 fixture cases failed (b)" in checks.evidence.iloc[0]
-    assert release_decision(release_checks(rules, empty, pd.DataFrame({"outcome": []}), None)) == "release"
+    assert release_decision(check_release(rules, empty, pd.DataFrame({"outcome": []}), None)) == "release"
     summary = fixture_summary(results)
     assert summary[["cases", "count", "passed"]].values.tolist() == [["current", 1, 1], ["stale", 1, 0]]

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from edgar_eval.adapters.edgar_client import RetryPolicy
+from edgar_eval.adapters.http_retry import RetryPolicy
 from edgar_eval.adapters.rerank_http import (
     HttpReranker,
     RerankHttpError,

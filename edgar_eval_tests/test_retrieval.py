@@ -97,7 +97,7 @@ def test_retrieval_statistics_per_retriever_and_depth_count_errors_apart():
 def test_retrieval_slices_group_by_form_statement_position_and_company_in_the_answerer_scope():
     import pandas as pd
 
-    from edgar_eval.evaluation.summaries import retrieval_slices
+    from edgar_eval.evaluation.summaries import summarise_slices
 
     runs = pd.DataFrame(
         {
@@ -116,7 +116,7 @@ def test_retrieval_slices_group_by_form_statement_position_and_company_in_the_an
         }
     )
     wider = runs.assign(search_scope="corpus", page_hit=False)  # another scope's runs: not sliced
-    slices = retrieval_slices(pd.concat([runs, wider])).set_index(["slice", "value", "k"])
+    slices = summarise_slices(pd.concat([runs, wider])).set_index(["slice", "value", "k"])
     assert slices.loc[("page position", "deeper", 30), "page_hits"] == 1
     assert slices.loc[("page position", "first page", 30), "page_hit_rate"] == 1.0
     assert slices.loc[("form", "10-K", 30), "page_hits"] == 1 and slices.loc[("form", "10-K", 50), "page_hits"] == 2

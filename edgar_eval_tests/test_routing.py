@@ -22,8 +22,8 @@ from edgar_eval.answering.routing import (
 )
 from edgar_eval.corpus.company_names import company_aliases
 from edgar_eval.corpus.periods import named_period
-from edgar_eval.evaluation.release import ReleaseRules, ReleaseRulesError, release_checks, release_decision
-from edgar_eval.evaluation.routes import route_matrix
+from edgar_eval.evaluation.release import ReleaseRules, ReleaseRulesError, check_release, release_decision
+from edgar_eval.evaluation.routes import summarise_routes
 from edgar_eval.golden.claims import period_named
 from edgar_eval.golden.route_cases import build_route_cases
 from edgar_eval_tests.conftest import REAL_CANDIDATES
@@ -224,7 +224,7 @@ def test_the_route_matrix_counts_each_exit_and_a_case_let_through_is_a_miss():
             "route_from": ["abstained flag", "abstained flag", "router", "router", "router"],
         }
     )
-    matrix = route_matrix(outcomes).set_index("expected_route")
+    matrix = summarise_routes(outcomes).set_index("expected_route")
     assert matrix.loc["answer", "read_from_flag"] == 2 and matrix.loc["no_answer", "read_from_flag"] == 0
     assert list(matrix.index) == ["answer", "clarify", "no_answer", "review"]  # routes with cases, in route order
     assert matrix.loc["answer", "taken_answer"] == 1 and matrix.loc["answer", "taken_no_answer"] == 1
@@ -252,21 +252,21 @@ def test_the_strictest_fired_rule_decides_and_a_clean_run_is_released():
     rules = ReleaseRules.from_toml(RULES.read_text(), "protocol/release-v1.toml")
     clean = _outcomes([("answer", "answer")] * 8 + [("deny", "deny"), ("review", "review"), ("clarify", "clarify")])
     answered = pd.DataFrame({"outcome": ["answered"] * 8})
-    assert release_decision(release_checks(rules, clean, answered)) == "release"
+    assert release_decision(check_release(rules, clean, answered)) == "release"
 
     claim = pd.DataFrame({"outcome": ["answered"] * 7 + ["unsupported_claim"]})
-    assert release_decision(release_checks(rules, clean, claim)) == "investigate"
+    assert release_decision(check_release(rules, clean, claim)) == "investigate"
 
     advice_answered = _outcomes([("answer", "answer")] * 8 + [("review", "answer")])
-    assert release_decision(release_checks(rules, advice_answered, claim)) == "human review"
+    assert release_decision(check_release(rules, advice_answered, claim)) == "human review"
 
     leak = _outcomes([("answer", "answer")] * 8 + [("review", "answer"), ("deny", "retrieval")])
-    checks = release_checks(rules, leak, claim).set_index("rule")
+    checks = check_release(rules, leak, claim).set_index("rule")
     assert release_decision(checks.reset_index()) == "hold"
     assert checks.loc["deny_not_denied", "evidence"] == "1 of 1 cases exited otherwise"
 
     few_answers = _outcomes([("answer", "answer")] * 6 + [("answer", "no_answer")] * 4)
-    checks = release_checks(rules, few_answers, answered).set_index("rule")
+    checks = check_release(rules, few_answers, answered).set_index("rule")
     assert bool(checks.loc["exit_share_below(answer)", "fired"])  # 0.6 < 0.7
     assert checks.loc["exit_share_below(answer)", "evidence"] == "answer exit share 0.600 against 0.700 (10 cases)"
 

@@ -205,7 +205,7 @@ def test_both_readers_are_judged_side_by_side_beside_the_gold_chunk_hit():
     import pandas as pd
 
     from edgar_eval.answering.answerer import ExtractiveGenerator, TableReaderGenerator
-    from edgar_eval.evaluation.readers import reader_accuracy, reader_outcomes
+    from edgar_eval.evaluation.readers import reader_outcomes, summarise_readers
 
     cases = pd.DataFrame(
         {
@@ -228,7 +228,7 @@ def test_both_readers_are_judged_side_by_side_beside_the_gold_chunk_hit():
     )
     texts = pd.Series({"c1": QUARTERLY, "c9": BALANCE})
     outcomes = reader_outcomes(cases, retrieved, texts, (ExtractiveGenerator(), TableReaderGenerator()))
-    table = reader_accuracy(outcomes).set_index("reader")
+    table = summarise_readers(outcomes).set_index("reader")
     reader = table.loc["table-reader/1"]
     assert (reader.questions, reader.gold_chunk_retrieved, reader.right, reader.declined) == (3, 2, 2, 1)
     assert reader.right_when_gold_retrieved == 1.0 and reader.right_low < 2 / 3 < reader.right_high

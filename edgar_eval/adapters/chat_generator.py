@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from edgar_eval.adapters.edgar_client import RetryPolicy
+from edgar_eval.adapters.http_retry import RetryPolicy
 from edgar_eval.adapters.json_endpoint import EndpointErrors, JsonEndpoint, api_headers, public_url
 from edgar_eval.adapters.openai_embeddings import normalise_base_url
 from edgar_eval.adapters.tape import Tape

@@ -32,7 +32,7 @@ from edgar_eval.adapters.chat_generator import (
     _chat_reply,
     _ChatClient,
 )
-from edgar_eval.adapters.edgar_client import RetryPolicy
+from edgar_eval.adapters.http_retry import RetryPolicy
 from edgar_eval.adapters.tape import Tape
 from edgar_eval.golden.candidates import Candidate, CandidateProblem
 from edgar_eval.golden.excerpts import ExcerptBundle

@@ -14,17 +14,16 @@ import io
 import json
 import os
 import re
-import threading
 import time
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
-from email.utils import parsedate_to_datetime
+from datetime import date
 from pathlib import Path
 from typing import Callable, Iterable, Sequence, cast
 
 import httpx
 
 from edgar_eval.adapters.files import replace_file
+from edgar_eval.adapters.http_retry import RateLimiter, RetryPolicy, retry_after_seconds
 from edgar_eval.corpus.fiscal import fiscal_year_of
 
 CONTACT_EMAIL_ENV = "EDGAR_EVAL_CONTACT_EMAIL"
@@ -116,45 +115,6 @@ class EdgarEndpoints:
 
     def document(self, cik: str, accession: str, primary_document: str) -> str:
         return f"{self.www.rstrip('/')}/Archives/edgar/data/{int(cik)}/{accession.replace('-', '')}/{primary_document}"
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """Bounded retries for 429, 5xx and transport failures; Retry-After wins over backoff, up to a cap."""
-
-    attempts: int = 5
-    backoff_s: float = 1.0
-    max_backoff_s: float = 30.0
-    max_retry_after_s: float = 60.0
-
-    def backoff(self, attempt: int) -> float:
-        return min(self.backoff_s * 2 ** (attempt - 1), self.max_backoff_s)
-
-
-class RateLimiter:
-    """Spaces request starts evenly, so bursts never exceed the rate in any window."""
-
-    def __init__(
-        self,
-        per_second: float = SEC_MAX_REQUESTS_PER_SECOND,
-        clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], None] = time.sleep,
-    ) -> None:
-        if not 0 < per_second:
-            raise ValueError(f"requests per second must be positive, not {per_second}")
-        self.interval = 1.0 / per_second
-        self._clock = clock
-        self._sleep = sleep
-        self._next_start: float | None = None
-        self._lock = threading.Lock()
-
-    def wait(self) -> None:
-        with self._lock:
-            now = self._clock()
-            if self._next_start is not None and now < self._next_start:
-                self._sleep(self._next_start - now)
-                now = max(self._clock(), self._next_start)
-            self._next_start = now + self.interval
 
 
 @dataclass(frozen=True)
@@ -306,23 +266,6 @@ def _older_pages(submissions: dict, years: Iterable[int] | None) -> list[str]:
         if any(first <= year + 1 and last >= year for year in wanted):
             names.append(name)
     return names
-
-
-def retry_after_seconds(value: str | None) -> float | None:
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
 
 
 def _is_incomplete_body(exc: httpx.TransportError) -> bool:

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from edgar_eval.adapters.edgar_client import RetryPolicy, retry_after_seconds
+from edgar_eval.adapters.http_retry import RetryPolicy, retry_after_seconds
 
 _BODY_EXCERPT = 300
 

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import numpy as np
 
-from edgar_eval.adapters.edgar_client import RetryPolicy
+from edgar_eval.adapters.http_retry import RetryPolicy
 from edgar_eval.adapters.json_endpoint import EndpointErrors, JsonEndpoint, api_headers, public_url
 
 BASE_URL_ENV = "EDGAR_EVAL_EMBEDDINGS_BASE_URL"

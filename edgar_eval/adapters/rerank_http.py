@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import httpx
 
-from edgar_eval.adapters.edgar_client import RetryPolicy
+from edgar_eval.adapters.http_retry import RetryPolicy
 from edgar_eval.adapters.json_endpoint import EndpointErrors, JsonEndpoint, api_headers, public_url
 from edgar_eval.domain.ports import Reranked
 

@@ -7,45 +7,16 @@ from datetime import date
 
 import lxml.etree as etree
 
+from edgar_eval.corpus.number_words import TEN_WORDS, UNIT_WORDS
 from edgar_eval.corpus.text import IX_NS, is_ix
+from edgar_eval.domain.calendar import MONTH_NAMES
 from edgar_eval.domain.filings import Context, Fact, FactRejection
 
 XBRLI_NS = "http://www.xbrl.org/2003/instance"
 XBRLDI_NS = "http://xbrl.org/2006/xbrldi"
 REJECTED_DISPLAYED_CHARACTERS = 200  # of a dropped fact's displayed text, kept with its reason
 
-_NUMBER_WORDS = {
-    "no": 0,
-    "none": 0,
-    "zero": 0,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-}
+_NUMBER_WORDS = {"no": 0, "none": 0, **UNIT_WORDS, **TEN_WORDS}  # ixt:num-word: "none" and "no" read as 0
 _MAGNITUDE_WORDS = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 _ZERO_FORMATS = {"fixed-zero", "zerodash", "zero-dash", "fixedzero"}
 
@@ -102,26 +73,7 @@ def transform_number(displayed: str, fmt: str | None) -> float:
         raise TransformError(f"cannot read {displayed!r} as {fmt or 'a number'}") from exc
 
 
-_MONTHS = {
-    name: i
-    for i, name in enumerate(
-        (
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ),
-        1,
-    )
-}
+_MONTHS = {name: i for i, name in enumerate(MONTH_NAMES, 1)}
 _MONTHS.update({name[:3]: i for name, i in list(_MONTHS.items())})
 _DURATION_UNITS = {"duryear": "Y", "durmonth": "M", "durday": "D", "durweek": "W"}
 _DURATION_WORDS = {

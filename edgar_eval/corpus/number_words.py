@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-_UNITS = {
+UNIT_WORDS = {
     "zero": 0,
     "one": 1,
     "two": 2,
@@ -49,11 +49,22 @@ _UNITS = {
     "eighteen": 18,
     "nineteen": 19,
 }
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+TEN_WORDS = {
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "quadrillion": 10**15}
-_NUMBER_WORDS = frozenset(_UNITS) | frozenset(_TENS) | frozenset(_SCALES) | {"hundred", "point", "and", "a", "an"}
-_UNIT_NAMES = {v: k for k, v in _UNITS.items()}
-_TEN_NAMES = {v: k for k, v in _TENS.items()}
+_NUMBER_WORDS = (
+    frozenset(UNIT_WORDS) | frozenset(TEN_WORDS) | frozenset(_SCALES) | {"hundred", "point", "and", "a", "an"}
+)
+_UNIT_NAMES = {v: k for k, v in UNIT_WORDS.items()}
+_TEN_NAMES = {v: k for k, v in TEN_WORDS.items()}
 
 SCALE_FACTORS: dict[str, float] = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 _ABBREVIATED_SCALE = {
@@ -138,13 +149,13 @@ def _below_hundred(tokens: list[str], i: int) -> tuple[int, int] | None:
     if i >= len(tokens):
         return None
     token = tokens[i]
-    if token in _TENS:
-        value = _TENS[token]
-        if i + 1 < len(tokens) and 1 <= _UNITS.get(tokens[i + 1], 0) <= 9:
-            return value + _UNITS[tokens[i + 1]], i + 2
+    if token in TEN_WORDS:
+        value = TEN_WORDS[token]
+        if i + 1 < len(tokens) and 1 <= UNIT_WORDS.get(tokens[i + 1], 0) <= 9:
+            return value + UNIT_WORDS[tokens[i + 1]], i + 2
         return value, i + 1
-    if _UNITS.get(token, 0) >= 1:
-        return _UNITS[token], i + 1
+    if UNIT_WORDS.get(token, 0) >= 1:
+        return UNIT_WORDS[token], i + 1
     return None
 
 
@@ -210,11 +221,11 @@ def _parse_prefix(tokens: list[str]) -> tuple[_Parsed, int] | None:
             break
         if i == 0:
             return None
-    if i + 1 < n and tokens[i] == "point" and scales_used == 0 and _UNITS.get(tokens[i + 1], 10) <= 9:
+    if i + 1 < n and tokens[i] == "point" and scales_used == 0 and UNIT_WORDS.get(tokens[i + 1], 10) <= 9:
         fraction = []
         i += 1
-        while i < n and _UNITS.get(tokens[i], 10) <= 9:
-            fraction.append(str(_UNITS[tokens[i]]))
+        while i < n and UNIT_WORDS.get(tokens[i], 10) <= 9:
+            fraction.append(str(UNIT_WORDS[tokens[i]]))
             i += 1
         scale = None
         if i < n and tokens[i] in _SCALES:

@@ -14,12 +14,9 @@ from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.routes import NO_POLICY, AccessPolicy, PolicyError
-from edgar_eval.evaluation.receipts import OverrideFileError, read_override_file, receipts_jsonl
-from edgar_eval.evaluation.receipts import case_receipts as build_receipts
-from edgar_eval.evaluation.release import ReleaseRules, ReleaseRulesError, release_decision
-from edgar_eval.evaluation.release import release_checks as check_release
-from edgar_eval.evaluation.routes import route_matrix as summarise_routes
-from edgar_eval.evaluation.routes import route_outcomes as take_routes
+from edgar_eval.evaluation.receipts import OverrideFileError, build_receipts, read_override_file, receipts_jsonl
+from edgar_eval.evaluation.release import ReleaseRules, ReleaseRulesError, check_release, release_decision
+from edgar_eval.evaluation.routes import summarise_routes, take_routes
 from edgar_eval.golden.route_cases import build_route_cases
 
 

@@ -33,13 +33,11 @@ from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorRe
 from edgar_eval.domain.generation import Generation, GenerationRequest
 from edgar_eval.domain.ports import Reranker
 from edgar_eval.domain.routes import ANSWER, NO_ANSWER
-from edgar_eval.evaluation.abstention import arm_outcomes as mask_arms
-from edgar_eval.evaluation.abstention import cross_fit, judge_exits
+from edgar_eval.evaluation.abstention import cross_fit, judge_exits, mask_arms
 from edgar_eval.evaluation.headline_figures import reader_figures
 from edgar_eval.evaluation.judge import judge_case
 from edgar_eval.evaluation.noise_band import answer_deltas, perturbed_index, replica_deltas, rerank_deltas
-from edgar_eval.evaluation.readers import reader_accuracy as summarise_readers
-from edgar_eval.evaluation.readers import reader_outcomes
+from edgar_eval.evaluation.readers import reader_outcomes, summarise_readers
 from edgar_eval.evaluation.retrieval_hits import hit_record
 from edgar_eval.evaluation.search_scopes import ScopedCase, scoped_cases, search_runs, searchable_filings
 from edgar_eval.evaluation.table_expansion import expansion_frame, expansion_runs

@@ -16,8 +16,8 @@ import httpx
 import pydantic
 
 from edgar_eval.adapters.chat_generator import ExternalRagGenerator, OpenAICompatibleChatGenerator
-from edgar_eval.adapters.edgar_client import RetryPolicy
 from edgar_eval.adapters.embedders import MiniLMEmbedder
+from edgar_eval.adapters.http_retry import RetryPolicy
 from edgar_eval.adapters.openai_embeddings import BASE_URL_ENV, MODEL_ENV, OpenAICompatibleEmbedder
 from edgar_eval.adapters.parquet_store import Location, OutsideRoot, ParquetStore, is_local, location, under
 from edgar_eval.adapters.rerank_http import HttpReranker, rerank_url

@@ -29,12 +29,12 @@ from edgar_eval.evaluation.summaries import (
     rerank_statistics,
     retrieval_statistics,
     scope_changes,
+    summarise_arms,
+    summarise_slices,
 )
-from edgar_eval.evaluation.summaries import arm_statistics as summarise_arms
 from edgar_eval.evaluation.summaries import (
     evidence_filing_hits as summarise_evidence_filings,
 )
-from edgar_eval.evaluation.summaries import retrieval_slices as summarise_slices
 
 
 @dg.asset(

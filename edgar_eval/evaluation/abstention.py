@@ -103,7 +103,7 @@ def judge_exits(
     return np.where(answerable, answered & figure_right, ~answered), ~answerable & answered
 
 
-def arm_outcomes(gates: pd.DataFrame, generations: pd.DataFrame) -> pd.DataFrame:
+def mask_arms(gates: pd.DataFrame, generations: pd.DataFrame) -> pd.DataFrame:
     """One row per question per arm: whether the shared generation is kept, why not, and whether that is right.
 
     `generations` carries the answerer's outcome (answered, or why it was withheld) and its latency: an arm

@@ -78,7 +78,7 @@ def reader_outcomes(
     return pd.DataFrame(rows, columns=columns)
 
 
-def reader_accuracy(outcomes: pd.DataFrame) -> pd.DataFrame:
+def summarise_readers(outcomes: pd.DataFrame) -> pd.DataFrame:
     """Per reader, over all its questions and then per document count (a question whose gold needs one filing, or
     two): right (Wilson 95%), right where the gold chunk was retrieved, wrong and declined."""
     rows = []

@@ -77,7 +77,7 @@ def _evaluated(expected: str, taken: str, correct: bool | None) -> tuple[str, st
     return FAIL, f"expected {expected}, exited by {taken}"
 
 
-def case_receipts(
+def build_receipts(
     outcomes: pd.DataFrame,
     cases: pd.DataFrame,
     retrieved: Mapping[str, list[str]],

@@ -58,7 +58,7 @@ class ReleaseRules:
         return cls(version, tuple(rules))
 
 
-def release_checks(
+def check_release(
     rules: ReleaseRules, outcomes: pd.DataFrame, generations: pd.DataFrame, fixture: pd.DataFrame | None = None
 ) -> pd.DataFrame:
     """One row per rule: whether it fired, the decision it forces, and the evidence (counts, or the share).

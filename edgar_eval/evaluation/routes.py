@@ -27,7 +27,7 @@ OUTCOME_COLUMNS = ["case_id", "source", "rule", "expected_route", "taken_route",
 ROUTER = "router"
 
 
-def route_outcomes(
+def take_routes(
     route_cases: pd.DataFrame,
     golden: pd.DataFrame,
     generations: pd.DataFrame,
@@ -72,7 +72,7 @@ def route_outcomes(
     return pd.DataFrame(rows, columns=OUTCOME_COLUMNS)
 
 
-def route_matrix(outcomes: pd.DataFrame) -> pd.DataFrame:
+def summarise_routes(outcomes: pd.DataFrame) -> pd.DataFrame:
     """Expected route x route taken, with the share that exited by its expected route and its Wilson 95% interval,
     one row per expected route that has cases."""
     rows = []

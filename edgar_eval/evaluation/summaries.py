@@ -34,7 +34,7 @@ def _cluster_columns(prefix: str, hits, clusters, seed: int, resamples: int, met
     return {f"{prefix}_cluster_low": interval.low, f"{prefix}_cluster_high": interval.high}
 
 
-def arm_statistics(
+def summarise_arms(
     outcomes: pd.DataFrame, seed: int = 0, resamples: int = 10_000, method: str = "percentile"
 ) -> pd.DataFrame:
     """Per arm: FAR on unanswerable questions, recall cost and accuracy on answerable ones, each with a Wilson and a
@@ -374,7 +374,7 @@ def expansion_statistics(expanded: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=EXPANSION_STAT_COLUMNS)
 
 
-def retrieval_slices(runs: pd.DataFrame) -> pd.DataFrame:
+def summarise_slices(runs: pd.DataFrame) -> pd.DataFrame:
     """Page hit rate with its Wilson interval and the median rank of the first gold chunk, per slice
     (form, statement type, company) x retriever x depth, over answerable questions whose search ran in the answerer's
     scope (company_year)."""

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Mapping
 
+from edgar_eval.domain.calendar import MONTH_NAMES
+
 ABSENT = "absent"  # the reviewer read the passages: nothing answers the question
 ANSWERED_IN_CORPUS = "answered_in_corpus"  # a passage answers it: not an absence question
 DECISIONS = (ABSENT, ANSWERED_IN_CORPUS)
@@ -35,20 +37,7 @@ _QUESTION_WORDS = frozenset(
 def distinctive_question_words(question: str, company_names: tuple[str, ...] = ()) -> list[str]:
     """Lower-case word stems (five letters, so plurals agree) the question asks about; names and dates left out."""
     names = {w.lower().removesuffix("'s") for name in company_names for w in _WORD.findall(name)}
-    months = {
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    }
+    months = set(MONTH_NAMES)
     stems: list[str] = []
     for word in _WORD.findall(question):
         token = word.lower().removesuffix("'s").removesuffix("\u2019s").strip("'-")
