@@ -230,7 +230,16 @@ def failure_message(result: RunResult) -> str:
             user = event.step_failure_data.user_failure_data
             if user and user.description:
                 return user.description
-            return event.step_failure_data.error.message.strip().splitlines()[-1]
+            error = event.step_failure_data.error
+            # Dagster wraps what the asset raised ("Error occurred while executing op ...:"): say the cause
+            while error.cause is not None and (error.cls_name or "").startswith("Dagster"):
+                error = error.cause
+            name = error.cls_name or "error"
+            head, said, rest = error.message.strip().partition(": ")
+            if said and head.rsplit(".", 1)[-1] == name:  # the class by its name, not its module path
+                rest = f"{name}: {rest}"
+            cause = (rest if said else error.message.strip()) or name
+            return f"{event.step_key or 'a step'}: {cause.splitlines()[-1]}"
     return "run failed"
 
 
