@@ -8,7 +8,7 @@ by the number of workers; the evaluation job is one unpartitioned run, so its st
 time apart from the steps that do not depend on each other.
 
     DAGSTER_HOME=$PWD/.dagster_home .venv/bin/python bench/nightly_cost.py --corpus ../shared/corpus/edgar \\
-        [--write reports/nightly_cost.json]     # the measurement the README's estimate is computed from
+        [--write reports/nightly_cost.json]     # the measurement docs/deployment.md's estimate is computed from
 """
 
 from __future__ import annotations
@@ -41,7 +41,9 @@ def main() -> int:
     parser.add_argument(
         "--mb-per-filing", type=float, default=None, help="megabytes a filing (default: the measured corpus's mean)"
     )
-    parser.add_argument("--write", help="also save the measurement as JSON (reports/nightly_cost.json for the README)")
+    parser.add_argument(
+        "--write", help="also save the measurement as JSON (reports/nightly_cost.json, for docs/deployment.md)"
+    )
     args = parser.parse_args()
 
     from edgar_eval.adapters.local_corpus import list_filings
@@ -90,7 +92,7 @@ def main() -> int:
     print("\n".join(estimate_lines(measured, estimate(measured, args.filings, args.mb_per_filing))))
     if args.write:
         Path(args.write).write_text(json.dumps(dataclasses.asdict(measured), indent=2) + "\n")
-        print(f"wrote {args.write}: `edgar-eval readme` prints its estimate in the README")
+        print(f"wrote {args.write}: `edgar-eval readme` prints its estimate in docs/deployment.md")
     return 0
 
 

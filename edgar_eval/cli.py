@@ -273,8 +273,8 @@ def baseline(args: argparse.Namespace) -> int:
 
 
 def readme(args: argparse.Namespace) -> int:
-    """Rewrite the README's figures block from the committed reports, and its nightly cost estimate from the committed
-    measurement."""
+    """Rewrite the README's figures block from the committed reports, and the nightly cost estimate of
+    docs/deployment.md from the committed measurement."""
     import json
 
     from edgar_eval.adapters.files import replace_file
@@ -285,15 +285,18 @@ def readme(args: argparse.Namespace) -> int:
     home = project_home()
     reports = {name: (home / "reports" / name / "report.md").read_text() for name in COMMITTED_CORPORA}
     target = home / "README.md"
-    text = replace_block(target.read_text(), readme_figures(reports))
+    changed = replace_file(target, replace_block(target.read_text(), readme_figures(reports)).encode())
     measurement = home / "reports" / "nightly_cost.json"
     if measurement.is_file():
         measured = nightly_cost.Measured.from_json(json.loads(measurement.read_text()))
-        text = replace_block(text, nightly_cost.readme_block(measured), nightly_cost.START, nightly_cost.END)
+        page = home / nightly_cost.PAGE
+        text = replace_block(
+            page.read_text(), nightly_cost.readme_block(measured), nightly_cost.START, nightly_cost.END
+        )
+        changed = replace_file(page, text.encode()) or changed
         sources = f"{', '.join(sorted(reports))} and reports/nightly_cost.json"
     else:
         sources = f"{', '.join(sorted(reports))} (no reports/nightly_cost.json: the nightly cost left as it was)"
-    changed = replace_file(target, text.encode())
     print(f"README figures from {sources}: {'rewritten' if changed else 'unchanged'}")
     return 0
 
@@ -428,7 +431,10 @@ def build_parser() -> argparse.ArgumentParser:
         "same gold in both",
     )
     compare_parser.add_argument("--out", help="write the comparison report here (default: print it)")
-    commands.add_parser("readme", help="rewrite the README's figures block from the committed reports")
+    commands.add_parser(
+        "readme",
+        help="rewrite the README's figures block and docs/deployment.md's nightly cost from the committed reports",
+    )
     demo_parser = commands.add_parser("demo-corpus", help="write the generated demo corpus into a folder")
     demo_parser.add_argument("folder")
     return parser

@@ -283,7 +283,7 @@ def _wait_for_workers(env: dict[str, str], workers: list[subprocess.Popen], logs
 
 @contextlib.contextmanager
 def celery_workers(env: dict[str, str], count: int = 2) -> Iterator[list[subprocess.Popen]]:
-    """`count` Celery workers started as the README says (one task at a time each), answering a ping before use;
+    """`count` Celery workers started as docs/deployment.md says (one task at a time each), answering a ping before use;
     stopped with a warm shutdown, then killed if they hang."""
     logs = Path(env["EDGAR_EVAL_HOME"]) / "workers"
     logs.mkdir(exist_ok=True)

@@ -1,5 +1,5 @@
-"""Every command of the README's benchmark list runs: each bench script as a subprocess, on the demo corpus and with
-small parameters, exits 0 and prints its figures. The list is read from the README's "## Benchmarks" block, so a bench
+"""Every command of the benchmark list (docs/benchmarks.md) runs: each bench script as a subprocess, on the demo corpus
+and with small parameters, exits 0 and prints its figures. The list is read from the page's ```bash block, so a bench
 added there is run here too, and fails until it has a smoke case below. The figures themselves are not judged (speed
 on two shared cores says nothing); only that each script still runs end to end and prints them.
 
@@ -32,18 +32,16 @@ pytestmark = [
 ]
 
 REPO = Path(__file__).resolve().parents[1]
-README = REPO / "README.md"
+BENCHMARKS = REPO / "docs" / "benchmarks.md"  # the benchmark list: one ```bash block, a bench script per line
 SCRIPT = re.compile(r"\bbench/([a-z_]+)\.py\b")
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]*")
 
 
 @functools.cache
-def readme_benches() -> dict[str, str]:
-    """Script name -> its command line (the comment left off), for every command of the README's benchmark block."""
-    text = README.read_text()
-    section = text[text.index("\n## Benchmarks\n") :]
-    block = re.search(r"```bash\n(.*?)```", section, re.S)
-    assert block, "the README's Benchmarks section has no ```bash block"
+def listed_benches() -> dict[str, str]:
+    """Script name -> its command line (the comment left off), for every command of docs/benchmarks.md's block."""
+    block = re.search(r"```bash\n(.*?)```", BENCHMARKS.read_text(), re.S)
+    assert block, "docs/benchmarks.md has no ```bash block"
     commands: dict[str, str] = {}
     for line in block.group(1).splitlines():
         command = re.split(r"\s#\s", line, maxsplit=1)[0].strip()
@@ -125,7 +123,7 @@ def _services_or_skip() -> None:
 
 NUMBER = r"[\d.,]+"
 
-# Each bench of the README's list: its smoke cases by name. A script listed in the README without an entry here fails.
+# Each bench of docs/benchmarks.md: its smoke cases by name. A script listed there without an entry here fails.
 SMOKE: dict[str, dict[str, Smoke]] = {
     "parse_corpus": {
         "demo": Smoke(
@@ -246,7 +244,7 @@ SMOKE: dict[str, dict[str, Smoke]] = {
 
 def _cases() -> list:
     cases = []
-    for script in readme_benches():
+    for script in listed_benches():
         if script not in SMOKE:
             cases.append(pytest.param(script, "", id=f"{script}-no-smoke-case"))
         for name, smoke in SMOKE.get(script, {}).items():
@@ -273,7 +271,7 @@ def demo_inputs(tmp_path_factory) -> Inputs:
 @pytest.fixture(scope="module")
 def cold_run_home(tmp_path_factory, demo_inputs: Inputs) -> Path:
     """A project home after one cold `edgar-eval run` of the demo corpus (the store data/demo and its run history),
-    as README's "after a cold run" means."""
+    as docs/benchmarks.md's "after a cold run" means."""
     home = project_copy(tmp_path_factory.mktemp("bench_home") / "home")
     result = subprocess.run(
         [sys.executable, "-m", "edgar_eval", "run"],
@@ -292,26 +290,26 @@ def cold_run_home(tmp_path_factory, demo_inputs: Inputs) -> Path:
     return home
 
 
-def test_every_bench_script_is_in_the_readme_list():
+def test_every_bench_script_is_in_the_benchmark_list():
     """The other way round: a bench script nobody lists is a bench nobody runs."""
     scripts = {path.stem for path in (REPO / "bench").glob("*.py") if not path.name.startswith("_")}
-    assert scripts == set(readme_benches()), "list every bench/*.py in the README's Benchmarks block"
+    assert scripts == set(listed_benches()), "list every bench/*.py in docs/benchmarks.md's block"
 
 
-@pytest.mark.parametrize("script", list(readme_benches()))
-def test_the_readme_names_only_flags_the_script_takes(script):
-    """A flag the README line names is one the script's source defines (argparse or its own reading of argv)."""
+@pytest.mark.parametrize("script", list(listed_benches()))
+def test_the_benchmark_list_names_only_flags_the_script_takes(script):
+    """A flag the list's line names is one the script's source defines (argparse or its own reading of argv)."""
     path = REPO / "bench" / f"{script}.py"
-    assert path.is_file(), f"the README lists bench/{script}.py, which does not exist"
+    assert path.is_file(), f"docs/benchmarks.md lists bench/{script}.py, which does not exist"
     source = path.read_text()
-    for flag in FLAG.findall(readme_benches()[script]):
-        assert f'"{flag}"' in source, f"README: bench/{script}.py {flag}, which the script does not take"
+    for flag in FLAG.findall(listed_benches()[script]):
+        assert f'"{flag}"' in source, f"docs/benchmarks.md: bench/{script}.py {flag}, which the script does not take"
 
 
 @pytest.mark.parametrize(("script", "case"), _cases())
 def test_bench_runs_and_prints_its_figures(script, case, request, demo_inputs: Inputs):
     if script not in SMOKE:
-        pytest.fail(f"bench/{script}.py is in the README's benchmark list without a smoke case: add one to SMOKE")
+        pytest.fail(f"bench/{script}.py is in docs/benchmarks.md without a smoke case: add one to SMOKE")
     smoke = SMOKE[script][case]
     if request.node.get_closest_marker("services"):
         _services_or_skip()

@@ -288,6 +288,8 @@ def test_a_report_of_your_own_corpus_leaves_the_readme_alone(home):
         shutil.copytree(PROJECT / "reports" / name, home / "reports" / name)
     shutil.copy(PROJECT / "reports" / "nightly_cost.json", home / "reports" / "nightly_cost.json")
     shutil.copy(PROJECT / "README.md", home / "README.md")
+    (home / "docs").mkdir()
+    shutil.copy(PROJECT / "docs" / "deployment.md", home / "docs" / "deployment.md")  # its nightly cost block
     (home / "reports" / "mine").mkdir()
     (home / "reports" / "mine" / "report.md").write_text(
         "# edgar-eval report: mine\n\nnot one of the committed corpora\n"
@@ -296,6 +298,7 @@ def test_a_report_of_your_own_corpus_leaves_the_readme_alone(home):
     said = result.stdout + result.stderr
     assert result.returncode == 0 and "from demo, edgar and reports/nightly_cost.json: unchanged" in said, said
     assert (home / "README.md").read_bytes() == (PROJECT / "README.md").read_bytes()
+    assert (home / "docs" / "deployment.md").read_bytes() == (PROJECT / "docs" / "deployment.md").read_bytes()
 
 
 def test_an_interrupt_that_a_handler_swallows_is_still_seen():

@@ -1,4 +1,5 @@
-"""Every number in the README comes from a committed report; this fails when they drift apart."""
+"""Every number in the README and in docs/deployment.md's nightly cost comes from a committed report or measurement;
+this fails when they drift apart."""
 
 import json
 
@@ -24,9 +25,12 @@ def test_report_tables_are_read_cell_by_cell_with_escaped_pipes():
 
 def test_readme_nightly_cost_is_computed_from_the_committed_measurement():
     measured = nightly_cost.Measured.from_json(json.loads((REPO / "reports" / "nightly_cost.json").read_text()))
-    readme = (REPO / "README.md").read_text()
-    block = readme[readme.index(nightly_cost.START) : readme.index(nightly_cost.END) + len(nightly_cost.END)]
-    assert block == nightly_cost.readme_block(measured), "README nightly cost drifted: run `edgar-eval readme`"
+    page = (REPO / nightly_cost.PAGE).read_text()
+    block = page[page.index(nightly_cost.START) : page.index(nightly_cost.END) + len(nightly_cost.END)]
+    assert block == nightly_cost.readme_block(measured), (
+        f"{nightly_cost.PAGE} nightly cost drifted: run `edgar-eval readme`"
+    )
+    assert nightly_cost.START not in (REPO / "README.md").read_text(), "the nightly cost is printed once, in the page"
 
 
 def test_nightly_cost_scales_corpus_work_by_megabytes_and_the_evaluation_by_filings():

@@ -30,11 +30,11 @@ taxonomy family (`TAXONOMY_FAMILIES`: "materials and supplies" is an inventory);
 are incorporated from an exhibit the corpus lacks (`statements_elsewhere`). Tag names, extension concept names and
 the cover page are not printed evidence.
 
-Blind spots, said in the README too: a line printed under a name no other company of the corpus uses and with none
-of the item's rare words, a figure printed only in a chart or an image, and statements filed beside the 10-K under
-words `statements_elsewhere` does not read. The shipped MiniLM embedder was tried as a further signal and does not
-separate such synonyms from unrelated lines (cosine 0.51 for inventories against materials and supplies, 0.47
-against property and equipment), so it is not used.
+Blind spots, said in docs/golden-questions.md too: a line printed under a name no other company of the corpus uses
+and with none of the item's rare words, a figure printed only in a chart or an image, and statements filed beside
+the 10-K under words `statements_elsewhere` does not read. The shipped MiniLM embedder was tried as a further signal
+and does not separate such synonyms from unrelated lines (cosine 0.51 for inventories against materials and
+supplies, 0.47 against property and equipment), so it is not used.
 """
 
 from __future__ import annotations

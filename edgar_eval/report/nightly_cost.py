@@ -1,6 +1,7 @@
 """What a nightly cold run over many filings costs, on paper, from one measured cold run: each corpus step's seconds
 per megabyte of filing and the evaluation run's wall time, scaled (bench/nightly_cost.py measures them and writes
-reports/nightly_cost.json; `edgar-eval readme` prints this estimate in the README, and a test fails on drift)."""
+reports/nightly_cost.json; `edgar-eval readme` prints this estimate in docs/deployment.md, and a test fails on
+drift)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 START = "<!-- nightly-cost:start (edgar-eval readme writes this block from reports/nightly_cost.json) -->"
 END = "<!-- nightly-cost:end -->"
+PAGE = "docs/deployment.md"  # the page, relative to the project home, whose block `edgar-eval readme` rewrites
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ def estimate(measured: Measured, filings: int = 10_000, megabytes_per_filing: fl
 
 
 def estimate_lines(measured: Measured, night: Estimate) -> list[str]:
-    """The measurement and the estimate, as the README and the bench print them."""
+    """The measurement and the estimate, as docs/deployment.md and the bench print them."""
     lines = [
         f"Measured: a cold `edgar-eval run` over the {measured.corpus} corpus ({measured.filings} filings, "
         f"{measured.megabytes:.1f} MB) on {measured.machine}.",
