@@ -6,6 +6,7 @@ hit@K per retriever in the answerer's scope, reader accuracy) are among them; a 
 is printed as a gap ("-"), never as NaN.
 
     .venv/bin/python bench/ui_plots.py [--corpus CORPUS_DIR --name NAME] [--runs 2] [--only FIGURE_PREFIX ...]
+    .venv/bin/python bench/ui_plots.py --dagster-home .dagster_real   # the series a run history already holds
 
 Without --corpus it runs the demo corpus (several minutes a run on two cores). The second and later runs re-run the
 evaluation over the unchanged filings, as a nightly run does: the partitions are reused, so the series are flat unless
@@ -62,7 +63,17 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--only", nargs="*", default=[], help="print only entries starting with these prefixes")
     parser.add_argument("--all-assets", action="store_true", help="every unpartitioned asset, not the headline ones")
+    parser.add_argument(
+        "--dagster-home", help="print the series an existing run history holds (the headline assets), running nothing"
+    )
     args = parser.parse_args()
+
+    if args.dagster_home:
+        import dagster as dg
+
+        with dg.DagsterInstance.from_config(args.dagster_home) as instance:
+            _print_series(instance, [dg.AssetKey(name) for name in HEADLINE_ASSETS], args.only)
+        return 0
 
     with tempfile.TemporaryDirectory(prefix="edgar-eval-ui-plots-") as tmp:
         work = Path(tmp)
@@ -102,16 +113,21 @@ def main() -> int:
             )
             if not args.all_assets:
                 keys = [k for k in keys if k.to_user_string() in HEADLINE_ASSETS]
-            for key in keys:
-                series = _series(instance, key)
-                shown = {n: v for n, v in series.items() if not args.only or n.startswith(tuple(args.only))}
-                if not shown:
-                    continue
-                print(f"\n{key.to_user_string()} ({len(next(iter(series.values())))} materialisations)")
-                width = max(len(n) for n in shown)
-                for name, values in shown.items():
-                    print(f"  {name:<{width}}  {'  '.join(_cell(v) for v in values)}")
+            _print_series(instance, keys, args.only)
     return 0
+
+
+def _print_series(instance, keys: list, only: list[str]) -> None:
+    """Each asset's numeric entries, a line per entry with its value in every materialisation, oldest first."""
+    for key in keys:
+        series = _series(instance, key)
+        shown = {n: v for n, v in series.items() if not only or n.startswith(tuple(only))}
+        if not shown:
+            continue
+        print(f"\n{key.to_user_string()} ({len(next(iter(series.values())))} materialisations)")
+        width = max(len(n) for n in shown)
+        for name, values in shown.items():
+            print(f"  {name:<{width}}  {'  '.join(_cell(v) for v in values)}")
 
 
 if __name__ == "__main__":

@@ -228,6 +228,18 @@ SMOKE: dict[str, dict[str, Smoke]] = {
             ),
         )
     },
+    "ui_plots": {
+        "demo": Smoke(
+            args=lambda i: ["--dagster-home", str(i.dagster_home)],
+            printed=(
+                r"^arm_statistics \(1 materialisations\)$",
+                rf"^  false_answer_rate_arm_A +{NUMBER}$",
+                rf"^  page_hit_at_30_hybrid +{NUMBER}$",
+                rf"^  reader_accuracy_table_reader +{NUMBER}$",
+            ),
+            cold_run=True,
+        )
+    },
     "readers": {
         "demo": Smoke(
             args=lambda i: [str(i.store), "5", "10"],
