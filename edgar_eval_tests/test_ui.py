@@ -137,3 +137,37 @@ def test_stale_markers_follow_a_code_edit(ran, tmp_path):
         "golden_questions",
         "answerer_retrievals",
     }
+
+
+PLOTTED = """
+query Plotted($key: AssetKeyInput!) {
+  assetOrError(assetKey: $key) {
+    ... on Asset {
+      assetMaterializations(limit: 10) {
+        metadataEntries { label __typename ... on FloatMetadataEntry { floatValue } }
+      }
+    }
+  }
+}
+"""
+
+
+def test_the_headline_figures_reach_the_ui_as_numbers_its_plots_tab_charts(ran):
+    """The Plots tab charts an asset's float and int metadata entries, one point per materialisation: the primary
+    endpoint, the false-answer rate per arm and page hit@30 are there as float entries, not text."""
+    wanted = {
+        "arm_false_answers_by_kind": ("primary_endpoint_arm_A", "primary_endpoint_arm_A_low", "primary_endpoint_arm_E"),
+        "arm_statistics": ("false_answer_rate_arm_A", "false_answer_rate_arm_A_high", "answer_accuracy_arm_A"),
+        "retrieval_metrics": ("page_hit_at_30_hybrid", "page_hit_at_30_bm25", "page_hit_at_30_dense"),
+        "reader_accuracy": ("reader_accuracy_table_reader",),
+    }
+    for asset, labels in wanted.items():
+        found = _query(ran, PLOTTED, {"key": {"path": [asset]}})["assetOrError"]["assetMaterializations"]
+        assert len(found) == 1, asset  # one run: one point per figure
+        floats = {
+            entry["label"]: entry["floatValue"]
+            for entry in found[0]["metadataEntries"]
+            if entry["__typename"] == "FloatMetadataEntry"
+        }
+        for label in labels:
+            assert label in floats and 0.0 <= floats[label] <= 1.0, (asset, label, sorted(floats))
