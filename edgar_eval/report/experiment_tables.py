@@ -10,16 +10,14 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, cast
+from typing import Any, Iterable, cast
 
 import pandas as pd
 
 from edgar_eval.domain.versioning import content_version
 from edgar_eval.evaluation import experiment
+from edgar_eval.report.inputs import ReportInputs
 from edgar_eval.report.markdown import Provenance, ReportTable, interval, percent
-
-if TYPE_CHECKING:
-    from edgar_eval.report.builder import ReportInputs
 
 TIMINGS_NOTE = (
     "Measured on this run's clock (generation latency is the original call's when replayed from a tape), "
@@ -255,7 +253,7 @@ def decision_simulation_table(simulation: pd.DataFrame, power: pd.DataFrame) -> 
     )
 
 
-def false_answers_by_kind_table(inputs: "ReportInputs") -> ReportTable | None:
+def false_answers_by_kind_table(inputs: ReportInputs) -> ReportTable | None:
     """Each arm's false-answer rate on each unanswerable kind, and the frozen pattern set's D8 cases apart."""
     rates = inputs.false_answers_by_kind
     if not len(rates):
@@ -288,7 +286,7 @@ def false_answers_by_kind_table(inputs: "ReportInputs") -> ReportTable | None:
     )
 
 
-def answers_by_kind_table(inputs: "ReportInputs") -> ReportTable | None:
+def answers_by_kind_table(inputs: ReportInputs) -> ReportTable | None:
     """Each arm's right answers on each answerable kind: single-figure questions and the two-document kinds."""
     rates = inputs.answers_by_kind
     if not len(rates) or set(rates.kind) == {"answerable"}:
@@ -312,7 +310,7 @@ def answers_by_kind_table(inputs: "ReportInputs") -> ReportTable | None:
     )
 
 
-def period_guard_note(inputs: "ReportInputs") -> str:
+def period_guard_note(inputs: ReportInputs) -> str:
     """Why arm D (the period guard) agrees with arm A, or where it does not, with the discordant counts and what the
     guard reads (the passages' printed periods, answering.period_guard): it can change an outcome only where arm A
     answers, and the other-year twins are the questions it exists for."""
@@ -351,7 +349,7 @@ def period_guard_note(inputs: "ReportInputs") -> str:
     )
 
 
-def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
+def experiment_tables(inputs: ReportInputs) -> list[ReportTable]:
     comparisons, gates, differences, determinism = (
         inputs.comparisons,
         inputs.gates,
@@ -591,7 +589,7 @@ _MUTANT_CATCHER = {
 }
 
 
-def timing_tables(inputs: "ReportInputs") -> list[ReportTable]:
+def timing_tables(inputs: ReportInputs) -> list[ReportTable]:
     latency, costs = inputs.latency, inputs.costs
     stage_table = pd.DataFrame(
         {
@@ -626,7 +624,7 @@ def timing_tables(inputs: "ReportInputs") -> list[ReportTable]:
     ]
 
 
-def run_receipt(inputs: "ReportInputs") -> dict:
+def run_receipt(inputs: ReportInputs) -> dict:
     """What a later run must match to reproduce this one."""
     generations = inputs.generations
     first = generations.iloc[0] if len(generations) else None
@@ -683,4 +681,16 @@ def receipt_table(receipt: dict) -> ReportTable:
         Provenance("report", content_version(frame), "every asset above"),
         note="The same, with every filing's sha256 and the code version (package version and source hash, which "
         "changes with any code edit and so is kept out of this page), is written to receipt.json beside this report.",
+    )
+
+
+def _companies(comparisons: pd.DataFrame) -> int | None:
+    return int(comparisons.companies.max()) if "companies" in comparisons and len(comparisons) else None
+
+
+def _method(comparisons: pd.DataFrame) -> str:
+    return (
+        str(comparisons.interval_method.iloc[0])
+        if "interval_method" in comparisons and len(comparisons)
+        else "percentile"
     )
