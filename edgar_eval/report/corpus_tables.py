@@ -6,6 +6,8 @@ import pandas as pd
 
 from edgar_eval.corpus.frames import iter_groups, iter_rows
 from edgar_eval.domain.versioning import content_version
+from edgar_eval.golden.fairness import STATEMENTS_ELSEWHERE
+from edgar_eval.report.markdown import Provenance, ReportTable
 
 FACTS_DROPPED_NAMED = 5  # a filing's dropped facts are named with their reasons up to this many
 
@@ -32,3 +34,34 @@ def _facts_dropped(filings: pd.DataFrame, dropped: pd.DataFrame) -> tuple[list[s
         f"{FACTS_DROPPED_NAMED}."
     )
     return cells, note
+
+
+def corpus_table(
+    filings: pd.DataFrame, rejections: pd.DataFrame, fact_rejections: pd.DataFrame, partitions: str
+) -> ReportTable:
+    """Per filing (``filings`` in the report's order): its company, form, period, whether its statements are in it,
+    the facts the parser dropped and its sha256."""
+    elsewhere = rejections[(rejections.rule == STATEMENTS_ELSEWHERE) & (rejections.concept == "")]
+    statements = dict(zip(elsewhere.filing_id, elsewhere.detail))
+    facts_dropped, facts_dropped_note = _facts_dropped(filings, fact_rejections)
+    table = pd.DataFrame(
+        {
+            "filing": filings.filing_id,
+            "company": filings.company,
+            "form": filings.form,
+            "fiscal year": filings.fiscal_year,
+            "period end": filings.period_end,
+            "statements": [
+                f"not in the filing: {statements[f]} (no absent question)" if f in statements else "in the filing"
+                for f in filings.filing_id
+            ],
+            "facts dropped": facts_dropped,
+            "sha256": filings.sha256,
+        }
+    )
+    return ReportTable(
+        "Corpus",
+        table,
+        Provenance("filings", content_version(filings.reset_index(drop=True)), partitions),
+        note=facts_dropped_note,
+    )

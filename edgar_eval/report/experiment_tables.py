@@ -17,7 +17,7 @@ import pandas as pd
 from edgar_eval.domain.versioning import content_version
 from edgar_eval.evaluation import experiment
 from edgar_eval.report.inputs import ReportInputs
-from edgar_eval.report.markdown import Provenance, ReportTable, interval, percent
+from edgar_eval.report.markdown import Provenance, ReportTable, _ratio, interval, percent
 
 TIMINGS_NOTE = (
     "Measured on this run's clock (generation latency is the original call's when replayed from a tape), "
@@ -693,4 +693,47 @@ def _method(comparisons: pd.DataFrame) -> str:
         str(comparisons.interval_method.iloc[0])
         if "interval_method" in comparisons and len(comparisons)
         else "percentile"
+    )
+
+
+def arms_table(inputs: ReportInputs) -> ReportTable:
+    """Per arm on the evaluation split: false-answer rate and recall cost with their Wilson and company bootstrap
+    intervals, and correct on answerable."""
+    arms = inputs.arms
+    table = pd.DataFrame(
+        {
+            "arm": arms.arm,
+            "gates": arms.gates,
+            "false answers": [_ratio(k, n) for k, n in zip(arms.false_answer_rate_k, arms.false_answer_rate_n)],
+            "FAR": [percent(v) for v in arms.false_answer_rate],
+            "FAR Wilson 95%": [
+                interval(lo, hi) for lo, hi in zip(arms.false_answer_rate_low, arms.false_answer_rate_high)
+            ],
+            f"FAR company bootstrap 95% ({_method(inputs.comparisons)})": [
+                interval(lo, hi)
+                for lo, hi in zip(arms.false_answer_rate_cluster_low, arms.false_answer_rate_cluster_high)
+            ],
+            "recall cost": [
+                f"{percent(v)} ({_ratio(k, n)})"
+                for v, k, n in zip(arms.recall_cost, arms.recall_cost_k, arms.recall_cost_n)
+            ],
+            "recall cost Wilson 95%": [interval(lo, hi) for lo, hi in zip(arms.recall_cost_low, arms.recall_cost_high)],
+            f"recall cost company bootstrap 95% ({_method(inputs.comparisons)})": [
+                interval(lo, hi) for lo, hi in zip(arms.recall_cost_cluster_low, arms.recall_cost_cluster_high)
+            ],
+            "correct on answerable": [
+                f"{percent(v)} ({_ratio(k, n)})"
+                for v, k, n in zip(arms.answer_accuracy, arms.answer_accuracy_k, arms.answer_accuracy_n)
+            ],
+        }
+    )
+    return ReportTable(
+        f"Arms ({split_words(arms)})",
+        table,
+        Provenance("arm_statistics", content_version(arms), "arm_outcomes (abstention_scores x generations)"),
+        note="FAR: answers given to unanswerable questions. Recall cost: answerable questions arm A answers "
+        "correctly and the arm declines. "
+        "The dev split fits the thresholds and the relevance model (two-fold by company within it) and feeds the "
+        "CI gate; these rows read the questions nothing was fitted on."
+        + cluster_warning(_companies(inputs.comparisons), _method(inputs.comparisons)),
     )

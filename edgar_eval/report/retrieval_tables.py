@@ -11,9 +11,9 @@ from edgar_eval.corpus.company_names import display_name
 from edgar_eval.corpus.frames import iter_groups, iter_rows
 from edgar_eval.domain.routes import ANSWER
 from edgar_eval.domain.versioning import content_version
-from edgar_eval.evaluation.noise_band import beyond_band
+from edgar_eval.evaluation.noise_band import band_can_move, beyond_band
 from edgar_eval.report.inputs import ReportInputs
-from edgar_eval.report.markdown import Provenance, ReportTable, _ratio, interval, md_cell, percent
+from edgar_eval.report.markdown import Provenance, ReportTable, _ratio, _share_cell, interval, md_cell, percent
 from edgar_eval.retrieval.scope import COMPANY_YEAR, CORPUS, SCOPE_WORDS, SEARCH_SCOPES
 
 
@@ -331,4 +331,111 @@ def evidence_filing_table(evidence: pd.DataFrame) -> ReportTable:
         "each of two filings: found in both means a passage read spans a gold page of each. One filing found is the "
         "half-answer a reader then completes from memory or not at all. In the answerer's scope (`company_year`: the "
         "question's own scope, both filings' fiscal years).",
+    )
+
+
+def retrieval_table(inputs: ReportInputs) -> ReportTable:
+    """Document and page hit, recall, precision, MRR and nDCG@10 per search scope, retriever and K, each with the
+    hit a random ranking reaches and the index noise band."""
+    retrieval = inputs.retrieval
+    bands = _bands(inputs)
+    table = pd.DataFrame(
+        {
+            "scope": retrieval.search_scope,
+            "retriever": retrieval.retriever,
+            "K": retrieval.k,
+            "document hit": list(
+                map(_share_cell, retrieval.document_hit_rate, retrieval.document_hits, retrieval.questions)
+            ),
+            "document Wilson 95%": [
+                interval(lo, hi) for lo, hi in zip(retrieval.document_low, retrieval.document_high)
+            ],
+            "document hit by chance": [percent(v) for v in retrieval.document_chance],
+            "page hit": list(map(_share_cell, retrieval.page_hit_rate, retrieval.page_hits, retrieval.questions)),
+            "page Wilson 95%": [interval(lo, hi) for lo, hi in zip(retrieval.page_low, retrieval.page_high)],
+            "page hit by chance": [percent(v) for v in retrieval.page_chance],
+            "recall@K": [f"{v:.3f}" for v in retrieval.recall],
+            "precision@K": [f"{v:.3f}" for v in retrieval.precision],
+            "MRR": [f"{v:.3f}" for v in retrieval.rr],
+            "nDCG@10": [f"{v:.3f}" for v in retrieval.ndcg10],
+            "errors": retrieval.errors,
+            "noise band": [
+                _band_words(bands.get((str(s), str(r), int(k))))
+                if band_can_move(str(s), str(r))
+                else "none: cannot move here"
+                for s, r, k in zip(retrieval.search_scope, retrieval.retriever, retrieval.k)
+            ],
+        }
+    )
+    return ReportTable(
+        "Retrieval",
+        table,
+        Provenance("retrieval_metrics", content_version(retrieval), "retriever_rankings over search_index"),
+        note="Over answerable questions, per search scope: the gold document or a gold page among the top K; "
+        "recall, precision, MRR and nDCG@10 of the gold chunks (every chunk of the scope that prints the asked "
+        "figure for its period). A wider scope counts the questions that stay fair there (see the next tables). "
+        "By chance: the mean hit a random ranking of each question's scope reaches at K (a hypergeometric draw of "
+        "K of the scope's chunks, those on a gold page or in a gold filing counting as hits), per question: "
+        "the floor a hit rate stands on. In a one-filing scope the document hit is 100% by chance, and a figure "
+        "printed on many pages puts the page floor high.",
+    )
+
+
+def depth_tables(inputs: ReportInputs) -> list[ReportTable]:
+    """What the deeper search adds per scope and retriever (none when one depth was measured)."""
+    retrieval = inputs.retrieval
+    depths = sorted(retrieval.k.unique())
+    gain_rows = []
+    if len(depths) >= 2:
+        shallow, deep = depths[0], depths[-1]
+        scopes = [scope for scope in SEARCH_SCOPES if scope in set(retrieval.search_scope)]
+        groups = sorted(
+            iter_groups(retrieval.groupby(["search_scope", "retriever"])),
+            key=lambda item: (scopes.index(item[0][0]), item[0][1]),
+        )
+        for (scope, retriever), own in groups:
+            by_depth = own.set_index("k")
+            gain_rows.append(
+                {
+                    "scope": scope,
+                    "retriever": retriever,
+                    f"page hit gain, K {shallow} to "
+                    f"{deep}": f"{100 * (by_depth.page_hit_rate[deep] - by_depth.page_hit_rate[shallow]):+.1f} points",
+                    f"document hit gain, K {shallow} to "
+                    f"{deep}": f"{100 * (by_depth.document_hit_rate[deep] - by_depth.document_hit_rate[shallow]):+.1f} "
+                    "points",
+                }
+            )
+    return (
+        [
+            ReportTable(
+                "Retrieval depth: finding or ranking",
+                pd.DataFrame(gain_rows),
+                Provenance("retrieval_metrics", content_version(retrieval), "retriever_rankings over search_index"),
+                note="What the deeper search adds: a gain means gold pages were found but ranked too low; "
+                "no gain means they were not found at all.",
+            )
+        ]
+        if gain_rows
+        else []
+    )
+
+
+def slice_tables(inputs: ReportInputs) -> list[ReportTable]:
+    """Retrieval by slice in the answerer's scope (none when nothing was sliced)."""
+    slices = inputs.slices
+    slice_table = _slice_table(slices)
+    return (
+        [
+            ReportTable(
+                "Retrieval by slice",
+                slice_table,
+                Provenance("retrieval_slices", content_version(slices), "retriever_rankings x golden_questions"),
+                note="Page hit at each depth with its Wilson 95% interval, the gain from the shallow to the deep "
+                "search, and the median rank of the first gold chunk at the deep search, per slice and retriever, "
+                "in the answerer's scope (`company_year`).",
+            )
+        ]
+        if len(slice_table)
+        else []
     )
