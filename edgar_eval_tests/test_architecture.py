@@ -12,3 +12,15 @@ def test_import_contract_holds():
     result = subprocess.run([lint, "--config", str(REPO / "pyproject.toml")], cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Contracts: 4 kept, 0 broken" in result.stdout
+
+
+def test_no_report_module_imports_the_report_builder():
+    """build_report's callers are outside edgar_eval.report: a section family that imports the builder back closes an
+    import circle (the builder imports every family), even under TYPE_CHECKING."""
+    import grimp
+
+    graph = grimp.build_graph("edgar_eval")
+    builder = "edgar_eval.report.builder"
+    importers = {m for m in graph.find_modules_that_directly_import(builder) if m.startswith("edgar_eval.report")}
+    assert not importers, sorted(importers)
+    assert graph.find_modules_that_directly_import(builder), "something outside the report builds it"

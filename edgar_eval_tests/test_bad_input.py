@@ -236,7 +236,7 @@ def test_a_fact_that_cannot_be_read_costs_only_itself(tmp_path, demo_files):
 def test_the_corpus_table_counts_the_facts_dropped_and_names_them_when_few():
     import pandas as pd
 
-    from edgar_eval.report.builder import FACTS_DROPPED_NAMED, _facts_dropped
+    from edgar_eval.report.corpus_tables import FACTS_DROPPED_NAMED, _facts_dropped
 
     filings = pd.DataFrame({"filing_id": ["a-10k", "b-10q", "c-10k"]})
     few = [("b-10q", "us-gaap:Revenues", "f-10", "not a number word: 'several' in 'several'")]

@@ -16,7 +16,7 @@ from edgar_eval.golden.excerpts import Excerpt, ExcerptBundle
 from edgar_eval.golden.pattern_set import UNKNOWN_PATTERN, funnel
 from edgar_eval.golden.proposal_prompt import parse_proposals
 from edgar_eval.golden.proposal_table import proposal_candidates, proposal_row, proposals_frame
-from edgar_eval.report.builder import funnel_table
+from edgar_eval.report.golden_tables import funnel_table
 
 
 def _proposal(candidate_id: str, pattern: str) -> dict:

@@ -11,7 +11,7 @@ from edgar_eval.golden import fairness
 from edgar_eval.golden.fairness import FairnessLimits
 from edgar_eval.golden.freeze import freeze
 from edgar_eval.golden.templates import build_golden_questions
-from edgar_eval.report.builder import golden_tables
+from edgar_eval.report.golden_tables import golden_tables
 from edgar_eval.report.markdown import render_table
 from edgar_eval_tests.conftest import REAL_CANDIDATES, REAL_CORPUS, REPO, corpus_tables
 
@@ -269,7 +269,7 @@ def test_hand_written_real_candidates_get_the_verdicts_a_person_wrote(real_candi
 def test_committed_real_corpus_report_holds_the_pattern_funnel_the_code_computes(real_candidate_run):
     from edgar_eval.golden.pattern_set import funnel, select_balanced
     from edgar_eval.golden.proposal_table import proposal_row, proposals_frame
-    from edgar_eval.report.builder import funnel_table
+    from edgar_eval.report.golden_tables import funnel_table
 
     candidates, _, outcomes = real_candidate_run
     selected = select_balanced(candidates, outcomes, per_pattern=5)

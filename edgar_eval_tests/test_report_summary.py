@@ -12,18 +12,14 @@ from typing import cast
 
 import pandas as pd
 
-from edgar_eval.report.builder import (
-    NOT_IN_INPUTS,
-    SUMMARY,
-    ReportInputs,
-    readers_table,
-    release_table,
-    summary_table,
-)
 from edgar_eval.report.experiment_tables import false_answers_by_kind_table
 from edgar_eval.report.html import render_html
+from edgar_eval.report.inputs import ReportInputs
 from edgar_eval.report.markdown import Provenance, ReportTable, heading_anchor, heading_anchors, render_report
+from edgar_eval.report.reader_tables import readers_table
 from edgar_eval.report.readme import report_table
+from edgar_eval.report.release_tables import release_table
+from edgar_eval.report.summary import NOT_IN_INPUTS, SUMMARY, summary_table
 from edgar_eval.report.svg import interval_bars_svg
 from edgar_eval.stats.proportions import wilson
 

@@ -19,7 +19,8 @@ from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.defs.statistics_assets import chosen_interval, read_protocol
 from edgar_eval.evaluation.experiment import risk_coverage_curves
 from edgar_eval.evaluation.run_comparison import OUTCOMES_FILE, outcomes_json, run_outcomes
-from edgar_eval.report.builder import ReportInputs, build_report
+from edgar_eval.report.builder import build_report
+from edgar_eval.report.inputs import ReportInputs
 
 # The corpus tables the report reads only to name the filings it covers and those it left out (and why).
 _CURRENCY_ONLY = dg.AssetIn(metadata=columns_of("sha256"))

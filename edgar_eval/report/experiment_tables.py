@@ -10,16 +10,14 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, cast
+from typing import Any, Iterable, cast
 
 import pandas as pd
 
 from edgar_eval.domain.versioning import content_version
 from edgar_eval.evaluation import experiment
-from edgar_eval.report.markdown import Provenance, ReportTable, interval, percent
-
-if TYPE_CHECKING:
-    from edgar_eval.report.builder import ReportInputs
+from edgar_eval.report.inputs import ReportInputs
+from edgar_eval.report.markdown import Provenance, ReportTable, _ratio, interval, percent
 
 TIMINGS_NOTE = (
     "Measured on this run's clock (generation latency is the original call's when replayed from a tape), "
@@ -255,7 +253,7 @@ def decision_simulation_table(simulation: pd.DataFrame, power: pd.DataFrame) -> 
     )
 
 
-def false_answers_by_kind_table(inputs: "ReportInputs") -> ReportTable | None:
+def false_answers_by_kind_table(inputs: ReportInputs) -> ReportTable | None:
     """Each arm's false-answer rate on each unanswerable kind, and the frozen pattern set's D8 cases apart."""
     rates = inputs.false_answers_by_kind
     if not len(rates):
@@ -288,7 +286,7 @@ def false_answers_by_kind_table(inputs: "ReportInputs") -> ReportTable | None:
     )
 
 
-def answers_by_kind_table(inputs: "ReportInputs") -> ReportTable | None:
+def answers_by_kind_table(inputs: ReportInputs) -> ReportTable | None:
     """Each arm's right answers on each answerable kind: single-figure questions and the two-document kinds."""
     rates = inputs.answers_by_kind
     if not len(rates) or set(rates.kind) == {"answerable"}:
@@ -312,7 +310,7 @@ def answers_by_kind_table(inputs: "ReportInputs") -> ReportTable | None:
     )
 
 
-def period_guard_note(inputs: "ReportInputs") -> str:
+def period_guard_note(inputs: ReportInputs) -> str:
     """Why arm D (the period guard) agrees with arm A, or where it does not, with the discordant counts and what the
     guard reads (the passages' printed periods, answering.period_guard): it can change an outcome only where arm A
     answers, and the other-year twins are the questions it exists for."""
@@ -351,7 +349,7 @@ def period_guard_note(inputs: "ReportInputs") -> str:
     )
 
 
-def experiment_tables(inputs: "ReportInputs") -> list[ReportTable]:
+def experiment_tables(inputs: ReportInputs) -> list[ReportTable]:
     comparisons, gates, differences, determinism = (
         inputs.comparisons,
         inputs.gates,
@@ -591,7 +589,7 @@ _MUTANT_CATCHER = {
 }
 
 
-def timing_tables(inputs: "ReportInputs") -> list[ReportTable]:
+def timing_tables(inputs: ReportInputs) -> list[ReportTable]:
     latency, costs = inputs.latency, inputs.costs
     stage_table = pd.DataFrame(
         {
@@ -626,7 +624,7 @@ def timing_tables(inputs: "ReportInputs") -> list[ReportTable]:
     ]
 
 
-def run_receipt(inputs: "ReportInputs") -> dict:
+def run_receipt(inputs: ReportInputs) -> dict:
     """What a later run must match to reproduce this one."""
     generations = inputs.generations
     first = generations.iloc[0] if len(generations) else None
@@ -683,4 +681,59 @@ def receipt_table(receipt: dict) -> ReportTable:
         Provenance("report", content_version(frame), "every asset above"),
         note="The same, with every filing's sha256 and the code version (package version and source hash, which "
         "changes with any code edit and so is kept out of this page), is written to receipt.json beside this report.",
+    )
+
+
+def _companies(comparisons: pd.DataFrame) -> int | None:
+    return int(comparisons.companies.max()) if "companies" in comparisons and len(comparisons) else None
+
+
+def _method(comparisons: pd.DataFrame) -> str:
+    return (
+        str(comparisons.interval_method.iloc[0])
+        if "interval_method" in comparisons and len(comparisons)
+        else "percentile"
+    )
+
+
+def arms_table(inputs: ReportInputs) -> ReportTable:
+    """Per arm on the evaluation split: false-answer rate and recall cost with their Wilson and company bootstrap
+    intervals, and correct on answerable."""
+    arms = inputs.arms
+    table = pd.DataFrame(
+        {
+            "arm": arms.arm,
+            "gates": arms.gates,
+            "false answers": [_ratio(k, n) for k, n in zip(arms.false_answer_rate_k, arms.false_answer_rate_n)],
+            "FAR": [percent(v) for v in arms.false_answer_rate],
+            "FAR Wilson 95%": [
+                interval(lo, hi) for lo, hi in zip(arms.false_answer_rate_low, arms.false_answer_rate_high)
+            ],
+            f"FAR company bootstrap 95% ({_method(inputs.comparisons)})": [
+                interval(lo, hi)
+                for lo, hi in zip(arms.false_answer_rate_cluster_low, arms.false_answer_rate_cluster_high)
+            ],
+            "recall cost": [
+                f"{percent(v)} ({_ratio(k, n)})"
+                for v, k, n in zip(arms.recall_cost, arms.recall_cost_k, arms.recall_cost_n)
+            ],
+            "recall cost Wilson 95%": [interval(lo, hi) for lo, hi in zip(arms.recall_cost_low, arms.recall_cost_high)],
+            f"recall cost company bootstrap 95% ({_method(inputs.comparisons)})": [
+                interval(lo, hi) for lo, hi in zip(arms.recall_cost_cluster_low, arms.recall_cost_cluster_high)
+            ],
+            "correct on answerable": [
+                f"{percent(v)} ({_ratio(k, n)})"
+                for v, k, n in zip(arms.answer_accuracy, arms.answer_accuracy_k, arms.answer_accuracy_n)
+            ],
+        }
+    )
+    return ReportTable(
+        f"Arms ({split_words(arms)})",
+        table,
+        Provenance("arm_statistics", content_version(arms), "arm_outcomes (abstention_scores x generations)"),
+        note="FAR: answers given to unanswerable questions. Recall cost: answerable questions arm A answers "
+        "correctly and the arm declines. "
+        "The dev split fits the thresholds and the relevance model (two-fold by company within it) and feeds the "
+        "CI gate; these rows read the questions nothing was fitted on."
+        + cluster_warning(_companies(inputs.comparisons), _method(inputs.comparisons)),
     )

@@ -104,3 +104,12 @@ def render_report(title: str, preface: list[str], tables: list[ReportTable], con
     if contents_after is not None and contents_after >= len(tables):
         parts += contents_lines(tables)
     return "\n".join(parts).rstrip() + "\n"
+
+
+def _ratio(k: int, n: int) -> str:
+    return f"{k}/{n}"
+
+
+def _share_cell(share: float, k: int, n: int) -> str:
+    """A share as the report prints it with its count: "93.5% (303/324)"."""
+    return f"{percent(share)} ({_ratio(k, n)})"

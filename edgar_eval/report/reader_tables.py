@@ -1,0 +1,101 @@
+"""The answering sections on the readers: which generators the arms read (and which are in-sample), why wrong
+answers are wrong, and reader accuracy."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from edgar_eval.answering.answerer import tuned_on
+from edgar_eval.corpus.frames import iter_groups
+from edgar_eval.domain.versioning import content_version
+from edgar_eval.evaluation.wrong_answers import CATEGORIES as WRONG_ANSWER_CATEGORIES
+from edgar_eval.report.inputs import ReportInputs
+from edgar_eval.report.markdown import (
+    Provenance,
+    ReportTable,
+    _ratio,
+    _share_cell,
+    interval,
+    md_cell,
+    percent,
+)
+
+
+def _generators_in_use(inputs: ReportInputs) -> set[str]:
+    """The generators whose answers the arms read (none when nothing was generated)."""
+    return set(inputs.generations.generator_id) if len(inputs.generations) else set()
+
+
+def _in_sample(inputs: ReportInputs) -> list[str]:
+    """The generators the arms read whose rules were tuned on this corpus."""
+    return sorted(g for g in _generators_in_use(inputs) if inputs.corpus_name in tuned_on(g))
+
+
+def wrong_answers_table(categories: pd.DataFrame) -> ReportTable:
+    """Per reader and arm and per kind: how many questions ended in each outcome category (wrong_answers)."""
+    present = [c for c in WRONG_ANSWER_CATEGORIES if c in set(categories.category)]
+    rows = []
+    for (system, kind), group in iter_groups(categories.groupby(["system", "kind"], sort=True)):
+        row = {"system": md_cell(str(system)), "kind": kind, "questions": len(group)}
+        for category in present:
+            row[category] = int((group.category == category).sum())
+        rows.append(row)
+    return ReportTable(
+        "Why wrong answers are wrong",
+        pd.DataFrame(rows, columns=["system", "kind", "questions", *present]),
+        Provenance("wrong_answers", content_version(categories), "generations, arm_outcomes, answerer_retrievals"),
+        note="Each reader (on the answerable questions) and each arm (on every question), by the category its outcome "
+        "falls in, from provenance (edgar_eval/evaluation/wrong_answers.py): the answer's figures against the gold and "
+        "the passages read. A figure from another column of the gold row is a wrong period, from another row beside "
+        "it a wrong line, from a filing without gold a wrong filing (another company's: wrong company); a figure in "
+        "none of the passages is printed nowhere read. A false answer to an unanswerable twin given from what was read "
+        "is its kind's mis-selection (wrong period, wrong company, wrong line). Arm A's category is on each case's "
+        "receipt.",
+    )
+
+
+def _reader_labels(inputs: ReportInputs) -> list[str]:
+    """Each reader as the Readers table names it: in-sample, and which one the arms read."""
+    in_use = _generators_in_use(inputs)
+    return [
+        f"{md_cell(r)}{' (in-sample)' if inputs.corpus_name in tuned_on(r) else ''}"
+        f"{' (the arms read this one)' if r in in_use else ''}"
+        for r in inputs.readers.reader
+    ]
+
+
+def _reader_documents(readers: pd.DataFrame) -> list[str]:
+    """Which questions each Readers row counts: all, those of one filing, those of two."""
+    return [
+        {"all": "all", "1": "one filing", "2": "two filings"}.get(str(d), str(d))
+        for d in (readers.documents if "documents" in readers else ["all"] * len(readers))
+    ]
+
+
+def readers_table(inputs: ReportInputs) -> ReportTable:
+    """Both offline readers on the passages the answerer read, beside the gold-chunk hit at the answerer's K."""
+    readers, settings = inputs.readers, inputs.settings
+    table = pd.DataFrame(
+        {
+            "reader": _reader_labels(inputs),
+            "documents": _reader_documents(readers),
+            f"gold chunk in the top {settings['top_k']}": [
+                f"{percent(k / n)} ({_ratio(k, n)})" for k, n in zip(readers.gold_chunk_retrieved, readers.questions)
+            ],
+            "right": list(map(_share_cell, readers.right_share, readers.right, readers.questions)),
+            "right Wilson 95%": [interval(lo, hi) for lo, hi in zip(readers.right_low, readers.right_high)],
+            "right where the gold chunk was retrieved": [percent(v) for v in readers.right_when_gold_retrieved],
+            "wrong": readers.wrong,
+            "declined or withheld": readers.declined,
+        }
+    )
+    return ReportTable(
+        "Readers",
+        table,
+        Provenance("reader_accuracy", content_version(readers), "answerer_retrievals x golden_questions"),
+        note=f"Every answerable question, the top {settings['top_k']} {settings['answer_retriever']} passages, "
+        "judged as under arm A (citation check, then the gold figure). The gold-chunk hit is the readers' "
+        "ceiling: what the reader of these passages could at best find. Arm A's correct-on-answerable and "
+        "every gate's recall cost describe the reader marked. In-sample: the reader's rules were tuned on this "
+        "corpus, so its figures here say how it reads the filings it was fitted to, not filings in general.",
+    )
