@@ -12,9 +12,20 @@ import numpy as np
 import pandas as pd
 
 from edgar_eval.stats.risk_coverage import risk_coverage
-from edgar_eval.stats.roc import auroc, auroc_difference
+from edgar_eval.stats.roc import Auroc, auroc, auroc_difference
 
 GATE_SCORES = {"cosine": "top_score", "relevance": "relevance_score", "period": "period_pass"}
+
+
+def _auroc_columns(area: Auroc) -> dict:
+    """An AUROC's columns in a gate-quality row: the estimate, its DeLong interval and the counts it was read on."""
+    return {
+        "auroc": area.estimate,
+        "auroc_low": area.low,
+        "auroc_high": area.high,
+        "positives": area.positives,
+        "negatives": area.negatives,
+    }
 
 
 def abstention_quality(scores: pd.DataFrame, arm_a: pd.DataFrame) -> pd.DataFrame:
@@ -35,11 +46,7 @@ def abstention_quality(scores: pd.DataFrame, arm_a: pd.DataFrame) -> pd.DataFram
             {
                 "gate": gate,
                 "score": column,
-                "auroc": area.estimate,
-                "auroc_low": area.low,
-                "auroc_high": area.high,
-                "positives": area.positives,
-                "negatives": area.negatives,
+                **_auroc_columns(area),
                 "aurc": curve.aurc,
                 "aurc_optimal": curve.optimal,
                 "brier": brier,
@@ -66,11 +73,7 @@ def abstention_quality_by_kind(scores: pd.DataFrame, kinds: pd.DataFrame) -> pd.
                     "kind": kind,
                     "gate": gate,
                     "score": column,
-                    "auroc": area.estimate,
-                    "auroc_low": area.low,
-                    "auroc_high": area.high,
-                    "positives": area.positives,
-                    "negatives": area.negatives,
+                    **_auroc_columns(area),
                 }
             )
     return pd.DataFrame(

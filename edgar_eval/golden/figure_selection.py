@@ -112,29 +112,17 @@ def _drop_ambiguous_labels(eligible: list[dict], reject) -> list[dict]:
     kept = []
     for group in groups.values():
         values = {q["gold_value"] for q in group}
-        if len(values) > 1:
-            for q in group:
-                reject(
-                    "answerable",
-                    rules.AMBIGUOUS,
-                    q["source_filing_id"],
-                    q["cik"],
-                    q["concept"],
-                    q["period_key"],
-                    f"{len(values)} different figures labelled {q['label']!r}",
-                )
-            continue
-        kept.append(group[0])
-        for q in group[1:]:
-            reject(
-                "answerable",
-                rules.AMBIGUOUS,
-                q["source_filing_id"],
-                q["cik"],
-                q["concept"],
-                q["period_key"],
-                f"same figure and label as {group[0]['concept']}",
+        ambiguous = len(values) > 1
+        if not ambiguous:
+            kept.append(group[0])
+        for q in group if ambiguous else group[1:]:
+            detail = (
+                f"{len(values)} different figures labelled {q['label']!r}"
+                if ambiguous
+                else f"same figure and label as {group[0]['concept']}"
             )
+            where = (q["source_filing_id"], q["cik"], q["concept"], q["period_key"])
+            reject("answerable", rules.AMBIGUOUS, *where, detail)
     return sorted(kept, key=lambda q: (q["source_filing_id"], q["offset"], q["concept"], q["period_key"]))
 
 
