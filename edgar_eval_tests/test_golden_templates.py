@@ -13,9 +13,11 @@ from edgar_eval.golden.fairness import (
     statement_headings,
     statement_type_at,
 )
+from edgar_eval.golden.figure_selection import PERIODIC_FORMS
 from edgar_eval.golden.labels import is_boilerplate
 from edgar_eval.golden.might_answer import PRINTED, ScopeText, absence_verdict, label_name
-from edgar_eval.golden.templates import ANSWERABLE_KINDS, PERIODIC_FORMS, build_golden_questions, printed_answer
+from edgar_eval.golden.question_wording import printed_answer
+from edgar_eval.golden.templates import ANSWERABLE_KINDS, build_golden_questions
 from edgar_eval.golden.two_documents import TWO_DOCUMENT_KINDS
 
 

@@ -12,7 +12,6 @@ import pandas as pd
 import pytest
 
 from edgar_eval.evaluation.abstention import ARMS
-from edgar_eval.evaluation.experiment import Protocol
 from edgar_eval.evaluation.headline_figures import (
     arm_figures,
     false_answer_kind_figures,
@@ -21,6 +20,7 @@ from edgar_eval.evaluation.headline_figures import (
     rate_entries,
     reader_figures,
 )
+from edgar_eval.evaluation.protocol import Protocol
 from edgar_eval.evaluation.readers import summarise_readers
 from edgar_eval.evaluation.summaries import false_answers_by_kind, summarise_arms
 from edgar_eval.report.readme import PRIMARY

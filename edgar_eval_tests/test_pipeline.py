@@ -205,8 +205,8 @@ def test_a_processor_s_float_noise_in_the_embeddings_moves_no_report_data_versio
 
     from edgar_eval.defs.statistics_assets import read_protocol
     from edgar_eval.domain.versioning import content_version
-    from edgar_eval.evaluation import experiment
     from edgar_eval.evaluation.abstention import cross_fit
+    from edgar_eval.evaluation.gate_quality import abstention_quality
 
     settings, _, instance, _ = demo_run
     store = Path(settings.data_dir) / "demo"
@@ -217,7 +217,7 @@ def test_a_processor_s_float_noise_in_the_embeddings_moves_no_report_data_versio
     def quality(frame: pd.DataFrame) -> pd.DataFrame:
         outcomes = protocol.questions(arms)
         arm_a = cast(pd.DataFrame, outcomes[outcomes.arm == "A"])
-        table = experiment.abstention_quality(protocol.questions(frame), arm_a)
+        table = abstention_quality(protocol.questions(frame), arm_a)
         return table.assign(split=protocol.split)
 
     stored = instance.get_latest_materialization_event(dg.AssetKey("abstention_quality"))

@@ -9,7 +9,9 @@ import pandas as pd
 import pytest
 
 from edgar_eval.evaluation.abstention import ARMS
-from edgar_eval.evaluation.experiment import Protocol, arm_comparisons, determinism
+from edgar_eval.evaluation.paired_comparisons import arm_comparisons
+from edgar_eval.evaluation.protocol import Protocol
+from edgar_eval.evaluation.run_profile import determinism
 
 PROTOCOL_DIR = Path(__file__).resolve().parents[1] / "protocol"
 

@@ -11,22 +11,24 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from edgar_eval.evaluation import confirmatory, experiment
+from edgar_eval.evaluation import confirmatory
 from edgar_eval.evaluation.abstention import ARMS
+from edgar_eval.evaluation.paired_comparisons import arm_comparisons
+from edgar_eval.evaluation.protocol import Protocol
 from edgar_eval.stats.bootstrap import cluster_bootstrap_paired_difference
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = ("answerable", "absent_concept", "other_year", "other_company")
 
 
-def _protocol(**changes) -> experiment.Protocol:
+def _protocol(**changes) -> Protocol:
     data = tomllib.loads((ROOT / "protocol" / "answering-v3.toml").read_text())
     design = dict(data["design"])
     for key in ("assumed_accuracy_discordance", "company_concentration", "simulation_replicates"):
         if key in changes:
             design[key] = changes.pop(key)
     design.update(simulation_resamples=500, power_replicates=40)
-    return experiment.Protocol.from_mapping({**data, **changes, "design": design})
+    return Protocol.from_mapping({**data, **changes, "design": design})
 
 
 def _outcomes(companies: int, per_kind: int, answers) -> pd.DataFrame:
@@ -59,10 +61,10 @@ def _outcomes(companies: int, per_kind: int, answers) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _decide(outcomes: pd.DataFrame, protocol: experiment.Protocol) -> pd.DataFrame:
+def _decide(outcomes: pd.DataFrame, protocol: Protocol) -> pd.DataFrame:
     simulation = confirmatory.decision_simulation(outcomes, protocol, seed=3)
     power = confirmatory.design_power(outcomes, protocol, simulation, seed=3)
-    table = experiment.arm_comparisons(outcomes, protocol, seed=3, resamples=2000, simulation=simulation, power=power)
+    table = arm_comparisons(outcomes, protocol, seed=3, resamples=2000, simulation=simulation, power=power)
     return table[table.status == "confirmatory"].set_index("hypothesis")
 
 
@@ -87,9 +89,9 @@ def test_a_protocol_that_registers_one_comparison_twice_or_states_no_minimum_is_
     data = tomllib.loads((ROOT / "protocol" / "answering-v3.toml").read_text())
     twice = {**data, "hypotheses": [data["hypotheses"][1], {**data["hypotheses"][1], "id": "H9"}]}
     with pytest.raises(ValueError, match="pre-registered once"):
-        experiment.Protocol.from_mapping(twice)
+        Protocol.from_mapping(twice)
     with pytest.raises(ValueError, match="min_companies"):
-        experiment.Protocol.from_mapping({k: v for k, v in data.items() if k != "min_companies"})
+        Protocol.from_mapping({k: v for k, v in data.items() if k != "min_companies"})
 
 
 def test_a_gate_that_works_is_confirmed_and_one_that_declines_everything_is_refuted():
@@ -142,12 +144,12 @@ def test_a_reader_that_answers_the_source_companys_figure_cannot_move_the_primar
     assert first.loc["H2", columns].tolist() == second.loc["H2", columns].tolist()
     assert first.loc["H3", columns].tolist() == second.loc["H3", columns].tolist()
     # and the other_company rows themselves did move, so the two readers really differ
-    table = experiment.arm_comparisons(_outcomes(12, 3, source_company), protocol, seed=3, resamples=200)
+    table = arm_comparisons(_outcomes(12, 3, source_company), protocol, seed=3, resamples=200)
     assert set(table.kind[table.metric == "false_answer_rate"]) == {"absent_concept", "other_company", "other_year"}
     assert "" not in set(table.kind[table.metric == "false_answer_rate"])  # no pooled row
 
 
-def _null_decisions(companies: int, per_company: int, datasets: int, protocol: experiment.Protocol) -> list[str]:
+def _null_decisions(companies: int, per_company: int, datasets: int, protocol: Protocol) -> list[str]:
     """H2's decision on fresh datasets drawn at its null boundary: arms E and A each answer a company's absent-concept
     questions with that company's own probability, independently, so the false-answer rates differ by chance alone;
     accuracy is equal (inside the margin), so only the false-answer condition can confirm."""

@@ -10,7 +10,9 @@ from edgar_eval.evaluation.search_scopes import scoped_cases
 from edgar_eval.evaluation.summaries import retrieval_statistics, scope_changes
 from edgar_eval.golden import fairness
 from edgar_eval.golden.fairness import FairnessLimits
-from edgar_eval.golden.templates import CONFLICTING, _Scope, _wider_scope_gold
+from edgar_eval.golden.template_scope import _Scope
+from edgar_eval.golden.value_conflicts import CONFLICTING
+from edgar_eval.golden.wider_scope_gold import _wider_scope_gold
 from edgar_eval.retrieval.scope import COMPANY, COMPANY_YEAR, CORPUS, ScopedFiling, filings_of_scope
 
 FY23 = "FY|2023-01-01|2023-12-31"

@@ -8,7 +8,7 @@ import json
 
 from edgar_eval.evaluation.judge import judge_figures
 from edgar_eval.golden import two_documents as two
-from edgar_eval.golden.templates import printed_answer
+from edgar_eval.golden.question_wording import printed_answer
 
 
 def _side(filing: str, cik: str, company: str, kind: str, start: str, end: str, value: float, printed: str, **extra):
@@ -147,7 +147,7 @@ def test_the_two_figure_judge_wants_every_required_figure_and_the_direction():
 
 
 def test_a_segment_member_is_asked_in_the_words_its_row_prints():
-    from edgar_eval.golden.templates import names_member
+    from edgar_eval.golden.segment_questions import names_member
 
     assert names_member("AWS", "us-gaap:AmazonWebServicesMember")
     assert names_member("United States", "srt:US")
@@ -160,7 +160,7 @@ def test_a_segment_member_is_asked_in_the_words_its_row_prints():
     assert not names_member("Total Google Cloud costs and expenses", "goog:GoogleCloudMember")
     assert names_member("Latin America, Caribbean and other", "ba:LatinAmericaCaribbeanAndOtherMember")
     assert not names_member("Segments total", "jnj:SegmentsTotalMember")  # a sum of segments (fifth round)
-    from edgar_eval.golden.templates import _FOOTNOTE
+    from edgar_eval.golden.segment_questions import _FOOTNOTE
 
     assert [_FOOTNOTE.sub("", x) for x in ("Hardlines3", "Building Products 3", "Europe (3)", "Q4 2025")] == [
         "Hardlines",

@@ -17,7 +17,7 @@ from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.defs.statistics_assets import chosen_interval, read_protocol
-from edgar_eval.evaluation.experiment import risk_coverage_curves
+from edgar_eval.evaluation.gate_quality import risk_coverage_curves
 from edgar_eval.evaluation.run_comparison import OUTCOMES_FILE, outcomes_json, run_outcomes
 from edgar_eval.report.builder import build_report
 from edgar_eval.report.inputs import ReportInputs

@@ -12,7 +12,7 @@ from edgar_eval.corpus.frames import iter_groups, iter_rows
 from edgar_eval.defs.common import figure_metadata, table_head, table_output
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.domain.routes import NO_ANSWER
-from edgar_eval.evaluation import confirmatory, experiment
+from edgar_eval.evaluation import confirmatory, gate_quality, mutation_power, paired_comparisons, run_profile
 from edgar_eval.evaluation.headline_figures import (
     arm_figures,
     false_answer_kind_figures,
@@ -20,6 +20,7 @@ from edgar_eval.evaluation.headline_figures import (
     primary_endpoint_description,
 )
 from edgar_eval.evaluation.noise_band import answer_band, noise_band, rerank_band
+from edgar_eval.evaluation.protocol import Protocol
 from edgar_eval.evaluation.summaries import (
     SLICES,
     answers_by_kind,
@@ -103,11 +104,11 @@ def arm_answers_by_kind(
     return table_output(table, {"head": head})
 
 
-def read_protocol(settings: EvalSettings) -> tuple[experiment.Protocol, str]:
+def read_protocol(settings: EvalSettings) -> tuple[Protocol, str]:
     """The pre-registered protocol and the sha256 of the file it was read from."""
     path = settings.protocol_path()
     data = path.read_bytes()
-    return experiment.Protocol.from_mapping(tomllib.loads(data.decode())), hashlib.sha256(data).hexdigest()
+    return Protocol.from_mapping(tomllib.loads(data.decode())), hashlib.sha256(data).hexdigest()
 
 
 def chosen_interval(coverage: pd.DataFrame) -> str:
@@ -135,7 +136,7 @@ def interval_coverage(
     outcomes = protocol.questions(arm_outcomes)
     unanswerable = outcomes[(outcomes.arm == "A") & (outcomes.expected_route == NO_ANSWER)]
     sizes = unanswerable.groupby("cik").size().sort_index().tolist()
-    table = experiment.interval_coverage(
+    table = paired_comparisons.interval_coverage(
         sizes, protocol.confidence, COVERAGE_REPLICATES, COVERAGE_RESAMPLES, settings.golden_seed
     )
     return table_output(
@@ -222,7 +223,7 @@ def arm_comparisons(
     design_power: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     protocol, protocol_sha = read_protocol(settings)
-    table = experiment.arm_comparisons(
+    table = paired_comparisons.arm_comparisons(
         arm_outcomes,
         protocol,
         seed=settings.golden_seed,
@@ -259,7 +260,7 @@ def abstention_quality(
     protocol, _ = read_protocol(settings)
     outcomes = protocol.questions(arm_outcomes)
     scores = protocol.questions(abstention_scores)
-    table = experiment.abstention_quality(scores, cast(pd.DataFrame, outcomes[outcomes.arm == "A"])).assign(
+    table = gate_quality.abstention_quality(scores, cast(pd.DataFrame, outcomes[outcomes.arm == "A"])).assign(
         split=protocol.split
     )
     return table_output(table, {"head": table_head(table, rows=3)})
@@ -278,7 +279,7 @@ def abstention_quality_by_kind(
     golden_questions: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     protocol, _ = read_protocol(settings)
-    table = experiment.abstention_quality_by_kind(
+    table = gate_quality.abstention_quality_by_kind(
         protocol.questions(abstention_scores),
         cast(pd.DataFrame, golden_questions[["question_id", "kind"]]),
     ).assign(split=protocol.split)
@@ -296,7 +297,7 @@ def abstention_comparisons(
     abstention_scores: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     protocol, _ = read_protocol(settings)
-    table = experiment.abstention_comparisons(protocol.questions(abstention_scores)).assign(split=protocol.split)
+    table = gate_quality.abstention_comparisons(protocol.questions(abstention_scores)).assign(split=protocol.split)
     return table_output(table, {"head": table_head(table, rows=3)})
 
 
@@ -324,7 +325,7 @@ def stage_latency(
         f"expand {candidates} to {kept}": group.expand_seconds.to_numpy()
         for (candidates, kept), group in iter_groups(expanded.groupby(["candidates", "kept"], sort=True))
     }
-    table = experiment.stage_latency(
+    table = run_profile.stage_latency(
         {
             "embed": retrieved.embed_seconds.to_numpy(),
             "search": retrieved.search_seconds.to_numpy(),
@@ -347,7 +348,7 @@ def arm_costs(
     settings: EvalSettings,
     arm_outcomes: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
-    table = experiment.arm_costs(arm_outcomes)
+    table = run_profile.arm_costs(arm_outcomes)
     return table_output(table, {"head": table_head(table, rows=6)})
 
 
@@ -374,7 +375,7 @@ def citation_mutations(
     golden = golden_questions.set_index("question_id")
     generated = generations
     answers = [
-        experiment.MutatedAnswer(
+        mutation_power.MutatedAnswer(
             g.question_id,
             g.answer_text,
             [texts[c] for c in chunk_ids[g.question_id]],
@@ -387,8 +388,8 @@ def citation_mutations(
         )
         for g in iter_rows(cast(pd.DataFrame, generated[generated.question_id.isin(right)]).sort_values("question_id"))
     ]
-    table = experiment.citation_mutations(answers)  # empty when arm A got nothing right: the report says n/a
-    summary = experiment.mutation_summary(table)
+    table = mutation_power.citation_mutations(answers)  # empty when arm A got nothing right: the report says n/a
+    summary = mutation_power.mutation_summary(table)
     return table_output(
         table,
         {
@@ -411,7 +412,7 @@ def determinism(
     settings: EvalSettings,
     generations: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
-    table = experiment.determinism(generations)
+    table = run_profile.determinism(generations)
     share = {"share": float(table.share.iloc[0])} if int(table.prompts.iloc[0]) else {}  # undefined: no entry
     return table_output(
         table, {"applicable": bool(table.applicable.iloc[0]), "prompts": int(table.prompts.iloc[0]), **share}

@@ -19,7 +19,7 @@ from edgar_eval.domain.routes import NO_ANSWER
 from edgar_eval.stats.decision_simulation import minimum_detectable, simulate_power, simulate_tail_misses
 
 if TYPE_CHECKING:
-    from edgar_eval.evaluation.experiment import Hypothesis, Protocol
+    from edgar_eval.evaluation.protocol import Hypothesis, Protocol
 
 # The end of the interval each decision reads: the false-answer rate falls when the upper end is below zero; the
 # recall cost stays inside the margin when the accuracy difference's lower end is above minus the margin.

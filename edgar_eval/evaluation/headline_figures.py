@@ -21,7 +21,7 @@ from typing import Mapping, cast
 
 import pandas as pd
 
-from edgar_eval.evaluation.experiment import Hypothesis, Protocol
+from edgar_eval.evaluation.protocol import Hypothesis, Protocol
 from edgar_eval.retrieval.scope import COMPANY_YEAR
 
 Figures = dict[str, float | int]

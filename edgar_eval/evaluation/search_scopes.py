@@ -1,7 +1,8 @@
 """What the retrieval measurement searches for each golden question in each search scope, and the gold it looks for
 there: the answerer's scope (the company's filings of the fiscal year asked) for every question, as the golden set
 states it; the wider scopes (every filing of the company, the whole corpus) for the answerable questions that stay
-fair there (golden.templates: `gold_by_search_scope`). In every scope the asking role searches only what it may read.
+fair there (golden.wider_scope_gold: `_wider_scope_gold`). In every scope the asking role searches only what it may
+read.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Single-document questions ask one figure of one filing; what retrieval and readers miss most is the other half
 (BRIEF.md, D4 and D7; public benchmarks lose 14 to 19 points from single-document to longitudinal and cross-company
-questions). Four kinds, each from two fair single-figure candidates (golden.templates: printed, labelled, of their
-filing's own period, passing the fairness rules), each with its evidence in both filings:
+questions). Four kinds, each from two fair single-figure candidates (golden.figure_selection: printed, labelled, of
+their filing's own period, passing the fairness rules), each with its evidence in both filings:
 
 * `granularity` (D4): the second half or the fourth quarter of a fiscal year, one subtraction: the 10-K's fiscal-year
   figure less a 10-Q's six- or nine-month figure of the same year. Kept only where the 10-K neither tags a period
@@ -62,7 +62,7 @@ _PER_SHARE_UNITS = ("USD/shares", "shares")
 
 
 class Corpus(Protocol):
-    """What the pairs are checked against (golden.templates._Scope)."""
+    """What the pairs are checked against (golden.template_scope._Scope)."""
 
     @property
     def period_values(self) -> Mapping[Any, set[float]]: ...
@@ -160,7 +160,7 @@ def _significant_digits(printed: str) -> int:
     return len(digits.rstrip("0")) if digits else 0
 
 
-AnswerOf = Callable[[str, float, "str | None", int], str]  # golden.templates.printed_answer
+AnswerOf = Callable[[str, float, "str | None", int], str]  # golden.question_wording.printed_answer
 
 
 def granularity(fair: list[dict], corpus: Corpus, reject: Callable[..., None], answer_of: AnswerOf) -> list[dict]:
@@ -352,7 +352,7 @@ def split_ratio(first: float, later: float, unit: str | None, later_printed: str
 def restatement(pairs: Iterable[tuple[dict, dict]], corpus: Corpus) -> list[dict]:
     """A figure as first reported and as reported now (module doc). `pairs`: (first, later) single-figure candidates
     of one concept and period from two filings, the later reporting a later period, their values different
-    (golden.templates finds them where it finds conflicting values)."""
+    (golden.value_conflicts finds them where it finds conflicting values)."""
     out = []
     for first, later in pairs:
         n = split_ratio(float(first["gold_value"]), float(later["gold_value"]), first.get("unit"), later["printed"])

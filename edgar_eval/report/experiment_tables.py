@@ -15,7 +15,7 @@ from typing import Any, Iterable, cast
 import pandas as pd
 
 from edgar_eval.domain.versioning import content_version
-from edgar_eval.evaluation import experiment
+from edgar_eval.evaluation.mutation_power import mutation_summary
 from edgar_eval.report.inputs import ReportInputs
 from edgar_eval.report.markdown import Provenance, ReportTable, _ratio, interval, percent
 
@@ -463,7 +463,7 @@ def experiment_tables(inputs: ReportInputs) -> list[ReportTable]:
         }
     )
     mutations = inputs.mutations
-    summary = experiment.mutation_summary(mutations)
+    summary = mutation_summary(mutations)
     mutation_table = pd.DataFrame(
         {
             "mutant kind": summary.kind,
