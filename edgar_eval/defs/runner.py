@@ -187,12 +187,29 @@ def cancel_interrupted_runs(instance: dg.DagsterInstance, since: datetime.dateti
     """Record as canceled, not failed, each run created since `since` that Ctrl-C stopped (Dagster ends such a run
     as a failure of the step it interrupted): the UI then tells a stopped run from a broken one. Their ids."""
     canceled = []
+    ended = {dg.DagsterEventType.STEP_FAILURE, dg.DagsterEventType.RUN_FAILURE}
     for run in instance.get_runs(dg.RunsFilter(statuses=[dg.DagsterRunStatus.FAILURE], created_after=since)):
-        failures = instance.all_logs(run.run_id, of_type=dg.DagsterEventType.STEP_FAILURE)
-        if any(_was_interrupted(record.dagster_event) for record in failures):
+        failures = [record.dagster_event for record in instance.all_logs(run.run_id, of_type=ended)]
+        # a step's failure, or the run's own when the interrupt came before or between its steps
+        if any(
+            event is not None and _interrupt_in(getattr(event.event_specific_data, "error", None)) for event in failures
+        ):
             instance.report_run_canceled(run, "interrupted (Ctrl-C): stopped, not failed")
             canceled.append(run.run_id)
     return canceled
+
+
+_INTERRUPTS = ("DagsterExecutionInterruptedError", "KeyboardInterrupt")
+
+
+def _interrupt_in(error: object) -> bool:
+    """Does this serialised error, or any error it was raised from or during, come from Ctrl-C?"""
+    seen = 0
+    while error is not None and seen < 20:
+        if getattr(error, "cls_name", None) in _INTERRUPTS:
+            return True
+        error, seen = getattr(error, "cause", None) or getattr(error, "context", None), seen + 1
+    return False
 
 
 def in_process(defs: dg.Definitions, instance: dg.DagsterInstance) -> Launch:
