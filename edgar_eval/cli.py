@@ -120,14 +120,14 @@ def run(args: argparse.Namespace) -> int:
 
         defs()  # the executor's settings: refused here, in one line
         parallel = parallel_runs_from_env()
-        corpus_files(settings)  # last: it writes the demo corpus; a folder without a filing is refused in one line
+        filings = len(corpus_files(settings))  # last: it writes the demo corpus; a folder without a filing is refused
     except ValueError as exc:  # a bad setting or corpus folder: one line, before any partition runs
         return _refused(exc)
     for note in unread_settings(settings, embedder, generator):  # set, but read by nothing this run uses
         print(f"note: {note}; it changes nothing")
     print(f"corpus {settings.corpus_name!r} in {settings.corpus_dir}")
     started = time.perf_counter()
-    total, shown, last = len(corpus_files(settings)), [0], [started]
+    total, shown, last = filings, [0], [started]
 
     def show(key: str, error: str | None, launched: bool, because: str | None) -> None:
         status = "FAILED" if error else "ok" if launched else "current"
