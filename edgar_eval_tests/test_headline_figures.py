@@ -120,12 +120,6 @@ def test_an_undefined_primary_endpoint_has_a_count_of_zero_and_no_rate():
         "primary_endpoint_questions": 0,
         "primary_endpoint_companies": 0,
     }
-    # v1 and v2 register no primary per-kind endpoint: the kinds' rates, no primary entry
-    for name in ("answering-v1", "answering-v2"):
-        assert primary_hypothesis(_protocol(name)) is None
-        assert "primary_endpoint_questions" not in false_answer_kind_figures(
-            false_answers_by_kind(outcomes), _protocol(name)
-        )
 
 
 def _metrics_row(scope: str, retriever: str, k: int, questions: int, hits: int) -> dict:

@@ -270,3 +270,44 @@ def test_the_asked_item_finds_its_group_of_names_by_its_words():
     answer = _read("What was Acme's research and development expense for fiscal 2025?", table)
     assert answer.answered and answer.figure == 1_980e6
     assert not _read("What was Acme's amortization of intangible assets for fiscal 2025?", table).answered
+
+
+def _eager(question, *texts):
+    return read_tables(question, [Passage(f"P{k + 1}", t) for k, t in enumerate(texts)], eager=True)
+
+
+def test_the_eager_reader_takes_the_nearest_column_for_a_year_the_table_does_not_print():
+    # The table reader declines fiscal 2025; the eager reader answers from 2024, the latest column, as a model that
+    # takes the figure it sees for the year it was asked does.
+    assert not _read("What was Apple's total net sales for fiscal 2025?", ANNUAL).answered
+    eager = _eager("What was Apple's total net sales for fiscal 2025?", ANNUAL)
+    assert eager.answered and eager.figure == 391_035e6
+    # ... and the earliest column for a year before the table's first.
+    assert _eager("What was Apple's total net sales for fiscal 2019?", ANNUAL).figure == 394_328e6
+    # a quarter's question takes a quarter's column, not the six months'
+    assert _eager("What was Nvidia's revenue for the quarter ended July 26, 2026?", QUARTERLY).figure == 46_743e6
+
+
+def test_the_eager_reader_takes_the_nearest_row_for_a_line_item_the_table_does_not_print():
+    question = (
+        "What was Nvidia's net income attributable to noncontrolling interests for the six months ended July 27, 2025?"
+    )
+    assert not _read(question, QUARTERLY).answered
+    eager = _eager(question, QUARTERLY)
+    # "Net income (loss)" shares the words the asked item names; the per-share row shares them too but more words apart
+    assert eager.answered and eager.figure == -420e6
+    # a row sharing no word with the asked item is never taken: the eager reader mis-selects, it does not invent
+    assert not _eager(
+        "What was Nvidia's goodwill impairment for the six months ended July 27, 2025?", QUARTERLY
+    ).answered
+
+
+def test_the_eager_reader_reads_as_the_table_reader_where_the_row_and_column_are_printed():
+    for question in (
+        "What was Apple's total net sales for fiscal 2023?",
+        "What was Nvidia's revenue for the six months ended July 27, 2025?",
+    ):
+        plain, eager = _read(question, ANNUAL, QUARTERLY), _eager(question, ANNUAL, QUARTERLY)
+        assert plain.answered and (eager.text, eager.figure) == (plain.text, plain.figure)
+    # a named row in the nearest column ranks before an unnamed row in the asked one
+    assert _eager("What was Apple's total net sales for fiscal 2025?", ANNUAL, BALANCE).figure == 391_035e6

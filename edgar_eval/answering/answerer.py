@@ -15,9 +15,9 @@ from typing import cast
 from edgar_eval.answering.citations import answer_figures, check_citations
 from edgar_eval.answering.extractive import READER_ID, Passage, ReaderAnswer, read
 from edgar_eval.answering.extractive import TUNED_ON as EXTRACTIVE_TUNED_ON
+from edgar_eval.answering.table_reader import EAGER_READER_ID, read_tables
 from edgar_eval.answering.table_reader import READER_ID as TABLE_READER_ID
 from edgar_eval.answering.table_reader import TUNED_ON as TABLE_READER_TUNED_ON
-from edgar_eval.answering.table_reader import read_tables
 from edgar_eval.domain.generation import Generation, GenerationRequest, Generator
 from edgar_eval.domain.routes import ANSWER, DENY, NO_ANSWER, REVIEW
 
@@ -39,7 +39,12 @@ OUTCOMES = (
 )
 
 
-READERS_TUNED_ON = {READER_ID: EXTRACTIVE_TUNED_ON, TABLE_READER_ID: TABLE_READER_TUNED_ON}
+# The eager reader is the table reader's rules with its fallbacks: tuned where they were.
+READERS_TUNED_ON = {
+    READER_ID: EXTRACTIVE_TUNED_ON,
+    TABLE_READER_ID: TABLE_READER_TUNED_ON,
+    EAGER_READER_ID: TABLE_READER_TUNED_ON,
+}
 
 
 def tuned_on(generator_id: str) -> tuple[str, ...]:
@@ -87,6 +92,20 @@ class TableReaderGenerator(ExtractiveGenerator):
     @staticmethod
     def _read(question: str, passages: list[Passage]) -> ReaderAnswer:
         return read_tables(question, passages)
+
+
+class EagerReaderGenerator(ExtractiveGenerator):
+    """The eager reader (answering/table_reader.py, EAGER_READER_ID): a system under test that errs as language models
+    do on filings, answering from the nearest row and column where the table reader declines; offline, deterministic."""
+
+    generator_id = EAGER_READER_ID
+
+    @staticmethod
+    def _read(question: str, passages: list[Passage]) -> ReaderAnswer:
+        return read_tables(question, passages, eager=True)
+
+
+OFFLINE_READERS = (ExtractiveGenerator(), TableReaderGenerator(), EagerReaderGenerator())
 
 
 @dataclass(frozen=True)

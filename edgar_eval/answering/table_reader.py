@@ -41,6 +41,10 @@ from edgar_eval.corpus.table_headers import cells as _cells
 from edgar_eval.corpus.table_headers import row_values as _row_values
 
 READER_ID = "table-reader/1"
+# A model of the mistakes language models make on filings, not a language model: the table reader, except that where
+# it would decline it answers from the nearest row label (one sharing a word with the asked item) and the nearest
+# column (the year nearest the asked one): mis-selection of a printed figure, never a figure no passage prints.
+EAGER_READER_ID = "eager-reader/1"
 # The corpora its rules and synonyms were written and corrected against: its figures there are in-sample, and on
 # filings it was not tuned on it has scored lower (issue 32).
 TUNED_ON = ("demo", "edgar")
@@ -250,6 +254,7 @@ def item_names(item: str) -> tuple[frozenset[str], ...]:
 @dataclass(frozen=True)
 class _Found:
     score: tuple[float, int]
+    guesses: int  # the eager reader's: 0 read as asked; 1 or 2 the nearest column and/or the nearest row taken instead
     passage_rank: int
     line: int
     label: str
@@ -279,8 +284,42 @@ def _scale(scale_text: str, unscaled: bool, share_count: bool) -> str:
     return _SCALE_WORD[match.group(1).lower()] if match else ""
 
 
-def _candidates(passage: Passage, rank: int, names: tuple[frozenset[str], ...], period: AskedPeriod):
+def _nearest_column(columns: list[str], period: AskedPeriod, table_has_durations: bool) -> int | None:
+    """The eager reader's column when none is the asked period's: the column whose year lies nearest the asked one (the
+    later of two as near), among the columns of the asked duration (any column, where none names one), as a reader does
+    that takes the latest figure it sees for a year the table does not print."""
+    years = [(k, [int(y) for y in _YEAR.findall(c)]) for k, c in enumerate(columns) if not _NOT_THE_FIGURE.search(c)]
+    if period.year is None:
+        return None
+    asked_year = period.year
+
+    def of_duration(column: str) -> bool:
+        if period.kind in ("FY", "instant"):
+            return not _ANY_DURATION.search(column)
+        return bool(_DURATIONS[period.kind].search(column)) or not table_has_durations
+
+    dated = [(k, max(y)) for k, y in years if y]
+    fitting = [(k, year) for k, year in dated if of_duration(columns[k])] or dated
+    ranked = sorted(fitting, key=lambda ky: (abs(ky[1] - asked_year), -ky[1], ky[0]))
+    return ranked[0][0] if ranked else None
+
+
+def nearest_label_score(label: str, asked: frozenset[str]) -> tuple[float, int]:
+    """The eager reader's score of a row that names nothing asked: the share of the label's and the question's words
+    they hold in common (Jaccard), and how many; (0, 0) when they share no word."""
+    words = label_words(label) - _NAMING_NOTHING
+    shared = words & (asked - _NAMING_NOTHING)
+    return (len(shared) / len(words | asked), len(shared)) if shared else (0.0, 0)
+
+
+def _candidates(
+    passage: Passage, rank: int, names: tuple[frozenset[str], ...], period: AskedPeriod, eager: bool = False
+):
+    """The rows that name the asked item with a figure in the asked period's column. `eager`: also a row whose label
+    only shares a word with the asked item, and the nearest column where the table prints no column of the period
+    (each such step counted in `guesses`), the mistakes of a reader that answers rather than decline."""
     lines = passage.text.splitlines()
+    asked = names[0] if names else frozenset()
     for start, end in table_blocks(lines):
         rows = [_cells(lines[k]) for k in range(start, end)]
         first_data = header_length(lines, start, end)
@@ -291,8 +330,12 @@ def _candidates(passage: Passage, rank: int, names: tuple[frozenset[str], ...], 
         header_text = " ".join(" ".join(r) for r in header_rows)
         durations = bool(_ANY_DURATION.search(header_text))
         wanted = _period_columns(columns, period, durations)
+        column_guess = 0
         if len(wanted) != 1:
-            continue  # no column, or two, for the period: a reader cannot tell
+            nearest = _nearest_column(columns, period, durations) if eager and not wanted else None
+            if nearest is None:
+                continue  # no column, or two, for the period: a reader cannot tell
+            wanted, column_guess = [nearest], 1
         table_scale = f"{header_text} | {scale_line(lines, start) or ''}"
         group = body_scale = ""
         for k in range(first_data, len(rows)):
@@ -303,7 +346,9 @@ def _candidates(passage: Passage, rank: int, names: tuple[frozenset[str], ...], 
             if len(row) < 2 or not lines[start + k].rstrip().endswith("|") or _NOT_ASKED.search(row[0]):
                 continue  # a heading, the passage's cut last row, or an opening balance
             label = f"{group} {row[0]}" if group and _continues(group, row[0]) else row[0]
-            score = label_score(label, names)
+            score, label_guess = label_score(label, names), 0
+            if not score[0] and eager:
+                score, label_guess = nearest_label_score(label, asked), 1
             if not score[0]:
                 continue
             aligned = _align(_row_values(row[1:]), columns, wanted[0])
@@ -313,7 +358,14 @@ def _candidates(passage: Passage, rank: int, names: tuple[frozenset[str], ...], 
             if not re.search(r"\d", values[index]):
                 continue  # a dash: nothing printed for the period
             yield _Found(
-                score, rank, start + k, label.strip(), values[index], f"{body_scale} | {table_scale}", passage.chunk_id
+                score,
+                column_guess + label_guess,
+                rank,
+                start + k,
+                label.strip(),
+                values[index],
+                f"{body_scale} | {table_scale}",
+                passage.chunk_id,
             )
 
 
@@ -374,9 +426,9 @@ class _Asked:
     share_count: bool
 
 
-def _found_rows(question: str, passages: list[Passage]) -> tuple[_Asked, list[_Found]] | None:
-    """The rows that name the asked line item with a column for the asked period, or None for a question that is not
-    about one line item and one period."""
+def _found_rows(question: str, passages: list[Passage], eager: bool = False) -> tuple[_Asked, list[_Found]] | None:
+    """The rows that name the asked line item with a column for the asked period (`eager`: or the nearest row and
+    column), or None for a question that is not about one line item and one period."""
     parsed = parse_question(question)
     if parsed is None:
         return None
@@ -388,7 +440,7 @@ def _found_rows(question: str, passages: list[Passage]) -> tuple[_Asked, list[_F
     found = [
         f
         for rank, passage in enumerate(passages)
-        for f in _candidates(passage, rank, names, period)
+        for f in _candidates(passage, rank, names, period, eager)
         if not (share_count and f.shown.startswith("$"))
     ]  # a dollar figure is no share count
     return _Asked(frozenset(asked), per_share_asked, share_count), found
@@ -435,14 +487,16 @@ def rows_read(question: str, passages: list[Passage]) -> list[RowRead]:
     return [_row_read(f, asked, passages) for f in best]
 
 
-def read_tables(question: str, passages: list[Passage]) -> ReaderAnswer:
-    read = _found_rows(question, passages)
+def read_tables(question: str, passages: list[Passage], eager: bool = False) -> ReaderAnswer:
+    """The table reader's answer. `eager`: the eager reader's (EAGER_READER_ID), which reads as the table reader does
+    and, where that would decline, answers from the nearest row and the nearest column instead."""
+    read = _found_rows(question, passages, eager)
     if read is None:
         return ReaderAnswer(False, "", None, (), "not a question about one line item and one period")
     asked, found = read
     if not found:
         return ReaderAnswer(False, "", None, (), "no table row names the line item with a column for the asked period")
-    best = min(found, key=lambda f: (-f.score[0], -f.score[1], f.passage_rank, f.line))
+    best = min(found, key=lambda f: (f.guesses, -f.score[0], -f.score[1], f.passage_rank, f.line))
     row = _row_read(best, asked, passages)
     # a share count is said as one, or it reads as an amount
     unit = " shares" if asked.share_count and not row.per_share else ""

@@ -16,8 +16,9 @@ from edgar_eval.adapters.files import replace_file
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.settings import EvalSettings
-from edgar_eval.defs.statistics_assets import chosen_interval, read_protocol
+from edgar_eval.defs.statistics_assets import read_protocol
 from edgar_eval.evaluation.gate_quality import risk_coverage_curves
+from edgar_eval.evaluation.paired_comparisons import EXPLORATORY_METHOD
 from edgar_eval.evaluation.run_comparison import OUTCOMES_FILE, outcomes_json, run_outcomes
 from edgar_eval.report.builder import build_report
 from edgar_eval.report.inputs import ReportInputs
@@ -97,7 +98,6 @@ def report(
     golden_audit: pd.DataFrame,
     absence_review_queue: pd.DataFrame,
     reader_accuracy: pd.DataFrame,
-    interval_coverage: pd.DataFrame,
     route_matrix: pd.DataFrame,
     release_checks: pd.DataFrame,
     case_receipts: pd.DataFrame,
@@ -156,7 +156,6 @@ def report(
             golden_audit=golden_audit,
             absence_review=absence_review_queue,
             readers=reader_accuracy,
-            coverage=interval_coverage,
             decision_simulation=decision_simulation,
             design_power=design_power,
             false_answers_by_kind=arm_false_answers_by_kind,
@@ -193,7 +192,7 @@ def report(
         {
             "confidence": protocol.confidence,
             "power": protocol.power,
-            "interval_method": chosen_interval(interval_coverage),
+            "interval_method": EXPLORATORY_METHOD,
         },
     )
     folder = settings.report_dir()

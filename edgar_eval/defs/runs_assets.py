@@ -13,8 +13,7 @@ import pandas as pd
 
 from edgar_eval.answering.answerer import (
     ANSWERED,
-    ExtractiveGenerator,
-    TableReaderGenerator,
+    OFFLINE_READERS,
     answer_question,
     exit_route,
 )
@@ -589,7 +588,8 @@ def generations(
 
 @dg.asset(
     group_name="runs",
-    description="Both offline readers (extractive-baseline and table-reader) on the passages the answerer read, for "
+    description="The offline readers (extractive-baseline, table-reader, and the eager reader that errs as language "
+    "models do) on the passages the answerer read, for "
     "every answerable question, judged as under arm A: right (Wilson 95%), wrong, declined, beside the share whose "
     "gold chunk was retrieved at the answerer's K (the readers' ceiling).",
 )
@@ -607,7 +607,7 @@ def reader_accuracy(
         cast(pd.DataFrame, golden[golden.expected_route == "answer"]),
         retrieved,
         texts,
-        (ExtractiveGenerator(), TableReaderGenerator()),
+        OFFLINE_READERS,
     )
     frame = summarise_readers(outcomes)
     return table_output(
@@ -765,7 +765,7 @@ def wrong_answers(
         cast(pd.DataFrame, golden[golden.expected_route == ANSWER]),
         retrieved,
         texts,
-        (ExtractiveGenerator(), TableReaderGenerator()),
+        OFFLINE_READERS,
     )
     for reader, own in readers.groupby("reader", sort=True):
         frames.append(categories_of(f"reader {reader}", own, golden, read, gold_read, text_of, company_of))

@@ -10,8 +10,7 @@ import pandas as pd
 
 from edgar_eval.corpus.frames import iter_groups, iter_rows
 from edgar_eval.defs.common import figure_metadata, table_head, table_output
-from edgar_eval.defs.settings import EvalSettings
-from edgar_eval.domain.routes import NO_ANSWER
+from edgar_eval.defs.settings import EvalSettings, GeneratorResource
 from edgar_eval.evaluation import confirmatory, gate_quality, mutation_power, paired_comparisons, run_profile
 from edgar_eval.evaluation.headline_figures import (
     arm_figures,
@@ -41,18 +40,16 @@ from edgar_eval.evaluation.summaries import (
 @dg.asset(
     group_name="statistics",
     description="Per arm, on the protocol's split (eval): false-answer rate on unanswerable questions, recall cost and "
-    "accuracy on answerable ones, each with a Wilson and a company-cluster bootstrap 95% interval (by the method the "
-    "coverage simulation chose).",
+    "accuracy on answerable ones, each with a Wilson and a company-cluster bootstrap-t 95% interval.",
 )
 def arm_statistics(
     context: dg.AssetExecutionContext,
     settings: EvalSettings,
     arm_outcomes: pd.DataFrame,
-    interval_coverage: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     protocol, _ = read_protocol(settings)
     stats = summarise_arms(
-        protocol.questions(arm_outcomes), seed=settings.golden_seed, method=chosen_interval(interval_coverage)
+        protocol.questions(arm_outcomes), seed=settings.golden_seed, method=paired_comparisons.EXPLORATORY_METHOD
     ).assign(split=protocol.split)
     return table_output(
         stats,
@@ -111,64 +108,31 @@ def read_protocol(settings: EvalSettings) -> tuple[Protocol, str]:
     return Protocol.from_mapping(tomllib.loads(data.decode())), hashlib.sha256(data).hexdigest()
 
 
-def chosen_interval(coverage: pd.DataFrame) -> str:
-    """The bootstrap interval method the coverage simulation found closest to nominal (percentile when it ran on
-    fewer than two companies)."""
-    return str(coverage.method[coverage.chosen].iloc[0]) if coverage.chosen.any() else "percentile"
-
-
-COVERAGE_REPLICATES = 400  # simulated runs per interval method: coverage to about +-2 points
-COVERAGE_RESAMPLES = 1_000
-
-
-@dg.asset(
-    group_name="statistics",
-    description="How often each company-cluster bootstrap interval (percentile, BCa, studentised) covers a known true "
-    "paired difference, simulated with the companies and question counts of the protocol's split at the protocol's "
-    "level; the method closest to nominal is the one the paired comparisons use.",
-)
-def interval_coverage(
-    context: dg.AssetExecutionContext,
-    settings: EvalSettings,
-    arm_outcomes: pd.DataFrame,
-) -> dg.Output[pd.DataFrame]:
-    protocol, _ = read_protocol(settings)
-    outcomes = protocol.questions(arm_outcomes)
-    unanswerable = outcomes[(outcomes.arm == "A") & (outcomes.expected_route == NO_ANSWER)]
-    sizes = unanswerable.groupby("cik").size().sort_index().tolist()
-    table = paired_comparisons.interval_coverage(
-        sizes, protocol.confidence, COVERAGE_REPLICATES, COVERAGE_RESAMPLES, settings.golden_seed
-    )
-    return table_output(
-        table.assign(split=protocol.split),
-        {
-            "companies": len(sizes),
-            "chosen": str(table.method[table.chosen].iloc[0]) if table.chosen.any() else "none",
-            "head": table_head(table, rows=3),
-        },
-    )
-
-
 @dg.asset(
     group_name="statistics",
     description="Protocol v3: per confirmatory hypothesis, null boundary (false-answer-rate difference 0; accuracy "
     "difference at minus the margin) and interval method, how often the truth lies beyond each end of the protocol's "
     "interval over simulated splits with the split's own companies and question counts; the decision tail's miss rate "
-    "is the rule's type-I error. Chooses each hypothesis's interval method. Reads the questions of arm_outcomes, not "
-    "their outcomes. Empty for v1 and v2 protocols.",
+    "is the rule's type-I error. Chooses each hypothesis's interval method (bootstrap, few-cluster, or for a gated arm "
+    "against the arm it gates Korn-Graubard). Reads the questions of arm_outcomes, and of their outcomes only whether "
+    "the testability split shows a discordant pair. Empty for v1 and v2 protocols, for untestable hypotheses, and for "
+    "a run that is not the generator and corpus the protocol registers (v4).",
 )
 def decision_simulation(
     context: dg.AssetExecutionContext,
     settings: EvalSettings,
+    generator: GeneratorResource,
     arm_outcomes: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     protocol, _ = read_protocol(settings)
-    table = confirmatory.decision_simulation(arm_outcomes, protocol, settings.golden_seed)
+    registered = protocol.registers(generator.kind, settings.corpus_name)
+    table = confirmatory.decision_simulation(arm_outcomes, protocol, settings.golden_seed, registered)
     chosen = {h.id: confirmatory.chosen_method(table, h.id) for h in protocol.hypotheses}
     return table_output(
         table,
         {
             "protocol": protocol.version,
+            "registered_system": protocol.registered_system,
             "chosen": dg.MetadataValue.json(
                 {h: f"{m} ({'holds' if ok else 'does not hold'} alpha)" for h, (m, ok) in chosen.items() if m}
             ),
@@ -208,17 +172,17 @@ def design_power(
 @dg.asset(
     group_name="statistics",
     description="Paired differences between arms on the same questions of the protocol's split (every arm against A, "
-    "and the protocol's pairs; v3: the false-answer rate per unanswerable kind, none pooled): a company-bootstrap "
-    "interval at the protocol's level (exploratory rows: by the method the coverage simulation chose; v3's "
-    "confirmatory rows: by their decision simulation's), exact McNemar on the discordant pairs (exploratory: it "
-    "assumes independent questions), the minimum detectable effect; confirmatory where the protocol names the "
-    "comparison, decided by the protocol's rule.",
+    "and the protocol's pairs; the false-answer rate per unanswerable kind, none pooled): an interval at the "
+    "protocol's level (exploratory rows: company bootstrap-t; confirmatory rows: the method their decision simulation "
+    "chose), exact McNemar on the discordant pairs (exploratory: it assumes independent questions), the minimum "
+    "detectable effect; confirmatory where the protocol names the comparison and registers the run's generator and "
+    "corpus, decided by the protocol's rule.",
 )
 def arm_comparisons(
     context: dg.AssetExecutionContext,
     settings: EvalSettings,
+    generator: GeneratorResource,
     arm_outcomes: pd.DataFrame,
-    interval_coverage: pd.DataFrame,
     decision_simulation: pd.DataFrame,
     design_power: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
@@ -227,9 +191,9 @@ def arm_comparisons(
         arm_outcomes,
         protocol,
         seed=settings.golden_seed,
-        method=chosen_interval(interval_coverage),
         simulation=decision_simulation,
         power=design_power,
+        registered=protocol.registers(generator.kind, settings.corpus_name),
     )
     confirmatory = table[table.status == "confirmatory"]
     return table_output(
@@ -602,7 +566,6 @@ ASSETS = [
     arm_statistics,
     arm_false_answers_by_kind,
     arm_costs,
-    interval_coverage,
     decision_simulation,
     design_power,
     arm_comparisons,

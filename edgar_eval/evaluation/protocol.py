@@ -11,7 +11,6 @@ from typing import cast
 import pandas as pd
 
 from edgar_eval.evaluation.abstention import ARMS
-from edgar_eval.stats.paired import minimum_detectable_effect
 
 METRICS = {
     # metric: (questions it is measured on, the per-question 0/1 column)
@@ -28,10 +27,8 @@ class Hypothesis:
     arm: str
     baseline: str
     direction: str  # "lower" or "higher": the sign of arm minus baseline the hypothesis predicts
-    recall_cost_margin: float | None = (
-        None  # v2: the most recall the arm may cost against its baseline (non-inferiority)
-    )
-    kind: str = ""  # v3: the one unanswerable kind whose false-answer rate is the endpoint ("": pooled, v1 and v2)
+    recall_cost_margin: float | None = None  # the most recall the arm may cost against its baseline (non-inferiority)
+    kind: str = ""  # the one unanswerable kind whose false-answer rate is the endpoint
 
 
 @dataclass(frozen=True)
@@ -69,33 +66,35 @@ class Design:
 
 @dataclass(frozen=True)
 class Protocol:
-    """A pre-registered protocol. v1: two-sided alpha, confirmed when the interval excludes zero on the predicted side
-    and McNemar rejects. v2 (any hypothesis with a recall-cost margin): one-sided alpha for each of two conditions,
-    the false-answer rate falls and the recall cost stays inside the margin, both read from the company-cluster
-    bootstrap on the protocol's split; McNemar is printed, exploratory, as it assumes independent questions."""
+    """A pre-registered protocol (v3 and later; v1 and v2 stay in protocol/ as history and are refused). Each hypothesis
+    names one unanswerable kind and a recall-cost margin: confirmed only when, at one-sided alpha each, its
+    false-answer rate falls and its recall cost stays inside the margin, both read from the interval method its
+    decision simulation chose; v4 adds the generator and corpus the hypotheses are decided for."""
 
     version: str
-    alpha: float  # v1: two-sided, for the paired intervals (1 - alpha) and McNemar; v2: one-sided per condition
+    alpha: float  # one-sided, per hypothesis and condition: one end of a (1 - 2 alpha) two-sided interval
     power: float
     hypotheses: tuple[Hypothesis, ...]
-    split: str = "all"  # the questions the confirmatory rows read: "eval" or "all"
-    assumed_discordance: float | None = None  # v2: for the minimum detectable effect at design time
-    design: "Design | None" = None  # v3: testability split, minimum companies and the simulations' assumptions
+    split: str  # the questions the confirmatory rows read: "eval"
+    assumed_discordance: float  # for the false-answer boundary's simulation and the power curve
+    design: "Design"  # testability split, minimum companies and the simulations' assumptions
+    generator: str = ""  # v4: the system under test whose arms the hypotheses decide ("" in v3: any)
+    corpus: str = ""  # v4: the corpus they are decided on ("" in v3: any)
+
+    def registers(self, generator: str, corpus: str) -> bool:
+        """Does the protocol decide for this generator on this corpus? Elsewhere its hypotheses are exploratory: a
+        pre-registration names the system and the data it was written for (v4)."""
+        return (not self.generator or self.generator == generator) and (not self.corpus or self.corpus == corpus)
 
     @property
-    def by_kind(self) -> bool:
-        """v3: every false-answer rate is one unanswerable kind's; no row pools kinds."""
-        return self.design is not None
-
-    @property
-    def one_sided(self) -> bool:
-        return any(h.recall_cost_margin is not None for h in self.hypotheses)
+    def registered_system(self) -> str:
+        return f"{self.generator or 'any generator'} on {self.corpus or 'any corpus'}"
 
     @property
     def confidence(self) -> float:
         """The two-sided level of the printed intervals: a one-sided bound at alpha is one end of a 1 - 2 alpha
         interval."""
-        return 1 - 2 * self.alpha if self.one_sided else 1 - self.alpha
+        return 1 - 2 * self.alpha
 
     @classmethod
     def from_mapping(cls, data: dict) -> "Protocol":
@@ -122,41 +121,32 @@ class Protocol:
             if margin is not None and not 0 <= float(margin) < 1:
                 raise ValueError(f"hypothesis {hypothesis.id}: recall_cost_margin must lie in [0, 1), got {margin}")
             hypotheses.append(hypothesis)
-        split = str(data.get("split", "all"))
-        if split not in ("all", "eval"):
-            raise ValueError(f"protocol split must be 'all' or 'eval', got {split!r}")
+        version = str(data["version"])
         design = data.get("design", {})
-        discordance = design.get("assumed_discordance")
-        by_kind = any(h.kind for h in hypotheses)
-        if by_kind:
-            if not all(h.kind and h.recall_cost_margin is not None for h in hypotheses):
-                raise ValueError("a per-kind protocol names a kind and a margin for every hypothesis")
-            if split != "eval" or "min_companies" not in data or "testability_split" not in data:
-                raise ValueError("a per-kind protocol reads the eval split, with min_companies and testability_split")
-            if len({(h.arm, h.baseline, h.metric, h.kind) for h in hypotheses}) < len(hypotheses):
-                raise ValueError("two hypotheses name the same comparison: one comparison is pre-registered once")
+        if not hypotheses or not all(h.kind and h.recall_cost_margin is not None for h in hypotheses):
+            raise ValueError(
+                f"{version}: every hypothesis names an unanswerable kind and a recall-cost margin (protocols before "
+                "v3 pooled the kinds and are kept in protocol/ as history only; a run reads v3 or later)"
+            )
+        split = str(data.get("split", ""))
+        if split != "eval" or "min_companies" not in data or "testability_split" not in data:
+            raise ValueError(f"{version}: a protocol reads the eval split, with min_companies and testability_split")
+        if "assumed_discordance" not in design:
+            raise ValueError(f"{version}: [design] states the assumed_discordance its simulations draw")
+        if len({(h.arm, h.baseline, h.metric, h.kind) for h in hypotheses}) < len(hypotheses):
+            raise ValueError("two hypotheses name the same comparison: one comparison is pre-registered once")
         return cls(
-            str(data["version"]),
+            version,
             float(data["alpha"]),
             float(data.get("power", 0.8)),
             tuple(hypotheses),
             split,
-            None if discordance is None else float(discordance),
-            Design.from_mapping(data, design) if by_kind else None,
+            float(design["assumed_discordance"]),
+            Design.from_mapping(data, design),
+            str(data.get("generator", "")),
+            str(data.get("corpus", "")),
         )
 
     def questions(self, outcomes: pd.DataFrame) -> pd.DataFrame:
         """The outcomes the confirmatory rows read."""
         return outcomes if self.split == "all" else cast(pd.DataFrame, outcomes[outcomes.split == self.split])
-
-    def design_mde(self, planned_n: int) -> float:
-        """The minimum detectable effect at design time: the planned number of questions (the frozen golden set's
-        split, fixed before any answer exists) and the discordance the protocol assumes, at its alpha and power."""
-        if self.assumed_discordance is None or planned_n < 1:
-            return float("nan")
-        return minimum_detectable_effect(
-            planned_n,
-            self.assumed_discordance,
-            alpha=2 * self.alpha if self.one_sided else self.alpha,
-            power=self.power,
-        )

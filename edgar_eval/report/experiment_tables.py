@@ -44,23 +44,7 @@ def _number(value: float, digits: int = 3) -> str:
     return "n/a" if value is None or math.isnan(value) else f"{value:.{digits}f}"
 
 
-_V1_NOTE = (
-    "Arm minus baseline on the same questions. Confirmatory rows test the protocol's pre-registered hypotheses "
-    "(confirmed when the whole interval lies on the predicted side of zero and McNemar rejects at the protocol's "
-    "alpha); every other row is exploratory. A difference smaller than the minimum detectable effect (80% power) "
-    "is not distinguishable from none."
-)
-_V2_NOTE = (
-    "Arm minus baseline on the same questions. A hypothesis is confirmed only when both one-sided bounds hold at the "
-    "protocol's alpha (each the end of the printed two-sided interval): its false-answer rate falls (the interval's "
-    "upper end below zero) and its recall cost stays inside the margin (its correct-on-answerable difference's lower "
-    "end above minus the margin), so a gate that declines everything cannot be confirmed. The confirmatory test is the "
-    "company-cluster bootstrap; exact McNemar treats questions as independent, which they are not (questions cluster "
-    "by company, and an unanswerable twin shares its parent question), so it is printed as exploratory. The minimum "
-    "detectable effect is the design's: the split's number of questions in the frozen golden set and the discordance "
-    "the protocol assumes, at its alpha and 80% power; a difference below it is not distinguishable from none."
-)
-_V3_NOTE = (
+_COMPARISONS_NOTE = (
     "Arm minus baseline on the same questions; the false-answer rate on one unanswerable kind per row, never pooled. "
     "A hypothesis is decided in the protocol's order: not testable with this generator when its endpoint shows no "
     "discordant pair on the testability split (nothing the eval split holds could move it); undecided on fewer "
@@ -73,6 +57,7 @@ _V3_NOTE = (
     "interval method, the design effect of clustering (the simulated variance against independent questions') in it."
 )
 CLUSTER_WARNING_BELOW = 20
+NOT_HERE = "not decided here: "  # the decision of a hypothesis in a run the protocol does not register
 
 
 def cluster_warning(companies: int | None, method: str) -> str:
@@ -80,40 +65,14 @@ def cluster_warning(companies: int | None, method: str) -> str:
         return ""
     return (
         f" Warning: these intervals resample {int(companies)} companies, fewer than {CLUSTER_WARNING_BELOW}. A cluster "
-        f"bootstrap on so few runs short of its nominal coverage; the {method} interval is used because the simulation "
-        "below finds it closest to nominal at this number of companies, and even it is an approximation."
+        f"bootstrap on so few runs short of its nominal coverage: the exploratory rows' {method} interval is an "
+        "approximation; a confirmatory row's method is the one its decision simulation found to hold alpha, if any."
     )
 
 
 def split_words(frame: pd.DataFrame) -> str:
     split = str(frame.split.iloc[0]) if "split" in frame and len(frame) else "all"
     return "all questions" if split == "all" else f"{split} split"
-
-
-def coverage_table(coverage: pd.DataFrame) -> ReportTable:
-    table = pd.DataFrame(
-        {
-            "interval method": [f"{m}{' (used)' if c else ''}" for m, c in zip(coverage.method, coverage.chosen)],
-            "companies": coverage.companies,
-            "nominal": [percent(v) for v in coverage.nominal],
-            "coverage": [
-                f"{percent(v)} ({k}/{n})" for v, k, n in zip(coverage.coverage, coverage.covered, coverage.replicates)
-            ],
-            "coverage Wilson 95%": [interval(lo, hi) for lo, hi in zip(coverage.coverage_low, coverage.coverage_high)],
-            "mean width": [
-                _points(v).lstrip("+") if v <= 2 else "over 200 points (unbounded)" for v in coverage.mean_width
-            ],
-        }
-    )
-    return ReportTable(
-        f"Bootstrap interval coverage at {int(coverage.companies.iloc[0])} companies (simulation of known truth)",
-        table,
-        Provenance("interval_coverage", content_version(coverage), "arm_outcomes (the split's companies and sizes)"),
-        note="Simulated arm comparisons with a known paired false-answer-rate difference of -30 points, the "
-        "companies and unanswerable-question counts of this split, and company-level probabilities that "
-        "differ widely (edgar_eval/stats/coverage.py): how often each method's interval holds the truth. "
-        "The method closest to nominal is used for the paired comparisons.",
-    )
 
 
 @dataclass(frozen=True)
@@ -156,17 +115,32 @@ def kind_rate(rates: pd.DataFrame, arm: str, kind: str, column: str) -> KindRate
     )
 
 
-def comparison_interval(low: float, high: float, confidence: float, method: str, v3: bool) -> str:
-    """A paired comparison's company bootstrap interval as printed: "-33.3 points to -2.2 points (99%, studentized)"."""
-    return f"{_points(low)} to {_points(high)} ({100 * confidence:.0f}%{f', {method}' if v3 else ''})"
+def comparison_interval(low: float, high: float, confidence: float, method: str) -> str:
+    """A paired comparison's interval as printed: "-33.3 points to -2.2 points (99%, studentized)"."""
+    return f"{_points(low)} to {_points(high)} ({100 * confidence:.0f}%, {method})"
 
 
 def comparison_difference(value: float) -> str:
     return _points(value)
 
 
-def is_v3(comparisons: pd.DataFrame) -> bool:
-    return "mde_basis" in comparisons and bool((comparisons.mde_basis == "simulated").any())
+def registered_elsewhere(comparisons: pd.DataFrame) -> str:
+    """What the protocol registers ("answering-v4 registers eager-reader on edgar-wide") where the run is another
+    generator or corpus, so its hypotheses decide nothing here; "" where they decide."""
+    decisions = comparisons.decision if "decision" in comparisons else pd.Series(dtype=str)
+    elsewhere = [str(d) for d in decisions if str(d).startswith(NOT_HERE)]
+    return elsewhere[0][len(NOT_HERE) :] if elsewhere else ""
+
+
+def unregistered_note(comparisons: pd.DataFrame) -> str:
+    """Where the run is not the generator and corpus the protocol registers: one sentence saying so."""
+    elsewhere = registered_elsewhere(comparisons)
+    if not elsewhere:
+        return ""
+    return (
+        f" This run decides nothing: {elsewhere}, and its hypotheses' rows are printed as exploratory (no decision "
+        "simulation runs for them)."
+    )
 
 
 def largest_power(power: pd.DataFrame) -> list[tuple[str, float, float]]:
@@ -214,7 +188,10 @@ def decision_simulation_table(simulation: pd.DataFrame, power: pd.DataFrame) -> 
             "hypothesis": simulation.hypothesis,
             "null boundary": simulation.boundary,
             "companies / questions": [f"{c} / {q}" for c, q in zip(simulation.companies, simulation.questions)],
-            "interval method": [f"{m}{' (chosen)' if c else ''}" for m, c in zip(simulation.method, simulation.chosen)],
+            "interval method and level": [
+                f"{m} {100 * level:.4g}%{' (chosen)' if c else ''}"
+                for m, level, c in zip(simulation.method, simulation.confidence, simulation.chosen)
+            ],
             "truth below the lower end": [f"{k}/{n}" for k, n in zip(simulation.below_low, simulation.replicates)],
             "truth above the upper end": [f"{k}/{n}" for k, n in zip(simulation.above_high, simulation.replicates)],
             "type-I error (decision tail)": [
@@ -248,8 +225,12 @@ def decision_simulation_table(simulation: pd.DataFrame, power: pd.DataFrame) -> 
         "decision's null boundary and companies as unequal as the protocol assumes (edgar_eval/stats/"
         "decision_simulation.py). A decision reads one end of the interval, so each tail's misses are counted apart; "
         "the decision tail's miss rate is the rule's type-I error there, which must not exceed alpha (the simulated "
-        "rate itself, not its Wilson interval's lower end). The chosen method is the narrowest that holds at both "
-        "boundaries; where none does, the one that strays least, and the hypothesis is undecided." + powers,
+        "rate itself, not its Wilson interval's lower end). The closed-form methods are also tried at calibrated "
+        "levels (the decision tail at alpha / 2 ... alpha / 32), since at few, unequal companies a nominal tail can "
+        "miss several times as often. A gated arm against the arm it gates only withholds answers, so its draws go "
+        "one way (at the false-answer boundary none differ) and Korn-Graubard's interval is tried too. The chosen "
+        "method and level is the narrowest that holds at both boundaries; where none does, the one that strays "
+        "least, and the hypothesis is undecided." + powers,
     )
 
 
@@ -361,12 +342,8 @@ def experiment_tables(inputs: ReportInputs) -> list[ReportTable]:
     ordered = comparisons.assign(first=comparisons.status != "confirmatory", kind=kind.fillna("")).sort_values(
         ["first", "hypothesis", "metric", "kind", "arm", "baseline"]
     )
-    v2 = "recall_cost_margin" in comparisons and comparisons.recall_cost_margin.notna().any()
-    v3 = is_v3(comparisons)
-    method = str(ordered.interval_method.iloc[0]) if "interval_method" in ordered and len(ordered) else "percentile"
-    if v3:
-        exploratory = ordered[ordered.status != "confirmatory"]
-        method = str(exploratory.interval_method.iloc[0]) if len(exploratory) else method
+    exploratory = ordered[ordered.status != "confirmatory"]
+    method = str(exploratory.interval_method.iloc[0]) if len(exploratory) else "studentized"
     paired = pd.DataFrame(
         {
             "status": ordered.status,
@@ -374,40 +351,34 @@ def experiment_tables(inputs: ReportInputs) -> list[ReportTable]:
             "comparison": ordered.arm + " - " + ordered.baseline,
             "metric": [metric_name(m, k) for m, k in zip(ordered.metric, ordered.kind)],
             "questions": ordered.questions,
-            **({"companies": ordered.companies} if v3 else {}),
+            "companies": ordered.companies,
             "difference": [comparison_difference(v) for v in ordered.difference],
-            ("company bootstrap interval" if v3 else f"company bootstrap interval ({method})"): [
-                comparison_interval(lo, hi, c, m, v3)
+            "interval": [
+                comparison_interval(lo, hi, c, m)
                 for lo, hi, c, m in zip(ordered.low, ordered.high, ordered.confidence, ordered.interval_method)
             ],
             "discordant (arm only / baseline only)": [
                 f"{b} / {c}" for b, c in zip(ordered.discordant_arm_only, ordered.discordant_baseline_only)
             ],
-            "exact McNemar p" + (" (exploratory)" if v2 else ""): [_p(v) for v in ordered.mcnemar_p],
-            **(
-                {
-                    "type-I error at the null (simulated)": [
-                        _type_one(inputs.decision_simulation, h) if st == "confirmatory" else ""
-                        for h, st in zip(ordered.hypothesis, ordered.status)
-                    ],
-                    "minimum detectable effect (simulated)": [
-                        simulated_mde(v, d, st)
-                        for v, d, st in zip(ordered.minimum_detectable_effect, ordered.design_effect, ordered.status)
-                    ],
-                }
-                if v3
-                else {
-                    "minimum detectable effect" + (" (design)" if v2 else ""): [
-                        _mde(v, 1 if v2 else b + c)
-                        for v, b, c in zip(
-                            ordered.minimum_detectable_effect,
-                            ordered.discordant_arm_only,
-                            ordered.discordant_baseline_only,
-                        )
-                    ]
-                }
-            ),
+            "exact McNemar p (exploratory)": [_p(v) for v in ordered.mcnemar_p],
+            "type-I error at the null (simulated)": [
+                _type_one(inputs.decision_simulation, h) if st == "confirmatory" else ""
+                for h, st in zip(ordered.hypothesis, ordered.status)
+            ],
+            "minimum detectable effect (confirmatory: simulated; exploratory: observed discordance)": [
+                simulated_mde(v, d, st) if st == "confirmatory" else _mde(v, b + c)
+                for v, d, st, b, c in zip(
+                    ordered.minimum_detectable_effect,
+                    ordered.design_effect,
+                    ordered.status,
+                    ordered.discordant_arm_only,
+                    ordered.discordant_baseline_only,
+                )
+            ],
             "decision": ordered.decision,
+            "what would have reversed it (questions, in question order)": (
+                ordered.reversal if "reversal" in ordered else pd.Series("", index=ordered.index)
+            ).fillna(""),
         }
     )
     gate_table = pd.DataFrame(
@@ -512,13 +483,10 @@ def experiment_tables(inputs: ReportInputs) -> list[ReportTable]:
             Provenance(
                 "arm_comparisons",
                 content_version(comparisons),
-                "arm_outcomes, interval_coverage"
-                + (", decision_simulation, design_power" if v3 else "")
-                + ", protocol/"
-                + str(protocol)
-                + ".toml",
+                "arm_outcomes, decision_simulation, design_power" + ", protocol/" + str(protocol) + ".toml",
             ),
-            note=(_V3_NOTE if v3 else _V2_NOTE if v2 else _V1_NOTE)
+            note=_COMPARISONS_NOTE
+            + unregistered_note(comparisons)
             + cluster_warning(comparisons.companies.max() if "companies" in comparisons else None, method)
             + period_guard_note(inputs),
         ),
@@ -527,7 +495,6 @@ def experiment_tables(inputs: ReportInputs) -> list[ReportTable]:
             if len(inputs.decision_simulation)
             else []
         ),
-        *([coverage_table(inputs.coverage)] if len(inputs.coverage) else []),
         ReportTable(
             f"Abstention gate quality ({split_words(gates)})",
             gate_table,

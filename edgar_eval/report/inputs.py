@@ -38,7 +38,6 @@ class ReportInputs:
     gates_by_kind: pd.DataFrame = field(default_factory=pd.DataFrame)
     golden_audit: pd.DataFrame = field(default_factory=pd.DataFrame)
     readers: pd.DataFrame = field(default_factory=pd.DataFrame)
-    coverage: pd.DataFrame = field(default_factory=pd.DataFrame)
     routes: pd.DataFrame = field(default_factory=pd.DataFrame)
     release: pd.DataFrame = field(default_factory=pd.DataFrame)
     receipts: pd.DataFrame = field(default_factory=pd.DataFrame)

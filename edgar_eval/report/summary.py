@@ -15,11 +15,11 @@ from edgar_eval.report.experiment_tables import (
     _companies,
     comparison_difference,
     comparison_interval,
-    is_v3,
     kind_rate,
     largest_power,
     metric_name,
     power_words,
+    registered_elsewhere,
     simulated_mde,
 )
 from edgar_eval.report.inputs import ReportInputs
@@ -82,7 +82,6 @@ def summary_table(inputs: ReportInputs, tables: list[ReportTable]) -> ReportTabl
         pd.DataFrame,
         comparisons[comparisons.status == "confirmatory"] if "status" in comparisons else comparisons.iloc[0:0],
     )
-    v3 = is_v3(comparisons)
     primary_kind = ""
     for r in sorted(iter_rows(confirmatory), key=lambda r: (str(r.hypothesis), str(r.metric), _kind(r))):
         hypothesis = str(r.hypothesis)
@@ -92,14 +91,14 @@ def summary_table(inputs: ReportInputs, tables: list[ReportTable]) -> ReportTabl
             f"{hypothesis}{' (primary)' if hypothesis == PRIMARY else ''}: {r.arm} - {r.baseline}, "
             f"{metric_name(str(r.metric), _kind(r))}: {r.decision}",
             comparison_difference(r.difference),
-            comparison_interval(r.low, r.high, r.confidence, r.interval_method, v3),
+            comparison_interval(r.low, r.high, r.confidence, r.interval_method),
             paired,
         )
         reasons = []
         decision = str(r.decision)
         if not decision.startswith(("confirmed", "refuted")):
             reasons.append(md_cell(decision))
-        if v3 and "minimum_detectable_effect" in comparisons and math.isnan(r.minimum_detectable_effect):
+        if "minimum_detectable_effect" in comparisons and math.isnan(r.minimum_detectable_effect):
             # no simulated difference up to the assumed discordance reaches the protocol's power
             powers = [p for p in largest_power(inputs.design_power) if p[0] == hypothesis]
             reasons.append(
@@ -113,7 +112,10 @@ def summary_table(inputs: ReportInputs, tables: list[ReportTable]) -> ReportTabl
                 + "; ".join(reasons)
                 + "."
             )
-    if not len(confirmatory):
+    elsewhere = registered_elsewhere(comparisons)
+    if not len(confirmatory) and elsewhere:
+        add("Confirmatory hypotheses", f"none decided by this run: {elsewhere}", "", paired)
+    elif not len(confirmatory):
         add("Confirmatory hypotheses", "not in this run's inputs (no confirmatory comparison)", "", paired)
 
     rates = inputs.false_answers_by_kind

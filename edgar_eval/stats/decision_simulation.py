@@ -14,6 +14,12 @@ error). Both are measured here on data of known truth drawn at the split's compa
   truth exactly, whatever the sizes, while companies differ as much as the concentration says (4: widely);
 * each replicate draws fresh company rates and outcomes and builds every method's interval from the same resamples.
 
+A gated arm against the arm it gates (D or E against A) can only withhold answers the baseline gave, so its paired
+differences are never +1 on the false-answer rate and never +1 on accuracy: such a comparison is simulated with every
+discordant pair going one way (`discordance` equal to |truth|), and at the false-answer null boundary (truth 0) with no
+discordant pair at all, where no method can take the decision. Drawing differences of both signs there would measure a
+null the data cannot meet.
+
 The power of the decision at a true difference, and from it the smallest difference detected with the wanted power
 (the minimum detectable effect), come from the same draws; the design effect is the simulated estimator's variance
 against that of as many independent questions, (psi - truth^2) / n. Miss rates carry their Wilson interval, since
@@ -27,7 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edgar_eval.stats.bootstrap import METHODS, Interval, cluster_bootstrap_paired_difference
+from edgar_eval.stats.bootstrap import Interval
+from edgar_eval.stats.intervals import INTERVAL_METHODS, paired_interval
 from edgar_eval.stats.proportions import wilson
 
 
@@ -69,8 +76,8 @@ class Power:
 def _check(sizes: np.ndarray, truth: float, discordance: float, concentration: float, replicates: int) -> None:
     if sizes.ndim != 1 or sizes.size < 2 or np.any(sizes < 1):
         raise ValueError(f"need two or more companies of one or more questions, got sizes {sizes.tolist()}")
-    if not 0 < discordance <= 1:
-        raise ValueError(f"discordance must lie in (0, 1], got {discordance}")
+    if not 0 < discordance <= 1 and not (discordance == 0 and truth == 0):
+        raise ValueError(f"discordance must lie in (0, 1] (0 only at truth 0), got {discordance}")
     if abs(truth) > discordance + 1e-12:
         raise ValueError(f"a paired difference of {truth} cannot exceed the discordance {discordance}")
     if concentration <= 0:
@@ -90,6 +97,8 @@ def _draw(
     rng: np.random.Generator, sizes: np.ndarray, clusters: np.ndarray, truth: float, discordance: float, concentration
 ) -> np.ndarray:
     """One replicate's per-question paired differences (+1, -1 or 0)."""
+    if discordance == 0:
+        return np.zeros(clusters.size)
     psi = _beta(rng, discordance, concentration, sizes.size)[clusters]
     toward_arm = _beta(rng, min(max((1 + truth / discordance) / 2, 0.0), 1.0), concentration, sizes.size)[clusters]
     discordant = rng.random(clusters.size) < psi
@@ -115,8 +124,8 @@ def _simulated_intervals(
     for replicate in range(replicates):
         difference = _draw(rng, sizes, clusters, truth, discordance, concentration)
         yield {
-            method: cluster_bootstrap_paired_difference(
-                difference, zeros, clusters, confidence=confidence, resamples=resamples, seed=replicate, method=method
+            method: paired_interval(
+                difference, zeros, clusters, confidence, method, resamples=resamples, seed=replicate
             )
             for method in methods
         }
@@ -131,7 +140,7 @@ def simulate_tail_misses(
     replicates: int = 1_000,
     resamples: int = 2_000,
     seed: int = 0,
-    methods: tuple[str, ...] = METHODS,
+    methods: tuple[str, ...] = INTERVAL_METHODS,
 ) -> list[TailMisses]:
     """Each method's two-sided interval at `confidence` over `replicates` simulated splits of these company sizes whose
     true paired difference is `truth`: the misses in each tail (each should be at most (1 - confidence) / 2)."""
@@ -184,12 +193,15 @@ def simulate_power(
     replicates: int = 300,
     resamples: int = 2_000,
     seed: int = 0,
+    removes_only: bool = False,
 ) -> list[Power]:
     """For each true difference (negative: the arm lowers the rate), how often the interval's upper end falls below
-    zero, i.e. how often the decision "it falls" is taken; and the design effect of the simulated estimator."""
+    zero, i.e. how often the decision "it falls" is taken; and the design effect of the simulated estimator.
+    `removes_only`: a gated arm against the arm it gates, its discordant pairs all one way (discordance |truth|)."""
     sizes = np.asarray(company_sizes, dtype=int)
     results = []
     for step, truth in enumerate(truths):
+        discordance = abs(truth) if removes_only else discordance
         _check(sizes, truth, discordance, concentration, replicates)
         rng = np.random.default_rng([seed, step])
         draws = _simulated_intervals(
