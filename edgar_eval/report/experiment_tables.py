@@ -261,9 +261,10 @@ def false_answers_by_kind_table(inputs: ReportInputs) -> ReportTable | None:
         f"False-answer rate per unanswerable kind ({split_words(rates)})",
         table,
         Provenance("arm_false_answers_by_kind", content_version(rates), "arm_outcomes"),
-        note="False answers over the kind's questions (Wilson 95%). absent_concept is protocol v3's primary endpoint: "
-        "no surface feature gives it away. An other_company twin names another company in the source company's "
-        "scope, which a name feature flags; an other_year twin asks a year the scope does not print." + apart,
+        note="False answers over the kind's questions (Wilson 95%). absent_concept is the protocol's primary "
+        "endpoint (v3 and v4): no surface feature gives it away. An other_company twin names another company in the "
+        "source company's scope, which a name feature flags; an other_year twin asks a year the scope does not print."
+        + apart,
     )
 
 
@@ -663,10 +664,19 @@ def _method(comparisons: pd.DataFrame) -> str:
     )
 
 
+def period_guard_idle(comparisons: pd.DataFrame) -> bool:
+    """Did the period guard withhold no answer the generator gave on the split (D - A: no discordant pair on any
+    endpoint)? Then D equals A, E equals C and F equals B on every question: each adds the guard to an arm it leaves
+    unchanged."""
+    rows = comparisons[(comparisons.arm == "D") & (comparisons.baseline == "A")] if len(comparisons) else comparisons
+    return bool(len(rows)) and not bool((rows.discordant_arm_only + rows.discordant_baseline_only).any())
+
+
 def arms_table(inputs: ReportInputs) -> ReportTable:
     """Per arm on the evaluation split: false-answer rate and recall cost with their Wilson and company bootstrap
-    intervals, and correct on answerable."""
-    arms = inputs.arms
+    intervals, and correct on answerable. Arms D, E and F are printed only where they differ from A, C and B."""
+    idle = period_guard_idle(inputs.comparisons)
+    arms = cast(pd.DataFrame, inputs.arms[~inputs.arms.arm.isin(["D", "E", "F"])]) if idle else inputs.arms
     table = pd.DataFrame(
         {
             "arm": arms.arm,
@@ -702,5 +712,11 @@ def arms_table(inputs: ReportInputs) -> ReportTable:
         "correctly and the arm declines. "
         "The dev split fits the thresholds and the relevance model (two-fold by company within it) and feeds the "
         "CI gate; these rows read the questions nothing was fitted on."
+        + (
+            " D, E and F are left out: the period guard withheld no answer the generator gave on this split, so they "
+            "equal A, C and B on every question."
+            if idle
+            else ""
+        )
         + cluster_warning(_companies(inputs.comparisons), _method(inputs.comparisons)),
     )

@@ -50,7 +50,7 @@ def readme_figures(reports: dict[str, str]) -> str:
         primary = next(
             row
             for row in report_table(markdown, "Paired arm comparisons")
-            if row["status"] == "confirmatory" and row["hypothesis"] == PRIMARY
+            if row["hypothesis"] == PRIMARY  # confirmatory, or exploratory where the protocol registers another run
         )
         reader = next(
             row

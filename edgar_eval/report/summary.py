@@ -18,6 +18,7 @@ from edgar_eval.report.experiment_tables import (
     kind_rate,
     largest_power,
     metric_name,
+    period_guard_idle,
     power_words,
     registered_elsewhere,
     simulated_mde,
@@ -113,6 +114,12 @@ def summary_table(inputs: ReportInputs, tables: list[ReportTable]) -> ReportTabl
                 + "."
             )
     elsewhere = registered_elsewhere(comparisons)
+    if elsewhere and "hypothesis" in comparisons:  # the primary endpoint is still the protocol's, decided or not
+        primary = cast(
+            pd.DataFrame,
+            comparisons[(comparisons.hypothesis == PRIMARY) & (comparisons.metric == "false_answer_rate")],
+        )
+        primary_kind = str(primary.kind.iloc[0]) if len(primary) else primary_kind
     if not len(confirmatory) and elsewhere:
         add("Confirmatory hypotheses", f"none decided by this run: {elsewhere}", "", paired)
     elif not len(confirmatory):
@@ -120,8 +127,12 @@ def summary_table(inputs: ReportInputs, tables: list[ReportTable]) -> ReportTabl
 
     rates = inputs.false_answers_by_kind
     by_kind = _section(tables, "False-answer rate per unanswerable kind")
+    idle = period_guard_idle(comparisons)
     if primary_kind and len(rates):
-        for arm in sorted(set(rates.arm)):
+        if idle:
+            note = "equal A, C and B on every question: the period guard withheld no answer"
+            add("Arms D, E and F", note, "", _section(tables, "Arms"))
+        for arm in sorted(set(rates.arm) - ({"D", "E", "F"} if idle else set())):
             gates = str(rates[rates.arm == arm].gates.iloc[0])
             rate = kind_rate(rates, arm, primary_kind, "false_answer_rate")
             add(
