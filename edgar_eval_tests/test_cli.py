@@ -281,7 +281,10 @@ def test_a_corpus_with_one_unreadable_filing_reports_the_rest_and_exits_3(home):
     assert "evaluation ran: its tables had not been made in this run history before (" in result.stdout
     assert "16/17 filing partitions materialised" in result.stdout
     report = (home / "reports" / "partial" / "report.md").read_text()
-    assert "- Filings left out of this run: cut (filings not materialised)." in report
+    left_out = next(line for line in report.splitlines() if line.startswith("- Filings left out of this run: cut ("))
+    # the report says why, as the run printed it: the parse error, not the filing's absence
+    assert left_out.startswith("- Filings left out of this run: cut (its last corpus run failed: ")
+    assert "FilingError: truncated document" in left_out, left_out
 
 
 def test_a_report_of_your_own_corpus_leaves_the_readme_alone(home):

@@ -14,6 +14,7 @@ import pandas as pd
 import edgar_eval
 from edgar_eval.adapters.files import replace_file
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
+from edgar_eval.defs.failures import last_corpus_failure
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.defs.statistics_assets import read_protocol
@@ -112,6 +113,9 @@ def report(
     keys, left_out = current_partitions(
         filings, (filing_text, xbrl_facts, fact_rejections, sections, chunks, chunk_embeddings)
     )
+    for key, reason in left_out.items():  # a filing whose last corpus run failed: say the failure, not its absence
+        failed = last_corpus_failure(context.instance, key) if reason.endswith("not materialised") else None
+        left_out[key] = f"its last corpus run failed: {failed}" if failed else reason
     protocol, _ = read_protocol(settings)
     outcomes, scores = protocol.questions(arm_outcomes), protocol.questions(abstention_scores)
     rendered = build_report(

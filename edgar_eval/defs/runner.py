@@ -24,6 +24,7 @@ from dagster._core.remote_origin import InProcessCodeLocationOrigin, RemoteJobOr
 from dagster._core.storage.tags import PARTITION_NAME_TAG
 from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
 
+from edgar_eval.defs.failures import failure_cause
 from edgar_eval.defs.freshness import INPUTS_TAG, CurrentWork
 from edgar_eval.defs.jobs import CODE_LOCATION, CORPUS_JOB, DEFINITIONS_ATTRIBUTE, DEFINITIONS_MODULE, EVALUATION_JOB
 from edgar_eval.defs.partitions import sync_filings
@@ -234,30 +235,7 @@ def in_process(defs: dg.Definitions, instance: dg.DagsterInstance) -> Launch:
 
 
 def failure_message(result: RunResult) -> str:
-    for event in result.all_events:  # a failed blocking check says why in its evaluation, not in the step failure
-        evaluation = event.event_specific_data
-        if (
-            isinstance(evaluation, dg.AssetCheckEvaluation)
-            and not evaluation.passed
-            and evaluation.severity == dg.AssetCheckSeverity.ERROR
-        ):
-            return f"{evaluation.check_name} failed: {evaluation.description}"
-    for event in result.all_events:
-        if event.is_step_failure and event.step_failure_data and event.step_failure_data.error:
-            user = event.step_failure_data.user_failure_data
-            if user and user.description:
-                return user.description
-            error = event.step_failure_data.error
-            # Dagster wraps what the asset raised ("Error occurred while executing op ...:"): say the cause
-            while error.cause is not None and (error.cls_name or "").startswith("Dagster"):
-                error = error.cause
-            name = error.cls_name or "error"
-            head, said, rest = error.message.strip().partition(": ")
-            if said and head.rsplit(".", 1)[-1] == name:  # the class by its name, not its module path
-                rest = f"{name}: {rest}"
-            cause = (rest if said else error.message.strip()) or name
-            return f"{event.step_key or 'a step'}: {cause.splitlines()[-1]}"
-    return "run failed"
+    return failure_cause(result.all_events)
 
 
 def _was_interrupted(event: dg.DagsterEvent | None) -> bool:

@@ -117,7 +117,7 @@ def kind_rate(rates: pd.DataFrame, arm: str, kind: str, column: str) -> KindRate
 
 def comparison_interval(low: float, high: float, confidence: float, method: str) -> str:
     """A paired comparison's interval as printed: "-33.3 points to -2.2 points (99%, studentized)"."""
-    return f"{_points(low)} to {_points(high)} ({100 * confidence:.0f}%, {method})"
+    return f"{_points(low)} to {_points(high)} ({100 * confidence:.4g}%, {method})"
 
 
 def comparison_difference(value: float) -> str:
