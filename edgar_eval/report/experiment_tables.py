@@ -133,10 +133,19 @@ def registered_elsewhere(comparisons: pd.DataFrame) -> str:
 
 
 def unregistered_note(comparisons: pd.DataFrame) -> str:
-    """Where the run is not the generator and corpus the protocol registers: one sentence saying so."""
+    """Where the run is not the generator and corpus the protocol registers: one sentence saying so. Where it is, the
+    evidence that the hypotheses came before the data: the order of the commits."""
     elsewhere = registered_elsewhere(comparisons)
     if not elsewhere:
-        return ""
+        confirmatory = comparisons[comparisons.status == "confirmatory"] if "status" in comparisons else comparisons
+        if not len(confirmatory) or "protocol" not in comparisons:
+            return ""
+        version = str(comparisons.protocol.iloc[0])
+        return (
+            f" protocol/{version}.toml was committed before any arm outcome of this generator on this corpus was "
+            f"computed: the order of the commits is the evidence (`git log protocol/{version}.toml reports/`), and "
+            "the receipt holds the file's sha256."
+        )
     return (
         f" This run decides nothing: {elsewhere}, and its hypotheses' rows are printed as exploratory (no decision "
         "simulation runs for them)."
