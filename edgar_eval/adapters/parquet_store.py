@@ -96,6 +96,8 @@ def table_problem(source: Location) -> str | None:
     body_end = size - metadata.serialized_size - 8  # the footer, its length and the closing magic bytes
     for group in range(metadata.num_row_groups):
         row_group = metadata.row_group(group)
+        if row_group.num_rows == 0:
+            continue  # an empty table's row group places its chunks nowhere: nothing to lie past the data
         for column in range(row_group.num_columns):
             chunk = row_group.column(column)
             start = chunk.dictionary_page_offset if chunk.has_dictionary_page else chunk.data_page_offset

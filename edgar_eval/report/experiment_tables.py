@@ -716,7 +716,7 @@ def arms_table(inputs: ReportInputs) -> ReportTable:
     return ReportTable(
         f"Arms ({split_words(arms)})",
         table,
-        Provenance("arm_statistics", content_version(arms), "arm_outcomes (abstention_scores x generations)"),
+        Provenance("arm_statistics", content_version(inputs.arms), "arm_outcomes (abstention_scores x generations)"),
         note="FAR: answers given to unanswerable questions. Recall cost: answerable questions arm A answers "
         "correctly and the arm declines. "
         "The dev split fits the thresholds and the relevance model (two-fold by company within it) and feeds the "
