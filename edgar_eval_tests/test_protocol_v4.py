@@ -59,7 +59,8 @@ def _decide(outcomes: pd.DataFrame, protocol: Protocol, registered: bool = True)
     table = arm_comparisons(
         outcomes, protocol, seed=3, resamples=500, simulation=simulation, power=power, registered=registered
     )
-    return table[table.hypothesis != ""].drop_duplicates("hypothesis").set_index("hypothesis")
+    decided = table.loc[table["hypothesis"] != ""]
+    return decided.drop_duplicates(subset=["hypothesis"]).set_index("hypothesis")
 
 
 def _relevance_declines_absent(arm: str, kind: str, company: int, i: int) -> bool:
