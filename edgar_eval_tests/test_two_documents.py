@@ -8,6 +8,7 @@ import json
 
 from edgar_eval.evaluation.judge import judge_figures
 from edgar_eval.golden import two_documents as two
+from edgar_eval.golden.might_answer import ScopeText
 from edgar_eval.golden.question_wording import printed_answer
 
 
@@ -43,9 +44,13 @@ def _side(filing: str, cik: str, company: str, kind: str, start: str, end: str, 
 
 
 class _Corpus:
-    def __init__(self, period_values=None, printed=()):
+    def __init__(self, period_values=None, printed=(), texts=None):
         self.period_values = period_values or {}
         self._printed = set(printed)
+        self._texts = texts or {}
+
+    def scope_texts(self, filing_ids: list[str]) -> list[ScopeText]:
+        return [ScopeText(f, self._texts.get(f, "")) for f in filing_ids]
 
     def of(self, cik: str, fiscal_year: int) -> list[str]:
         return [f"{cik}-{fiscal_year}"]
@@ -115,8 +120,68 @@ def test_a_split_is_named_in_a_restatements_reason():
     assert two.split_ratio(3.34, 0.334, "USD/shares") == 10 and two.split_ratio(3.34, 3.0, "USD/shares") is None
     assert two.split_ratio(2_487e6, 24_870e6, "shares") == 10
     assert two.split_ratio(1.76, 0.18, "USD/shares", "0.18") == 10  # the later figure rounded to two decimals
-    (question,) = two.restatement([(first, later)], _Corpus())
+    (question,) = two.restatement([(first, later)], _Corpus(), _collect()[1])
     assert "10-for-1 stock split" in question["gold_answer"] and "as first reported" in question["question"]
+
+
+def test_a_first_filing_that_prints_the_later_figure_too_holds_two_lines_not_a_revision():
+    # capital expenditures "(27,266)" in the cash flow statement and "(27,045)" net in another table of the same
+    # 10-K; the later 10-K prints only the net figure: no revision, two lines
+    first = _side("mp-10k-24", "4", "Mp", "FY", "2023-01-01", "2023-12-31", 27_266e6, "27,266")
+    later = _side("mp-10k-25", "4", "Mp", "FY", "2023-01-01", "2023-12-31", 27_045e6, "27,045")
+    rejected, reject = _collect()
+    assert two.restatement([(first, later)], _Corpus(printed={("mp-10k-24", "27,045")}), reject) == []
+    assert rejected[0][5] == two.FIRST_PRINTS_LATER and "27,045" in rejected[0][6]
+    # the later figure printed only by the later filing (or by a third one) is a revision
+    elsewhere = _Corpus(printed={("mp-10k-25", "27,045"), ("mp-10q-25", "27,045")})
+    assert len(two.restatement([(first, later)], elsewhere, reject)) == 1
+
+
+DEBT_23 = _side("hd-10k-24", "5", "Hd", "instant", "", "2024-01-28", 42_150e6, "42,150", label="total debt")
+DEBT_24 = _side("hd-10k-25", "5", "Hd", "instant", "", "2025-02-02", 51_365e6, "51,365", label="total debt")
+for _debt in (DEBT_23, DEBT_24):
+    _debt.update(concept="us-gaap:DebtInstrumentCarryingAmount", fiscal_year=int(_debt["fiscal_year"]) - 1)
+
+
+def test_a_later_report_printing_a_row_of_the_items_words_for_the_earlier_year_answers_it_alone():
+    # the gold figures are a maturity schedule's totals; the later 10-K's balance sheet note prints the item by name
+    # for both years, with other figures
+    note = "| | February 2, 2025 | January 28, 2024 |\n| Total long-term debt | 53,067 | 44,111 |\n"
+    rejected, reject = _collect()
+    corpus = _Corpus(texts={"hd-10k-25": note})
+    assert two.change_over_time([DEBT_23, DEBT_24], corpus, reject) == []
+    assert rejected[0][5] == two.ONE_DOCUMENT_SUFFICES and "Total long-term debt" in rejected[0][6]
+    # a row of the item's words for the later year only, another item's row, or the words in a sentence: two documents
+    for text in (
+        "| | February 2, 2025 |\n| Total long-term debt | 53,067 |\n",
+        "| | February 2, 2025 | January 28, 2024 |\n| Operating lease liabilities | 8,100 | 7,900 |\n",
+        "Debt of $44,111 million at January 28, 2024.\n",
+    ):
+        rejected, reject = _collect()
+        (question,) = two.change_over_time([DEBT_23, DEBT_24], _Corpus(texts={"hd-10k-25": text}), reject)
+        assert question["gold_direction"] == "increase" and not rejected
+
+
+def test_a_figure_read_from_a_sentence_beside_another_sentence_of_its_words_has_two_fair_answers():
+    def rpo(filing: str, end: str, value: float, printed: str, sentence: str) -> dict:
+        side = _side(filing, "6", "Ts", "instant", "", end, value, printed, label="remaining performance obligations")
+        side.update(concept="us-gaap:RevenueRemainingPerformanceObligation", gold_quote=sentence)
+        return side
+
+    said_23 = "As of December 31, 2023, remaining performance obligations were $3.43 billion."
+    said_24 = "As of December 31, 2024, remaining performance obligations of energy storage were $7.18 billion."
+    earlier = rpo("ts-10k-24", "2023-12-31", 3.43e9, "3.43", said_23)
+    later = rpo("ts-10k-25", "2024-12-31", 7.18e9, "7.18", said_24)
+    rival = "As of December 31, 2024, remaining performance obligations of regulatory credits were $4.68 billion."
+    texts = {"ts-10k-24": said_23, "ts-10k-25": f"{said_24}\n{rival}\n"}
+    rejected, reject = _collect()
+    assert two.change_over_time([earlier, later], _Corpus(texts=texts), reject) == []
+    assert rejected[0][5] == two.RIVAL_SENTENCE and "4.68" in rejected[0][6]
+    # a sentence of other years, or without an amount, is no rival
+    calm = "Remaining performance obligations of 2022 were $1.10 billion. Remaining performance obligations grew."
+    rejected, reject = _collect()
+    texts["ts-10k-25"] = f"{said_24}\n{calm}\n"
+    assert len(two.change_over_time([earlier, later], _Corpus(texts=texts), reject)) == 1 and not rejected
 
 
 def test_the_two_figure_judge_wants_every_required_figure_and_the_direction():

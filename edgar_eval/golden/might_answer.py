@@ -779,6 +779,33 @@ def rows_named(scope: Iterable[ScopeText], name: str, years: set[int], printed: 
     ]
 
 
+def rows_naming(scope: Iterable[ScopeText], label: str, years: set[int]) -> list[Evidence]:
+    """Rows of figures whose label holds every word of `label` ("total" and "net" aside) under a header of one of
+    `years`: a filing that prints such a row for a year answers a question about that year itself ("Total long-term
+    debt | 53,067 | 44,111" for total debt), whatever figure a question's gold took from another table."""
+    wanted = stems(label) - _TOTAL_WORDS
+    return [
+        e
+        for text in scope
+        for k in text.holding(wanted)
+        if (e := text.entries[k][1]).kind == "row" and e.figures and e.years & years
+    ]
+
+
+def rival_sentences(scope: Iterable[ScopeText], label: str, years: set[int], printed: str) -> list[Evidence]:
+    """Sentences naming every word of `label` ("total" and "net" aside) with an amount for one of `years` and without
+    the figure `printed`: where a gold figure comes from a sentence, another sentence of the same words is a second
+    fair answer ("remaining performance obligations ... $4.68 billion" of regulatory credits beside the gold's
+    $7.18 billion of energy storage)."""
+    wanted = stems(label) - _TOTAL_WORDS
+    return [
+        e
+        for text in scope
+        for k in text.holding(wanted)
+        if (e := text.entries[k][1]).kind == "sentence" and e.amount and e.years & years and printed not in e.shown
+    ]
+
+
 def evidence_sheet(scope: Iterable[ScopeText], concept: str, year: int | None = None, limit: int = 8) -> list[Evidence]:
     """Up to `limit` passages of the scope that hold the item's words, for a person to read (ScopeText.near): the
     filings take turns, printed rows and headings first, then sentences, then tagged names."""

@@ -265,6 +265,6 @@ def _two_document_questions(
         two.granularity(fair, scope, rejected, printed_answer)
         + two.change_over_time(fair, scope, rejected)
         + two.cross_company(fair, scope, rejected, seed)
-        + two.restatement(restated, scope)
+        + two.restatement(restated, scope, rejected)
     )
     return two.apply_quota(questions, seed, rejected)

@@ -10,9 +10,12 @@ their filing's own period, passing the fairness rules), each with its evidence i
   ending at its year end shorter than the year nor prints the difference: otherwise one document answers it.
 * `restatement` (D7): a figure as first reported and as reported now, where a later filing tags the same concept and
   period with another value (a restatement, a stock split, a revised estimate). The later filing supersedes; a ratio
-  of a whole number on a per-share or share figure is said to be consistent with a stock split.
+  of a whole number on a per-share or share figure is said to be consistent with a stock split. Not asked where the
+  first filing already prints the later figure (two lines of one period, not a revision).
 * `change_over_time`: a company's figure in two fiscal years from two annual reports, where the later report does
-  not print the earlier year's figure (otherwise one document answers it), with the direction of the change.
+  not print the earlier year's figure nor a row of the item's words for that year (otherwise one document answers
+  it), with the direction of the change; a figure read from a sentence is not asked beside another sentence of the
+  item's words with another amount for its year (two fair answers).
 * `cross_company`: which of two companies reported more of one line item for one fiscal year, and both figures.
 
 Every figure a question's answer must state is in `gold_figures` (value, the answer as printed, its role, whether it
@@ -30,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from edgar_eval.corpus.figure_match import values_differ
+from edgar_eval.golden.might_answer import ScopeText, rival_sentences, rows_naming
 
 GRANULARITY = "granularity"
 RESTATEMENT = "restatement"
@@ -45,12 +49,16 @@ DERIVED_TOO_SMALL = "derived_figure_too_small"  # the difference has under three
 NOT_COMPARABLE = "not_comparable"  # two figures of different units or of opposite signs
 QUOTA_TWO_DOCUMENT = "quota_two_document"  # over PER_COMPANY for a company
 NOT_THE_SAME_LINE = "not_the_same_line"  # a restatement's two figures are not printed in rows of one name
+FIRST_PRINTS_LATER = "first_prints_later_figure"  # the first filing prints the later figure too: two lines, no revision
+RIVAL_SENTENCE = "rival_sentence"  # a gold read from a sentence, another sentence of its words with another amount
 TWO_DOCUMENT_RULES = (
     ONE_DOCUMENT_SUFFICES,
     NO_CHANGE,
     DERIVED_TOO_SMALL,
     NOT_COMPARABLE,
     NOT_THE_SAME_LINE,
+    FIRST_PRINTS_LATER,
+    RIVAL_SENTENCE,
     QUOTA_TWO_DOCUMENT,
 )
 
@@ -70,6 +78,8 @@ class Corpus(Protocol):
     def of(self, cik: str, fiscal_year: int) -> list[str]: ...
 
     def prints(self, filing_id: str, printed: str) -> bool: ...
+
+    def scope_texts(self, filing_ids: list[str]) -> list[ScopeText]: ...
 
 
 @dataclass(frozen=True)
@@ -135,6 +145,15 @@ def _question(kind: str, question: str, sides: list[dict], figures: list[Figure]
         "on_first_page": any(bool(s.get("on_first_page")) for s in sides),
         **fields,
     }
+
+
+def _years(side: dict) -> set[int]:
+    """The years a table or sentence may print a side's period under: its fiscal year and its period's end year."""
+    return {int(side["fiscal_year"]), int(str(side["period_key"]).rsplit("|", 1)[-1][:4])}
+
+
+def _from_sentence(side: dict) -> bool:
+    return not str(side.get("gold_quote", "")).lstrip().startswith("|")
 
 
 def _period_kind(question: dict) -> str:
@@ -253,6 +272,25 @@ def change_over_time(fair: list[dict], corpus: Corpus, reject: Callable[..., Non
                 shown = f"{later['source_filing_id']} prints fiscal {earlier['fiscal_year']} too"
                 reject(*where, ONE_DOCUMENT_SUFFICES, shown)
                 continue
+            # a row of the item's words for the earlier year in the later report answers that year from one document,
+            # under whatever figure: the earlier gold may be a schedule's total ("| Total | 42,150 |" of debt
+            # maturities) where the later report prints "Total long-term debt | 53,067 | 44,111" (audit defects)
+            named = rows_naming(corpus.scope_texts([later["source_filing_id"]]), later["label"], _years(earlier))
+            if named:
+                shown = f"{named[0].describe()} for fiscal {earlier['fiscal_year']}"
+                reject(*where, ONE_DOCUMENT_SUFFICES, shown)
+                continue
+            rivals = [
+                rival
+                for side in (earlier, later)
+                if _from_sentence(side)
+                for rival in rival_sentences(
+                    corpus.scope_texts([side["source_filing_id"]]), side["label"], _years(side), side["printed"]
+                )
+            ]
+            if rivals:
+                reject(*where, RIVAL_SENTENCE, f"{rivals[0].describe()} without the gold figure")
+                continue
             if earlier["unit"] != later["unit"]:
                 reject(*where, NOT_COMPARABLE, f"{earlier['gold_answer']} and {later['gold_answer']}")
                 continue
@@ -349,12 +387,18 @@ def split_ratio(first: float, later: float, unit: str | None, later_printed: str
     return None
 
 
-def restatement(pairs: Iterable[tuple[dict, dict]], corpus: Corpus) -> list[dict]:
+def restatement(pairs: Iterable[tuple[dict, dict]], corpus: Corpus, reject: Callable[..., None]) -> list[dict]:
     """A figure as first reported and as reported now (module doc). `pairs`: (first, later) single-figure candidates
     of one concept and period from two filings, the later reporting a later period, their values different
-    (golden.value_conflicts finds them where it finds conflicting values)."""
+    (golden.value_conflicts finds them where it finds conflicting values). Not asked where the first filing already
+    prints the later figure: two lines of one period ("Purchases of property and equipment" gross and net, a
+    liability before and after a reclassification), not a revision (an independent audit's defects)."""
     out = []
     for first, later in pairs:
+        if corpus.prints(first["source_filing_id"], later["printed"]):
+            where = (RESTATEMENT, first["source_filing_id"], first["cik"], first["concept"], first["period_key"])
+            reject(*where, FIRST_PRINTS_LATER, f"{first['source_filing_id']} prints {later['printed']!r} too")
+            continue
         n = split_ratio(float(first["gold_value"]), float(later["gold_value"]), first.get("unit"), later["printed"])
         why = f"{later['source_filing_id']}, filed after {first['source_filing_id']}, supersedes it" + (
             f" (a change by a factor of {n}, consistent with a {n}-for-1 stock split)" if n else ""

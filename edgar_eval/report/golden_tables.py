@@ -172,7 +172,9 @@ def golden_tables(
                 supply,
                 Provenance("golden_questions", content_version(golden), source),
                 note="Each kind needs a pair of filings (golden.two_documents): a pair whose later or annual filing "
-                "prints the other figure too is one document (one_document_suffices), and is not asked. "
+                "prints the other figure, or a row of the item's words for the other year, is one document "
+                "(one_document_suffices), and is not asked; a restatement whose first filing prints the later figure "
+                "too is two lines, not a revision (first_prints_later_figure). "
                 + (
                     f"Under 30 questions: {', '.join(short)}, because the corpus holds few such pairs (the last "
                     "column), not because the rules reject them."
