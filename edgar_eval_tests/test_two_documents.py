@@ -155,6 +155,7 @@ def test_a_later_report_printing_a_row_of_the_items_words_for_the_earlier_year_a
     for text in (
         "| | February 2, 2025 |\n| Total long-term debt | 53,067 |\n",
         "| | February 2, 2025 | January 28, 2024 |\n| Operating lease liabilities | 8,100 | 7,900 |\n",
+        "| | February 2, 2025 | January 28, 2024 |\n| Proceeds from short-term debt, net | 316 | (982) |\n",
         "Debt of $44,111 million at January 28, 2024.\n",
     ):
         rejected, reject = _collect()
@@ -178,7 +179,10 @@ def test_a_figure_read_from_a_sentence_beside_another_sentence_of_its_words_has_
     assert two.change_over_time([earlier, later], _Corpus(texts=texts), reject) == []
     assert rejected[0][5] == two.RIVAL_SENTENCE and "4.68" in rejected[0][6]
     # a sentence of other years, or without an amount, is no rival
-    calm = "Remaining performance obligations of 2022 were $1.10 billion. Remaining performance obligations grew."
+    calm = (
+        "Remaining performance obligations of 2022 were $1.10 billion. Remaining performance obligations grew. "
+        "About 67% of remaining performance obligations at December 31, 2024 will be recognized within a year."
+    )
     rejected, reject = _collect()
     texts["ts-10k-25"] = f"{said_24}\n{calm}\n"
     assert len(two.change_over_time([earlier, later], _Corpus(texts=texts), reject)) == 1 and not rejected

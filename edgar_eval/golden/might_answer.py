@@ -209,6 +209,10 @@ _CAPTION_LINES = 2  # non-table lines before a table read as its caption
 _CAPTION_CHARACTERS = 400
 
 
+_MONEY = re.compile(r"\$\s?\d|\d[\d,.]*\s+(?:million|billion|thousand)\b|(?<![\d,])\d{1,3}(?:,\d{3})+(?![\d,])", re.I)
+_RELATING = re.compile(r"\b(?:of|for|from|in|on|to|with|under|by)\b", re.I)
+
+
 def holds_amount(text: str) -> bool:
     """A money amount, a percentage or a grouped number: what a sentence reporting a line item's figure holds (a lone
     "(1)" or "10.1" does not)."""
@@ -780,20 +784,25 @@ def rows_named(scope: Iterable[ScopeText], name: str, years: set[int], printed: 
 
 
 def rows_naming(scope: Iterable[ScopeText], label: str, years: set[int]) -> list[Evidence]:
-    """Rows of figures whose label holds every word of `label` ("total" and "net" aside) under a header of one of
-    `years`: a filing that prints such a row for a year answers a question about that year itself ("Total long-term
-    debt | 53,067 | 44,111" for total debt), whatever figure a question's gold took from another table."""
+    """Rows of figures whose label holds every word of `label` ("total" and "net" aside) and no word relating it to
+    something else ("of", "for", "from": "Proceeds from short-term debt", "Assets obtained in exchange for new lease
+    liabilities" are other items), under a header of one of `years`, the closest names first: a filing that prints
+    such a row for a year answers a question about that year itself ("Total long-term debt | 53,067 | 44,111" for
+    total debt), whatever figure a question's gold took from another table."""
     wanted = stems(label) - _TOTAL_WORDS
-    return [
-        e
+    found = [
+        (len(held - wanted), k, e)
         for text in scope
         for k in text.holding(wanted)
-        if (e := text.entries[k][1]).kind == "row" and e.figures and e.years & years
+        for held, e in (text.entries[k],)
+        if e.kind == "row" and e.figures and e.years & years and not _RELATING.search(e.shown)
     ]
+    return [e for _, _, e in sorted(found, key=lambda f: (f[0], f[1]))]
 
 
 def rival_sentences(scope: Iterable[ScopeText], label: str, years: set[int], printed: str) -> list[Evidence]:
-    """Sentences naming every word of `label` ("total" and "net" aside) with an amount for one of `years` and without
+    """Sentences naming every word of `label` ("total" and "net" aside) with a money amount or a grouped number (not a
+    percentage: "67% of the restructuring charges" is a share of it) for one of `years` and without
     the figure `printed`: where a gold figure comes from a sentence, another sentence of the same words is a second
     fair answer ("remaining performance obligations ... $4.68 billion" of regulatory credits beside the gold's
     $7.18 billion of energy storage)."""
@@ -802,7 +811,10 @@ def rival_sentences(scope: Iterable[ScopeText], label: str, years: set[int], pri
         e
         for text in scope
         for k in text.holding(wanted)
-        if (e := text.entries[k][1]).kind == "sentence" and e.amount and e.years & years and printed not in e.shown
+        if (e := text.entries[k][1]).kind == "sentence"
+        and _MONEY.search(e.shown)
+        and e.years & years
+        and printed not in e.shown
     ]
 
 
