@@ -165,6 +165,13 @@ def test_a_later_report_printing_a_row_of_the_items_words_for_the_earlier_year_a
         assert question["gold_direction"] == "increase" and not rejected
 
 
+def test_a_yearless_comparative_row_is_the_year_before_not_any_earlier_year():
+    earlier = dict(DEBT_23, fiscal_year=2021, period_key="instant||2022-01-30")
+    text = "| Total long-term debt | 53,067 | 44,111 |\n"
+    rejected, reject = _collect()
+    assert len(two.change_over_time([earlier, DEBT_24], _Corpus(texts={"hd-10k-25": text}), reject)) == 1
+
+
 def test_a_figure_read_from_a_sentence_beside_another_sentence_of_its_words_has_two_fair_answers():
     def rpo(filing: str, end: str, value: float, printed: str, sentence: str) -> dict:
         side = _side(filing, "6", "Ts", "instant", "", end, value, printed, label="remaining performance obligations")

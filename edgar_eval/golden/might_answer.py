@@ -783,11 +783,12 @@ def rows_named(scope: Iterable[ScopeText], name: str, years: set[int], printed: 
     ]
 
 
-def rows_naming(scope: Iterable[ScopeText], label: str, years: set[int]) -> list[Evidence]:
+def rows_naming(scope: Iterable[ScopeText], label: str, years: set[int], yearless: bool = True) -> list[Evidence]:
     """Rows of figures whose label holds every word of `label` ("total" and "net" aside) and no word relating it to
     something else ("of", "for", "from": "Proceeds from short-term debt", "Assets obtained in exchange for new lease
     liabilities" are other items), under a header of one of `years` or, two figures or more, under a header that
-    names no year (the columns of an annual report's note are its year and the year before), rows under a year
+    names no year where `yearless` (the columns of an annual report's note are its year and the year before: for
+    the year before only), rows under a year
     header and the closest names first: a filing that prints such a row for a year answers a question about that
     year itself ("Total long-term debt | 53,067 | 44,111" for total debt), whatever figure a question's gold took
     from another table."""
@@ -798,7 +799,7 @@ def rows_naming(scope: Iterable[ScopeText], label: str, years: set[int]) -> list
         for k in text.holding(wanted)
         for held, e in (text.entries[k],)
         if e.kind == "row"
-        and (e.years & years or (not e.years and len(e.figures) >= 2))
+        and (e.years & years or (yearless and not e.years and len(e.figures) >= 2))
         and not _RELATING.search(e.shown)
     ]
     return [e for *_, e in sorted(found, key=lambda f: f[:3])]

@@ -275,7 +275,9 @@ def change_over_time(fair: list[dict], corpus: Corpus, reject: Callable[..., Non
             # a row of the item's words for the earlier year in the later report answers that year from one document,
             # under whatever figure: the earlier gold may be a schedule's total ("| Total | 42,150 |" of debt
             # maturities) where the later report prints "Total long-term debt | 53,067 | 44,111" (audit defects)
-            named = rows_naming(corpus.scope_texts([later["source_filing_id"]]), later["label"], _years(earlier))
+            texts = corpus.scope_texts([later["source_filing_id"]])
+            year_before = int(later["fiscal_year"]) - int(earlier["fiscal_year"]) == 1
+            named = rows_naming(texts, later["label"], _years(earlier), yearless=year_before)
             if named:
                 shown = f"{named[0].describe()} for fiscal {earlier['fiscal_year']}"
                 reject(*where, ONE_DOCUMENT_SUFFICES, shown)
