@@ -140,7 +140,11 @@ def test_a_first_filing_that_prints_the_later_figure_too_holds_two_lines_not_a_r
 DEBT_23 = _side("hd-10k-24", "5", "Hd", "instant", "", "2024-01-28", 42_150e6, "42,150", label="total debt")
 DEBT_24 = _side("hd-10k-25", "5", "Hd", "instant", "", "2025-02-02", 51_365e6, "51,365", label="total debt")
 for _debt in (DEBT_23, DEBT_24):
-    _debt.update(concept="us-gaap:DebtInstrumentCarryingAmount", fiscal_year=int(_debt["fiscal_year"]) - 1)
+    _debt.update(
+        concept="us-gaap:DebtInstrumentCarryingAmount",
+        fiscal_year=int(_debt["fiscal_year"]) - 1,
+        gold_quote=f"| Debt, principal amount | {_debt['printed']} |",
+    )
 
 
 def test_a_later_report_printing_a_row_of_the_items_words_for_the_earlier_year_answers_it_alone():
@@ -163,6 +167,23 @@ def test_a_later_report_printing_a_row_of_the_items_words_for_the_earlier_year_a
         rejected, reject = _collect()
         (question,) = two.change_over_time([DEBT_23, DEBT_24], _Corpus(texts={"hd-10k-25": text}), reject)
         assert question["gold_direction"] == "increase" and not rejected
+
+
+def test_a_schedules_bare_total_or_a_sentence_without_the_items_words_does_not_name_the_figure():
+    # the sum of a maturity schedule's years is printed as "Total": the question's words may ask another figure
+    bare = dict(DEBT_24, gold_quote="| 2026 | 4,582 |\n| Thereafter | 30,000 |\n| Total | $ | 51,365 |")
+    rejected, reject = _collect()
+    assert two.change_over_time([DEBT_23, bare], _Corpus(), reject) == []
+    assert rejected[0][5] == two.FIGURE_NOT_NAMED and "Total" in rejected[0][6]
+    said = (
+        "As of fiscal 2024, transaction price allocated to unsatisfied obligations of storage sales was $51.37 billion."
+    )
+    rejected, reject = _collect()
+    assert two.change_over_time([DEBT_23, dict(DEBT_24, gold_quote=said, printed="51.37")], _Corpus(), reject) == []
+    assert rejected[0][5] == two.FIGURE_NOT_NAMED
+    named = "Total debt was $51,365 million at the end of fiscal 2024. Debt rose with new notes."
+    rejected, reject = _collect()
+    assert len(two.change_over_time([DEBT_23, dict(DEBT_24, gold_quote=named)], _Corpus(), reject)) == 1
 
 
 def test_a_yearless_comparative_row_is_the_year_before_not_any_earlier_year():

@@ -823,6 +823,20 @@ def rival_sentences(scope: Iterable[ScopeText], label: str, years: set[int], pri
     ]
 
 
+def names_its_figure(quote: str, printed: str, label: str) -> bool:
+    """Whether the row or sentence of `quote` that prints `printed` names the item of `label`: a row whose label holds
+    one of its words ("total" and "net" aside; a schedule's bare "Total" names nothing), a sentence that holds every
+    one ("total transaction price allocated to performance obligations ... was $7.18 billion" of one segment's sales
+    does not say remaining performance obligations)."""
+    wanted = stems(label) - _TOTAL_WORDS
+    if quote.lstrip().startswith("|"):
+        for line in quote.splitlines():
+            if printed in line and line.strip().startswith("|"):
+                return bool((stems(line.strip().strip("|").split("|")[0]) - _TOTAL_WORDS) & wanted)
+        return False
+    return any(printed in sentence and wanted <= stems(sentence) for sentence in _SENTENCE_END.split(quote))
+
+
 def evidence_sheet(scope: Iterable[ScopeText], concept: str, year: int | None = None, limit: int = 8) -> list[Evidence]:
     """Up to `limit` passages of the scope that hold the item's words, for a person to read (ScopeText.near): the
     filings take turns, printed rows and headings first, then sentences, then tagged names."""

@@ -14,8 +14,9 @@ their filing's own period, passing the fairness rules), each with its evidence i
   first filing already prints the later figure (two lines of one period, not a revision).
 * `change_over_time`: a company's figure in two fiscal years from two annual reports, where the later report does
   not print the earlier year's figure nor a row of the item's words for that year (otherwise one document answers
-  it), with the direction of the change; a figure read from a sentence is not asked beside another sentence of the
-  item's words with another amount for its year (two fair answers).
+  it), with the direction of the change; each figure printed in a row or sentence that names the item (not a
+  schedule's bare "Total"), and one read from a sentence not beside another sentence of the item's words with
+  another amount for its year (two fair answers).
 * `cross_company`: which of two companies reported more of one line item for one fiscal year, and both figures.
 
 Every figure a question's answer must state is in `gold_figures` (value, the answer as printed, its role, whether it
@@ -33,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from edgar_eval.corpus.figure_match import values_differ
-from edgar_eval.golden.might_answer import ScopeText, rival_sentences, rows_naming
+from edgar_eval.golden.might_answer import ScopeText, names_its_figure, rival_sentences, rows_naming
 
 GRANULARITY = "granularity"
 RESTATEMENT = "restatement"
@@ -51,6 +52,7 @@ QUOTA_TWO_DOCUMENT = "quota_two_document"  # over PER_COMPANY for a company
 NOT_THE_SAME_LINE = "not_the_same_line"  # a restatement's two figures are not printed in rows of one name
 FIRST_PRINTS_LATER = "first_prints_later_figure"  # the first filing prints the later figure too: two lines, no revision
 RIVAL_SENTENCE = "rival_sentence"  # a gold read from a sentence, another sentence of its words with another amount
+FIGURE_NOT_NAMED = "figure_not_named"  # the row or sentence printing a figure does not name the item
 TWO_DOCUMENT_RULES = (
     ONE_DOCUMENT_SUFFICES,
     NO_CHANGE,
@@ -59,6 +61,7 @@ TWO_DOCUMENT_RULES = (
     NOT_THE_SAME_LINE,
     FIRST_PRINTS_LATER,
     RIVAL_SENTENCE,
+    FIGURE_NOT_NAMED,
     QUOTA_TWO_DOCUMENT,
 )
 
@@ -281,6 +284,18 @@ def change_over_time(fair: list[dict], corpus: Corpus, reject: Callable[..., Non
             if named:
                 shown = f"{named[0].describe()} for fiscal {earlier['fiscal_year']}"
                 reject(*where, ONE_DOCUMENT_SUFFICES, shown)
+                continue
+            unnamed = [
+                side
+                for side in (earlier, later)
+                if not names_its_figure(str(side["gold_quote"]), str(side["printed"]), side["label"])
+            ]
+            if unnamed:
+                # a maturity schedule's "Total", a segment's obligations: the question's words ask more or other
+                shown = (
+                    f"{unnamed[0]['source_filing_id']} prints {unnamed[0]['printed']!r} in {unnamed[0]['gold_quote']!r}"
+                )
+                reject(*where, FIGURE_NOT_NAMED, shown[:300])
                 continue
             rivals = [
                 rival
