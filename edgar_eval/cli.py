@@ -91,6 +91,13 @@ def _refused(exc: Exception) -> int:
     return EXIT_REFUSED
 
 
+def _show_step(step: str, seconds: float | None) -> None:
+    """Each finished step of the evaluation, one line with its time: progress past the corpus partitions, and where
+    the evaluation spends its time (read from the run's events, so under Celery too)."""
+    took = f" ({seconds:.1f} s)" if seconds is not None else ""
+    print(f"  done   {step}{took}", flush=True)
+
+
 def run(args: argparse.Namespace) -> int:
     _configure(args)
     try:
@@ -148,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
         instance = DagsterInstance.get()
         for run_id in end_orphaned_runs(instance):
             print(f"run {run_id} was killed mid-run (its process is gone): marked failed, its pool slots freed")
-        launcher = CodeLocationLauncher.of(instance, os.getcwd(), defs())
+        launcher = CodeLocationLauncher.of(instance, os.getcwd(), defs(), on_step=_show_step)
         with contextlib.ExitStack() as stack:
             side_by_side = stack.enter_context(ParallelRuns(parallel, os.getcwd(), defs())) if parallel > 1 else None
             graph = materialise_graph(

@@ -280,6 +280,8 @@ def test_a_corpus_with_one_unreadable_filing_reports_the_rest_and_exits_3(home):
     assert len(counted) == 16 and all(count.endswith("/17") for count in counted), "each filing's line counts it"
     assert "evaluation ran: its tables had not been made in this run history before (" in result.stdout
     assert "16/17 filing partitions materialised" in result.stdout
+    shown = [line.split()[1] for line in result.stdout.splitlines() if line.startswith("  done   ")]
+    assert "report" in shown and len(shown) == len(set(shown)), "each evaluation step once, as it finishes"
     report = (home / "reports" / "partial" / "report.md").read_text()
     left_out = next(line for line in report.splitlines() if line.startswith("- Filings left out of this run: cut ("))
     # the report says why, as the run printed it: the parse error, not the filing's absence

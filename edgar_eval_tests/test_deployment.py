@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -92,6 +93,10 @@ def test_the_demo_graph_on_celery_reports_byte_for_byte_what_it_reports_in_proce
         assert all(worker.poll() is None for worker in workers), "a Celery worker died during the run"
     assert result.returncode == 0, result.stderr[-3000:]
     assert not (folder / "data" / "demo").exists(), "a table fell back to a local folder"
+    # the steps ran on the workers; the CLI follows the run's events and shows each one as it finishes, with its time
+    progress = re.findall(r"^  done   (\w+) \((\d+\.\d) s\)$", result.stdout, re.M)
+    assert {"golden_questions_and_rejections", "report"} <= {step for step, _ in progress}, result.stdout[-3000:]
+    assert len(progress) == len({step for step, _ in progress}), "a step shown twice"
     written = _reports(folder)
     for report in REPORTS:
         assert written[report] == committed[report], f"{name}: {report} differs from the committed report"

@@ -5,8 +5,6 @@ corpus asset it reads has been brought up to date since the tick (on_cron), inst
 corpus that a slow corpus night could overrun.
 """
 
-import time
-
 import dagster as dg
 
 # The code location the UI loads (workspace.yaml, pyproject's [tool.dagster]); the CLI launches runs in it.
@@ -33,16 +31,6 @@ AUTOMATION = dg.AutomationConditionSensorDefinition(
 )
 
 
-@dg.success_hook(name="print_progress")
-def print_progress(context: dg.HookContext) -> None:
-    """Each finished step of the evaluation, one line with the step's time, so the CLI shows progress past the corpus
-    partitions and where the evaluation spends its time."""
-    stats = context.instance.get_run_step_stats(context.run_id, step_keys=[context.step_key])
-    began = stats[0].start_time if stats else None
-    took = f" ({(stats[0].end_time or time.time()) - began:.1f} s)" if began else ""
-    print(f"  done   {context.op.name}{took}", flush=True)
-
-
 def build_jobs(corpus_executor: dg.ExecutorDefinition | None = None) -> list:
     """`corpus_executor`: the corpus job's own executor, where it differs from the Definitions' (defs/executors.py)."""
     corpus_job = dg.define_asset_job(
@@ -54,7 +42,6 @@ def build_jobs(corpus_executor: dg.ExecutorDefinition | None = None) -> list:
     evaluation_job = dg.define_asset_job(
         EVALUATION_JOB,
         selection=dg.AssetSelection.groups(*EVALUATION_GROUPS),
-        hooks={print_progress},
         description="Index, golden questions, runs, statistics and the report, over every current filing partition.",
     )
     return [corpus_job, evaluation_job]

@@ -97,23 +97,84 @@ def run_config_of(defs: dg.Definitions) -> dict:
     }
 
 
+# (step key, seconds it took or None): a finished step of a launched run, as its launcher learns of it
+OnStep = Callable[[str, "float | None"], None]
+
+
+class StepFollower:
+    """Follows a run's event log from the launching process and reports each step as it succeeds. The steps run in
+    this process, in child processes or on Celery workers; wherever they run, their events reach the instance, so the
+    CLI shows the evaluation's progress under every executor (a hook prints in the process that ran the step: on a
+    Celery worker, out of the user's sight)."""
+
+    POLL_SECONDS = 0.5
+
+    def __init__(self, instance: dg.DagsterInstance, run_id: str, on_step: OnStep) -> None:
+        self._instance, self._run_id, self._on_step = instance, run_id, on_step
+        self._cursor: str | None = None
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._follow, name=f"steps-of-{run_id[:8]}", daemon=True)
+
+    def __enter__(self) -> "StepFollower":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stopped.set()
+        self._thread.join()
+        self._read()  # the steps that finished since the last look
+
+    def _follow(self) -> None:
+        while not self._stopped.wait(self.POLL_SECONDS):
+            self._read()
+
+    def _read(self) -> None:
+        while True:
+            page = self._instance.get_records_for_run(
+                self._run_id, cursor=self._cursor, of_type=dg.DagsterEventType.STEP_SUCCESS, limit=100
+            )
+            self._cursor = page.cursor
+            for record in page.records:
+                event = record.event_log_entry.dagster_event
+                if event is None or event.step_key is None:
+                    continue
+                data = event.event_specific_data
+                took = getattr(data, "duration_ms", None)
+                self._on_step(event.step_key, took / 1000 if took is not None else None)
+            if not page.has_more:
+                return
+
+
 class CodeLocationLauncher:
     """Runs jobs of the code location the UI loads (workspace.yaml: `DEFINITIONS_MODULE`, location `CODE_LOCATION`)
     in this process, each created through the instance with its job's origin in that location, as the UI's own launch
     would: the run carries the location's repository tag, so Overview and the job's page list it, and Ctrl-C reaches
-    it here. Each run carries `run_config`: the CLI's settings (`run_config_of`)."""
+    it here. Each run carries `run_config`: the CLI's settings (`run_config_of`). `on_step`: told of each step of an
+    evaluation run as it succeeds, wherever it ran (`StepFollower`)."""
 
     @classmethod
-    def of(cls, instance: dg.DagsterInstance, working_directory: str, defs: dg.Definitions) -> "CodeLocationLauncher":
+    def of(
+        cls,
+        instance: dg.DagsterInstance,
+        working_directory: str,
+        defs: dg.Definitions,
+        on_step: OnStep | None = None,
+    ) -> "CodeLocationLauncher":
         """The launcher of runs with the settings of `defs` (the CLI's)."""
-        return cls(instance, working_directory, run_config_of(defs), settings_of(defs).corpus_name)
+        return cls(instance, working_directory, run_config_of(defs), settings_of(defs).corpus_name, on_step)
 
     def __init__(
-        self, instance: dg.DagsterInstance, working_directory: str, run_config: dict, corpus_name: str
+        self,
+        instance: dg.DagsterInstance,
+        working_directory: str,
+        run_config: dict,
+        corpus_name: str,
+        on_step: OnStep | None = None,
     ) -> None:
         self.instance = instance
         self.corpus_name = corpus_name
         self.run_config = run_config
+        self.on_step = on_step
         self.repository = ReconstructableRepository.for_module(
             DEFINITIONS_MODULE, DEFINITIONS_ATTRIBUTE, working_directory
         )
@@ -154,7 +215,10 @@ class CodeLocationLauncher:
                 RemoteRepositoryOrigin(self._location, SINGLETON_REPOSITORY_NAME), job_name
             ),
         )
-        return execute_run(job, run, self.instance, raise_on_error=False)
+        if self.on_step is None or job_name != EVALUATION_JOB:
+            return execute_run(job, run, self.instance, raise_on_error=False)
+        with StepFollower(self.instance, run.run_id, self.on_step):
+            return execute_run(job, run, self.instance, raise_on_error=False)
 
 
 def _alive(pid: int) -> bool:
