@@ -287,12 +287,22 @@ def readme(args: argparse.Namespace) -> int:
     from edgar_eval.adapters.files import replace_file
     from edgar_eval.defs.settings import project_home
     from edgar_eval.report import nightly_cost
-    from edgar_eval.report.readme import COMMITTED_CORPORA, readme_figures, replace_block
+    from edgar_eval.report.readme import (
+        COMMITTED_CORPORA,
+        KINDS_END,
+        KINDS_FROM,
+        KINDS_START,
+        readme_figures,
+        readme_kinds,
+        replace_block,
+    )
 
     home = project_home()
     reports = {name: (home / "reports" / name / "report.md").read_text() for name in COMMITTED_CORPORA}
     target = home / "README.md"
-    changed = replace_file(target, replace_block(target.read_text(), readme_figures(reports)).encode())
+    text = replace_block(target.read_text(), readme_figures(reports))
+    text = replace_block(text, readme_kinds(reports[KINDS_FROM]), KINDS_START, KINDS_END)
+    changed = replace_file(target, text.encode())
     measurement = home / "reports" / "nightly_cost.json"
     if measurement.is_file():
         measured = nightly_cost.Measured.from_json(json.loads(measurement.read_text()))

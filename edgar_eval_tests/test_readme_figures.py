@@ -6,7 +6,18 @@ import json
 import pytest
 
 from edgar_eval.report import nightly_cost
-from edgar_eval.report.readme import COMMITTED_CORPORA, END, START, readme_figures, replace_block, report_table
+from edgar_eval.report.readme import (
+    COMMITTED_CORPORA,
+    END,
+    KINDS_END,
+    KINDS_FROM,
+    KINDS_START,
+    START,
+    readme_figures,
+    readme_kinds,
+    replace_block,
+    report_table,
+)
 from edgar_eval_tests.conftest import REPO
 
 
@@ -16,6 +27,15 @@ def test_readme_figures_are_the_committed_reports_figures():
     block = readme[readme.index(START) : readme.index(END) + len(END)]
     assert block == readme_figures(reports), "README figures drifted from the reports: run `edgar-eval readme`"
     assert replace_block(readme, block) == readme
+
+
+def test_readme_kind_examples_are_the_shared_corpus_reports():
+    report = (REPO / "reports" / KINDS_FROM / "report.md").read_text()
+    readme = (REPO / "README.md").read_text()
+    block = readme[readme.index(KINDS_START) : readme.index(KINDS_END) + len(KINDS_END)]
+    assert block == readme_kinds(report), "README kind examples drifted from the report: run `edgar-eval readme`"
+    kinds = {row["kind"] for row in report_table(report, "Golden questions")}
+    assert {row["kind"] for row in report_table(report, "One question of each kind")} == kinds
 
 
 def test_report_tables_are_read_cell_by_cell_with_escaped_pipes():

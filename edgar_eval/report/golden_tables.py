@@ -92,6 +92,15 @@ def two_document_supply(golden: pd.DataFrame, rejections: pd.DataFrame, filings:
     return pd.DataFrame(rows, columns=columns)
 
 
+def kind_examples(golden: pd.DataFrame) -> pd.DataFrame:
+    """One question per kind, the first by question id: what each kind asks, in its own words."""
+    first = golden.sort_values("question_id").groupby("kind", sort=True).head(1).sort_values("kind")
+    answers = [
+        str(r.gold_answer) if r.expected_route == ANSWER else f"route: {r.expected_route}" for r in iter_rows(first)
+    ]
+    return pd.DataFrame({"kind": list(first.kind), "question": list(first.question), "the right answer": answers})
+
+
 def golden_tables(
     golden: pd.DataFrame,
     rejections: pd.DataFrame,
@@ -126,6 +135,13 @@ def golden_tables(
     )
     tables = [
         ReportTable("Golden questions", by_kind, Provenance("golden_questions", content_version(golden), source)),
+        ReportTable(
+            "One question of each kind",
+            kind_examples(golden),
+            Provenance("golden_questions", content_version(golden), source),
+            note="The first question of each kind by question id, with the answer the judge wants, or the route it "
+            "must take instead of an answer (no_answer: declined; review: sent to a person).",
+        ),
         ReportTable(
             "Golden questions by form and where the figure is printed",
             balance,

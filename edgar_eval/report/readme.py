@@ -73,6 +73,19 @@ def readme_figures(reports: dict[str, str]) -> str:
     return "\n".join([*lines, "", END])
 
 
+KINDS_START = "<!-- kinds:start (edgar-eval readme writes this block) -->"
+KINDS_END = "<!-- kinds:end -->"
+KINDS_FROM = "edgar"  # the committed report whose examples the README prints: real filings, every kind
+
+
+def readme_kinds(markdown: str) -> str:
+    """The report's "One question of each kind" table as the README prints it."""
+    rows = report_table(markdown, "One question of each kind")
+    lines = [KINDS_START, "", "| kind | example | the right answer |", "|---|---|---|"]
+    lines += [f"| `{row['kind']}` | {row['question']} | {row['the right answer']} |" for row in rows]
+    return "\n".join([*lines, "", KINDS_END])
+
+
 FAR_BY_KIND = "False-answer rate per unanswerable kind"
 PRIMARY = "H2"  # protocol/answering-v3.toml: the primary endpoint's hypothesis
 
