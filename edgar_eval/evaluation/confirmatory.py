@@ -160,13 +160,13 @@ def decision_simulation(
         if testable_pairs(outcomes, protocol, hypothesis) == 0:
             continue  # not testable with this generator: nothing to simulate, the decision says so
         block = []
+        # a one-way interval only where the mask rules out differences of the other sign
+        methods = INTERVAL_METHODS + ONE_WAY_METHODS if removes_only(hypothesis) else INTERVAL_METHODS
         for boundary, metric, kind, truth, discordance in _boundaries(hypothesis, protocol):
             sizes = company_sizes(read, metric, kind)
             if len(sizes) < 2:
                 block = []
                 break
-            # a one-way interval only where the mask rules out differences of the other sign
-            methods = INTERVAL_METHODS + ONE_WAY_METHODS if removes_only(hypothesis) else INTERVAL_METHODS
             results = []
             for level in _levels(protocol):
                 tried = methods if level == protocol.confidence else tuple(m for m in methods if m in CALIBRATED)
@@ -426,7 +426,7 @@ def reversal(
     def inside(arm: np.ndarray) -> bool:
         return bool(interval(arm, acc_base, acc_clusters).low > -margin)
 
-    far_now, inside_now = falls(far_arm.copy()), inside(acc_arm.copy())
+    far_now, inside_now = falls(far_arm), inside(acc_arm)
     if far_now and inside_now:
         given = _fewest(~far_arm & far_base, True, falls, far_arm)
         withheld = _fewest(acc_arm & acc_base, False, inside, acc_arm)
