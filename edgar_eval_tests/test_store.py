@@ -11,6 +11,8 @@ def test_write_replaces_whole_and_reads_back(tmp_path):
     back = store.read("chunks", "f1")
     assert back.chunk_id.tolist() == ["c"] and list(back.pages[0]) == ["3"]
     assert not list((tmp_path / "chunks").glob("*.tmp")), "no temporary file is left behind"
+    # a worker or webserver under another account reads the tables: not private to the writer
+    assert store.path("chunks", "f1").stat().st_mode & 0o044 == 0o044
 
 
 def test_missing_and_corrupt_tables_are_clear_errors(tmp_path):

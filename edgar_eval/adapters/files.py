@@ -9,7 +9,7 @@ from pathlib import Path
 
 from upath import UPath
 
-from edgar_eval.adapters.parquet_store import is_local
+from edgar_eval.adapters.parquet_store import SHARED_FILE_MODE, is_local
 
 
 def replace_file(target: Path | UPath, data: bytes) -> bool:
@@ -37,7 +37,7 @@ def _written_beside(target: Path, data: bytes) -> Path:
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
-        os.chmod(tmp, 0o644)  # mkstemp's 0600 would make reports and tapes private to one user
+        os.chmod(tmp, SHARED_FILE_MODE)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

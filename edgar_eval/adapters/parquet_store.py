@@ -20,6 +20,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from upath import UPath
 
+# Tables, reports and tapes are read by other users: a worker or webserver under another account, a group's
+# reviewers. mkstemp's 0600 would make each one private to whoever wrote it.
+SHARED_FILE_MODE = 0o644
+
 
 class StoreError(RuntimeError):
     pass
@@ -147,6 +151,7 @@ class ParquetStore:
         os.close(handle)
         try:
             pq.write_table(table, tmp, compression="zstd")
+            os.chmod(tmp, SHARED_FILE_MODE)
             os.replace(tmp, target)
         finally:
             if os.path.exists(tmp):
