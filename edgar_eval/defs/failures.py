@@ -8,13 +8,48 @@ from collections.abc import Iterable
 
 import dagster as dg
 from dagster._core.storage.tags import PARTITION_NAME_TAG
+from dagster_shared.error import SerializableErrorInfo
 
 from edgar_eval.defs.jobs import CORPUS_JOB
+
+# What the clients of the services a run depends on raise when the service does not answer, and how to say so.
+_SERVICES_DOWN = (
+    (
+        ("psycopg2.OperationalError", "connection to server at", "could not connect to server"),
+        "PostgreSQL (the run history)",
+    ),
+    (
+        ("redis.exceptions.ConnectionError", "Error 111 connecting to", "kombu.exceptions.OperationalError"),
+        "Redis (the Celery broker)",
+    ),
+    (("EndpointConnectionError", "Could not connect to the endpoint URL"), "the object store"),
+)
+
+
+def service_down(error: SerializableErrorInfo | None) -> str | None:
+    """ "PostgreSQL (the run history) did not answer" where the error, its cause or its context is a client's failure to
+    reach a service the run depends on; None otherwise."""
+    seen = []
+    while error is not None and len(seen) < 20:
+        seen.append(f"{error.cls_name or ''}: {error.message}")
+        error = error.cause or error.context
+    said = "\n".join(seen)
+    for signs, service in _SERVICES_DOWN:
+        if any(sign in said for sign in signs):
+            return f"{service} did not answer"
+    return None
+
+
+def _last_line(message: str) -> str:
+    """The last line of a message that says something: not an empty one, nor one that only leads to the next (":")."""
+    lines = [line.strip() for line in message.splitlines() if line.strip() and not line.strip().endswith(":")]
+    return lines[-1] if lines else message.strip()
 
 
 def failure_cause(events: Iterable[dg.DagsterEvent]) -> str:
     """The cause of a run's failure from its events: a failed blocking check's description, else the first failed
-    step's error with Dagster's wrappers removed; "run failed" when neither is there."""
+    step's error with Dagster's wrappers removed, with the service that did not answer where a client's error says so;
+    else the run's own failure (a service down while the run recorded its events); "run failed" when none is there."""
     events = list(events)
     for event in events:  # a failed blocking check says why in its evaluation, not in the step failure
         evaluation = event.event_specific_data
@@ -30,6 +65,7 @@ def failure_cause(events: Iterable[dg.DagsterEvent]) -> str:
             if user and user.description:
                 return user.description
             error = event.step_failure_data.error
+            down = service_down(error)
             # Dagster wraps what the asset raised ("Error occurred while executing op ...:"): say the cause
             while error.cause is not None and (error.cls_name or "").startswith("Dagster"):
                 error = error.cause
@@ -37,8 +73,15 @@ def failure_cause(events: Iterable[dg.DagsterEvent]) -> str:
             head, said, rest = error.message.strip().partition(": ")
             if said and head.rsplit(".", 1)[-1] == name:  # the class by its name, not its module path
                 rest = f"{name}: {rest}"
-            cause = (rest if said else error.message.strip()) or name
-            return f"{event.step_key or 'a step'}: {cause.splitlines()[-1]}"
+            cause = _last_line((rest if said else error.message.strip()) or name)
+            return f"{event.step_key or 'a step'}: {f'{down} ({cause})' if down else cause}"
+    for event in events:  # no step failed: the run itself did, e.g. recording its events in a database gone away
+        data = event.event_specific_data
+        error = getattr(data, "error", None) if event.is_run_failure or event.is_engine_event else None
+        if isinstance(error, SerializableErrorInfo):
+            down = service_down(error)
+            cause = _last_line(error.message) or error.cls_name or "error"
+            return f"{down} ({cause})" if down else f"run failed: {cause}"
     return "run failed"
 
 
