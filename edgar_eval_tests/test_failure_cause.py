@@ -5,7 +5,7 @@ failed (a database gone while the run recorded its events)."""
 from __future__ import annotations
 
 import dagster as dg
-from dagster._core.events import DagsterEventType, JobFailureData
+from dagster._core.events import DagsterEventType, EngineEventData, JobFailureData
 from dagster._core.execution.plan.objects import StepFailureData
 from dagster_shared.error import SerializableErrorInfo
 
@@ -45,6 +45,9 @@ def test_a_steps_error_is_said_without_dagsters_wrapper_and_never_as_a_bare_colo
         _error("ServiceError", "edgar_eval.adapters.chat.ServiceError: HTTP 500 from the model server\n\n"),
     )
     assert failure_cause([_step_failure(wrapped)]) == "generations: ServiceError: HTTP 500 from the model server"
+    # a message whose last line only leads to the next (the old reading said "generations: the server said:")
+    leading = _error("ServiceError", "ServiceError: HTTP 503 from the model server\nthe server said:\n")
+    assert failure_cause([_step_failure(leading)]) == "generations: ServiceError: HTTP 503 from the model server"
 
 
 def test_a_service_that_did_not_answer_is_named():
@@ -52,29 +55,34 @@ def test_a_service_that_did_not_answer_is_named():
         "DagsterExecutionStepExecutionError", 'Error occurred while executing op "generations":', POSTGRES_GONE
     )
     said = failure_cause([_step_failure(wrapped)])
-    assert said.startswith("generations: PostgreSQL (the run history) did not answer (")
-    assert not said.endswith(":)") and "accepting TCP/IP connections" in said
-    assert (
-        service_down(
-            _error(
-                "ConnectionError",
-                "redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379. Connection refused.",
-            )
-        )
-        == "Redis (the Celery broker) did not answer"
+    assert said == (
+        'generations: PostgreSQL (the run history): could not connect (connection to server at "127.0.0.1", port 5432 '
+        "failed: Connection refused)"
     )
+    redis = _error("ConnectionError", "redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379.")
     assert (
-        service_down(
-            _error("EndpointConnectionError", 'Could not connect to the endpoint URL: "http://127.0.0.1:9000/edgar"')
-        )
-        == "the object store did not answer"
+        service_down(redis) == "Redis (the Celery broker): could not connect (Error 111 connecting to localhost:6379.)"
+    )
+    store = _error("EndpointConnectionError", 'Could not connect to the endpoint URL: "http://127.0.0.1:9000/x"')
+    assert (
+        service_down(store)
+        == 'the object store: could not connect (Could not connect to the endpoint URL: "http://127.0.0.1:9000/x")'
     )
     assert service_down(_error("ValueError", "invalid literal for int() with base 10: 'x'")) is None
 
 
 def test_a_run_that_failed_outside_its_steps_says_its_own_error():
-    assert failure_cause([_run_failure(POSTGRES_GONE)]).startswith("PostgreSQL (the run history) did not answer (")
+    assert failure_cause([_run_failure(POSTGRES_GONE)]).startswith(
+        "PostgreSQL (the run history): could not connect (connection"
+    )
     assert failure_cause([_run_failure(_error("RuntimeError", "the executor lost its workers"))]) == (
         "run failed: the executor lost its workers"
     )
     assert failure_cause([_run_failure(None)]) == "run failed"
+    # the run's own failure, not an earlier engine event's harmless error
+    harmless = dg.DagsterEvent(
+        DagsterEventType.ENGINE_EVENT.value,
+        "evaluation_job",
+        event_specific_data=EngineEventData(error=_error("Warning", "a worker restarted")),
+    )
+    assert failure_cause([harmless, _run_failure(POSTGRES_GONE)]).startswith("PostgreSQL (the run history): could")

@@ -4,6 +4,7 @@ whose last corpus run failed (the report then says why the filing is left out)."
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import dagster as dg
@@ -19,24 +20,32 @@ _SERVICES_DOWN = (
         "PostgreSQL (the run history)",
     ),
     (
-        ("redis.exceptions.ConnectionError", "Error 111 connecting to", "kombu.exceptions.OperationalError"),
+        (
+            "redis.exceptions.ConnectionError",
+            "redis.exceptions.TimeoutError",
+            "kombu.exceptions.OperationalError",
+        ),
         "Redis (the Celery broker)",
     ),
     (("EndpointConnectionError", "Could not connect to the endpoint URL"), "the object store"),
 )
 
 
+_ERROR_CLASS = re.compile(r"^(?:[\w.]*(?:Error|Exception)?:\s*)+")  # "OperationalError: psycopg2.OperationalError: "
+
+
 def service_down(error: SerializableErrorInfo | None) -> str | None:
-    """ "PostgreSQL (the run history) did not answer" where the error, its cause or its context is a client's failure to
-    reach a service the run depends on; None otherwise."""
-    seen = []
-    while error is not None and len(seen) < 20:
-        seen.append(f"{error.cls_name or ''}: {error.message}")
-        error = error.cause or error.context
-    said = "\n".join(seen)
-    for signs, service in _SERVICES_DOWN:
-        if any(sign in said for sign in signs):
-            return f"{service} did not answer"
+    """ "PostgreSQL (the run history): could not connect (<the client's line that says so>)" where the error, its cause
+    or its context is a client's failure to connect to a service the run depends on (refused, unreachable, or turned
+    away: the line in brackets says which); None otherwise."""
+    seen = 0
+    while error is not None and seen < 20:
+        said = f"{error.cls_name or ''}: {error.message}"
+        for signs, service in _SERVICES_DOWN:
+            lines = [line.strip() for line in said.splitlines() if any(sign in line for sign in signs)]
+            if lines:
+                return f"{service}: could not connect ({_ERROR_CLASS.sub('', lines[0])})"
+        error, seen = error.cause or error.context, seen + 1
     return None
 
 
@@ -74,14 +83,16 @@ def failure_cause(events: Iterable[dg.DagsterEvent]) -> str:
             if said and head.rsplit(".", 1)[-1] == name:  # the class by its name, not its module path
                 rest = f"{name}: {rest}"
             cause = _last_line((rest if said else error.message.strip()) or name)
-            return f"{event.step_key or 'a step'}: {f'{down} ({cause})' if down else cause}"
-    for event in events:  # no step failed: the run itself did, e.g. recording its events in a database gone away
-        data = event.event_specific_data
-        error = getattr(data, "error", None) if event.is_run_failure or event.is_engine_event else None
+            return f"{event.step_key or 'a step'}: {down or cause}"
+    # no step failed: the run itself did (recording its events in a database gone away): its own failure first, then
+    # the latest engine event that carries an error (an earlier one may have been harmless)
+    failures = [e for e in events if e.is_run_failure] + [e for e in reversed(events) if e.is_engine_event]
+    for event in failures:
+        error = getattr(event.event_specific_data, "error", None)
         if isinstance(error, SerializableErrorInfo):
             down = service_down(error)
             cause = _last_line(error.message) or error.cls_name or "error"
-            return f"{down} ({cause})" if down else f"run failed: {cause}"
+            return down or f"run failed: {cause}"
     return "run failed"
 
 

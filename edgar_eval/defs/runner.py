@@ -105,13 +105,18 @@ class StepFollower:
     """Follows a run's event log from the launching process and reports each step as it succeeds. The steps run in
     this process, in child processes or on Celery workers; wherever they run, their events reach the instance, so the
     CLI shows the evaluation's progress under every executor (a hook prints in the process that ran the step: on a
-    Celery worker, out of the user's sight)."""
+    Celery worker, out of the user's sight). Each step is reported once; a read that fails (the database busy or gone)
+    is said once and the run goes on: progress lines are never worth a run."""
 
     POLL_SECONDS = 0.5
+    JOIN_SECONDS = 30.0
 
     def __init__(self, instance: dg.DagsterInstance, run_id: str, on_step: OnStep) -> None:
         self._instance, self._run_id, self._on_step = instance, run_id, on_step
         self._cursor: str | None = None
+        self._reported: set[str] = set()
+        self._failed = False
+        self._lock = threading.Lock()
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._follow, name=f"steps-of-{run_id[:8]}", daemon=True)
 
@@ -121,14 +126,26 @@ class StepFollower:
 
     def __exit__(self, *exc: object) -> None:
         self._stopped.set()
-        self._thread.join()
-        self._read()  # the steps that finished since the last look
+        self._thread.join(self.JOIN_SECONDS)
+        # once more from the start: on PostgreSQL a row of a lower id can become visible after one of a higher id that
+        # the cursor has passed (several writers at once); the steps already reported are not reported again
+        self._cursor = None
+        self._read()
 
     def _follow(self) -> None:
         while not self._stopped.wait(self.POLL_SECONDS):
             self._read()
 
     def _read(self) -> None:
+        with self._lock:
+            try:
+                self._read_pages()
+            except Exception as exc:  # noqa: BLE001 - the run's result must not depend on its progress lines
+                if not self._failed:
+                    self._failed = True
+                    print(f"  (progress lines paused: the run history could not be read: {exc})", flush=True)
+
+    def _read_pages(self) -> None:
         while True:
             page = self._instance.get_records_for_run(
                 self._run_id, cursor=self._cursor, of_type=dg.DagsterEventType.STEP_SUCCESS, limit=100
@@ -136,10 +153,10 @@ class StepFollower:
             self._cursor = page.cursor
             for record in page.records:
                 event = record.event_log_entry.dagster_event
-                if event is None or event.step_key is None:
+                if event is None or event.step_key is None or event.step_key in self._reported:
                     continue
-                data = event.event_specific_data
-                took = getattr(data, "duration_ms", None)
+                self._reported.add(event.step_key)
+                took = getattr(event.event_specific_data, "duration_ms", None)
                 self._on_step(event.step_key, took / 1000 if took is not None else None)
             if not page.has_more:
                 return

@@ -786,12 +786,11 @@ def rows_named(scope: Iterable[ScopeText], name: str, years: set[int], printed: 
 def rows_naming(scope: Iterable[ScopeText], label: str, years: set[int], yearless: bool = True) -> list[Evidence]:
     """Rows of figures whose label holds every word of `label` ("total" and "net" aside) and no word relating it to
     something else ("of", "for", "from": "Proceeds from short-term debt", "Assets obtained in exchange for new lease
-    liabilities" are other items), under a header of one of `years` or, two figures or more, under a header that
-    names no year where `yearless` (the columns of an annual report's note are its year and the year before: for
-    the year before only), rows under a year
-    header and the closest names first: a filing that prints such a row for a year answers a question about that
-    year itself ("Total long-term debt | 53,067 | 44,111" for total debt), whatever figure a question's gold took
-    from another table."""
+    liabilities" are other items), printed for one of `years`: under a header naming one of them, or, where
+    `yearless` (an annual report's columns are its year and the year before: for the year before only), with two
+    figures or more under a header that names no year. Rows under a year header first, then the closest names. A
+    filing that prints such a row for a year answers a question about that year itself ("Total long-term debt |
+    53,067 | 44,111" for total debt), whatever figure a question's gold took from another table."""
     wanted = stems(label) - _TOTAL_WORDS
     found = [
         (not e.years, len(held - wanted - _TOTAL_WORDS), k, e)
