@@ -13,7 +13,7 @@ from dagster_shared.error import SerializableErrorInfo
 
 from edgar_eval.defs.jobs import CORPUS_JOB
 
-# What the clients of the services a run depends on raise when the service does not answer, and how to say so.
+# What the clients of the services a run depends on raise when they cannot connect to them, and how to name each.
 _SERVICES_DOWN = (
     (
         ("psycopg2.OperationalError", "connection to server at", "could not connect to server"),

@@ -22,6 +22,7 @@ from edgar_eval.golden.might_answer import (
     PRINTED_OTHER_PERIODS,
     PRINTED_ROW,
     PRINTED_SENTENCE,
+    row_label,
     stems,
 )
 from edgar_eval.golden.two_documents import TWO_DOCUMENT_RULES
@@ -270,7 +271,7 @@ def combined_row(row: str, own: frozenset[str]) -> str | None:
     "Research and development") complete the item rather than add one."""
     if not row.lstrip().startswith("|"):
         return None
-    label = row.strip().strip("|").split("|")[0].strip().lower().replace("\u2019", "'")
+    label = row_label(row).lower().replace("\u2019", "'")
     for joint in re.finditer(r"(?:,\s*)?\s(?:and|&)\s", label):
         if not stems(label[: joint.start()]) & own:
             return None

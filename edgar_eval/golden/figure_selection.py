@@ -15,7 +15,7 @@ from edgar_eval.corpus.figure_match import values_differ
 from edgar_eval.golden import fairness as rules
 from edgar_eval.golden.fairness import FairnessLimits
 from edgar_eval.golden.labels import is_boilerplate, label_for
-from edgar_eval.golden.might_answer import concept_stems, rival_rows
+from edgar_eval.golden.might_answer import concept_stems, rival_rows, row_label
 from edgar_eval.golden.question_wording import _period_words, period_phrase, printed_answer, question_text
 from edgar_eval.golden.template_scope import _Scope
 
@@ -143,7 +143,7 @@ def _figure_rule(question: dict, scope: _Scope, limits: FairnessLimits) -> tuple
     question.update(scope_filing_ids=in_scope, **gold)
     if failed is None:
         years = {int(question["fiscal_year"]), pd.Timestamp(question["period_end"]).year}
-        gold_row = question["gold_quote"].strip().strip("|").split("|")[0]
+        gold_row = row_label(question["gold_quote"])
         rivals = rival_rows(scope.scope_texts(in_scope), question["label"], gold_row, years, printed)
         if rivals:
             return rules.SEVERAL_FAIR_ANSWERS, f"{rivals[0].describe()} without {printed!r}"

@@ -192,11 +192,10 @@ def has_figure(text: str) -> bool:
     return False
 
 
-_AMOUNT = re.compile(
-    r"\$\s?\d|\d\s?%|\d\s+percent\b|\d[\d,.]*\s+(?:million|billion|thousand)\b"
-    r"|(?<![\d,])\d{1,3}(?:,\d{3})+(?![\d,])",
-    re.I,
-)
+# A money amount or a grouped number ("$4.68 billion", "7,946"); an amount also counts a percentage.
+_MONEY_PATTERN = r"\$\s?\d|\d[\d,.]*\s+(?:million|billion|thousand)\b|(?<![\d,])\d{1,3}(?:,\d{3})+(?![\d,])"
+_MONEY = re.compile(_MONEY_PATTERN, re.I)
+_AMOUNT = re.compile(_MONEY_PATTERN + r"|\d\s?%|\d\s+percent\b", re.I)
 # A sentence that says a line item is nil answers a question about it ("no commercial paper was outstanding"): a
 # negation within a few words before the item's name, or the item called immaterial.
 _NEGATIONS = frozenset({"no", "not", "never", "none", "nil", "zero", "without"})
@@ -209,7 +208,6 @@ _CAPTION_LINES = 2  # non-table lines before a table read as its caption
 _CAPTION_CHARACTERS = 400
 
 
-_MONEY = re.compile(r"\$\s?\d|\d[\d,.]*\s+(?:million|billion|thousand)\b|(?<![\d,])\d{1,3}(?:,\d{3})+(?![\d,])", re.I)
 _RELATING = re.compile(r"\b(?:of|for|from|in|on|to|with|under|by)\b", re.I)
 
 
@@ -486,14 +484,17 @@ def label_name(concept: str) -> Name | None:
     return Name(label, distinctive) if distinctive else None
 
 
+def row_label(row: str) -> str:
+    """The label cell of a table row as printed: "| Total long-term debt | 53,067 |" -> "Total long-term debt"."""
+    return row.strip().strip("|").split("|")[0].strip()
+
+
 def row_label_at(text: str, offset: int) -> str:
     """The label cell of the table row holding `offset`, or "" outside a table."""
     start = text.rfind("\n", 0, offset) + 1
     end = text.find("\n", offset)
     line = text[start : end if end >= 0 else len(text)].strip()
-    if not line.startswith("|"):
-        return ""
-    return line.strip("|").split("|")[0].strip()
+    return row_label(line) if line.startswith("|") else ""
 
 
 def _normal(label: str) -> str:
@@ -526,11 +527,7 @@ class PrintedNames:
                 labels.setdefault(concept, {}).setdefault(label, set()).add(cik_of[filing_id])
         row_stems: dict[str, Counter[str]] = {}
         for filing_id in sorted(texts):
-            seen = {
-                _normal(line.strip().strip("|").split("|")[0])
-                for line in texts[filing_id].splitlines()
-                if line.lstrip().startswith("|")
-            }
+            seen = {_normal(row_label(line)) for line in texts[filing_id].splitlines() if line.lstrip().startswith("|")}
             counts = row_stems.setdefault(cik_of[filing_id], Counter())
             for label in seen:
                 if label:
@@ -831,7 +828,7 @@ def names_its_figure(quote: str, printed: str, label: str) -> bool:
     if quote.lstrip().startswith("|"):
         for line in quote.splitlines():
             if printed in line and line.strip().startswith("|"):
-                return bool((stems(line.strip().strip("|").split("|")[0]) - _TOTAL_WORDS) & wanted)
+                return bool((stems(row_label(line)) - _TOTAL_WORDS) & wanted)
         return False
     return any(printed in sentence and wanted <= stems(sentence) for sentence in _SENTENCE_END.split(quote))
 

@@ -87,7 +87,7 @@ def readme_kinds(markdown: str) -> str:
 
 
 FAR_BY_KIND = "False-answer rate per unanswerable kind"
-PRIMARY = "H2"  # protocol/answering-v3.toml: the primary endpoint's hypothesis
+PRIMARY = "H2"  # protocol/answering-v4.toml: the primary endpoint's hypothesis
 
 
 def _cell(row: dict[str, str], kind: str) -> str:
