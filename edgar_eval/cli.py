@@ -298,6 +298,14 @@ def readme(args: argparse.Namespace) -> int:
     )
 
     home = project_home()
+    missing = [name for name in COMMITTED_CORPORA if not (home / "reports" / name / "report.md").is_file()]
+    if missing:
+        print(
+            f"edgar-eval readme: no report for {', '.join(missing)} under {home / 'reports'}; "
+            "the README's figures come from every committed corpus's report (run those corpora first)",
+            file=sys.stderr,
+        )
+        return 1
     reports = {name: (home / "reports" / name / "report.md").read_text() for name in COMMITTED_CORPORA}
     target = home / "README.md"
     text = replace_block(target.read_text(), readme_figures(reports))

@@ -290,7 +290,9 @@ def test_a_corpus_with_one_unreadable_filing_reports_the_rest_and_exits_3(home):
 
 
 def test_a_report_of_your_own_corpus_leaves_the_readme_alone(home):
-    for name in ("demo", "edgar"):
+    from edgar_eval.report.readme import COMMITTED_CORPORA
+
+    for name in COMMITTED_CORPORA:
         shutil.copytree(PROJECT / "reports" / name, home / "reports" / name)
     shutil.copy(PROJECT / "reports" / "nightly_cost.json", home / "reports" / "nightly_cost.json")
     shutil.copy(PROJECT / "README.md", home / "README.md")
@@ -302,9 +304,19 @@ def test_a_report_of_your_own_corpus_leaves_the_readme_alone(home):
     )
     result = _cli(home, "readme")
     said = result.stdout + result.stderr
-    assert result.returncode == 0 and "from demo, edgar and reports/nightly_cost.json: unchanged" in said, said
+    sources = "from demo, edgar, edgar-wide and reports/nightly_cost.json"
+    assert result.returncode == 0 and f"{sources}: unchanged" in said, said
     assert (home / "README.md").read_bytes() == (PROJECT / "README.md").read_bytes()
     assert (home / "docs" / "deployment.md").read_bytes() == (PROJECT / "docs" / "deployment.md").read_bytes()
+
+
+def test_readme_without_a_committed_report_says_which_is_missing(home):
+    shutil.copytree(PROJECT / "reports" / "demo", home / "reports" / "demo")
+    shutil.copy(PROJECT / "README.md", home / "README.md")
+    result = _cli(home, "readme")
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "no report for edgar, edgar-wide" in result.stderr, result.stderr
+    assert (home / "README.md").read_bytes() == (PROJECT / "README.md").read_bytes()
 
 
 def test_an_interrupt_that_a_handler_swallows_is_still_seen():
