@@ -76,6 +76,25 @@ def test_each_bad_filing_fails_its_own_partition_with_its_reason(broken_corpus):
     assert expected["bad-truncated"] in report.split("bad-truncated (its last corpus run failed: ", 1)[1].split("\n")[0]
 
 
+@pytest.mark.slow(minutes=0.25)  # materialises graph runs: seconds, not milliseconds
+def test_a_table_the_run_history_never_recorded_is_not_read(broken_corpus):
+    """A filing's tables written by a run whose events never reached this run history (the database down mid-run,
+    another instance) are not part of its lineage: the evaluation leaves the filing out, and the report says why."""
+    settings, _ = broken_corpus
+    defs = build_definitions(settings)
+    elsewhere, instance = dg.DagsterInstance.ephemeral(), dg.DagsterInstance.ephemeral()
+    unrecorded = partition_key(GOOD[1])
+    assert materialise_corpus(defs, elsewhere, [unrecorded]) == {}
+    assert materialise_corpus(defs, instance, [partition_key(GOOD[0]), "bad-mismatched"]) == {}
+    assert settings.store().exists("filings", unrecorded) and settings.store().exists("chunks", unrecorded)
+    assert unrecorded not in instance.get_materialized_partitions(dg.AssetKey("filings"))
+
+    assert materialise_evaluation(defs, instance) is None
+    report = (Path(settings.reports_dir) / "broken" / "report.md").read_text()
+    assert "2 filings of 1 companies" in report
+    assert f"{unrecorded} (filings is stored but the run history records no materialisation of it)" in report
+
+
 def test_a_file_corrupted_after_materialisation_keeps_the_earlier_data(broken_corpus):
     settings, corpus = broken_corpus
     defs = build_definitions(settings)

@@ -18,6 +18,8 @@ class PartitionedTable:
     asset: str
     partitions: Mapping[str, pd.DataFrame]
     missing: tuple[str, ...] = field(default=())
+    # of `missing`, those whose table is stored but whose materialisation the run history does not record
+    unrecorded: tuple[str, ...] = field(default=())
 
     @property
     def keys(self) -> list[str]:
@@ -45,15 +47,20 @@ def current_partitions(
 ) -> tuple[list[str], dict[str, str]]:
     """The filings whose `filings` row and every table in `tables` are materialised and built from the same bytes.
 
-    Returns the usable keys, in key order, and for each other key why it was left out: not materialised, or stale
-    (its table was built from another version of the file than `filings` records).
+    Returns the usable keys, in key order, and for each other key why it was left out: not materialised, stored but
+    not recorded by the run history, or stale (its table was built from another version of the file than `filings`
+    records).
     """
     usable, left_out = filings.keys, {}
     for table in list(tables) or [filings]:
         current = []
         for key in usable:
-            if key not in filings.partitions:
+            if key in filings.unrecorded:
+                left_out[key] = "filings is stored but the run history records no materialisation of it"
+            elif key not in filings.partitions:
                 left_out[key] = "filings not materialised"
+            elif key in table.unrecorded:
+                left_out[key] = f"{table.asset} is stored but the run history records no materialisation of it"
             elif key not in table.partitions:
                 left_out[key] = f"{table.asset} not materialised"
             elif len(table.partitions[key].sha256) and table.sha256(key) != filings.sha256(key):

@@ -24,7 +24,8 @@ class ParquetIOManager(dg.IOManager):
     """Writes an unpartitioned asset's DataFrame as one Parquet table, and loads tables as inputs: an unpartitioned
     table as a DataFrame; a per-filing table as a `PartitionedTable` of the partitions asked for (all of them for an
     unpartitioned reader, the run's own for a per-filing one), those never materialised listed, not failed on, so the
-    reader can say which filings it left out and why.
+    reader can say which filings it left out and why. A partition is read only when the run history records its
+    materialisation; one stored without that record is listed apart (`unrecorded`) and not read.
 
     Per-filing assets write their own partitions (one run builds many, each kept or reused on its own, and a failing
     filing must not discard the others), at the paths this manager reads."""
@@ -46,17 +47,23 @@ class ParquetIOManager(dg.IOManager):
             if not context.has_asset_partitions:
                 return store.read(asset, columns=columns)
             asked = sorted(context.asset_partition_keys)
-            found = [key for key in asked if store.exists(asset, key)]
+            # Only what the run history records is read: a table written by a run that could not record its event
+            # (the database down mid-run) is not part of any lineage the instance holds.
+            recorded = context.instance.get_materialized_partitions(context.asset_key)
+            stored = [key for key in asked if store.exists(asset, key)]
+            found = [key for key in stored if key in recorded]
             if not found:  # the run history's partitions are another corpus's, or none was ever built: say so here
                 raise dg.Failure(
-                    f"none of the {len(asked)} filing partitions of the run history has {asset!r} in {store.root}: "
-                    "bring the partitions in step with the corpus folder (`edgar-eval partitions`) and materialise "
+                    f"none of the {len(asked)} filing partitions of the run history has {asset!r} in {store.root}"
+                    + (f" ({len(stored)} stored, none recorded as materialised)" if stored else "")
+                    + ": bring the partitions in step with the corpus folder (`edgar-eval partitions`) and materialise "
                     "the corpus job first"
                 )
             return PartitionedTable(
                 asset,
                 {key: store.read(asset, key, columns=columns) for key in found},
                 tuple(key for key in asked if key not in found),
+                tuple(key for key in stored if key not in recorded),
             )
         except StoreError as exc:
             raise dg.Failure(str(exc)) from exc
