@@ -20,6 +20,28 @@ from edgar_eval.defs.settings import (
     project_home,
 )
 
+# The instance `edgar-eval run` creates. An evaluation harness should not phone home; users can turn telemetry back on
+# here. A step's worker process logs its start through the instance's Python log level, not the run's console logger
+# (the multiprocess executor's context-free log manager), so DEBUG there would echo a line per step; Dagster's own
+# events are stored whatever the level, and INFO keeps every message an asset logs. Run monitoring, in the daemon of
+# `dagster dev` or `dagster-daemon run`, marks failed a run whose process was killed (the launcher tells it which) and
+# frees the pool slots of ended runs; the default launcher cannot resume a run, so none is resumed.
+INSTANCE_CONFIG = """telemetry:
+  enabled: false
+python_logs:
+  python_log_level: INFO
+run_launcher:
+  module: edgar_eval.defs.run_launcher
+  class: LocalRunLauncher
+run_monitoring:
+  enabled: true
+  poll_interval_seconds: 30
+  max_resume_run_attempts: 0
+  free_slots_after_run_end_seconds: 30
+"""
+# what earlier versions wrote: replaced by the current one, as nobody has edited it
+EARLIER_INSTANCE_CONFIGS = ("telemetry:\n  enabled: false\npython_logs:\n  python_log_level: INFO\n",)
+
 
 def _ensure_dagster_home() -> Path:
     """Runs and lineage persist only with DAGSTER_HOME set; default to .dagster_home in the project. A home that
@@ -28,12 +50,8 @@ def _ensure_dagster_home() -> Path:
     config = home / "dagster.yaml"
     try:
         home.mkdir(parents=True, exist_ok=True)
-        if not config.exists():
-            # An evaluation harness should not phone home; users can turn telemetry back on here. A step's worker
-            # process logs its start through the instance's Python log level, not the run's console logger (the
-            # multiprocess executor's context-free log manager), so DEBUG there would echo a line per step; Dagster's
-            # own events are stored whatever the level, and INFO keeps every message an asset logs.
-            config.write_text("telemetry:\n  enabled: false\npython_logs:\n  python_log_level: INFO\n")
+        if not config.exists() or config.read_text() in EARLIER_INSTANCE_CONFIGS:
+            config.write_text(INSTANCE_CONFIG)
     except OSError as exc:
         raise ValueError(f"DAGSTER_HOME={home}: {exc.strerror or exc}") from None
     os.environ["DAGSTER_HOME"] = str(home)

@@ -238,7 +238,7 @@ class CodeLocationLauncher:
             return execute_run(job, run, self.instance, raise_on_error=False)
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -257,7 +257,7 @@ def end_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
     ended = []
     for run in instance.get_runs(dg.RunsFilter(statuses=list(UNFINISHED), tags={HOST_TAG: host})):
         pid = run.tags.get(PID_TAG, "")
-        if not pid.isdigit() or _alive(int(pid)):
+        if not pid.isdigit() or process_alive(int(pid)):
             continue
         instance.report_run_failed(run, f"the process that ran it (pid {pid} on {host}) is gone: killed mid-run")
         instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)

@@ -1,0 +1,34 @@
+"""The run launcher of the instance `edgar-eval` creates: Dagster's default launcher, plus a worker health check, so
+the daemon's run monitoring (`dagster dev`, `dagster-daemon run`) marks failed a run whose process was killed.
+
+Runs the CLI starts carry the host and pid of the process that runs them (runner.HOST_TAG, PID_TAG). The default
+launcher cannot tell whether a run's worker is alive, so run monitoring skips its runs and a killed run would stay
+"Started" in the UI until the next `edgar-eval run` ended it (runner.end_orphaned_runs). This launcher answers for the
+runs whose process it can see: on this host, by pid."""
+
+from __future__ import annotations
+
+import socket
+
+import dagster as dg
+
+# private: the health check's result types have no public export in Dagster 1.13; they are what run monitoring reads
+from dagster._core.launcher.base import CheckRunHealthResult, WorkerStatus
+
+from edgar_eval.defs.runner import HOST_TAG, PID_TAG, process_alive
+
+
+class LocalRunLauncher(dg.DefaultRunLauncher):
+    """Launches as Dagster's default launcher does; reports a run's worker failed when its process on this host is
+    gone. A run whose process this host cannot see (launched from the UI, or from another machine) reads as running:
+    its fate is left to whoever launched it."""
+
+    @property
+    def supports_check_run_worker_health(self) -> bool:
+        return True
+
+    def check_run_worker_health(self, run: dg.DagsterRun) -> CheckRunHealthResult:
+        host, pid = run.tags.get(HOST_TAG), run.tags.get(PID_TAG, "")
+        if host != socket.gethostname() or not pid.isdigit() or process_alive(int(pid)):
+            return CheckRunHealthResult(WorkerStatus.RUNNING)
+        return CheckRunHealthResult(WorkerStatus.FAILED, f"the process that ran it (pid {pid} on {host}) is gone")
