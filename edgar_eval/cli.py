@@ -397,9 +397,16 @@ def compare(args: argparse.Namespace) -> int:
 
 def demo_corpus(args: argparse.Namespace) -> int:
     from edgar_eval.adapters.local_corpus import write_demo_corpus
+    from edgar_eval.synthetic.demo import COMPANIES, FILINGS_PER_COMPANY, companies_for
 
-    written = write_demo_corpus(args.folder)
-    print(f"{len(written)} files written to {args.folder}" if written else f"{args.folder} is already up to date")
+    companies = len(COMPANIES) if args.filings is None else companies_for(args.filings)
+    written = write_demo_corpus(args.folder, companies)
+    what = f"{companies * FILINGS_PER_COMPANY + 1} filings of {companies} companies"
+    print(
+        f"{what}: {len(written)} files written to {args.folder}"
+        if written
+        else f"{what}: {args.folder} is already up to date"
+    )
     return 0
 
 
@@ -480,6 +487,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo_parser = commands.add_parser("demo-corpus", help="write the generated demo corpus into a folder")
     demo_parser.add_argument("folder")
+    demo_parser.add_argument(
+        "--filings",
+        type=int,
+        help="a synthetic corpus of about this many filings (the demo's companies, then copies of them under names of "
+        "their own, five filings each), for measuring scale",
+    )
     return parser
 
 

@@ -27,7 +27,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def demo_files():
-    from edgar_eval.corpus.demo import demo_corpus_files
+    from edgar_eval.synthetic.demo import demo_corpus_files
 
     return demo_corpus_files()
 

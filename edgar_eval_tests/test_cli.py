@@ -385,3 +385,11 @@ def test_a_new_run_history_echoes_no_step_worker_debug_lines_and_keeps_every_eve
     assert {"STEP_START", "ASSET_MATERIALIZATION", "STEP_SUCCESS", "PIPELINE_SUCCESS"} <= stored, (
         "DEBUG events are kept"
     )
+
+
+def test_demo_corpus_writes_a_synthetic_corpus_of_about_the_filings_asked(home):
+    result = _cli(home, "demo-corpus", str(home / "scaled"), "--filings", "30")
+    assert result.returncode == 0 and "31 filings of 6 companies: 33 files written" in result.stdout, result.stderr
+    assert len(list((home / "scaled").rglob("*.htm"))) == 31
+    again = _cli(home, "demo-corpus", str(home / "scaled"), "--filings", "30")
+    assert "is already up to date" in again.stdout

@@ -5,7 +5,9 @@ import json
 import re
 from datetime import date
 
-from edgar_eval.corpus.demo import COMPANIES, RESTATED_TAX_INCREASE, demo_corpus_files
+import pytest
+
+from edgar_eval.synthetic.demo import COMPANIES, DEMO_SEED, RESTATED_TAX_INCREASE, build_financials, demo_corpus_files
 
 
 def _locate(parsed, evidence):
@@ -123,3 +125,33 @@ def test_every_pattern_is_planted_and_its_evidence_is_where_the_pattern_says(dem
             company = next(c for c in COMPANIES if c.key == case["company"])
             texts = [p.text.lower() for path, p in demo_parsed.items() if path.startswith(company.key + "/")]
             assert not any(term in text for term in company.absent_terms for text in texts)
+
+
+def test_a_scaled_corpus_holds_the_demo_and_copies_under_names_of_their_own(demo_files):
+    """The scale bench's corpora: `edgar-eval demo-corpus --filings N`. The demo's files are among them byte for byte;
+    each copy is a company of its own (key, name, CIK, figures), parses, and plants its model's patterns."""
+    from edgar_eval.corpus.parse import parse_filing
+    from edgar_eval.synthetic.demo import companies_for, scaled_companies
+
+    assert [companies_for(n) for n in (16, 30, 100, 300)] == [3, 6, 20, 60]
+    companies = scaled_companies(60)
+    for field in ("key", "name", "short", "cik"):
+        assert len({getattr(c, field) for c in companies}) == 60, field
+    files = demo_corpus_files(companies=6)
+    rows = _manifest(files)
+    assert len(rows) == 31 and len({row["cik"] for row in rows}) == 6
+    assert all(files[path] == data for path, data in demo_files.items() if path.endswith(".htm"))
+    copy, model = companies[3], COMPANIES[0]
+    assert copy.shape == model.key and copy.short not in model.name
+    ten_k = next(row["path"] for row in rows if row["cik"] == copy.cik and row["form"] == "10-K")
+    parsed = parse_filing(files[ten_k])
+    assert copy.name in parsed.text and model.short not in parsed.text
+    assert any(fact.concept == "us-gaap:Revenues" and fact.value for fact in parsed.facts)
+    figures = [build_financials(company, DEMO_SEED).lines[2024]["Revenues"] for company in (copy, model)]
+    assert figures[0] != figures[1], "a copy's figures are its own"
+    truth = json.loads(files["ground_truth.json"])
+    planted = {(case["company"], case["pattern"]) for case in truth["patterns"]}
+    model_patterns = {pattern for company, pattern in planted if company == model.key}
+    assert {pattern for company, pattern in planted if company == copy.key} == model_patterns
+    with pytest.raises(ValueError, match="at least the demo's 3 companies"):
+        scaled_companies(2)

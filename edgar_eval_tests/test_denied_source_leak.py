@@ -14,10 +14,10 @@ import pandas as pd
 import pytest
 
 from edgar_eval.adapters import local_corpus
-from edgar_eval.corpus.demo import demo_corpus_files
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.runner import materialise_evaluation, materialise_graph
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.synthetic.demo import demo_corpus_files
 
 pytestmark = pytest.mark.slow(minutes=1.7)  # whole-graph runs: scheduled with the longest first
 

@@ -23,11 +23,11 @@ from edgar_eval.answering.answerer import ANSWERED, MODEL_DECLINED, ExtractiveGe
 from edgar_eval.answering.citations import NO_VALID_CITATION, UNSUPPORTED_CLAIM
 from edgar_eval.answering.prompt import REFUSAL_PREFIX, build_prompt, parse_reply, random_nonces, seeded_nonces
 from edgar_eval.corpus.chunking import chunk_filing
-from edgar_eval.corpus.demo import COMPANIES, DEMO_SEED, build_financials
 from edgar_eval.corpus.number_words import find_number_phrases
 from edgar_eval.domain.generation import Generation, GenerationRequest
 from edgar_eval.report.html import render_html
 from edgar_eval.report.markdown import Provenance, ReportTable, render_report
+from edgar_eval.synthetic.demo import COMPANIES, DEMO_SEED, build_financials
 
 SEEDED = seeded_nonces("injection-test-seed")
 # What the planted paragraph tries; each must be in it, or the tests below would pass for want of an attack.

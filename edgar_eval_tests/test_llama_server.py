@@ -39,9 +39,9 @@ from edgar_eval.adapters.local_corpus import partition_key
 from edgar_eval.adapters.tape import Tape, TapeMiss
 from edgar_eval.answering.prompt import PROMPT_VERSION
 from edgar_eval.corpus.chunking import chunk_filing
-from edgar_eval.corpus.demo import demo_corpus_files
 from edgar_eval.corpus.parse import parse_filing
 from edgar_eval.domain.generation import Generation, GenerationRequest
+from edgar_eval.synthetic.demo import demo_corpus_files
 
 pytestmark = [pytest.mark.integration]
 

@@ -57,8 +57,8 @@ def test_an_inline_text_block_closed_inside_a_div_it_opened_outside_keeps_the_re
     # libxml2's recovery closes the body at such a mismatch and drops everything after it; the parser mends the tag.
     import re
 
-    from edgar_eval.corpus.demo import generate_demo_corpus
     from edgar_eval.corpus.parse import parse_filing
+    from edgar_eval.synthetic.demo import generate_demo_corpus
 
     filings, _ = generate_demo_corpus()
     data = next(f.data for f in filings if f.form == "10-K")

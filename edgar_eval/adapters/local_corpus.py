@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from edgar_eval.adapters.files import replace_file
-from edgar_eval.corpus.demo import demo_corpus_files
+from edgar_eval.synthetic.demo import COMPANIES, demo_corpus_files
 
 _KEY_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -44,11 +44,12 @@ def read_manifest(corpus_dir: str | os.PathLike) -> dict[str, dict[str, str]]:
         return {row["path"]: row for row in csv.DictReader(handle) if row.get("path")}
 
 
-def write_demo_corpus(corpus_dir: str | os.PathLike) -> list[str]:
-    """Write the generated demo corpus; files whose bytes already match are left untouched."""
+def write_demo_corpus(corpus_dir: str | os.PathLike, companies: int = len(COMPANIES)) -> list[str]:
+    """Write the generated demo corpus (with more `companies`, a synthetic corpus of that many, the demo's among
+    them); files whose bytes already match are left untouched."""
     root = Path(corpus_dir)
     written = []
-    for relative, data in sorted(demo_corpus_files().items()):
+    for relative, data in sorted(demo_corpus_files(companies=companies).items()):
         if replace_file(root / relative, data):
             written.append(relative)
     return written

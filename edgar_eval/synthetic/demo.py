@@ -73,6 +73,11 @@ class DemoCompany:
     absent_question: str
     absent_terms: tuple[str, ...]
     statements_in_item_15: bool
+    model: str = ""  # the demo company whose shape a scaled copy takes (its figures' base and defined term); "": itself
+
+    @property
+    def shape(self) -> str:
+        return self.model or self.key
 
 
 COMPANIES = (
@@ -143,6 +148,65 @@ COMPANIES = (
         statements_in_item_15=False,
     ),
 )
+
+# Corpora of any size for the scale bench: the demo's three companies, then copies of them under new names, keys and
+# CIKs, each with figures of its own (the financials are seeded by the company's key). The planted injection, running
+# headers and restatement stay with the demo's own companies; every copy carries the dispersion patterns of its model.
+_NAME_STEMS = (
+    "Ardent",
+    "Belcourt",
+    "Calder",
+    "Dunmore",
+    "Elsworth",
+    "Fenwick",
+    "Garrow",
+    "Hollis",
+    "Ivers",
+    "Jarrell",
+    "Kestrel",
+    "Linford",
+    "Marrick",
+    "Norwell",
+    "Orland",
+    "Pellam",
+    "Quarry",
+    "Rosslyn",
+    "Stanmer",
+    "Tarrant",
+)
+_NAME_ENDINGS = {"hvrn": "Systems, Inc.", "crvd": "Software Corp.", "mrbl": "Foods Company"}
+FILINGS_PER_COMPANY = 5  # two 10-Ks, a 10-Q, an 8-K and a proxy; the demo adds one 10-K/A
+
+
+def companies_for(filings: int) -> int:
+    """The companies of a synthetic corpus of about `filings` filings: five each, the demo's 10-K/A besides."""
+    return max(len(COMPANIES), round((filings - 1) / FILINGS_PER_COMPANY))
+
+
+def scaled_companies(count: int) -> tuple[DemoCompany, ...]:
+    """`count` companies: the demo's three first, then copies of them in turn under names of their own."""
+    if count < len(COMPANIES):
+        raise ValueError(f"a synthetic corpus holds at least the demo's {len(COMPANIES)} companies, not {count}")
+    companies = list(COMPANIES)
+    for index in range(len(COMPANIES), count):
+        model = COMPANIES[index % len(COMPANIES)]
+        number = index - len(COMPANIES)
+        stem = _NAME_STEMS[number % len(_NAME_STEMS)]
+        # one stem each for the first twenty, then two (unique up to 400 copies)
+        short = stem if number < len(_NAME_STEMS) else f"{stem}-{_NAME_STEMS[number // len(_NAME_STEMS) - 1]}"
+        companies.append(
+            replace(
+                model,
+                key=f"{stem[:2].lower()}{index:03d}",
+                name=f"{short} {_NAME_ENDINGS[model.key]}",
+                short=short,
+                cik=f"{9_100_000 + index:010d}",
+                absent_question=model.absent_question.replace(model.short, short),
+                model=model.key,
+            )
+        )
+    return tuple(companies)
+
 
 # --------------------------------------------------------------------------------------------
 # Calendar
@@ -217,8 +281,8 @@ def _income_lines(revenue: int, shares: tuple[float, float, float], restructurin
 
 def build_financials(company: DemoCompany, seed: int) -> Financials:
     rng = random.Random(f"{seed}:{company.key}:financials")
-    base = {"hvrn": 1050, "crvd": 1380, "mrbl": 2240}[company.key]
-    cost_share = rng.uniform(0.24, 0.33) if company.key == "crvd" else rng.uniform(0.48, 0.58)
+    base = {"hvrn": 1050, "crvd": 1380, "mrbl": 2240}[company.shape]
+    cost_share = rng.uniform(0.24, 0.33) if company.shape == "crvd" else rng.uniform(0.48, 0.58)
     research_share = rng.uniform(0.10, 0.14) if company.has_research else 0.0
     expense_shares = (cost_share, research_share, rng.uniform(0.19, 0.24))
     revenue_by_segment: dict[int, tuple[int, int]] = {}
@@ -290,7 +354,7 @@ def build_financials(company: DemoCompany, seed: int) -> Financials:
         "hvrn": f"{rng.randrange(11_000, 14_000, 10):,} units",
         "crvd": f"${round(lines[2024]['Revenues'] * rng.uniform(0.78, 0.86)):,} million",
         "mrbl": f"{rng.uniform(2.5, 5.5):.1f}%",
-    }[company.key]
+    }[company.shape]
     return Financials(
         revenue_by_segment=revenue_by_segment,
         lines=lines,
@@ -1283,13 +1347,16 @@ def _schedule(company: DemoCompany) -> dict[str, date]:
     }
 
 
-def generate_demo_corpus(seed: int = DEMO_SEED) -> tuple[list[DemoFiling], dict]:
-    """All demo filings and the ground truth of the planted dispersion patterns."""
+def generate_demo_corpus(
+    seed: int = DEMO_SEED, companies: tuple[DemoCompany, ...] = COMPANIES
+) -> tuple[list[DemoFiling], dict]:
+    """All demo filings (of `companies`: the demo's three, or scaled_companies) and the ground truth of the planted
+    dispersion patterns."""
     filings: list[DemoFiling] = []
     patterns: list[dict] = []
     injections: list[dict] = []
     amendments: list[dict] = []
-    for company in COMPANIES:
+    for company in companies:
         original = build_financials(company, seed)
         fin = restated(company, original)  # what the amendment and every later filing print
         dates = _schedule(company)
@@ -1339,7 +1406,7 @@ def generate_demo_corpus(seed: int = DEMO_SEED) -> tuple[list[DemoFiling], dict]
                 "fiscal_year_end": f"--{c.fiscal_year_end[0]:02d}-{c.fiscal_year_end[1]:02d}",
                 "absent_terms": list(c.absent_terms),
             }
-            for c in COMPANIES
+            for c in companies
         ],
         "patterns": patterns,
         "injections": injections,
@@ -1492,9 +1559,10 @@ def manifest_csv(filings: list[DemoFiling]) -> str:
     return buffer.getvalue()
 
 
-def demo_corpus_files(seed: int = DEMO_SEED) -> dict[str, bytes]:
-    """Relative path -> bytes for the whole demo corpus folder, manifest and ground truth included."""
-    filings, truth = generate_demo_corpus(seed)
+def demo_corpus_files(seed: int = DEMO_SEED, companies: int = len(COMPANIES)) -> dict[str, bytes]:
+    """Relative path -> bytes for the whole demo corpus folder, manifest and ground truth included; with more
+    `companies`, a synthetic corpus of that many (scaled_companies), the demo's among them."""
+    filings, truth = generate_demo_corpus(seed, scaled_companies(companies))
     files = {f.path: f.data for f in filings}
     files["manifest.csv"] = manifest_csv(filings).encode()
     files["ground_truth.json"] = (json.dumps(truth, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
