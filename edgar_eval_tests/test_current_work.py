@@ -23,11 +23,43 @@ pytestmark = pytest.mark.slow(minutes=1.5)  # whole-graph runs: scheduled with t
 
 _OPENED: list[str] = []
 _RECORDING = threading.Event()
+# the compute function of each asset and check -> what it declares it reads: the step that opened a file is the
+# innermost of these on the stack (the run executes in process)
+_STEP_DEPS: dict[object, tuple[str, frozenset[dg.AssetKey]]] = {}
+_OPENED_BY: list[tuple[str, frozenset[dg.AssetKey], str]] = []
+
+
+def _opening_step() -> tuple[str, frozenset[dg.AssetKey]] | None:
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code in _STEP_DEPS:
+            return _STEP_DEPS[frame.f_code]
+        frame = frame.f_back
+    return None
 
 
 def _record_open(event: str, args: tuple) -> None:
     if event == "open" and _RECORDING.is_set() and isinstance(args[0], (str, bytes, os.PathLike)):
         _OPENED.append(os.fsdecode(args[0]))
+        step = _opening_step()
+        if step is not None:
+            _OPENED_BY.append((*step, os.fsdecode(args[0])))
+
+
+def _declared_reads(defs: dg.Definitions) -> dict[object, tuple[str, frozenset[dg.AssetKey]]]:
+    """Each asset's and check's compute function, with its name and every asset it declares it reads."""
+    graph = defs.resolve_asset_graph()
+    steps = {}
+    for assets_def in graph.assets_defs:
+        if not assets_def.is_executable or assets_def.is_observable:  # the sources observe what they are
+            continue
+        compute = assets_def.op.compute_fn
+        code = getattr(getattr(compute, "decorated_fn", compute), "__code__", None)
+        reads = frozenset(key for asset in assets_def.keys for key in graph.get(asset).parent_keys)
+        reads |= frozenset(dep.asset_key for spec in assets_def.check_specs for dep in spec.additional_deps or ())
+        name = ", ".join(sorted(key.to_user_string() for key in assets_def.keys)) or assets_def.node_def.name
+        steps[code] = (name, reads)
+    return steps
 
 
 sys.addaudithook(_record_open)  # audit hooks cannot be removed: it records only while the flag is set
@@ -57,7 +89,10 @@ def demo_run(tmp_path, monkeypatch):
     )
     defs = build_definitions(settings)
     instance = dg.DagsterInstance.ephemeral()
+    _STEP_DEPS.clear()
+    _STEP_DEPS.update(_declared_reads(defs))
     _OPENED.clear()
+    _OPENED_BY.clear()
     _RECORDING.set()
     try:
         graph = materialise_graph(defs, instance, skip_current=True)
@@ -95,6 +130,31 @@ def test_current_work_is_not_launched_and_any_change_relaunches_it(demo_run, tmp
     )
     assert len(_OPENED) > 50, "the audit hook saw the runs' files"
     assert uncovered == [], f"files the runs read that no input digest covers: {uncovered}"
+
+    # Every step that opened a file beside the graph declares that file's group as an asset it reads (the lineage
+    # the UI draws from the observable source assets).
+    from edgar_eval.defs.source_files import SOURCE_FILES
+
+    group_of = {path.resolve(): source.key for source in SOURCE_FILES for _, path in source.files(settings)}
+    undeclared = sorted(
+        {
+            (step, group_of[Path(path).resolve()].to_user_string())
+            for step, reads, path in _OPENED_BY
+            if Path(path).resolve() in group_of and group_of[Path(path).resolve()] not in reads
+        }
+    )
+    assert {step for step, _, path in _OPENED_BY if Path(path).resolve() in group_of}, "no step opened a source file"
+    assert undeclared == [], f"steps that read files they do not declare: {undeclared}"
+    # the run observed the files first, and the report records the protocol's version it was built from
+    from edgar_eval.defs.source_files import DATA_VERSION_TAG, PROTOCOL_FILES
+
+    observed = instance.get_latest_data_version_record(PROTOCOL_FILES.key, is_source=True)
+    assert observed is not None and observed.asset_observation is not None
+    version = observed.asset_observation.tags[DATA_VERSION_TAG]
+    assert version == PROTOCOL_FILES.version(settings)
+    made = instance.get_latest_materialization_event(dg.AssetKey("report"))
+    assert made is not None and made.asset_materialization is not None
+    assert made.asset_materialization.tags.get("dagster/input_data_version/protocol_files") == version
 
     # Nothing changed: no run is launched, and the report stays as it was.
     runs = len(instance.get_run_records())

@@ -183,6 +183,45 @@ GRAPH = {
     ),
 }
 
+# The files beside the graph each asset reads (source_files.py): observable source assets it declares as deps, so the
+# UI's lineage shows which file drives which figure (test_current_work checks them against the files each step opens).
+SOURCE_READS: dict[str, set[str]] = {
+    "golden_questions": {"policy_files", "review_files"},
+    "golden_rejections": {"policy_files", "review_files"},
+    "gold_by_search_scope": {"policy_files", "review_files"},
+    "absence_review_queue": {"policy_files", "review_files"},
+    "golden_proposals": {"proposal_files", "tape_files"},
+    "admission_verdicts": {"review_files"},
+    "pattern_funnel": {"review_files"},
+    "admission_agreement": {"review_files"},
+    "golden_patterns": {"review_files"},
+    "pattern_baseline": {"policy_files"},
+    "retriever_rankings": {"policy_files"},
+    "reranked_retrievals": {"policy_files"},
+    "expanded_retrievals": {"policy_files"},
+    "generations": {"tape_files"},
+    "arm_statistics": {"protocol_files"},
+    "decision_simulation": {"protocol_files"},
+    "design_power": {"protocol_files"},
+    "arm_false_answers_by_kind": {"protocol_files"},
+    "arm_answers_by_kind": {"protocol_files"},
+    "arm_comparisons": {"protocol_files"},
+    "abstention_quality": {"protocol_files"},
+    "abstention_quality_by_kind": {"protocol_files"},
+    "abstention_comparisons": {"protocol_files"},
+    "retrieval_noise": {"policy_files"},
+    "answering_noise": {"tape_files"},
+    "rerank_noise": {"policy_files"},
+    "report": {"protocol_files"},
+    "route_cases": {"policy_files"},
+    "route_outcomes": {"policy_files"},
+    "release_checks": {"protocol_files"},
+    "release_fixture_cases": {"fixture_files", "policy_files"},
+    "release_fixture_results": {"policy_files", "tape_files"},
+    "case_receipts": {"review_files"},
+    "golden_audit": {"review_files"},
+}
+
 
 @pytest.fixture(scope="module")
 def defs(demo_definitions):
@@ -190,12 +229,17 @@ def defs(demo_definitions):
 
 
 def test_asset_graph_matches_the_snapshot(defs):
+    from edgar_eval.defs.source_files import SOURCE_FILES
+
+    sources = {source.key.to_user_string() for source in SOURCE_FILES}
     specs = {spec.key.to_user_string(): spec for spec in defs.resolve_all_asset_specs()}
-    assert set(specs) == set(GRAPH)
+    assert set(specs) == set(GRAPH) | sources
+    for name in sources:
+        assert specs[name].group_name == "files" and not specs[name].deps, name
     for name, (group, upstream) in GRAPH.items():
         spec = specs[name]
         assert spec.group_name == group, name
-        assert {dep.asset_key.to_user_string() for dep in spec.deps} == upstream, name
+        assert {dep.asset_key.to_user_string() for dep in spec.deps} == upstream | SOURCE_READS.get(name, set()), name
         assert spec.description and len(spec.description) > 40, name
         assert spec.code_version or name == "filing_documents", name  # the one input: observed, not built by code
         assert (spec.partitions_def is not None) == (group == "corpus"), name
@@ -213,12 +257,17 @@ def test_jobs_sensor_and_automation_conditions(defs):
     assert sensors["automation"].default_status == dg.DefaultSensorStatus.STOPPED  # launches runs: the user turns it on
     for spec in defs.resolve_all_asset_specs():
         label = spec.automation_condition.get_label() if spec.automation_condition else None
-        if spec.key.to_user_string() == "filing_documents":
-            assert label is None
+        if spec.key.to_user_string() == "filing_documents" or spec.group_name == "files":
+            assert label is None  # observed, not built
         elif spec.group_name == "corpus":
             assert label == "eager", spec.key  # with an observed (never materialised) document not "missing"
         else:
             assert label == "on_cron(0 4 * * *, UTC)", spec.key
+    # an unchanged protocol or review file must not hold the night back: the files count as deps that update
+    from edgar_eval.defs.jobs import EVALUATION_AUTOMATION
+
+    (deps,) = [c for c in EVALUATION_AUTOMATION.children if str(c.get_label()).startswith("all_deps_updated_since")]
+    assert str(getattr(deps, "ignore_selection")) == 'group:"files"'
 
 
 def test_loading_the_definitions_reads_and_writes_no_corpus(tmp_path):

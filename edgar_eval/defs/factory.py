@@ -22,6 +22,7 @@ from edgar_eval.defs.io_manager import parquet_io_manager
 from edgar_eval.defs.jobs import AUTOMATION, EVALUATION_AUTOMATION, build_jobs
 from edgar_eval.defs.partitions import corpus_sensor, filing_documents
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
+from edgar_eval.defs.source_files import OBSERVABLE_SOURCE_FILES
 
 
 def build_definitions(
@@ -52,6 +53,7 @@ def build_definitions(
     return dg.Definitions(
         assets=[
             filing_documents,
+            *OBSERVABLE_SOURCE_FILES,
             *with_code_versions(
                 [*build_corpus_assets(), *evaluation], resources=(EvalSettings, EmbedderResource, GeneratorResource)
             ),

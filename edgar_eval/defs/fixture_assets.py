@@ -16,6 +16,7 @@ from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.route_assets import access_policy
 from edgar_eval.defs.runs_assets import generation_row
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
+from edgar_eval.defs.source_files import FIXTURE_FILES, POLICY_FILES, TAPE_FILES
 from edgar_eval.evaluation.release_fixture import FixtureError, case_row, read_fixture, score_case, staleness
 from edgar_eval.golden.case_schema import permitted, scope_filings
 from edgar_eval.retrieval.searches import searches
@@ -46,6 +47,7 @@ CASE_COLUMNS = [
 
 
 @dg.asset(
+    deps=[FIXTURE_FILES.key, POLICY_FILES.key],
     group_name="golden",
     description="The release fixture's cases (`fixtures/<corpus>/<release_fixture>.jsonl`, a hand-picked must-pass "
     "set): each case's recorded scope mapped to the current revisions, the filings its role may read, and, before "
@@ -95,6 +97,7 @@ def release_fixture_cases(
 
 
 @dg.asset(
+    deps=[POLICY_FILES.key, TAPE_FILES.key],
     group_name="runs",
     pool=MODEL_ENDPOINT_POOL,
     description="Each release-fixture case run through the reference system: the router (deny, clarify, review "

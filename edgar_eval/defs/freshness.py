@@ -38,7 +38,8 @@ from dagster._core.definitions.data_version import DATA_VERSION_TAG
 
 from edgar_eval.adapters.parquet_store import location, table_problem
 from edgar_eval.defs.report_assets import code_version
-from edgar_eval.defs.settings import MODEL_GENERATORS, EmbedderResource, EvalSettings, GeneratorResource, project_home
+from edgar_eval.defs.settings import MODEL_GENERATORS, EmbedderResource, EvalSettings, GeneratorResource
+from edgar_eval.defs.source_files import SOURCE_FILES, TAPE_FILES
 
 INPUTS_TAG = "edgar-eval/inputs"  # the digest of a run's inputs, on every run `edgar-eval run` launches
 NEVER_MATERIALISED = "never materialised"  # how a run that has never been made is told from one made again
@@ -65,10 +66,6 @@ def _file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "absent"
 
 
-def _files_under(folder: Path) -> list[Path]:
-    return sorted(path for path in folder.rglob("*") if path.is_file()) if folder.is_dir() else []
-
-
 @functools.cache
 def installed_packages() -> dict[str, str]:
     """Every installed distribution's version: an upgraded library (pandas, torch, bm25s) can move a figure."""
@@ -92,19 +89,15 @@ def corpus_inputs(settings: EvalSettings, embedder: EmbedderResource, asset_grap
 
 
 def evaluation_files(settings: EvalSettings, generator: GeneratorResource) -> list[Path]:
-    """The files the evaluation reads beside the graph: whole folders, so a file a later version starts reading there
-    is covered without a change here (the audit test names any it reads elsewhere). The corpus's tapes are read only
-    by what calls a model through them (a model generator, the proposer)."""
-    home, corpus = project_home(), settings.corpus_name
-    folders = [
-        home / "protocol",
-        home / "reviews" / corpus,
-        home / "policies" / corpus,
-        home / "baselines" / corpus,
-        home / "fixtures" / corpus,
-        *([settings.tapes()] if settings.uses_tapes(generator) else []),
+    """The files the evaluation reads beside the graph (source_files.SOURCE_FILES): whole folders, so a file a later
+    version starts reading there is covered without a change here (the audit test names any it reads elsewhere). The
+    corpus's tapes count only where something calls a model through them (a model generator, the proposer)."""
+    return [
+        path
+        for source in SOURCE_FILES
+        if source is not TAPE_FILES or settings.uses_tapes(generator)
+        for _, path in source.files(settings)
     ]
-    return [path for folder in folders for path in _files_under(folder)] + [Path(p) for p in settings.proposals]
 
 
 def evaluation_inputs(

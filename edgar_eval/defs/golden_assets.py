@@ -12,6 +12,7 @@ from edgar_eval.corpus.revisions import current_only, superseded_by
 from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.route_assets import access_policy
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.source_files import POLICY_FILES, REVIEW_FILES
 from edgar_eval.golden import audit
 from edgar_eval.golden.absence import ReviewFileError, absent_concept_review_sheet, read_absent_concept_reviews
 from edgar_eval.golden.case_schema import with_case_fields
@@ -21,6 +22,7 @@ from edgar_eval.golden.templates import TEMPLATE_OWNER, TEMPLATE_VERSION, build_
 
 
 @dg.multi_asset(
+    deps=[REVIEW_FILES.key, POLICY_FILES.key],
     outs={
         "golden_questions": dg.AssetOut(
             group_name="golden",
@@ -200,6 +202,7 @@ def golden_set(
 
 
 @dg.asset(
+    deps=[REVIEW_FILES.key],
     group_name="golden",
     description="The golden set audited by sample: a seeded sample of the frozen set (per template kind, and every "
     "hard-question case; or as `reviews/<corpus>/audit-plan.toml`, committed before the draw, says: its seed, sizes "

@@ -19,6 +19,7 @@ from edgar_eval.defs.common import checked_index, table_head, table_output
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.route_assets import access_policy
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings
+from edgar_eval.defs.source_files import POLICY_FILES, PROPOSAL_FILES, REVIEW_FILES, TAPE_FILES
 from edgar_eval.domain.generation import GenerationRequest
 from edgar_eval.domain.routes import route_from_exchange
 from edgar_eval.evaluation.judge import pattern_case_correct
@@ -55,6 +56,7 @@ def _corpus_frames(filings: PartitionedTable, *tables: PartitionedTable) -> dict
 
 
 @dg.asset(
+    deps=[PROPOSAL_FILES.key, TAPE_FILES.key],
     group_name="golden",
     pool=MODEL_ENDPOINT_POOL,
     description="Golden-question proposals by dispersion pattern, each with its source, prompt version and excerpt "
@@ -131,6 +133,7 @@ def _reviews(settings: EvalSettings):
 
 
 @dg.multi_asset(
+    deps=[REVIEW_FILES.key],
     outs={
         "admission_verdicts": dg.AssetOut(
             group_name="golden",
@@ -154,10 +157,10 @@ def _reviews(settings: EvalSettings):
         ),
     },
     internal_asset_deps={
-        "admission_verdicts": _keys(["golden_proposals", *_CORPUS]),
-        "pattern_funnel": _keys(["golden_proposals", *_CORPUS]),
-        "admission_agreement": _keys(["golden_proposals", *_CORPUS]),
-        "golden_patterns": _keys(["golden_proposals", "chunks", *_CORPUS]),
+        "admission_verdicts": _keys(["golden_proposals", *_CORPUS]) | {REVIEW_FILES.key},
+        "pattern_funnel": _keys(["golden_proposals", *_CORPUS]) | {REVIEW_FILES.key},
+        "admission_agreement": _keys(["golden_proposals", *_CORPUS]) | {REVIEW_FILES.key},
+        "golden_patterns": _keys(["golden_proposals", "chunks", *_CORPUS]) | {REVIEW_FILES.key},
     },
 )
 def admission_outcomes(
@@ -268,6 +271,7 @@ def admission_outcomes(
 
 
 @dg.asset(
+    deps=[POLICY_FILES.key],
     group_name="runs",
     description="A naive baseline on the frozen hard-question set through the same harness: dense top-k over the "
     "company's filings, the extractive reader, the citation check; per case the share of evidence documents retrieved "

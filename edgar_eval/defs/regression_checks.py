@@ -5,12 +5,14 @@ import dagster as dg
 import pandas as pd
 
 from edgar_eval.defs.settings import EvalSettings, GeneratorResource
+from edgar_eval.defs.source_files import BASELINE_FILES
 from edgar_eval.evaluation.regression_gate import NET_WORSENING_LIMIT, compare_to_baseline, dev_cases, read_baseline
 
 
 @dg.asset_check(
     asset="arm_outcomes",
     additional_ins={"golden_set": dg.AssetIn("golden_set")},
+    additional_deps=[BASELINE_FILES.key],
     blocking=True,
     description="Replays the dev split and judges each case under each arm against "
     "`baselines/<corpus>/<generator>.json`; fails "

@@ -17,6 +17,7 @@ from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.defs.failures import last_corpus_failure
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.source_files import PROTOCOL_FILES
 from edgar_eval.defs.statistics_assets import read_protocol
 from edgar_eval.evaluation.gate_quality import risk_coverage_curves
 from edgar_eval.evaluation.paired_comparisons import EXPLORATORY_METHOD
@@ -39,6 +40,7 @@ def code_version() -> str:
 
 
 @dg.asset(
+    deps=[PROTOCOL_FILES.key],
     ins={
         "rejections": dg.AssetIn(
             "golden_rejections", metadata=columns_of("kind", "rule", "filing_id", "concept", "detail")

@@ -13,6 +13,7 @@ from edgar_eval.corpus.revisions import current_only, superseded_by
 from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.source_files import POLICY_FILES, PROTOCOL_FILES, REVIEW_FILES
 from edgar_eval.domain.routes import NO_POLICY, AccessPolicy, PolicyError
 from edgar_eval.evaluation.receipts import OverrideFileError, build_receipts, read_override_file, receipts_jsonl
 from edgar_eval.evaluation.release import ReleaseRules, ReleaseRulesError, check_release, release_decision
@@ -32,6 +33,7 @@ def access_policy(settings: EvalSettings) -> AccessPolicy:
 
 
 @dg.asset(
+    deps=[POLICY_FILES.key],
     group_name="golden",
     description="Golden cases for the routes besides answer and no_answer, made from the template questions and kept "
     "by rules (golden/route_cases.py): clarify when the company or the period is taken out of a question whose scope "
@@ -60,6 +62,7 @@ def route_cases(
 
 
 @dg.asset(
+    deps=[POLICY_FILES.key],
     group_name="runs",
     description="The route each golden case exits by against the route it expects: the router's deny, review or "
     "clarify before retrieval, else the route the generation exits by (its reply's route field, or its abstained flag "
@@ -100,6 +103,7 @@ def route_matrix(context: dg.AssetExecutionContext, route_outcomes: pd.DataFrame
 
 
 @dg.asset(
+    deps=[PROTOCOL_FILES.key],
     group_name="statistics",
     description="The run's release decision (release, investigate, human review or hold): each rule of the versioned "
     "`protocol/release-v2.toml` (the route matrix's misses, unsupported claims, a failed release-fixture case), "
@@ -126,6 +130,7 @@ def release_checks(
 
 
 @dg.asset(
+    deps=[REVIEW_FILES.key],
     group_name="statistics",
     description="One receipt per golden case (template questions and route cases): case id and version, owner, role, "
     "question, routes expected and taken (and why), the passages retrieved and cited as locators (filing, its sha256, "

@@ -29,6 +29,7 @@ from edgar_eval.defs.freshness import INPUTS_TAG, CurrentWork
 from edgar_eval.defs.jobs import CODE_LOCATION, CORPUS_JOB, DEFINITIONS_ATTRIBUTE, DEFINITIONS_MODULE, EVALUATION_JOB
 from edgar_eval.defs.partitions import sync_filings
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.source_files import observe_source_files
 
 # The CLI prints each failure in one line itself; the full record, tracebacks included, stays in the run history.
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
@@ -497,6 +498,7 @@ def materialise_evaluation(
     in step with it first, unless the caller just did); the failure message, or None on success."""
     if not synced:
         sync_filings(instance, settings_of(defs))
+    observe_source_files(instance, settings_of(defs))  # the files beside the graph: versions its steps record
     result = (launch or in_process(defs, instance))(EVALUATION_JOB, None, tags, assets)
     if _interrupted(result):  # an interrupt after the last step is forgotten, but then the report is whole
         raise KeyboardInterrupt

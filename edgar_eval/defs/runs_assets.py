@@ -29,6 +29,7 @@ from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.route_assets import access_policy
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
+from edgar_eval.defs.source_files import POLICY_FILES, TAPE_FILES
 from edgar_eval.domain.generation import Generation, GenerationRequest
 from edgar_eval.domain.ports import Reranker
 from edgar_eval.domain.routes import ANSWER, NO_ANSWER
@@ -122,6 +123,7 @@ def measured_cases(
 
 
 @dg.asset(
+    deps=[POLICY_FILES.key],
     group_name="runs",
     description="The retrieval measurement: every golden question searched by dense (exact cosine), BM25 (bm25s) and "
     "hybrid (reciprocal rank fusion) retrievers, each depth K its own search, in each search scope of the settings "
@@ -161,6 +163,7 @@ def retriever_rankings(
 
 
 @dg.asset(
+    deps=[POLICY_FILES.key],
     group_name="runs",
     pool=MODEL_ENDPOINT_POOL,
     description='The rerank stage, measured: for each cut of the settings (rerank_cuts, "candidates:kept"), the '
@@ -248,6 +251,7 @@ def _rerank_cuts(
 
 
 @dg.asset(
+    deps=[POLICY_FILES.key],
     group_name="runs",
     ins={
         "filings": dg.AssetIn(metadata=columns_of("filing_id", "sha256")),
@@ -298,6 +302,7 @@ def expanded_retrievals(
 
 
 @dg.asset(
+    deps=[POLICY_FILES.key],
     group_name="runs",
     description="The noise band's replicas: the retrieval measurement repeated over indexes that differ only as a live "
     "one would (settings noise_replicas; each leaves noise_companies_left_out companies' filings out, seeded, and "
@@ -354,6 +359,7 @@ def index_replicas(
 
 
 @dg.asset(
+    deps=[POLICY_FILES.key],
     group_name="runs",
     pool=MODEL_ENDPOINT_POOL,
     description="The noise band of the rerank stage: each cut of rerank_cuts repeated over the noise band's index "
@@ -412,6 +418,7 @@ RERANK_NOISE_KEYS = ["question_id", "search_scope", "candidates", "kept", "page_
 
 
 @dg.asset(
+    deps=[TAPE_FILES.key],
     group_name="runs",
     pool=MODEL_ENDPOINT_POOL,
     description="The noise band of the answering figures: arm A (no gate) repeated over the noise band's index "
@@ -529,6 +536,7 @@ DETERMINISM_SAMPLE = 40  # questions asked twice to measure whether the same pro
 
 
 @dg.asset(
+    deps=[TAPE_FILES.key],
     group_name="runs",
     pool=MODEL_ENDPOINT_POOL,
     description="One generation per question from the configured generator (the table reader by default; the "

@@ -11,6 +11,7 @@ import pandas as pd
 from edgar_eval.corpus.frames import iter_groups, iter_rows
 from edgar_eval.defs.common import figure_metadata, table_head, table_output
 from edgar_eval.defs.settings import EvalSettings, GeneratorResource
+from edgar_eval.defs.source_files import PROTOCOL_FILES
 from edgar_eval.evaluation import confirmatory, gate_quality, mutation_power, paired_comparisons, run_profile
 from edgar_eval.evaluation.headline_figures import (
     arm_figures,
@@ -38,6 +39,7 @@ from edgar_eval.evaluation.summaries import (
 
 
 @dg.asset(
+    deps=[PROTOCOL_FILES.key],
     group_name="statistics",
     description="Per arm, on the protocol's split (eval): false-answer rate on unanswerable questions, recall cost and "
     "accuracy on answerable ones, each with a Wilson and a company-cluster bootstrap-t 95% interval.",
@@ -62,6 +64,7 @@ def arm_statistics(
 
 
 @dg.asset(
+    deps=[PROTOCOL_FILES.key],
     group_name="statistics",
     description="Per arm and unanswerable kind, on the protocol's split: false answers over the kind's questions "
     "(Wilson 95%) and the companies holding them. Each kind on its own line, never pooled: a pooled rate is mostly "
@@ -86,6 +89,7 @@ def arm_false_answers_by_kind(
 
 
 @dg.asset(
+    deps=[PROTOCOL_FILES.key],
     group_name="statistics",
     description="Per arm and answerable kind (single-figure questions and each two-document kind), on the protocol's "
     "split: right answers over the kind's questions (Wilson 95%) and the companies holding them.",
@@ -109,6 +113,7 @@ def read_protocol(settings: EvalSettings) -> tuple[Protocol, str]:
 
 
 @dg.asset(
+    deps=[PROTOCOL_FILES.key],
     group_name="statistics",
     description="Protocol v3: per confirmatory hypothesis, null boundary (false-answer-rate difference 0; accuracy "
     "difference at minus the margin) and interval method, how often the truth lies beyond each end of the protocol's "
@@ -142,6 +147,7 @@ def decision_simulation(
 
 
 @dg.asset(
+    deps=[PROTOCOL_FILES.key],
     group_name="statistics",
     description="Protocol v3: per confirmatory hypothesis, the power of its decision at true false-answer-rate "
     "differences up to the assumed discordance, simulated at the split's companies and question counts with the "
@@ -170,6 +176,7 @@ def design_power(
 
 
 @dg.asset(
+    deps=[PROTOCOL_FILES.key],
     group_name="statistics",
     description="Paired differences between arms on the same questions of the protocol's split (every arm against A, "
     "and the protocol's pairs; the false-answer rate per unanswerable kind, none pooled): an interval at the "
@@ -210,6 +217,7 @@ def arm_comparisons(
 
 
 @dg.asset(
+    deps=[PROTOCOL_FILES.key],
     group_name="statistics",
     description="Per gate score (cosine, relevance model, period guard), on the protocol's split: AUROC for answerable "
     "vs unanswerable with a DeLong 95% interval, and the AURC of admitting arm A's generations in that score's order, "
@@ -231,6 +239,7 @@ def abstention_quality(
 
 
 @dg.asset(
+    deps=[PROTOCOL_FILES.key],
     group_name="statistics",
     description="Per unanswerable kind (other year, other company, absent concept), each gate score's AUROC against "
     "the answerable questions alone, with DeLong 95% intervals: a kind a surface feature gives away measures the "
@@ -251,6 +260,7 @@ def abstention_quality_by_kind(
 
 
 @dg.asset(
+    deps=[PROTOCOL_FILES.key],
     group_name="statistics",
     description="Paired AUROC differences between the abstention gate scores on the same questions, with DeLong 95% "
     "intervals.",
