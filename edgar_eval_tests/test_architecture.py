@@ -1,3 +1,4 @@
+import re
 import shutil
 import subprocess
 import sys
@@ -24,3 +25,15 @@ def test_no_report_module_imports_the_report_builder():
     importers = {m for m in graph.find_modules_that_directly_import(builder) if m.startswith("edgar_eval.report")}
     assert not importers, sorted(importers)
     assert graph.find_modules_that_directly_import(builder), "something outside the report builds it"
+
+
+def test_every_use_of_dagsters_private_modules_says_why_on_its_line():
+    """Dagster's `_`-modules change without notice: each use is one we could not avoid, and says why where it is."""
+    unexplained = [
+        f"{path.relative_to(REPO)}:{number}"
+        for folder in ("edgar_eval", "bench")
+        for path in sorted((REPO / folder).rglob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if re.search(r"\bdagster\._", line) and "# private:" not in line
+    ]
+    assert unexplained == [], f"dagster._ used without a `# private: <why>` on its line: {unexplained}"

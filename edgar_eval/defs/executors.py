@@ -23,7 +23,7 @@ from pathlib import Path
 
 import dagster as dg
 import yaml
-from dagster._config import validate_config
+from dagster._config import validate_config  # private: checks an executor's config before any run
 
 from edgar_eval.defs.settings import project_home, whole_number
 

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 
 import dagster as dg
-from dagster._core.storage.tags import PARTITION_NAME_TAG
+from dagster._core.storage.tags import PARTITION_NAME_TAG  # private: the tag naming a run's partition
 from dagster_shared.error import SerializableErrorInfo
 
 from edgar_eval.defs.jobs import CORPUS_JOB

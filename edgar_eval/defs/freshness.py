@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, NamedTuple
 
 import dagster as dg
-from dagster._core.definitions.data_version import DATA_VERSION_TAG
+from dagster._core.definitions.data_version import DATA_VERSION_TAG  # private: a materialisation's version tag
 
 from edgar_eval.adapters.parquet_store import location, table_problem
 from edgar_eval.defs.report_assets import code_version

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
-from dagster._core.definitions.data_version import DATA_VERSION_TAG
+from dagster._core.definitions.data_version import DATA_VERSION_TAG  # private: an observation's data version tag
 
 from edgar_eval.adapters.local_corpus import list_filings, write_demo_corpus
 from edgar_eval.defs.settings import CORPUS_DIR_ENV, EvalSettings

@@ -11,9 +11,10 @@ from __future__ import annotations
 import socket
 
 import dagster as dg
-
-# private: the health check's result types have no public export in Dagster 1.13; they are what run monitoring reads
-from dagster._core.launcher.base import CheckRunHealthResult, WorkerStatus
+from dagster._core.launcher.base import (  # private: what run monitoring reads from a launcher's health check
+    CheckRunHealthResult,
+    WorkerStatus,
+)
 
 from edgar_eval.defs.runner import HOST_TAG, PID_TAG, process_alive
 

@@ -17,12 +17,22 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol, Sequence
 
 import dagster as dg
-from dagster._core.definitions.reconstruct import ReconstructableRepository
-from dagster._core.definitions.repository_definition.valid_definitions import SINGLETON_REPOSITORY_NAME
-from dagster._core.execution.api import execute_run
-from dagster._core.remote_origin import InProcessCodeLocationOrigin, RemoteJobOrigin, RemoteRepositoryOrigin
-from dagster._core.storage.tags import PARTITION_NAME_TAG
-from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
+from dagster._core.definitions.reconstruct import (  # private: the code a run process reloads by module name
+    ReconstructableRepository,
+)
+from dagster._core.definitions.repository_definition.valid_definitions import (  # private: Definitions' repo name
+    SINGLETON_REPOSITORY_NAME,
+)
+from dagster._core.execution.api import execute_run  # private: runs a created run record in this process
+from dagster._core.remote_origin import (  # private: the origin a run record needs for the UI to re-execute it
+    InProcessCodeLocationOrigin,
+    RemoteJobOrigin,
+    RemoteRepositoryOrigin,
+)
+from dagster._core.storage.tags import PARTITION_NAME_TAG  # private: the tag naming a run's partition
+from dagster._core.types.loadable_target_origin import (  # private: where a run process loads the code from
+    LoadableTargetOrigin,
+)
 
 from edgar_eval.defs.failures import failure_cause
 from edgar_eval.defs.freshness import INPUTS_TAG, CurrentWork

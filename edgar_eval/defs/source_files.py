@@ -17,10 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
-
-# private: the tag an observation carries its data version in (as the observable source asset records it) has no
-# public export in Dagster 1.13
-from dagster._core.definitions.data_version import DATA_VERSION_TAG
+from dagster._core.definitions.data_version import DATA_VERSION_TAG  # private: an observation's data version tag
 
 from edgar_eval.defs.settings import EvalSettings, project_home
 
