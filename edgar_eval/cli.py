@@ -140,8 +140,8 @@ def run(args: argparse.Namespace) -> int:
         for configured in (settings, embedder, generator):
             configured.check()
         from edgar_eval.definitions import defs  # the code location the UI loads, from the same environment
+        from edgar_eval.defs.corpus.partitions import corpus_files
         from edgar_eval.defs.parallel_runs import ParallelRuns, parallel_runs_from_env
-        from edgar_eval.defs.partitions import corpus_files
 
         defs()  # the executor's settings: refused here, in one line
         parallel = parallel_runs_from_env()
@@ -228,7 +228,7 @@ def _sync_partitions() -> int:
         return _refused(exc)
     from dagster import DagsterInstance
 
-    from edgar_eval.defs.partitions import sync_filings
+    from edgar_eval.defs.corpus.partitions import sync_filings
     from edgar_eval.defs.settings import EvalSettings
 
     try:

@@ -67,13 +67,13 @@ def copies(tmp_path_factory):
         ),
         "description": copy(
             "description",
-            "defs/runs_assets.py",
+            "defs/answering/generations.py",
             '"the citation check: answered, model_declined',
             '"the citation check (answered, model_declined',
         ),
         "corpus_description": copy(
             "corpus_description",
-            "defs/corpus_assets.py",
+            "defs/corpus/assets.py",
             '"Clean text of the filing:',
             '"The clean text of the filing:',
         ),

@@ -9,8 +9,8 @@ import dagster as dg
 import pytest
 
 from edgar_eval.adapters.local_corpus import list_filings, write_demo_corpus
+from edgar_eval.defs.corpus.partitions import FILING_DOCUMENTS, FILINGS_NAME, corpus_sensor
 from edgar_eval.defs.factory import build_definitions
-from edgar_eval.defs.partitions import FILING_DOCUMENTS, FILINGS_NAME, corpus_sensor
 from edgar_eval.defs.runner import materialise_corpus
 from edgar_eval.defs.settings import EvalSettings
 

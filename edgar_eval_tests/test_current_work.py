@@ -11,9 +11,9 @@ import dagster as dg
 import pytest
 
 from edgar_eval.defs import freshness
+from edgar_eval.defs.corpus.partitions import sync_filings
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.freshness import CurrentWork, evaluation_files
-from edgar_eval.defs.partitions import sync_filings
 from edgar_eval.defs.runner import materialise_graph
 from edgar_eval.defs.settings import EmbedderResource, GeneratorResource
 

@@ -5,9 +5,9 @@ import re
 import dagster as dg
 import pytest
 
-from edgar_eval.defs import regression_checks
+from edgar_eval.defs.answering import checks as regression_checks
+from edgar_eval.defs.corpus.partitions import sync_filings
 from edgar_eval.defs.factory import build_definitions
-from edgar_eval.defs.partitions import sync_filings
 from edgar_eval.defs.settings import EvalSettings
 
 GRAPH = {

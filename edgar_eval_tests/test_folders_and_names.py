@@ -88,9 +88,9 @@ def test_a_settings_file_naming_a_file_outside_its_folder_is_refused(environment
 def test_a_run_config_naming_an_escaping_corpus_fails_the_run_and_writes_nothing(tmp_path, demo_files):
     """The UI's launchpad or a deployment's run config replaces the settings the code location loaded with: the run
     fails at its start, naming the setting, before any step."""
+    from edgar_eval.defs.corpus.partitions import sync_filings
     from edgar_eval.defs.factory import build_definitions
     from edgar_eval.defs.jobs import CORPUS_JOB
-    from edgar_eval.defs.partitions import sync_filings
 
     (tmp_path / "corpus").mkdir()
     (tmp_path / "corpus" / "8k.htm").write_bytes(demo_files["hvrn/8k_2024-05-14.htm"])

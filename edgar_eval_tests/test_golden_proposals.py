@@ -446,7 +446,7 @@ def demo_frames(golden_inputs) -> dict[str, pd.DataFrame]:
     """The three tables the proposer reads, as the golden_proposals asset receives them: per filing partition, the
     filings current in all three."""
     from edgar_eval.corpus.partitioned import PartitionedTable
-    from edgar_eval.defs.pattern_assets import _corpus_frames
+    from edgar_eval.defs.golden.patterns import _corpus_frames
 
     filings, _, _, texts, sections = golden_inputs
     tables = [
@@ -459,7 +459,7 @@ def demo_frames(golden_inputs) -> dict[str, pd.DataFrame]:
 def test_golden_proposals_asks_the_configured_proposer_through_the_tape_and_the_gates_judge_its_proposals(
     tmp_path, serve, bundles, golden_inputs
 ):
-    from edgar_eval.defs.pattern_assets import _model_proposals
+    from edgar_eval.defs.golden.patterns import _model_proposals
     from edgar_eval.defs.settings import EvalSettings
     from edgar_eval.golden.admission import build_gate_corpus, run_gates
     from edgar_eval.golden.proposal_table import proposal_candidates
@@ -511,7 +511,7 @@ def test_a_real_small_model_s_proposals_replay_from_the_committed_tape_and_are_j
     """SmolLM2-135M-Instruct (llama-cpp-python's server on loopback, n_ctx 8192, recorded once with
     proposal_bundles=1) cannot follow the schema: every reply is kept as an unreadable proposal with the fields
     it lacks. The replay needs no server (the URL points at a closed port) and gives the same rows twice."""
-    from edgar_eval.defs.pattern_assets import _model_proposals
+    from edgar_eval.defs.golden.patterns import _model_proposals
     from edgar_eval.defs.settings import EvalSettings
 
     settings = EvalSettings(

@@ -8,8 +8,8 @@ from typing import cast
 import dagster as dg
 import pytest
 
+from edgar_eval.defs.corpus.partitions import FILING_DOCUMENTS
 from edgar_eval.defs.factory import build_definitions
-from edgar_eval.defs.partitions import FILING_DOCUMENTS
 from edgar_eval.defs.runner import materialise_evaluation, materialise_graph
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.evaluation.release_fixture import prints_figure
@@ -203,7 +203,7 @@ def test_a_processor_s_float_noise_in_the_embeddings_moves_no_report_data_versio
     import numpy as np
     import pandas as pd
 
-    from edgar_eval.defs.statistics_assets import read_protocol
+    from edgar_eval.defs.statistics.arms import read_protocol
     from edgar_eval.domain.versioning import content_version
     from edgar_eval.evaluation.abstention import cross_fit
     from edgar_eval.evaluation.gate_quality import abstention_quality

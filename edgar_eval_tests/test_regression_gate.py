@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from edgar_eval.answering import period_guard as guard_module
-from edgar_eval.defs import runs_assets
+from edgar_eval.defs.answering import arms as answering_arms
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.runner import materialise_evaluation, materialise_graph
 from edgar_eval.defs.settings import EvalSettings, GeneratorResource
@@ -100,7 +100,7 @@ def test_a_planted_regression_passes_the_unit_tests_and_fails_the_gate(demo_stor
 
     shutil.copytree(root / "data", tmp_path / "data")
     regressed = _with(settings, data_dir=str(tmp_path / "data"), reports_dir=str(tmp_path / "reports"))
-    monkeypatch.setattr(runs_assets, "printed_years", last_passage_only)
+    monkeypatch.setattr(answering_arms, "printed_years", last_passage_only)
     instance = dg.DagsterInstance.ephemeral()
     error = materialise_evaluation(build_definitions(regressed), instance)
     assert (

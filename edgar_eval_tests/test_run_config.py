@@ -9,8 +9,8 @@ import dagster as dg
 import pytest
 
 from edgar_eval.adapters.local_corpus import write_demo_corpus
+from edgar_eval.defs.corpus.partitions import sync_filings
 from edgar_eval.defs.jobs import CORPUS_JOB
-from edgar_eval.defs.partitions import sync_filings
 from edgar_eval.defs.runner import CodeLocationLauncher, settings_of
 
 PROJECT = Path(__file__).resolve().parents[1]

@@ -2,27 +2,33 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 import dagster as dg
 
-from edgar_eval.defs import (
-    fixture_assets,
-    golden_assets,
-    index_assets,
-    invariant_checks,
-    pattern_assets,
-    regression_checks,
-    report_assets,
-    route_assets,
-    runs_assets,
-    statistics_assets,
-)
 from edgar_eval.defs.code_versions import with_code_versions
-from edgar_eval.defs.corpus_assets import build_corpus_assets
+from edgar_eval.defs.corpus.assets import build_corpus_assets
+from edgar_eval.defs.corpus.partitions import corpus_sensor, filing_documents
 from edgar_eval.defs.io_manager import parquet_io_manager
 from edgar_eval.defs.jobs import AUTOMATION, EVALUATION_AUTOMATION, build_jobs
-from edgar_eval.defs.partitions import corpus_sensor, filing_documents
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
 from edgar_eval.defs.source_files import OBSERVABLE_SOURCE_FILES
+
+# The evaluation's domains, each a package under defs/ whose modules list their assets (ASSETS) and checks (CHECKS);
+# the corpus's per-filing assets are built by defs/corpus (their partitions and reuse of unchanged tables).
+EVALUATION_DOMAINS = ("retrieval", "golden", "answering", "routes", "statistics", "report")
+
+
+def domain_definitions(kind: str, domains: tuple[str, ...]) -> list:
+    """Every module of each domain's folder, in name order, contributes its list `kind` (ASSETS or CHECKS): a new
+    module is loaded by being there."""
+    found = []
+    for domain in domains:
+        package = importlib.import_module(f"edgar_eval.defs.{domain}")
+        for module in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+            found += getattr(importlib.import_module(f"{package.__name__}.{module.name}"), kind, [])
+    return found
 
 
 def build_definitions(
@@ -38,17 +44,7 @@ def build_definitions(
     job's to the same unless `corpus_executor` is given."""
     evaluation = [
         asset.map_asset_specs(lambda spec: spec.replace_attributes(automation_condition=EVALUATION_AUTOMATION))
-        for module in (
-            index_assets,
-            golden_assets,
-            pattern_assets,
-            runs_assets,
-            route_assets,
-            fixture_assets,
-            statistics_assets,
-            report_assets,
-        )
-        for asset in module.ASSETS
+        for asset in domain_definitions("ASSETS", EVALUATION_DOMAINS)
     ]
     return dg.Definitions(
         assets=[
@@ -58,7 +54,7 @@ def build_definitions(
                 [*build_corpus_assets(), *evaluation], resources=(EvalSettings, EmbedderResource, GeneratorResource)
             ),
         ],
-        asset_checks=[*regression_checks.CHECKS, *invariant_checks.CHECKS],
+        asset_checks=domain_definitions("CHECKS", (*EVALUATION_DOMAINS, "corpus")),
         jobs=build_jobs(corpus_executor),
         sensors=[corpus_sensor, AUTOMATION],
         resources={

@@ -37,7 +37,7 @@ import dagster as dg
 from dagster._core.definitions.data_version import DATA_VERSION_TAG  # private: a materialisation's version tag
 
 from edgar_eval.adapters.parquet_store import location, table_problem
-from edgar_eval.defs.report_assets import code_version
+from edgar_eval.defs.report.assets import code_version
 from edgar_eval.defs.settings import MODEL_GENERATORS, EmbedderResource, EvalSettings, GeneratorResource
 from edgar_eval.defs.source_files import SOURCE_FILES, TAPE_FILES
 

@@ -34,10 +34,10 @@ from dagster._core.types.loadable_target_origin import (  # private: where a run
     LoadableTargetOrigin,
 )
 
+from edgar_eval.defs.corpus.partitions import sync_filings
 from edgar_eval.defs.failures import failure_cause
 from edgar_eval.defs.freshness import INPUTS_TAG, CurrentWork
 from edgar_eval.defs.jobs import CODE_LOCATION, CORPUS_JOB, DEFINITIONS_ATTRIBUTE, DEFINITIONS_MODULE, EVALUATION_JOB
-from edgar_eval.defs.partitions import sync_filings
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.defs.source_files import observe_source_files
 

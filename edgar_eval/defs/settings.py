@@ -63,7 +63,7 @@ DEMO_CORPUS_NAME = "demo"
 
 # What each part of the graph reads of the settings, so that a run's inputs digest (defs/freshness.py) holds exactly
 # what its steps read: a setting of a component the run does not use changes nothing and relaunches nothing.
-# The corpus job (parse, chunk, embed: defs/corpus_assets.py); a test records what its steps read and fails on more.
+# The corpus job (parse, chunk, embed: defs/corpus/assets.py); a test records what its steps read and fails on more.
 CORPUS_FIELDS = ("corpus_dir", "corpus_name", "data_dir", "chunk_size", "chunk_overlap", "chunk_table_headers")
 PROPOSER_FIELDS = ("proposer_model", "proposer_url", "proposal_bundles")  # read when both model and URL are set
 ENDPOINT_RERANKER_FIELDS = ("rerank_url", "rerank_model")  # read by the `endpoint` reranker only

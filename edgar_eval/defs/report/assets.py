@@ -18,7 +18,9 @@ from edgar_eval.defs.failures import last_corpus_failure
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.defs.source_files import PROTOCOL_FILES
-from edgar_eval.defs.statistics_assets import read_protocol
+from edgar_eval.defs.statistics.arms import (
+    read_protocol,
+)
 from edgar_eval.evaluation.gate_quality import risk_coverage_curves
 from edgar_eval.evaluation.paired_comparisons import EXPLORATORY_METHOD
 from edgar_eval.evaluation.run_comparison import OUTCOMES_FILE, outcomes_json, run_outcomes

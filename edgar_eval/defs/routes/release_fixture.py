@@ -11,10 +11,10 @@ from edgar_eval.corpus.company_names import aliases_by_company
 from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.corpus.revisions import superseded_by
+from edgar_eval.defs.answering.generations import generation_row
 from edgar_eval.defs.common import checked_index, table_head, table_output
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
-from edgar_eval.defs.route_assets import access_policy
-from edgar_eval.defs.runs_assets import generation_row
+from edgar_eval.defs.routes.assets import access_policy
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
 from edgar_eval.defs.source_files import FIXTURE_FILES, POLICY_FILES, TAPE_FILES
 from edgar_eval.evaluation.release_fixture import FixtureError, case_row, read_fixture, score_case, staleness

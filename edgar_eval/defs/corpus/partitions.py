@@ -4,8 +4,7 @@ Loading the definitions reads no folder and writes nothing: the filing partition
 (and a vanished filing's partition removed) by `edgar-eval run` / `fetch` before a run, and by the `corpus_sensor` in
 a deployment. Each filing document is the external asset `filing_documents`, observed with its sha256 as its data
 version: a changed document makes its `filings` partition stale, and the corpus assets' eager automation condition
-rebuilds it.
-"""
+rebuilds it."""
 
 from __future__ import annotations
 
@@ -20,7 +19,11 @@ from edgar_eval.adapters.local_corpus import list_filings, write_demo_corpus
 from edgar_eval.defs.settings import CORPUS_DIR_ENV, EvalSettings
 
 FILINGS_NAME = "filings"
+
+
 FILINGS = dg.DynamicPartitionsDefinition(name=FILINGS_NAME)
+
+
 FILING_DOCUMENTS = dg.AssetKey("filing_documents")
 
 

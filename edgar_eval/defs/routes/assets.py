@@ -214,4 +214,5 @@ def case_receipts(
 
 _NESTED = ("retrieved", "cited", "override")  # lists and objects: JSON text in the table, nested in the JSON Lines
 
+
 ASSETS = [route_cases, route_outcomes, route_matrix, release_checks, case_receipts]

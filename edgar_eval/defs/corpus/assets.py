@@ -19,9 +19,9 @@ from edgar_eval.corpus.tables import (
     text_frame,
 )
 from edgar_eval.defs.common import filing_path, materialize_partitions, parsed_filing, table_head
+from edgar_eval.defs.corpus.partitions import FILING_DOCUMENTS, FILINGS
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.jobs import CORPUS_AUTOMATION
-from edgar_eval.defs.partitions import FILING_DOCUMENTS, FILINGS
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings
 
 

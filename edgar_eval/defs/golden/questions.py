@@ -10,7 +10,7 @@ from edgar_eval.corpus.frames import iter_groups
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.corpus.revisions import current_only, superseded_by
 from edgar_eval.defs.common import table_head, table_output
-from edgar_eval.defs.route_assets import access_policy
+from edgar_eval.defs.routes.assets import access_policy
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.defs.source_files import POLICY_FILES, REVIEW_FILES
 from edgar_eval.golden import audit
@@ -133,7 +133,7 @@ def golden_questions_and_rejections(
         output_name="golden_rejections",
     )
     queue = build.review_queue
-    # its own sheet: absence_review.md is the admission gates' (pattern_assets), and one must not replace the other
+    # its own sheet: absence_review.md is the admission gates' (golden/patterns.py): one must not replace the other
     sheet = settings.store().file("absent_concept_review.md")
     replace_file(sheet, absent_concept_review_sheet(queue, review_file).encode())
     yield table_output(

@@ -17,7 +17,7 @@ from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.corpus.revisions import current_only, superseded_by
 from edgar_eval.defs.common import checked_index, table_head, table_output
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
-from edgar_eval.defs.route_assets import access_policy
+from edgar_eval.defs.routes.assets import access_policy
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings
 from edgar_eval.defs.source_files import POLICY_FILES, PROPOSAL_FILES, REVIEW_FILES, TAPE_FILES
 from edgar_eval.domain.generation import GenerationRequest

@@ -1,0 +1,192 @@
+"""The six arms over the one generation: the gates' scores, each arm's outcome per question, and the wrong answers by
+category."""
+
+import time
+from typing import cast
+
+import dagster as dg
+import numpy as np
+import pandas as pd
+
+from edgar_eval.answering.answerer import (
+    OFFLINE_READERS,
+)
+from edgar_eval.answering.period_guard import period_guard, printed_years
+from edgar_eval.answering.relevance import FEATURES, relevance_features
+from edgar_eval.corpus.frames import iter_rows
+from edgar_eval.defs.answering.generations import figure_correct
+from edgar_eval.defs.common import table_head, table_output
+from edgar_eval.defs.io_manager import columns_of
+from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.domain.routes import ANSWER, NO_ANSWER
+from edgar_eval.evaluation.abstention import cross_fit, mask_arms
+from edgar_eval.evaluation.readers import reader_outcomes
+from edgar_eval.evaluation.wrong_answers import RIGHT, categories_of, category_table
+
+# What the gates read, and all they read: the question (its text, its company for the folds, and its route, the label
+# the relevance model and thresholds are fitted on within dev) and the passages the generator read. Not the tagged
+# facts, the filings' company names, or a golden column the twins were built from (fiscal year, kind, concept, scope):
+# edgar_eval_tests/test_vocabularies.py fails when one is added.
+GATE_INPUTS = {
+    "golden_questions": dg.AssetIn(metadata=columns_of("question_id", "question", "cik", "expected_route")),
+    "answerer_retrievals": dg.AssetIn(metadata=columns_of("question_id", "chunk_ids", "cosines")),
+    "search_index": dg.AssetIn(metadata=columns_of("chunk_id", "text")),
+    "golden_set": dg.AssetIn(metadata=columns_of("question_id", "split")),
+}
+
+
+@dg.asset(
+    group_name="runs",
+    ins=GATE_INPUTS,
+    description="Per question: the period guard's verdict (the years the passages the generator read print as "
+    "periods: table header years, fiscal years and period ends in sentences; no filing metadata or tagged fact), the "
+    "top cosine score and the relevance model's score (retrieval features and the question's capitalised names "
+    "against the passages; no company-name resolver), each with its threshold admitting 90% of the fitting "
+    "questions' answerable ones. The dev split fits: eval questions are scored by a model and thresholds fitted on "
+    "the whole dev split, dev questions two-fold by company within dev.",
+)
+def abstention_scores(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    answerer_retrievals: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    search_index: pd.DataFrame,
+    golden_set: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    # The gates read the question and the passages the generator read, nothing the golden builder made its twins
+    # from (tagged facts' fiscal years, the company-name resolver): a gate that did would be right by construction.
+    # They decide answer against no_answer: a question expected to exit by review or deny is not theirs to score.
+    golden = cast(pd.DataFrame, golden_questions[golden_questions.expected_route.isin([ANSWER, NO_ANSWER])])
+    retrieved = answerer_retrievals.set_index("question_id")
+    texts = search_index.set_index("chunk_id").text
+    rows = []
+    for question in iter_rows(golden):
+        retrieval = retrieved.loc[question.question_id]
+        started = time.perf_counter()
+        passages = [texts[c] for c in retrieval.chunk_ids]
+        guard = period_guard(question.question, printed_years(passages))
+        features = relevance_features(question.question, passages, sorted(retrieval.cosines, reverse=True))
+        rows.append(
+            {
+                "question_id": question.question_id,
+                "cik": question.cik,
+                "answerable": question.expected_route == "answer",
+                "period_pass": guard.passes,
+                "period_reason": guard.reason,
+                **features,
+                "gate_seconds": time.perf_counter() - started,
+            }
+        )
+    split = golden_set[["question_id", "split"]]
+    scored = cross_fit(pd.DataFrame(rows).merge(split, on="question_id", how="left", validate="one_to_one"))
+    brier = float(np.mean((scored.relevance_score - scored.answerable.astype(float)) ** 2))
+    return table_output(
+        scored,
+        {
+            "relevance_brier": brier,
+            "period_pass_rate": float(scored.period_pass.mean()),
+            "cosine_pass_rate": float(scored.cosine_pass.mean()),
+            "relevance_pass_rate": float(scored.relevance_pass.mean()),
+            "features": ", ".join(FEATURES),
+        },
+    )
+
+
+@dg.asset(
+    group_name="runs",
+    description="The six arms A-F as masks over the one generation per question; each outcome right or wrong against "
+    "the golden case, with the question's split (dev or eval).",
+)
+def arm_outcomes(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    abstention_scores: pd.DataFrame,
+    generations: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    golden = golden_questions
+    judged = generations.merge(
+        golden[
+            [
+                "question_id",
+                "expected_route",
+                "kind",
+                "gold_value",
+                "gold_answer",
+                "label",
+                "fiscal_year",
+                "gold_figures",
+                "gold_direction",
+            ]
+        ],
+        on="question_id",
+    )
+    judged["figure_correct"] = [figure_correct(g.answer_text, g) for g in iter_rows(judged)]
+    gates = abstention_scores[["question_id", "cik", "split", "period_pass", "cosine_pass", "relevance_pass"]]
+    judgements = ["question_id", "answered", "outcome", "figure_correct", "expected_route", "kind", "generate_seconds"]
+    outcomes = mask_arms(cast(pd.DataFrame, gates), cast(pd.DataFrame, judged[judgements]))
+    return table_output(
+        outcomes,
+        {
+            "questions": int(outcomes.question_id.nunique()),
+            "correct_share_by_arm": dg.MetadataValue.json(outcomes.groupby("arm").correct.mean().round(4).to_dict()),
+        },
+    )
+
+
+@dg.asset(
+    group_name="runs",
+    description="Why each wrong answer is wrong, for every reader and every arm (evaluation.wrong_answers): per system "
+    "and question, its category from provenance: right; superseded value, scale or sign slip, wrong period (another "
+    "column of the gold row), wrong filing, wrong company, wrong line (another row beside the gold row), another "
+    "figure read, printed nowhere read; declined with or without the gold passage read; withheld by a gate.",
+)
+def wrong_answers(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    answerer_retrievals: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    search_index: pd.DataFrame,
+    generations: pd.DataFrame,
+    arm_outcomes: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    golden = golden_questions.set_index("question_id")
+    retrieved = answerer_retrievals.set_index("question_id")
+    texts = search_index.set_index("chunk_id").text
+    read = {q: list(ids) for q, ids in zip(answerer_retrievals.question_id, answerer_retrievals.chunk_ids)}
+    gold_read = dict(zip(answerer_retrievals.question_id, answerer_retrievals.chunk_hit.astype(bool)))
+    company_of = dict(zip(search_index.filing_id, search_index.cik.astype(str)))
+    text_of = dict(zip(search_index.chunk_id, search_index.text))
+    frames = []
+    readers = reader_outcomes(
+        cast(pd.DataFrame, golden[golden.expected_route == ANSWER]),
+        retrieved,
+        texts,
+        OFFLINE_READERS,
+    )
+    for reader, own in readers.groupby("reader", sort=True):
+        frames.append(categories_of(f"reader {reader}", own, golden, read, gold_read, text_of, company_of))
+    answers = generations.set_index("question_id")
+    for arm, own in arm_outcomes.groupby("arm", sort=True):
+        scored = own.assign(
+            right=own.correct.astype(bool),
+            answer_text=[str(answers.answer_text.get(q, "")) for q in own.question_id],
+            generated=[bool(answers.answered.get(q, False)) for q in own.question_id],
+        )
+        frames.append(categories_of(f"arm {arm}", scored, golden, read, gold_read, text_of, company_of))
+    frame = pd.concat(frames, ignore_index=True)
+    table = category_table(frame)
+    wrong = cast(pd.DataFrame, frame[~frame.category.isin([RIGHT])])
+    return table_output(
+        frame,
+        {
+            "systems": int(frame.system.nunique()),
+            "by_category": dg.MetadataValue.json(
+                wrong[wrong.system == "arm A"].category.value_counts().sort_index().to_dict()
+            ),
+            "head": table_head(table, ["system", "kind", "category", "questions"], rows=12),
+        },
+    )
+
+
+ASSETS = [wrong_answers, abstention_scores, arm_outcomes]

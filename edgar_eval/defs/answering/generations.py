@@ -1,0 +1,253 @@
+"""What the system under test answers: the generator's generations over the answerer's passages, the offline readers'
+accuracy, and the answers' noise over index replicas."""
+
+import json
+import random
+from typing import cast
+
+import dagster as dg
+import numpy as np
+import pandas as pd
+
+from edgar_eval.answering.answerer import (
+    ANSWERED,
+    OFFLINE_READERS,
+    answer_question,
+    exit_route,
+)
+from edgar_eval.answering.conflicts import passages_disagree
+from edgar_eval.answering.extractive import Passage
+from edgar_eval.corpus.frames import iter_rows
+from edgar_eval.defs.common import checked_index, figure_metadata, question_vectors, table_head, table_output
+from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
+from edgar_eval.defs.retrieval.noise import index_replicas
+from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
+from edgar_eval.defs.source_files import TAPE_FILES
+from edgar_eval.domain.generation import Generation, GenerationRequest
+from edgar_eval.domain.routes import ANSWER
+from edgar_eval.evaluation.abstention import judge_exits
+from edgar_eval.evaluation.headline_figures import reader_figures
+from edgar_eval.evaluation.judge import judge_case
+from edgar_eval.evaluation.noise_band import answer_deltas
+from edgar_eval.evaluation.readers import reader_outcomes, summarise_readers
+from edgar_eval.retrieval.searches import searches
+
+
+@dg.asset(
+    deps=[TAPE_FILES.key],
+    group_name="runs",
+    pool=MODEL_ENDPOINT_POOL,
+    description="The noise band of the answering figures: arm A (no gate) repeated over the noise band's index "
+    "replicas (retrieval_noise's: companies left out, rows in another order), every question of the companies still in "
+    "it searched by the answerer's retriever at its K in the answerer's scope, answered by the generator and judged "
+    "as arm A is; per replica, answer accuracy and false-answer rate there and in the measurement on the same "
+    "questions, and the difference in points. Measured for a deterministic offline generator only: a model's "
+    "replicas would be new calls no tape holds, so for one the table is empty and the report says not measured.",
+)
+def answering_noise(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    embedder: EmbedderResource,
+    generator: GeneratorResource,
+    search_index: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    question_embeddings: pd.DataFrame,
+    arm_outcomes: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    checked_index(settings, embedder, search_index)
+    model = generator.adapter(settings)
+    measured = cast(pd.DataFrame, arm_outcomes[arm_outcomes.arm == "A"])
+    runs = []
+    deterministic = bool(getattr(model, "deterministic", False))
+    if deterministic:
+        retriever = settings.answer_search()
+        vectors = dict(
+            zip(golden_questions.question_id, question_vectors(question_embeddings, golden_questions.question_id))
+        )
+        for replica, rows, left_out, dense in index_replicas(settings, search_index):
+            search = searches(rows, dense, settings.rrf_k, (retriever,))[retriever]
+            chunk_ids, texts = rows.chunk_id.to_numpy(), rows.set_index("chunk_id").text
+            for case in iter_rows(cast(pd.DataFrame, golden_questions[~golden_questions.cik.isin(left_out)])):
+                hits = search(vectors[case.question_id], case.question, list(case.permitted_filing_ids), settings.top_k)
+                _, _, row = generation_row(model, case, [str(c) for c in chunk_ids[[h.row for h in hits]]], texts)
+                answered = bool(row["answered"])
+                runs.append(
+                    {
+                        "replica": replica,
+                        "question_id": case.question_id,
+                        "expected_route": case.expected_route,
+                        "answered": answered,
+                        "figure_correct": answered and figure_correct(row["answer_text"], case),
+                    }
+                )
+    replica_runs = pd.DataFrame(
+        runs, columns=["replica", "question_id", "expected_route", "answered", "figure_correct"]
+    )
+    replica_runs["correct"], replica_runs["false_answer"] = judge_exits(  # as arm A judges: no gate keeps any back
+        replica_runs.expected_route.to_numpy() == ANSWER,
+        replica_runs.answered.to_numpy(bool),
+        replica_runs.figure_correct.to_numpy(bool),
+    )
+    deltas = answer_deltas(replica_runs, measured)
+    return table_output(
+        deltas,
+        {
+            "generator": model.generator_id,
+            "measured": deterministic,
+            "replicas": settings.noise_replicas if deterministic else 0,
+            "largest_swing_points": float(deltas.delta_points.abs().max()) if len(deltas) else 0.0,
+        },
+    )
+
+
+def figure_correct(answer_text: str, case) -> bool:
+    """Whether an answer states the golden question's figures (`case`: its gold_value, gold_answer, label, fiscal_year,
+    gold_figures and gold_direction), by the judge every arm is scored with."""
+    return judge_case(answer_text, case).correct
+
+
+def generation_row(
+    model, case, chunk_ids: list[str], texts: pd.Series
+) -> tuple[GenerationRequest, Generation | None, dict]:
+    """One question put to the generator over the passages read, the citation check, and the route it exits by.
+    `case`: a golden question's fields (question, cik, fiscal_year, role, scope_filing_ids, permitted_filing_ids)."""
+    request = GenerationRequest(
+        case.question,
+        tuple((c, str(texts[c])) for c in chunk_ids),
+        cik=case.cik,
+        fiscal_year=int(case.fiscal_year),
+        role=case.role,
+    )
+    denied = (
+        f"role {case.role!r} may read no filing of the scope"
+        if len(case.scope_filing_ids) and not len(case.permitted_filing_ids)
+        else None
+    )
+    checked = answer_question(request, model, in_scope=len(case.scope_filing_ids) > 0, denied=denied)
+    disagreement = passages_disagree(case.question, [Passage(c, t) for c, t in request.passages])
+    generation = checked.generation
+    return (
+        request,
+        generation,
+        {
+            "generator_id": model.generator_id,
+            "model_id": generation.model_id if generation else "",
+            "parameters": json.dumps(generation.parameters if generation else {}, sort_keys=True),
+            "prompt_version": generation.prompt_version if generation else None,
+            "outcome": checked.outcome,
+            "answered": checked.outcome == ANSWERED,
+            "detail": checked.detail,
+            **dict(zip(("route", "route_reason", "route_from"), exit_route(checked, disagreement))),
+            "answer_text": generation.text if generation else "",
+            "figure": checked.figure,
+            "cited_chunk_ids": list(generation.citations) if generation else [],
+            "generate_seconds": generation.latency_seconds if generation else 0.0,
+            "replayed": bool(generation.replayed) if generation else False,
+            "tape_key": generation.tape_key if generation else None,
+        },
+    )
+
+
+DETERMINISM_SAMPLE = 40  # questions asked twice to measure whether the same prompt gives the same text
+
+
+@dg.asset(
+    deps=[TAPE_FILES.key],
+    group_name="runs",
+    pool=MODEL_ENDPOINT_POOL,
+    description="One generation per question from the configured generator (the table reader by default; the "
+    "extractive reader, an OpenAI-compatible chat model or an external RAG service through a record/replay tape), then "
+    "the citation check: answered, model_declined, no_valid_citation or unsupported_claim, with the stated figure and "
+    "latency, and the route it exits by (review where the passages read disagree on the asked figure). A seeded "
+    "sample is generated twice to measure determinism (not for a deterministic generator, which "
+    "would only be compared with itself).",
+)
+def generations(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    generator: GeneratorResource,
+    answerer_retrievals: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    search_index: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    golden = golden_questions.set_index("question_id")
+    texts = search_index.set_index("chunk_id").text
+    model, repeat_model = generator.adapter(settings), generator.adapter(settings, repeat=True)
+    retrieved = answerer_retrievals.sort_values("question_id")
+    deterministic = bool(getattr(model, "deterministic", False))
+    repeat = (
+        set()
+        if deterministic
+        else set(
+            random.Random(settings.golden_seed).sample(
+                sorted(retrieved.question_id), min(DETERMINISM_SAMPLE, len(retrieved))
+            )
+        )
+    )
+    rows = []
+    for retrieval in iter_rows(retrieved):
+        case = golden.loc[retrieval.question_id]
+        request, generation, row = generation_row(model, case, list(retrieval.chunk_ids), texts)
+        same_again = None
+        if generation is not None and retrieval.question_id in repeat:
+            same_again = repeat_model.generate(request).text == generation.text
+        rows.append(
+            {"question_id": retrieval.question_id, **row, "same_text_again": same_again, "deterministic": deterministic}
+        )
+    frame = pd.DataFrame(rows)
+    latency = frame.generate_seconds.to_numpy()
+    return table_output(
+        frame,
+        {
+            "generator": model.generator_id,
+            "answered_share": float(frame.answered.mean()),
+            "outcomes": dg.MetadataValue.json(frame.outcome.value_counts().sort_index().to_dict()),
+            "replayed": int(frame.replayed.sum()),
+            "generate_p50_ms": float(np.percentile(latency, 50) * 1000),
+            "generate_p95_ms": float(np.percentile(latency, 95) * 1000),
+            "head": table_head(frame, ["question_id", "outcome", "answer_text"]),
+        },
+    )
+
+
+@dg.asset(
+    group_name="runs",
+    description="The offline readers (extractive-baseline, table-reader, and the eager reader that errs as language "
+    "models do) on the passages the answerer read, for "
+    "every answerable question, judged as under arm A: right (Wilson 95%), wrong, declined, beside the share whose "
+    "gold chunk was retrieved at the answerer's K (the readers' ceiling).",
+)
+def reader_accuracy(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    answerer_retrievals: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    search_index: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    golden = golden_questions.set_index("question_id")
+    retrieved = answerer_retrievals.set_index("question_id")
+    texts = search_index.set_index("chunk_id").text
+    outcomes = reader_outcomes(
+        cast(pd.DataFrame, golden[golden.expected_route == "answer"]),
+        retrieved,
+        texts,
+        OFFLINE_READERS,
+    )
+    frame = summarise_readers(outcomes)
+    return table_output(
+        frame,
+        {
+            "retriever": settings.answer_retriever,
+            "k": settings.top_k,
+            "right_share": dg.MetadataValue.json(
+                {f"{r} ({d})": v for r, d, v in zip(frame.reader, frame.documents, frame.right_share.round(4))}
+            ),
+            **figure_metadata(reader_figures(frame)),
+            "head": table_head(
+                frame, ["reader", "documents", "questions", "gold_chunk_retrieved", "right", "wrong", "declined"]
+            ),
+        },
+    )
+
+
+ASSETS = [answering_noise, generations, reader_accuracy]

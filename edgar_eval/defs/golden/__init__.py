@@ -1,0 +1,1 @@
+"""The golden domain: questions from XBRL facts, hard-question proposals and their admission, the golden set's check."""

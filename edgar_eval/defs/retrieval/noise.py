@@ -1,0 +1,140 @@
+"""The index's own noise: the retrievals repeated over replicas of the index that leave companies out and store rows in
+another order, with and without the reranker."""
+
+from collections.abc import Iterator
+from typing import cast
+
+import dagster as dg
+import numpy as np
+import pandas as pd
+
+from edgar_eval.answering.rerank import LexicalFigureReranker
+from edgar_eval.defs.common import checked_index, question_vectors, table_output
+from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
+from edgar_eval.defs.retrieval.runs import _rerank_cuts, measured_cases
+from edgar_eval.defs.settings import EmbedderResource, EvalSettings
+from edgar_eval.defs.source_files import POLICY_FILES
+from edgar_eval.domain.routes import ANSWER
+from edgar_eval.evaluation.noise_band import perturbed_index, replica_deltas, rerank_deltas
+from edgar_eval.evaluation.search_scopes import search_runs
+from edgar_eval.retrieval.dense import DenseIndex
+from edgar_eval.retrieval.searches import searches
+
+
+@dg.asset(
+    deps=[POLICY_FILES.key],
+    group_name="runs",
+    description="The noise band's replicas: the retrieval measurement repeated over indexes that differ only as a live "
+    "one would (settings noise_replicas; each leaves noise_companies_left_out companies' filings out, seeded, and "
+    "stores the rest in a seeded order, so ties break another way), on every answerable question of the companies "
+    "still in it; per replica, scope, retriever and depth, page hits there and in the measurement on the same "
+    "questions, and the difference in points.",
+)
+def retrieval_noise(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    embedder: EmbedderResource,
+    search_index: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    question_embeddings: pd.DataFrame,
+    gold_by_search_scope: pd.DataFrame,
+    retriever_rankings: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    checked_index(settings, embedder, search_index)  # an index built differently is refused, as the measurement does
+    answerable = cast(pd.DataFrame, golden_questions[golden_questions.expected_route == ANSWER])
+    vectors = dict(zip(answerable.question_id, question_vectors(question_embeddings, answerable.question_id)))
+    runs, left_out = [], {}
+    for replica, rows, left_out[replica], dense in index_replicas(settings, search_index):
+        kept = cast(pd.DataFrame, answerable[~answerable.cik.isin(left_out[replica])])
+        cases = measured_cases(settings, kept, gold_by_search_scope, rows)
+        for run in search_runs(rows, searches(rows, dense, settings.rrf_k), cases, vectors, settings.retrieval_depths):
+            runs.append({"replica": replica, **{key: run[key] for key in NOISE_KEYS}})
+    measured = cast(pd.DataFrame, retriever_rankings[retriever_rankings.error.isna()])
+    deltas = replica_deltas(pd.DataFrame(runs, columns=["replica", *NOISE_KEYS]), measured)
+    if len(deltas):
+        deltas["left_out"] = deltas.replica.map(lambda replica: list(left_out[replica]))
+    return table_output(
+        deltas,
+        {
+            "replicas": settings.noise_replicas,
+            "left_out": dg.MetadataValue.json({str(r): companies for r, companies in left_out.items()}),
+            "largest_swing_points": float(deltas.delta_points.abs().max()) if len(deltas) else 0.0,
+        },
+    )
+
+
+NOISE_KEYS = ["question_id", "search_scope", "retriever", "k", "page_hit"]
+
+
+def index_replicas(
+    settings: EvalSettings, search_index: pd.DataFrame
+) -> Iterator[tuple[int, pd.DataFrame, list[str], DenseIndex]]:
+    """The noise band's replicas of the index, the same in every asset that reads them: (replica, its rows, the
+    companies left out, its dense index)."""
+    for replica in range(settings.noise_replicas):
+        rows, left_out = perturbed_index(
+            search_index, settings.golden_seed * 1000 + replica, settings.noise_companies_left_out
+        )
+        yield replica, rows, left_out, DenseIndex(np.stack(rows.embedding.to_numpy()), rows.filing_id.tolist())
+
+
+@dg.asset(
+    deps=[POLICY_FILES.key],
+    group_name="runs",
+    pool=MODEL_ENDPOINT_POOL,
+    description="The noise band of the rerank stage: each cut of rerank_cuts repeated over the noise band's index "
+    "replicas (retrieval_noise's), the answerer's retriever's candidates of every answerable question of the "
+    "companies still in it reranked as reranked_retrievals does; per replica, scope and cut, page hit among the kept "
+    "passages before and after the reranker there and in the measurement on the same questions, and each "
+    "difference in points. An endpoint reranker is called once more per replica.",
+)
+def rerank_noise(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    embedder: EmbedderResource,
+    search_index: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    question_embeddings: pd.DataFrame,
+    gold_by_search_scope: pd.DataFrame,
+    reranked_retrievals: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    checked_index(settings, embedder, search_index)
+    answerable = cast(pd.DataFrame, golden_questions[golden_questions.expected_route == ANSWER])
+    vectors = dict(zip(answerable.question_id, question_vectors(question_embeddings, answerable.question_id)))
+    retriever, depths = settings.answer_search(), sorted({candidates for candidates, _ in settings.cuts()})
+    reranker, runs = settings.reranker_adapter(), []
+    if isinstance(reranker, LexicalFigureReranker):  # deterministic: the replicas' repeated passages scored once
+        reranker = LexicalFigureReranker(remember_scores=True)
+    try:
+        for replica, rows, left_out, dense in index_replicas(settings, search_index):
+            kept = cast(pd.DataFrame, answerable[~answerable.cik.isin(left_out)])
+            cases = {
+                (c.question_id, c.search_scope): c for c in measured_cases(settings, kept, gold_by_search_scope, rows)
+            }
+            found = search_runs(
+                rows, searches(rows, dense, settings.rrf_k, (retriever,)), cases.values(), vectors, depths
+            )
+            ranked = pd.DataFrame(run for run in found if run["error"] is None)
+            for run in (
+                _rerank_cuts(settings, reranker, ranked, rows.set_index("chunk_id"), cases) if len(ranked) else []
+            ):
+                runs.append({"replica": replica, **{key: run[key] for key in RERANK_NOISE_KEYS}})
+    finally:
+        reranker.close()
+    deltas = rerank_deltas(pd.DataFrame(runs, columns=["replica", *RERANK_NOISE_KEYS]), reranked_retrievals)
+    return table_output(
+        deltas,
+        {
+            "reranker": reranker.reranker_id,
+            "replicas": settings.noise_replicas,
+            "largest_swing_points": float(deltas[["delta_before_points", "delta_after_points"]].abs().to_numpy().max())
+            if len(deltas)
+            else 0.0,
+        },
+    )
+
+
+RERANK_NOISE_KEYS = ["question_id", "search_scope", "candidates", "kept", "page_hit_before", "page_hit_after"]
+
+
+ASSETS = [retrieval_noise, rerank_noise]

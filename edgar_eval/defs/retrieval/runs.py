@@ -1,0 +1,283 @@
+"""What each retriever returns for each golden question: the answerer's retrievals, every retriever's rankings, reranked
+and expanded retrievals."""
+
+import time
+from collections.abc import Iterator
+from typing import cast
+
+import dagster as dg
+import numpy as np
+import pandas as pd
+
+from edgar_eval.corpus.frames import iter_rows
+from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
+from edgar_eval.defs.common import checked_index, question_vectors, table_output
+from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
+from edgar_eval.defs.io_manager import columns_of
+from edgar_eval.defs.routes.assets import access_policy
+from edgar_eval.defs.settings import EmbedderResource, EvalSettings
+from edgar_eval.defs.source_files import POLICY_FILES
+from edgar_eval.domain.ports import Reranker
+from edgar_eval.domain.routes import ANSWER
+from edgar_eval.evaluation.retrieval_hits import hit_record
+from edgar_eval.evaluation.search_scopes import ScopedCase, scoped_cases, search_runs, searchable_filings
+from edgar_eval.evaluation.table_expansion import expansion_frame, expansion_runs
+from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
+from edgar_eval.retrieval.searches import searches
+
+
+@dg.asset(
+    group_name="runs",
+    description="The passages the answerer reads: the top K chunks per golden question from the answerer's retriever "
+    "(settings answer_retriever and top_k; hybrid by default), scoped to the company's filings of the fiscal year "
+    "asked that the asking role may read, with each chunk's cosine to the question (what the cosine and relevance "
+    "gates read) and document, page and gold-chunk hits.",
+)
+def answerer_retrievals(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    embedder: EmbedderResource,
+    search_index: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    question_embeddings: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    index_rows, golden = search_index, golden_questions
+    index, _ = checked_index(settings, embedder, index_rows)
+    retriever = settings.answer_search()
+    search = searches(index_rows, index, settings.rrf_k, (retriever,))[retriever]
+    queries = question_vectors(question_embeddings, golden.question_id)
+    seconds = question_embeddings.set_index("question_id").embed_seconds.loc[golden.question_id.to_numpy()]
+    rows = []
+    for question, query, embed_seconds in zip(iter_rows(golden), queries, seconds):
+        started = time.perf_counter()
+        # only what the asking role may read is searched: a barred filing's passage cannot reach the answerer
+        hits = search(query, question.question, list(question.permitted_filing_ids), settings.top_k)
+        search_seconds = time.perf_counter() - started
+        found = index_rows.iloc[[h.row for h in hits]]
+        cosines = index.cosines(query, [h.row for h in hits])
+        record = hit_record(
+            found.chunk_id.tolist(),
+            found.filing_id.tolist(),
+            [list(p) for p in found.pages],
+            list(question.gold_chunk_ids),
+            list(question.gold_filing_ids),
+            list(question.gold_pages),
+        )
+        rows.append(
+            {
+                "question_id": question.question_id,
+                "retriever": settings.answer_retriever,
+                "k": settings.top_k,
+                "chunk_ids": found.chunk_id.tolist(),
+                "filing_ids": found.filing_id.tolist(),
+                "scores": [h.score for h in hits],
+                "cosines": [float(c) for c in cosines],
+                "embed_seconds": embed_seconds,
+                "search_seconds": search_seconds,
+                **record,
+            }
+        )
+    frame = pd.DataFrame(rows)
+    answerable = frame[golden.expected_route.to_numpy() == "answer"]
+    return table_output(
+        frame,
+        {
+            "questions": len(frame),
+            "retriever": settings.answer_retriever,
+            "k": settings.top_k,
+            "document_hit_rate": float(answerable.document_hit.mean()) if len(answerable) else float("nan"),
+            "chunk_hit_rate": float(answerable.chunk_hit.mean()) if len(answerable) else float("nan"),
+        },
+    )
+
+
+def measured_cases(
+    settings: EvalSettings, golden: pd.DataFrame, gold_by_search_scope: pd.DataFrame, index_rows: pd.DataFrame
+) -> Iterator[ScopedCase]:
+    """The questions the retrieval measurement searches in each scope of the settings, over the filings `index_rows`
+    holds, each with its scope's gold, searched as the asking role may."""
+    return scoped_cases(
+        golden, gold_by_search_scope, searchable_filings(index_rows), access_policy(settings), settings.search_scopes
+    )
+
+
+@dg.asset(
+    deps=[POLICY_FILES.key],
+    group_name="runs",
+    description="The retrieval measurement: every golden question searched by dense (exact cosine), BM25 (bm25s) and "
+    "hybrid (reciprocal rank fusion) retrievers, each depth K its own search, in each search scope of the settings "
+    "(search_scopes): the answerer's (the company's filings of the fiscal year asked), every filing of the company "
+    "and the whole corpus, each with its own gold (gold_by_search_scope); per question, scope and run, document and "
+    "page hits, recall@K, precision@K, reciprocal rank, nDCG@10, or the error.",
+)
+def retriever_rankings(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    embedder: EmbedderResource,
+    search_index: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    question_embeddings: pd.DataFrame,
+    gold_by_search_scope: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    index_rows, golden = search_index, golden_questions
+    dense, _ = checked_index(settings, embedder, index_rows)
+    retrievers = searches(index_rows, dense, settings.rrf_k)
+    vectors = dict(zip(golden.question_id, question_vectors(question_embeddings, golden.question_id)))
+    cases = measured_cases(settings, golden, gold_by_search_scope, index_rows)
+    rows = list(search_runs(index_rows, retrievers, cases, vectors, settings.retrieval_depths))
+    frame = pd.DataFrame(rows)
+    return table_output(
+        frame,
+        {
+            "runs": len(frame),
+            "errors": int(frame.error.notna().sum()),
+            "questions_by_scope": dg.MetadataValue.json(
+                frame.groupby("search_scope").question_id.nunique().sort_index().to_dict()
+            ),
+            "bm25": BM25_INDEX_ID,
+            "depths": ", ".join(map(str, settings.retrieval_depths)),
+            "rrf_k": settings.rrf_k,
+        },
+    )
+
+
+@dg.asset(
+    deps=[POLICY_FILES.key],
+    group_name="runs",
+    pool=MODEL_ENDPOINT_POOL,
+    description='The rerank stage, measured: for each cut of the settings (rerank_cuts, "candidates:kept"), the '
+    "answerer's retriever's top candidates of every answerable question in every search scope, reranked by the "
+    "configured reranker (reranker: the offline lexical and figure-aware one, or a /rerank endpoint), the best kept; "
+    "page and chunk hits among the kept passages before (the retriever's own first ones) and after, and the rerank's "
+    "wall time per question.",
+)
+def reranked_retrievals(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    retriever_rankings: pd.DataFrame,
+    search_index: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    gold_by_search_scope: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    reranker = settings.reranker_adapter()
+    chunks = search_index.set_index("chunk_id")
+    cases = {
+        (case.question_id, case.search_scope): case
+        for case in measured_cases(settings, golden_questions, gold_by_search_scope, search_index)
+    }
+    ranked = cast(
+        pd.DataFrame,
+        retriever_rankings[
+            (retriever_rankings.retriever == settings.answer_retriever)
+            & (retriever_rankings.expected_route == ANSWER)
+            & retriever_rankings.error.isna()
+        ],
+    )
+    try:
+        rows = _rerank_cuts(settings, reranker, ranked, chunks, cases)
+    finally:
+        reranker.close()
+    frame = pd.DataFrame(rows)
+    return table_output(
+        frame,
+        {
+            "reranker": reranker.reranker_id,
+            "cuts": ", ".join(settings.rerank_cuts),
+            "questions": int(frame.question_id.nunique()) if len(frame) else 0,
+            "rerank_p50_ms": float(np.percentile(frame.rerank_seconds, 50) * 1000) if len(frame) else 0.0,
+        },
+    )
+
+
+def _rerank_cuts(
+    settings: EvalSettings, reranker: Reranker, ranked: pd.DataFrame, chunks: pd.DataFrame, cases: dict
+) -> list[dict]:
+    """Each rerank cut over the answerer's retriever's runs of answerable questions (`ranked`): the kept passages and
+    their hits before (the retriever's first ones) and after the reranker, and its wall time."""
+    rows = []
+    for candidates, kept in settings.cuts():
+        for run in iter_rows(cast(pd.DataFrame, ranked[ranked.k == candidates])):
+            case = cases[(run.question_id, run.search_scope)]
+            found = list(run.chunk_ids)
+            started = time.perf_counter()
+            order = [found[r.index] for r in reranker.rerank(case.question, chunks.text.loc[found].tolist(), kept)]
+            seconds = time.perf_counter() - started
+            hits = {}
+            for when, chosen in (("before", found[:kept]), ("after", order)):
+                record = hit_record(
+                    chosen,
+                    chunks.filing_id.loc[chosen].tolist(),
+                    [list(p) for p in chunks.pages.loc[chosen]],
+                    case.gold_chunk_ids,
+                    case.gold_filing_ids,
+                    case.gold_pages,
+                )
+                hits.update({f"{name}_{when}": value for name, value in record.items()})
+            rows.append(
+                {
+                    "question_id": run.question_id,
+                    "search_scope": run.search_scope,
+                    "retriever": settings.answer_retriever,
+                    "candidates": candidates,
+                    "kept": kept,
+                    "reranker": reranker.reranker_id,
+                    "kept_chunk_ids": order,
+                    **hits,
+                    "rerank_seconds": seconds,
+                }
+            )
+    return rows
+
+
+@dg.asset(
+    deps=[POLICY_FILES.key],
+    group_name="runs",
+    ins={
+        "filings": dg.AssetIn(metadata=columns_of("filing_id", "sha256")),
+        "search_index": dg.AssetIn(
+            metadata=columns_of("chunk_id", "filing_id", "cik", "form", "fiscal_year", "start", "end", "text", "pages")
+        ),
+    },
+    description="Table-chunk expansion, measured: for each rerank cut, the passages kept in the retriever's order and "
+    "in the reranker's, each read as it is and expanded (a passage with an end inside a table reaches "
+    "table_expansion_rows rows further, within the table, and opens with the table's scale line and header rows); "
+    "per answerable question and scope, page hit, whether the gold row as printed is read, and the characters read, "
+    "both ways.",
+)
+def expanded_retrievals(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    retriever_rankings: pd.DataFrame,
+    reranked_retrievals: pd.DataFrame,
+    search_index: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+    gold_by_search_scope: pd.DataFrame,
+    filings: PartitionedTable,
+    filing_text: PartitionedTable,
+) -> dg.Output[pd.DataFrame]:
+    keys, _ = current_partitions(filings, (filing_text,))
+    cases = measured_cases(settings, golden_questions, gold_by_search_scope, search_index)
+    answerable = (case for case in cases if case.expected_route == ANSWER)
+    frame = expansion_frame(
+        expansion_runs(
+            settings.table_expansion_rows,
+            settings.cuts(),
+            cast(pd.DataFrame, retriever_rankings[retriever_rankings.retriever == settings.answer_retriever]),
+            reranked_retrievals,
+            search_index,
+            filing_text.frame(keys),
+            golden_questions.set_index("question_id").gold_quote,
+            answerable,
+        )
+    )
+    return table_output(
+        frame,
+        {
+            "rows_each_way": settings.table_expansion_rows,
+            "questions": int(frame.question_id.nunique()) if len(frame) else 0,
+            "passages_expanded": int(frame.passages_expanded.sum()) if len(frame) else 0,
+        },
+    )
+
+
+ASSETS = [answerer_retrievals, retriever_rankings, reranked_retrievals, expanded_retrievals]

@@ -1,0 +1,134 @@
+"""The instrument's own quality: stage latency, citation mutations, determinism and the answering noise band."""
+
+from typing import cast
+
+import dagster as dg
+import pandas as pd
+
+from edgar_eval.corpus.frames import iter_groups, iter_rows
+from edgar_eval.defs.common import table_head, table_output
+from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.evaluation import mutation_power, run_profile
+from edgar_eval.evaluation.noise_band import answer_band
+
+
+@dg.asset(
+    group_name="statistics",
+    description="P50/P95 latency per stage (embed, search, gate, generate); generation latency is the original call's, "
+    "also when replayed from a tape.",
+)
+def stage_latency(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    answerer_retrievals: pd.DataFrame,
+    abstention_scores: pd.DataFrame,
+    generations: pd.DataFrame,
+    reranked_retrievals: pd.DataFrame,
+    expanded_retrievals: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    retrieved, generated = answerer_retrievals, generations
+    reranks = {
+        f"rerank {candidates} to {kept}": group.rerank_seconds.to_numpy()
+        for (candidates, kept), group in iter_groups(reranked_retrievals.groupby(["candidates", "kept"], sort=True))
+    }
+    expanded = cast(pd.DataFrame, expanded_retrievals[expanded_retrievals.order == "reranked"])
+    expansions = {
+        f"expand {candidates} to {kept}": group.expand_seconds.to_numpy()
+        for (candidates, kept), group in iter_groups(expanded.groupby(["candidates", "kept"], sort=True))
+    }
+    table = run_profile.stage_latency(
+        {
+            "embed": retrieved.embed_seconds.to_numpy(),
+            "search": retrieved.search_seconds.to_numpy(),
+            **reranks,
+            **expansions,
+            "gate": abstention_scores.gate_seconds.to_numpy(),
+            "generate": generated.generate_seconds[generated.outcome != "out_of_scope"].to_numpy(),
+        }
+    )
+    return table_output(table, {"head": table_head(table, rows=4)})
+
+
+@dg.asset(
+    group_name="statistics",
+    description="The mutation test of the citation check and the judge: every answer arm A got right, with one figure "
+    "changed in five ways (last digit, sign flipped, scale word, the other column of its table row, rounded to one "
+    "significant digit), checked again against the passages it was generated from (withheld?) and judged again "
+    "against its golden case (wrong?).",
+)
+def citation_mutations(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    generations: pd.DataFrame,
+    arm_outcomes: pd.DataFrame,
+    answerer_retrievals: pd.DataFrame,
+    search_index: pd.DataFrame,
+    golden_questions: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    outcomes = arm_outcomes
+    right = set(outcomes[(outcomes.arm == "A") & outcomes.answered & outcomes.correct].question_id)
+    texts = search_index.set_index("chunk_id").text
+    chunk_ids = answerer_retrievals.set_index("question_id").chunk_ids
+    golden = golden_questions.set_index("question_id")
+    generated = generations
+    answers = [
+        mutation_power.MutatedAnswer(
+            g.question_id,
+            g.answer_text,
+            [texts[c] for c in chunk_ids[g.question_id]],
+            float(golden.gold_value[g.question_id]),
+            golden.gold_answer[g.question_id],
+            golden.label[g.question_id],
+            int(golden.fiscal_year[g.question_id]),
+            golden.gold_figures[g.question_id],
+            golden.gold_direction[g.question_id],
+        )
+        for g in iter_rows(cast(pd.DataFrame, generated[generated.question_id.isin(right)]).sort_values("question_id"))
+    ]
+    table = mutation_power.citation_mutations(answers)  # empty when arm A got nothing right: the report says n/a
+    summary = mutation_power.mutation_summary(table)
+    return table_output(
+        table,
+        {
+            "answers": len(answers),
+            "mutants": len(table),
+            "withheld": int(table.withheld.sum()),
+            "judged_wrong": int(table.judged_wrong.sum()),
+            "per_kind": table_head(summary, ["kind", "mutants", "withheld", "judged_wrong"], rows=5),
+        },
+    )
+
+
+@dg.asset(
+    group_name="statistics",
+    description="Determinism: the share of a seeded sample of prompts that gave the same text when sent twice, with a "
+    "Wilson 95% interval (replayed: the two recorded calls compared); not applicable to a deterministic generator.",
+)
+def determinism(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    generations: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    table = run_profile.determinism(generations)
+    share = {"share": float(table.share.iloc[0])} if int(table.prompts.iloc[0]) else {}  # undefined: no entry
+    return table_output(
+        table, {"applicable": bool(table.applicable.iloc[0]), "prompts": int(table.prompts.iloc[0]), **share}
+    )
+
+
+@dg.asset(
+    group_name="statistics",
+    description="The noise band of the answering figures: per figure of arm A (answer accuracy, false-answer rate), "
+    "the lowest and highest difference any index replica made against the measurement on the same questions, in "
+    "points; empty when the generator's replicas were not measured.",
+)
+def answering_noise_band(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    answering_noise: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    band = answer_band(answering_noise)
+    return table_output(band, {"head": table_head(band, ["figure", "arm", "band_low", "band_high"])})
+
+
+ASSETS = [citation_mutations, stage_latency, determinism, answering_noise_band]
