@@ -16,6 +16,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -42,6 +43,7 @@ def measure(size: int, workers: int, work: Path) -> dict:
     stage's step seconds."""
     companies = companies_for(size)
     home = work / f"{size}-w{workers}"
+    shutil.rmtree(home, ignore_errors=True)  # cold: no table, run or corpus file of an earlier measurement
     corpus = home / "corpus"
     write_demo_corpus(corpus, companies)
     environment = {

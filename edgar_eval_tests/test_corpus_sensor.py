@@ -95,3 +95,25 @@ def test_a_changed_document_rebuilds_its_own_partition_and_no_other(corpus):
         defs=defs, instance=instance, asset_selection=corpus_assets, cursor=settled.cursor
     )
     assert after.get_requested_partitions(dg.AssetKey("filings")) == {changed}
+
+
+def test_the_sensor_observes_the_files_beside_the_graph_when_they_change(corpus, tmp_path, monkeypatch):
+    from edgar_eval.defs.source_files import REVIEW_FILES, SOURCE_FILES
+
+    settings, _ = corpus
+    home = tmp_path / "home"
+    (home / "protocol").mkdir(parents=True)
+    (home / "protocol" / "answering-v4.toml").write_text("version = 'v4'\n")
+    monkeypatch.setenv("EDGAR_EVAL_HOME", str(home))
+    instance = dg.DagsterInstance.ephemeral()
+
+    def sources(result: dg.SensorResult) -> list[str]:
+        return sorted(
+            e.asset_key.to_user_string() for e in result.asset_events or [] if e.asset_key != FILING_DOCUMENTS
+        )
+
+    assert sources(_tick(instance, settings)) == sorted(s.key.to_user_string() for s in SOURCE_FILES)  # first look
+    assert sources(_tick(instance, settings)) == []  # nothing changed
+    (home / "reviews" / "mini").mkdir(parents=True)
+    (home / "reviews" / "mini" / "audit.jsonl").write_text("{}\n")
+    assert sources(_tick(instance, settings)) == [REVIEW_FILES.key.to_user_string()]

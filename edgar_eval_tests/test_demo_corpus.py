@@ -137,6 +137,9 @@ def test_a_scaled_corpus_holds_the_demo_and_copies_under_names_of_their_own(demo
     companies = scaled_companies(60)
     for field in ("key", "name", "short", "cik"):
         assert len({getattr(c, field) for c in companies}) == 60, field
+    many = scaled_companies(2_003)  # a 10,000-filing corpus: every company its own
+    for field in ("key", "name", "cik"):
+        assert len({getattr(c, field) for c in many}) == 2_003, field
     files = demo_corpus_files(companies=6)
     rows = _manifest(files)
     assert len(rows) == 31 and len({row["cik"] for row in rows}) == 6

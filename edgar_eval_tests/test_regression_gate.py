@@ -9,7 +9,7 @@ import pytest
 from edgar_eval.answering import period_guard as guard_module
 from edgar_eval.defs.answering import arms as answering_arms
 from edgar_eval.defs.factory import build_definitions
-from edgar_eval.defs.runner import materialise_evaluation, materialise_graph
+from edgar_eval.defs.runner import materialise_corpus, materialise_evaluation, materialise_graph
 from edgar_eval.defs.settings import EvalSettings, GeneratorResource
 from edgar_eval.evaluation.regression_gate import baseline_json, compare_to_baseline, read_baseline
 from edgar_eval_tests import test_answering
@@ -63,6 +63,14 @@ def demo_store(tmp_path_factory):
     return root, settings, instance, graph
 
 
+def _recorded(settings: EvalSettings) -> dg.DagsterInstance:
+    """A run history of its own for a copy of the demo store, recording its filing partitions (each table reused as
+    stored, not rebuilt): the evaluation reads only the partitions its run history records."""
+    instance = dg.DagsterInstance.ephemeral()
+    assert materialise_corpus(build_definitions(settings), instance) == {}
+    return instance
+
+
 def _with(settings: EvalSettings, **changes) -> EvalSettings:
     """A new resource (model_copy would keep the old config Dagster resolves at run time)."""
     return EvalSettings(**{**settings.model_dump(), **changes})
@@ -100,8 +108,8 @@ def test_a_planted_regression_passes_the_unit_tests_and_fails_the_gate(demo_stor
 
     shutil.copytree(root / "data", tmp_path / "data")
     regressed = _with(settings, data_dir=str(tmp_path / "data"), reports_dir=str(tmp_path / "reports"))
+    instance = _recorded(regressed)
     monkeypatch.setattr(answering_arms, "printed_years", last_passage_only)
-    instance = dg.DagsterInstance.ephemeral()
     error = materialise_evaluation(build_definitions(regressed), instance)
     assert (
         error is not None
@@ -150,7 +158,7 @@ def test_the_graph_records_a_chat_model_through_the_tape_and_replays_it_with_the
                 reports_dir=str(tmp_path / mode),
             )
             defs = build_definitions(run, generator=chat)
-            assert materialise_evaluation(defs, dg.DagsterInstance.ephemeral()) is None
+            assert materialise_evaluation(defs, _recorded(run)) is None
             generations = pd.read_parquet(data / "demo" / "generations.parquet")
             assert (generations.model_id == "fake-chat").all() and generations.prompt_version.notna().all()
             assert generations.replayed.all() == (mode == "replay") and generations.tape_key.notna().all()
@@ -200,7 +208,7 @@ def test_a_nondeterministic_generator_falls_below_full_determinism_and_the_reade
         shutil.copytree(root / "data", tmp_path / "data")
         run = _with(settings, tape_mode="off", data_dir=str(tmp_path / "data"), reports_dir=str(tmp_path / "reports"))
         flaky = GeneratorResource(kind="openai-compatible-chat", model="flaky-chat", url=server.base_url)
-        assert materialise_evaluation(build_definitions(run, generator=flaky), dg.DagsterInstance.ephemeral()) is None
+        assert materialise_evaluation(build_definitions(run, generator=flaky), _recorded(run)) is None
     finally:
         server.stop()
     row = pd.read_parquet(tmp_path / "data" / "demo" / "determinism.parquet").iloc[0]

@@ -12,7 +12,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from edgar_eval.defs.runner import HOST_TAG, PID_TAG
+from edgar_eval.defs.run_tags import HOST_TAG, PID_TAG, RUN_TAG, gone
 
 
 def _dead_pid() -> int:
@@ -21,9 +21,23 @@ def _dead_pid() -> int:
     return process.pid
 
 
-def _started_run(host: str, pid: int) -> dg.DagsterRun:
-    tags = {HOST_TAG: host, PID_TAG: str(pid)}
-    return dg.DagsterRun(job_name="corpus", run_id=str(uuid.uuid4()), status=dg.DagsterRunStatus.STARTED, tags=tags)
+def _started_run(host: str, pid: int, tags_of: dg.DagsterRun | None = None) -> dg.DagsterRun:
+    """A started run whose tags say the CLI on `host` launched it from process `pid`; or, with `tags_of`, a
+    re-execution of that run (the UI and the retry daemon copy the parent's tags to the new run)."""
+    run_id = str(uuid.uuid4())
+    tags = dict(tags_of.tags) if tags_of else {HOST_TAG: host, PID_TAG: str(pid), RUN_TAG: run_id}
+    return dg.DagsterRun(job_name="corpus", run_id=run_id, status=dg.DagsterRunStatus.STARTED, tags=tags)
+
+
+def test_a_run_is_gone_only_when_this_host_launched_it_as_itself_and_its_process_is_dead():
+    host, dead = socket.gethostname(), _dead_pid()
+    killed = _started_run(host, dead)
+    assert gone(killed.run_id, killed.tags) == f"the process that ran it (pid {dead} on {host}) is gone"
+    assert gone(killed.run_id, {**killed.tags, PID_TAG: str(os.getpid())}) is None  # alive
+    assert gone(killed.run_id, {**killed.tags, HOST_TAG: "elsewhere"}) is None  # a process this host cannot see
+    reexecuted = _started_run(host, dead, tags_of=killed)
+    assert gone(reexecuted.run_id, reexecuted.tags) is None  # the parent's tags, another run
+    assert gone(killed.run_id, {HOST_TAG: host, PID_TAG: str(dead)}) is None  # no run tag: not the CLI's run
 
 
 @pytest.mark.slow(minutes=1)  # starts the Dagster daemon: tens of seconds
@@ -34,9 +48,9 @@ def test_the_daemon_marks_failed_a_run_whose_process_was_killed(tmp_path, monkey
     _ensure_dagster_home()
     host, dead = socket.gethostname(), _dead_pid()
     killed, alive = _started_run(host, dead), _started_run(host, os.getpid())
-    elsewhere = _started_run("elsewhere", dead)
+    elsewhere, reexecuted = _started_run("elsewhere", dead), _started_run(host, dead, tags_of=killed)
     with dg.DagsterInstance.get() as instance:
-        for run in (killed, alive, elsewhere):
+        for run in (killed, alive, elsewhere, reexecuted):
             instance.add_run(run)
     log = (tmp_path / "daemon.log").open("w")
     daemon = subprocess.Popen(
@@ -54,7 +68,9 @@ def test_the_daemon_marks_failed_a_run_whose_process_was_killed(tmp_path, monkey
                 if status is not None and status.status == dg.DagsterRunStatus.FAILURE:
                     break
                 time.sleep(1)
-            statuses = {run.run_id: instance.get_run_by_id(run.run_id) for run in (killed, alive, elsewhere)}
+            statuses = {
+                run.run_id: instance.get_run_by_id(run.run_id) for run in (killed, alive, elsewhere, reexecuted)
+            }
             said = [record.message for record in instance.all_logs(killed.run_id)]
     finally:
         daemon.terminate()
@@ -63,9 +79,10 @@ def test_the_daemon_marks_failed_a_run_whose_process_was_killed(tmp_path, monkey
     daemon_log = (tmp_path / "daemon.log").read_text()[-3000:]
     assert statuses[killed.run_id].status == dg.DagsterRunStatus.FAILURE, daemon_log  # type: ignore[union-attr]
     assert any(f"pid {dead} on {host}) is gone" in message for message in said), said
-    # a run whose process is alive, or on a host this one cannot see, is left as it is
-    assert statuses[alive.run_id].status == dg.DagsterRunStatus.STARTED  # type: ignore[union-attr]
-    assert statuses[elsewhere.run_id].status == dg.DagsterRunStatus.STARTED  # type: ignore[union-attr]
+    # a run whose process is alive, on a host this one cannot see, or re-executed from the killed one (its tags
+    # copied) is left as it is
+    for run in (alive, elsewhere, reexecuted):
+        assert statuses[run.run_id].status == dg.DagsterRunStatus.STARTED  # type: ignore[union-attr]
 
 
 def test_an_earlier_default_instance_config_is_brought_up_to_date_and_an_edited_one_left(tmp_path, monkeypatch):

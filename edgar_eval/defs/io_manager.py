@@ -49,7 +49,9 @@ class ParquetIOManager(dg.IOManager):
             asked = sorted(context.asset_partition_keys)
             # Only what the run history records is read: a table written by a run that could not record its event
             # (the database down mid-run) is not part of any lineage the instance holds.
-            recorded = context.instance.get_materialized_partitions(context.asset_key)
+            recorded = context.instance.event_log_storage.get_latest_storage_id_by_partition(
+                context.asset_key, dg.DagsterEventType.ASSET_MATERIALIZATION, set(asked)
+            )  # the partitions asked for only: a filing's run asks for one, not the whole asset's history
             stored = [key for key in asked if store.exists(asset, key)]
             found = [key for key in stored if key in recorded]
             if not found:  # the run history's partitions are another corpus's, or none was ever built: say so here

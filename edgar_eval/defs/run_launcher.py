@@ -1,14 +1,12 @@
 """The run launcher of the instance `edgar-eval` creates: Dagster's default launcher, plus a worker health check, so
 the daemon's run monitoring (`dagster dev`, `dagster-daemon run`) marks failed a run whose process was killed.
 
-Runs the CLI starts carry the host and pid of the process that runs them (runner.HOST_TAG, PID_TAG). The default
+Runs the CLI starts carry the host and pid of the process that runs them (run_tags.py). The default
 launcher cannot tell whether a run's worker is alive, so run monitoring skips its runs and a killed run would stay
 "Started" in the UI until the next `edgar-eval run` ended it (runner.end_orphaned_runs). This launcher answers for the
 runs whose process it can see: on this host, by pid."""
 
 from __future__ import annotations
-
-import socket
 
 import dagster as dg
 from dagster._core.launcher.base import (  # private: what run monitoring reads from a launcher's health check
@@ -16,7 +14,7 @@ from dagster._core.launcher.base import (  # private: what run monitoring reads 
     WorkerStatus,
 )
 
-from edgar_eval.defs.runner import HOST_TAG, PID_TAG, process_alive
+from edgar_eval.defs.run_tags import gone
 
 
 class LocalRunLauncher(dg.DefaultRunLauncher):
@@ -29,7 +27,5 @@ class LocalRunLauncher(dg.DefaultRunLauncher):
         return True
 
     def check_run_worker_health(self, run: dg.DagsterRun) -> CheckRunHealthResult:
-        host, pid = run.tags.get(HOST_TAG), run.tags.get(PID_TAG, "")
-        if host != socket.gethostname() or not pid.isdigit() or process_alive(int(pid)):
-            return CheckRunHealthResult(WorkerStatus.RUNNING)
-        return CheckRunHealthResult(WorkerStatus.FAILED, f"the process that ran it (pid {pid} on {host}) is gone")
+        why = gone(run.run_id, run.tags)
+        return CheckRunHealthResult(WorkerStatus.RUNNING if why is None else WorkerStatus.FAILED, why)

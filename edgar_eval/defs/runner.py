@@ -12,6 +12,7 @@ import signal
 import socket
 import sys
 import threading
+import uuid
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol, Sequence
@@ -38,16 +39,13 @@ from edgar_eval.defs.corpus.partitions import sync_filings
 from edgar_eval.defs.failures import failure_cause
 from edgar_eval.defs.freshness import INPUTS_TAG, CurrentWork
 from edgar_eval.defs.jobs import CODE_LOCATION, CORPUS_JOB, DEFINITIONS_ATTRIBUTE, DEFINITIONS_MODULE, EVALUATION_JOB
+from edgar_eval.defs.run_tags import HOST_TAG, gone, launch_tags
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.defs.source_files import observe_source_files
 
 # The CLI prints each failure in one line itself; the full record, tracebacks included, stays in the run history.
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
-# Which process on which machine runs a run the CLI launched: a run whose process is gone (SIGKILL, a lost machine)
-# never reports its own end, so the next CLI run on that machine ends it (`end_orphaned_runs`).
-HOST_TAG = "edgar-eval/host"
-PID_TAG = "edgar-eval/pid"
 CORPUS_TAG = "edgar-eval/corpus"  # the corpus a run read: one run history may hold several corpora's runs
 # The resources whose settings travel with each run the CLI launches (`run_config_of`).
 RUN_RESOURCES = ("settings", "embedder", "generator")
@@ -227,13 +225,14 @@ class CodeLocationLauncher:
         definition = job.get_definition()
         if assets:
             job = job.get_subset(asset_selection=set(assets))
+        run_id = str(uuid.uuid4())
         run = self.instance.create_run_for_job(
             job_def=definition,
+            run_id=run_id,
             asset_selection=set(assets) if assets else None,
             run_config=self.run_config,
             tags={
-                HOST_TAG: socket.gethostname(),
-                PID_TAG: str(os.getpid()),
+                **launch_tags(run_id),
                 CORPUS_TAG: self.corpus_name,
                 **(tags or {}),
                 **({PARTITION_NAME_TAG: partition_key} if partition_key else {}),
@@ -249,28 +248,17 @@ class CodeLocationLauncher:
             return execute_run(job, run, self.instance, raise_on_error=False)
 
 
-def process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process: alive
-        return True
-    return True
-
-
 def end_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
     """Mark failed every unfinished run that a CLI process on this machine launched and that process is gone (killed
     mid-run), and free the concurrency-pool slots its steps held, which the next run's steps would otherwise wait for
     for ever. A deployment's daemon does the same for runs it launched (run_monitoring in deploy/dagster.yaml). The
     ids of the runs ended."""
-    host = socket.gethostname()
     ended = []
-    for run in instance.get_runs(dg.RunsFilter(statuses=list(UNFINISHED), tags={HOST_TAG: host})):
-        pid = run.tags.get(PID_TAG, "")
-        if not pid.isdigit() or process_alive(int(pid)):
+    for run in instance.get_runs(dg.RunsFilter(statuses=list(UNFINISHED), tags={HOST_TAG: socket.gethostname()})):
+        why = gone(run.run_id, run.tags)
+        if why is None:
             continue
-        instance.report_run_failed(run, f"the process that ran it (pid {pid} on {host}) is gone: killed mid-run")
+        instance.report_run_failed(run, f"{why}: killed mid-run")
         instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
         ended.append(run.run_id)
     return ended

@@ -110,10 +110,10 @@ def _observable(source: SourceFiles) -> dg.SourceAsset:
 OBSERVABLE_SOURCE_FILES = [_observable(source) for source in SOURCE_FILES]
 
 
-def observe_source_files(instance: dg.DagsterInstance, settings: EvalSettings) -> list[str]:
-    """Record, as the observable source assets would, a new data version for each group whose files changed since
-    its last observation (a run's steps then record the version they read). The groups observed anew."""
-    anew = []
+def source_file_changes(instance: dg.DagsterInstance, settings: EvalSettings) -> list[dg.AssetObservation]:
+    """An observation, as the observable source asset would record it, of each group whose files changed since its
+    last observation."""
+    changed = []
     for source in SOURCE_FILES:
         version = source.version(settings)
         record = instance.get_latest_data_version_record(source.key, is_source=True)
@@ -121,8 +121,16 @@ def observe_source_files(instance: dg.DagsterInstance, settings: EvalSettings) -
         if observed is not None and observed.tags.get(DATA_VERSION_TAG) == version:
             continue
         files = source.files(settings)
-        instance.report_runless_asset_event(
+        changed.append(
             dg.AssetObservation(source.key, tags={DATA_VERSION_TAG: version}, metadata={"files": len(files)})
         )
-        anew.append(source.key.to_user_string())
-    return anew
+    return changed
+
+
+def observe_source_files(instance: dg.DagsterInstance, settings: EvalSettings) -> list[str]:
+    """Record the groups whose files changed (`edgar-eval run`, before each evaluation; in a deployment the corpus
+    sensor does it every minute): a run's steps then record the versions they read. The groups observed anew."""
+    changed = source_file_changes(instance, settings)
+    for observation in changed:
+        instance.report_runless_asset_event(observation)
+    return [observation.asset_key.to_user_string() for observation in changed]

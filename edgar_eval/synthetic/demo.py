@@ -178,6 +178,16 @@ _NAME_ENDINGS = {"hvrn": "Systems, Inc.", "crvd": "Software Corp.", "mrbl": "Foo
 FILINGS_PER_COMPANY = 5  # two 10-Ks, a 10-Q, an 8-K and a proxy; the demo adds one 10-K/A
 
 
+def _stems_name(number: int) -> str:
+    """The `number`th copy's name: one stem each for the first twenty, then two, then three (bijective base 20: no two
+    numbers share a name)."""
+    parts, rest = [_NAME_STEMS[number % len(_NAME_STEMS)]], number // len(_NAME_STEMS)
+    while rest:
+        parts.append(_NAME_STEMS[(rest - 1) % len(_NAME_STEMS)])
+        rest = (rest - 1) // len(_NAME_STEMS)
+    return "-".join(parts)
+
+
 def companies_for(filings: int) -> int:
     """The companies of a synthetic corpus of about `filings` filings: five each, the demo's 10-K/A besides."""
     return max(len(COMPANIES), round((filings - 1) / FILINGS_PER_COMPANY))
@@ -190,14 +200,11 @@ def scaled_companies(count: int) -> tuple[DemoCompany, ...]:
     companies = list(COMPANIES)
     for index in range(len(COMPANIES), count):
         model = COMPANIES[index % len(COMPANIES)]
-        number = index - len(COMPANIES)
-        stem = _NAME_STEMS[number % len(_NAME_STEMS)]
-        # one stem each for the first twenty, then two (unique up to 400 copies)
-        short = stem if number < len(_NAME_STEMS) else f"{stem}-{_NAME_STEMS[number // len(_NAME_STEMS) - 1]}"
+        short = _stems_name(index - len(COMPANIES))
         companies.append(
             replace(
                 model,
-                key=f"{stem[:2].lower()}{index:03d}",
+                key=f"{short[:2].lower()}{index:03d}",
                 name=f"{short} {_NAME_ENDINGS[model.key]}",
                 short=short,
                 cik=f"{9_100_000 + index:010d}",

@@ -17,6 +17,7 @@ from dagster._core.definitions.data_version import DATA_VERSION_TAG  # private: 
 
 from edgar_eval.adapters.local_corpus import list_filings, write_demo_corpus
 from edgar_eval.defs.settings import CORPUS_DIR_ENV, EvalSettings
+from edgar_eval.defs.source_files import source_file_changes
 
 FILINGS_NAME = "filings"
 
@@ -117,7 +118,8 @@ def sync_filings(instance: dg.DagsterInstance, settings: EvalSettings) -> Corpus
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Watches the corpus folder: adds a filing partition for each new document, removes the partition of "
     "one that left, and observes each new or changed document's sha256 on `filing_documents`, from which the corpus "
-    "assets' eager condition rebuilds that partition.",
+    "assets' eager condition rebuilds that partition. Observes the files beside the graph too (protocol, reviews, "
+    "policies, baselines, fixtures, tapes, proposals), so an edited file marks what reads it stale.",
 )
 def corpus_sensor(context: dg.SensorEvaluationContext, settings: EvalSettings) -> dg.SensorResult:
     changes = corpus_changes(context.instance, settings)
@@ -126,4 +128,5 @@ def corpus_sensor(context: dg.SensorEvaluationContext, settings: EvalSettings) -
         requests.append(FILINGS.build_add_request(changes.added))
     if changes.removed:
         requests.append(FILINGS.build_delete_request(changes.removed))
-    return dg.SensorResult(dynamic_partitions_requests=requests, asset_events=changes.observations())
+    observations = [*changes.observations(), *source_file_changes(context.instance, settings)]
+    return dg.SensorResult(dynamic_partitions_requests=requests, asset_events=observations)

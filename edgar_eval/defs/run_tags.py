@@ -1,0 +1,42 @@
+"""Which process on which machine runs a run the CLI launched, and whether that process is gone.
+
+A run whose process is gone (SIGKILL, a lost machine) never reports its own end: the next CLI run on that machine ends
+it (`runner.end_orphaned_runs`), and so does the daemon's run monitoring through the instance's launcher
+(`run_launcher.LocalRunLauncher`). A run re-executed from the UI, or retried by the daemon, inherits its parent's
+tags, so a run is taken for the CLI's own only where the tag naming its run id names this run. Light on purpose: the
+webserver and the daemon import it when they load the instance.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Mapping
+
+HOST_TAG = "edgar-eval/host"
+PID_TAG = "edgar-eval/pid"
+RUN_TAG = "edgar-eval/run"  # the id of the run the CLI created with these tags (a re-execution's differs)
+
+
+def launch_tags(run_id: str) -> dict[str, str]:
+    """The tags of a run this process creates as `run_id`."""
+    return {HOST_TAG: socket.gethostname(), PID_TAG: str(os.getpid()), RUN_TAG: run_id}
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+def gone(run_id: str, tags: Mapping[str, str]) -> str | None:
+    """Why the run is over though no end was recorded (its process on this machine is gone), or None: the run is not
+    one a CLI process on this machine launched, or its process lives."""
+    host, pid = tags.get(HOST_TAG), tags.get(PID_TAG, "")
+    if host != socket.gethostname() or tags.get(RUN_TAG) != run_id or not pid.isdigit() or process_alive(int(pid)):
+        return None
+    return f"the process that ran it (pid {pid} on {host}) is gone"
