@@ -87,8 +87,12 @@ def copies(tmp_path_factory):
 
 
 def test_versions_are_hashes_of_code_and_stable(copies):
+    from edgar_eval.defs.source_files import SOURCE_FILES
+
     versions = dict(copies["as_is"])
     assert versions.pop("filing_documents") is None  # the input, observed: no code builds it
+    for source in SOURCE_FILES:  # the files beside the graph, observed: versioned by their content, not by code
+        assert versions.pop(source.key.to_user_string()) is None
     assert all(len(v) == 16 and int(v, 16) >= 0 for v in versions.values())
     assert len(set(versions.values())) > len(versions) // 2  # assets of one module do not share one version
     from edgar_eval.definitions import defs

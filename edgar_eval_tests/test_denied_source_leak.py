@@ -26,10 +26,10 @@ DENIED_FILINGS = ("mrbl/10k_2023-08-21.htm", "mrbl/10q_2024-05-06.htm", "mrbl/10
 SEARCHED_GROUPS = {"runs", "statistics", "report"}  # what the system under test produced, and its report
 
 
-def _planted_files() -> dict[str, bytes]:
+def _planted_files(companies: int = 3) -> dict[str, bytes]:
     """The demo corpus with the canary after the first sentence about revenue in each denied filing (where the
     answerer's revenue questions look), and the manifest's sha256 brought in step."""
-    files = dict(demo_corpus_files())
+    files = dict(demo_corpus_files(companies=companies))
     manifest = files["manifest.csv"].decode()
     for path in DENIED_FILINGS:
         text = files[path].decode()

@@ -19,16 +19,20 @@ pytestmark = pytest.mark.slow(minutes=1.3)  # whole-graph runs: scheduled with t
 
 
 def _declared(defs: dg.Definitions) -> tuple[dict[str, set[str]], dict[str, set[str]], dict]:
-    """Per op: the assets it depends on, and the assets it materialises; compute functions by their code."""
+    """Per op: the tables it depends on (not the files beside the graph it declares: test_current_work checks those
+    against the files each step opens), and the assets it materialises; compute functions by their code."""
+    from edgar_eval.defs.source_files import SOURCE_FILES
+
+    files = {"filing_documents", *(source.key.to_user_string() for source in SOURCE_FILES)}
     depends, owns, code_of = {}, {}, {}
     for assets in defs.assets or []:
-        if not isinstance(assets, dg.AssetsDefinition) or not assets.is_executable:
-            continue  # filing_documents: observed from the corpus folder, it reads no table
+        if not isinstance(assets, dg.AssetsDefinition) or not assets.is_executable or assets.is_observable:
+            continue  # filing_documents and the files beside the graph: observed, they read no table
         owns[assets.op.name] = {key.to_user_string() for key in assets.keys}
-        depends[assets.op.name] = {key.to_user_string() for key in assets.dependency_keys} - {"filing_documents"}
+        depends[assets.op.name] = {key.to_user_string() for key in assets.dependency_keys} - files
         code_of[assets.op.compute_fn.decorated_fn.__code__] = assets.op.name
     for check in defs.asset_checks or []:
-        depends[check.op.name] = {key.to_user_string() for key in check.keys_by_input_name.values()}
+        depends[check.op.name] = {key.to_user_string() for key in check.keys_by_input_name.values()} - files
         owns[check.op.name] = set()
     return depends, owns, code_of
 
