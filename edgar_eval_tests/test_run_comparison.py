@@ -27,11 +27,12 @@ ROOT = Path(__file__).resolve().parents[1]
 MEASURE = "company_year hybrid@30"
 
 
-def _question(n: int, hit: bool, correct: bool, cik: str, pages=("f#1",), route="answer") -> dict:
+def _question(n: int, hit: bool, correct: bool, cik: str, pages=("f#1",), route="answer", kind="") -> dict:
     return {
         "question_id": f"q{n:03d}",
         "cik": cik,
         "expected_route": route,
+        "kind": kind or ("answerable" if route == "answer" else "absent_concept"),
         "gold_value": 100.0 + n if route == "answer" else None,
         "gold_pages": {"company_year": list(pages)},
         "page_hit": {MEASURE: hit} if route == "answer" else {},
@@ -112,6 +113,28 @@ def test_a_question_whose_gold_changed_is_left_out_of_every_pair():
     assert figures.loc["arm A"].questions == 8, "answering pairs on route and figure, not on pages"
 
 
+def test_false_answers_are_compared_per_unanswerable_kind_never_pooled():
+    """A second system that stops erring on other-year twins and starts erring on absent concepts: pooled, the two
+    moves cancel (8 false answers each); per kind, each shows, and in its own direction."""
+    first, second = [], []
+    for n in range(32):
+        kind = "other_year" if n < 16 else "absent_concept"
+        cik = f"c{n % 8:02d}"
+        first.append(_question(n, False, n >= 16 or n % 2 == 1, cik, route="no_answer", kind=kind))
+        second.append(_question(n, False, n < 16 or n % 2 == 1, cik, route="no_answer", kind=kind))
+    figures = compared_figures(_run("first", first), _run("second", second), resamples=500)
+    assert list(figures.measure) == ["arm A (absent_concept)", "arm A (other_year)"], "kind by kind, none pooled"
+    rows = figures.set_index("measure")
+    assert (rows.loc["arm A (other_year)"].first_hits, rows.loc["arm A (other_year)"].second_hits) == (8, 0)
+    assert (rows.loc["arm A (absent_concept)"].first_hits, rows.loc["arm A (absent_concept)"].second_hits) == (0, 8)
+    assert rows.loc["arm A (other_year)"].difference == pytest.approx(-0.5)
+    assert rows.loc["arm A (absent_concept)"].difference == pytest.approx(0.5)
+    moved_kind = [dict(q, kind="other_company") if q["question_id"] == "q000" else q for q in second]
+    assert compared_figures(_run("first", first), _run("second", moved_kind), resamples=200).questions.sum() == 31, (
+        "a question whose kind changed pairs with nothing"
+    )
+
+
 def test_different_golden_versions_are_refused_unless_allowed():
     first, second = _pair_of_runs(gained=2, lost=0, golden="g2")
     with pytest.raises(ComparisonError, match="golden versions differ .*--allow-golden-change"):
@@ -137,6 +160,7 @@ def test_outcomes_round_trip_through_their_file_one_question_per_line():
                 "question_id": "q2",
                 "cik": "c1",
                 "expected_route": "answer",
+                "kind": "answerable",
                 "gold_value": 5.0,
                 "gold_pages": ["f#3"],
             },
@@ -144,6 +168,7 @@ def test_outcomes_round_trip_through_their_file_one_question_per_line():
                 "question_id": "q1",
                 "cik": "c1",
                 "expected_route": "no_answer",
+                "kind": "other_year",
                 "gold_value": float("nan"),
                 "gold_pages": [],
             },
@@ -195,9 +220,10 @@ def test_outcomes_round_trip_through_their_file_one_question_per_line():
     run = read_run("r", json.dumps({"golden_set": {"version": "g"}}), text)
     q1, q2 = run.outcomes["questions"]
     assert q1["question_id"] == "q1" and q1["gold_value"] is None and q1["false_answer"] == {"A": True}
+    assert (q1["kind"], q2["kind"]) == ("other_year", "answerable")
     assert q2["gold_pages"] == {"company_year": ["f#3"], "company": ["f#3", "g#8"]}, "the unfair scope is not gold"
     assert q2["page_hit"] == {"company bm25@30": True}, "an errored search is no outcome"
-    with pytest.raises(ComparisonError, match="is not 'edgar-eval outcomes/1'"):
+    with pytest.raises(ComparisonError, match="is not 'edgar-eval outcomes/2'"):
         read_run("r", json.dumps({"golden_set": {}}), json.dumps({"format": "other"}))
 
 
@@ -225,11 +251,20 @@ def test_the_command_compares_two_reports_folders_and_refuses_in_one_line(tmp_pa
     assert "outcomes.json" in capsys.readouterr().err
 
 
-def test_the_committed_chunking_comparison_is_what_compare_makes_of_the_committed_reports(tmp_path, monkeypatch):
+COMMITTED_COMPARISONS = [  # (first run, second run, extra flags, the committed comparison)
+    ("reports/edgar", "reports/chunking-600-100/edgar", ["--allow-golden-change"], "chunking-1000-200_vs_600-100.md"),
+    ("reports/demo", "reports/smollm2-135m/demo", [], "demo_table-reader_vs_smollm2-135m.md"),
+]
+
+
+@pytest.mark.parametrize(("first", "second", "flags", "committed"), COMMITTED_COMPARISONS)
+def test_each_committed_comparison_is_what_compare_makes_of_the_committed_reports(
+    tmp_path, monkeypatch, first, second, flags, committed
+):
     out = tmp_path / "comparison.md"
-    first, second = "reports/edgar", "reports/chunking-600-100/edgar"
     monkeypatch.chdir(ROOT)  # the runs are named as given: relative to the checkout, as the README's command names them
-    assert main(["compare", first, second, "--allow-golden-change", "--out", str(out)]) == 0
+    assert main(["compare", first, second, *flags, "--out", str(out)]) == 0
     made = out.read_text()
-    committed = (ROOT / "reports" / "comparisons" / "chunking-1000-200_vs_600-100.md").read_text()
-    assert made == committed, "rerun: edgar-eval compare " + f"{first} {second} --allow-golden-change --out ..."
+    assert made == (ROOT / "reports" / "comparisons" / committed).read_text(), (
+        f"rerun: edgar-eval compare {first} {second} {' '.join(flags)} --out reports/comparisons/{committed}"
+    )

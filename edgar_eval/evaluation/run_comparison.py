@@ -35,7 +35,8 @@ from edgar_eval.retrieval.scope import COMPANY_YEAR, SEARCH_SCOPES
 from edgar_eval.stats.bootstrap import cluster_bootstrap_paired_difference
 from edgar_eval.stats.paired import mcnemar_exact, minimum_detectable_effect
 
-OUTCOMES_FORMAT = "edgar-eval outcomes/1"
+# 2: each question carries its kind, so false answers are compared per unanswerable kind, never pooled.
+OUTCOMES_FORMAT = "edgar-eval outcomes/2"
 OUTCOMES_FILE = "outcomes.json"
 RECEIPT_FILE = "receipt.json"
 
@@ -85,6 +86,7 @@ def run_outcomes(
                 "question_id": case.question_id,
                 "cik": case.cik,
                 "expected_route": case.expected_route,
+                "kind": case.kind,
                 "gold_value": None if pd.isna(case.gold_value) else float(case.gold_value),
                 "gold_pages": gold_pages,
                 "page_hit": dict(sorted(hits.get(case.question_id, {}).items())),
@@ -200,7 +202,7 @@ def pairing(first: Run, second: Run) -> Pairing:
 
 
 def _same_answer_gold(a: dict, b: dict) -> bool:
-    return a["expected_route"] == b["expected_route"] and a["gold_value"] == b["gold_value"]
+    return a["expected_route"] == b["expected_route"] and a["kind"] == b["kind"] and a["gold_value"] == b["gold_value"]
 
 
 def _same_pages(a: dict, b: dict, scope: str) -> bool:
@@ -252,7 +254,8 @@ def _pairs(first: Run, second: Run) -> Iterable[tuple[dict, dict]]:
 def compared_figures(first: Run, second: Run, seed: int = 0, resamples: int = 10_000) -> pd.DataFrame:
     """Every figure both runs measured, paired (see the module). Retrieval: page hit per scope, retriever and depth
     over the answerable questions with the same gold pages there. Answering: per arm, answer accuracy over the
-    answerable questions and the false-answer rate over the unanswerable ones, with the same gold figure and route.
+    answerable questions and the false-answer rate over each unanswerable kind's questions, with the same gold figure,
+    route and kind.
     `difference` is second minus first, as a share."""
     stats = first.outcomes.get("statistics", {})
     confidence = float(stats.get("confidence", 0.95))
@@ -272,11 +275,15 @@ def compared_figures(first: Run, second: Run, seed: int = 0, resamples: int = 10
                     collected.setdefault((PAGE_HIT, measure), []).append(
                         (a["page_hit"][measure], b["page_hit"][measure], a["cik"])
                     )
-        figure, column = (
-            (ANSWER_ACCURACY, "correct") if a["expected_route"] == "answer" else (FALSE_ANSWERS, "false_answer")
+        # Accuracy over every answerable question; false answers per unanswerable kind, never pooled: a system that
+        # errs on other-company twins and one that errs on absent concepts are different systems.
+        figure, column, of = (
+            (ANSWER_ACCURACY, "correct", "")
+            if a["expected_route"] == "answer"
+            else (FALSE_ANSWERS, "false_answer", f" ({a['kind']})")
         )
         for arm in sorted(set(a[column]) & set(b[column])):
-            collected.setdefault((figure, f"arm {arm}"), []).append((a[column][arm], b[column][arm], a["cik"]))
+            collected.setdefault((figure, f"arm {arm}{of}"), []).append((a[column][arm], b[column][arm], a["cik"]))
     rows = []
     for (figure, measure), outcomes in sorted(collected.items(), key=lambda item: _figure_order(*item[0])):
         was = np.array([o[0] for o in outcomes], dtype=bool)
@@ -322,4 +329,7 @@ def _figure_order(figure: str, measure: str) -> tuple:
         scope, rest = measure.split(" ", 1)
         retriever, depth = rest.split("@")
         return (0, SEARCH_SCOPES.index(scope) if scope in SEARCH_SCOPES else 99, retriever, int(depth))
+    if figure == FALSE_ANSWERS:  # "arm A (other_year)": kind by kind, each kind's arms together
+        arm, _, kind = measure.partition(" (")
+        return (_FIGURES.index(figure), kind, arm)
     return (_FIGURES.index(figure), measure)

@@ -60,9 +60,9 @@ def comparison_markdown(
         lines += [f"The {md_cell(golden_note)}. Compared as allowed (--allow-golden-change).", ""]
     lines += [
         f"{paired.shared} questions in both runs; {paired.only_first} only in {a}, {paired.only_second} only in {b}; "
-        f"{paired.gold_changed} shared questions whose gold changed (route, figure or company_year gold pages). A "
-        "changed route or figure leaves a question out of every pair; a page hit pairs only where that scope's gold "
-        "pages are the same in both runs.",
+        f"{paired.gold_changed} shared questions whose gold changed (route, kind, figure or company_year gold pages). "
+        "A changed route, kind or figure leaves a question out of every pair; a page hit pairs only where that scope's "
+        "gold pages are the same in both runs. False answers are compared per unanswerable kind, never pooled.",
         "",
         "## Figures, paired",
         "",
@@ -72,8 +72,9 @@ def comparison_markdown(
         "questions, so it is printed beside the interval, not instead of it. Minimum detectable effect: from the "
         "observed discordance at the protocol's level and power; a difference smaller than it was not detectable "
         "here, whichever way it points. Noise band: a difference no larger than the swing either run's index "
-        "replicas made is what a live index changes on its own; measured for page hits and for arm A's answering "
-        "figures (the gated arms' thresholds are fitted on the measured run and are not replicated).",
+        "replicas made is what a live index changes on its own; measured for page hits and for arm A's answer "
+        "accuracy (the gated arms' thresholds are fitted on the measured run and are not replicated; arm A's "
+        "false-answer band pools the unanswerable kinds, so no per-kind row has one).",
         "",
     ]
     if figures.empty:
