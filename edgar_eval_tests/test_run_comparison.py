@@ -254,6 +254,7 @@ def test_the_command_compares_two_reports_folders_and_refuses_in_one_line(tmp_pa
 COMMITTED_COMPARISONS = [  # (first run, second run, extra flags, the committed comparison)
     ("reports/edgar", "reports/chunking-600-100/edgar", ["--allow-golden-change"], "chunking-1000-200_vs_600-100.md"),
     ("reports/demo", "reports/smollm2-135m/demo", [], "demo_table-reader_vs_smollm2-135m.md"),
+    ("reports/table-reader/edgar-wide", "reports/edgar-wide", [], "edgar-wide_table-reader_vs_eager-reader.md"),
 ]
 
 
