@@ -298,13 +298,13 @@ def baseline(args: argparse.Namespace) -> int:
 
 
 def readme(args: argparse.Namespace) -> int:
-    """Rewrite the README's figures block from the committed reports, and the nightly cost estimate of
-    docs/deployment.md from the committed measurement."""
+    """Rewrite the README's figures block from the committed reports, and the nightly cost estimate and the scale
+    measurement of docs/deployment.md from the committed measurements."""
     import json
 
     from edgar_eval.adapters.files import replace_file
     from edgar_eval.defs.settings import project_home
-    from edgar_eval.report import nightly_cost
+    from edgar_eval.report import nightly_cost, scale
     from edgar_eval.report.readme import (
         COMMITTED_CORPORA,
         KINDS_END,
@@ -329,15 +329,19 @@ def readme(args: argparse.Namespace) -> int:
     text = replace_block(target.read_text(), readme_figures(reports))
     text = replace_block(text, readme_kinds(reports[KINDS_FROM]), KINDS_START, KINDS_END)
     changed = replace_file(target, text.encode())
-    measurement = home / "reports" / "nightly_cost.json"
+    measurement, scaled = home / "reports" / "nightly_cost.json", home / "reports" / "scale.json"
     if measurement.is_file():
         measured = nightly_cost.Measured.from_json(json.loads(measurement.read_text()))
         page = home / nightly_cost.PAGE
         text = replace_block(
             page.read_text(), nightly_cost.readme_block(measured), nightly_cost.START, nightly_cost.END
         )
-        changed = replace_file(page, text.encode()) or changed
         sources = f"{', '.join(sorted(reports))} and reports/nightly_cost.json"
+        if scaled.is_file():
+            runs = [scale.ScaleRun.from_json(run) for run in json.loads(scaled.read_text())]
+            text = replace_block(text, scale.readme_block(runs, measured), scale.START, scale.END)
+            sources += " and reports/scale.json"
+        changed = replace_file(page, text.encode()) or changed
     else:
         sources = f"{', '.join(sorted(reports))} (no reports/nightly_cost.json: the nightly cost left as it was)"
     print(f"README figures from {sources}: {'rewritten' if changed else 'unchanged'}")

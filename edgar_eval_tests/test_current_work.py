@@ -1,6 +1,8 @@
 """A warm re-run launches no run whose work is current, and relaunches one as soon as anything it reads has changed
 or what it wrote is gone. Every file a run opens beside the graph is among the inputs its digest covers."""
 
+import csv
+import io
 import os
 import shutil
 import sys
@@ -10,6 +12,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from edgar_eval.adapters.local_corpus import partition_key
 from edgar_eval.defs import freshness
 from edgar_eval.defs.corpus.partitions import sync_filings
 from edgar_eval.defs.factory import build_definitions
@@ -238,6 +241,21 @@ def test_current_work_is_not_launched_and_any_change_relaunches_it(demo_run, tmp
 
     # The filing's bytes change: its partition is relaunched; so is a partition after a setting it reads changes.
     assert work.corpus(key, "0" * 64)[1] == "inputs changed"
+    # One filing's manifest row changes (its filing date, all the corpus reads of the manifest): its partition is
+    # relaunched, no other (the whole manifest's hash made every partition stale: 301 runs for one changed 10-K).
+    manifest = Path(settings.corpus_dir) / "manifest.csv"
+    kept_manifest = manifest.read_text()
+    other = next(k for k in first.partitions if k != key)
+    rows = list(csv.DictReader(io.StringIO(kept_manifest)))
+    next(r for r in rows if partition_key(r["path"]) == key)["filed"] = "2030-01-01"
+    with manifest.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    moved = CurrentWork(defs, instance)
+    assert moved.corpus(key, documents[key])[1] == "inputs changed"
+    assert moved.corpus(other, documents[other])[1] is None
+    manifest.write_text(kept_manifest)
     rechunked = CurrentWork(build_definitions(settings.model_copy(update={"chunk_size": 900})), instance)
     assert rechunked.corpus(key, documents[key])[1] == "inputs changed"
 

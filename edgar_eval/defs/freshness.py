@@ -36,6 +36,7 @@ from typing import Iterable, Mapping, NamedTuple
 import dagster as dg
 from dagster._core.definitions.data_version import DATA_VERSION_TAG  # private: a materialisation's version tag
 
+from edgar_eval.adapters.local_corpus import partition_key, read_manifest
 from edgar_eval.adapters.parquet_store import location, table_problem
 from edgar_eval.defs.report.assets import code_version
 from edgar_eval.defs.settings import MODEL_GENERATORS, EmbedderResource, EvalSettings, GeneratorResource
@@ -72,19 +73,22 @@ def installed_packages() -> dict[str, str]:
     return {dist.metadata["Name"]: dist.version for dist in distributions() if dist.metadata["Name"]}
 
 
-def corpus_inputs(settings: EvalSettings, embedder: EmbedderResource, asset_graph, document_sha256: str) -> RunInputs:
+def corpus_inputs(
+    settings: EvalSettings, embedder: EmbedderResource, asset_graph, document_sha256: str, filed: str | None = None
+) -> RunInputs:
     """A filing partition's inputs: its document's sha256, the corpus assets' code versions, the settings the corpus
-    job reads, the embedder's, and the corpus manifest (read by `filings` for the filing date)."""
+    job reads, the embedder's, and its own manifest row's filing date (`filed`, all `filings` reads of the manifest).
+    Not the whole manifest: a row added or changed for another filing makes no other partition stale."""
     code = {key.to_user_string(): asset_graph.get(key).code_version for key in corpus_asset_keys(asset_graph)}
     return RunInputs.of(
         {
             "document": document_sha256,
+            "filed": filed,
             "code": code,
             "settings": settings.read_by_corpus(),
             "embedder": embedder.read_settings(),
             "packages": installed_packages(),
-        },
-        [Path(settings.corpus_dir) / "manifest.csv"],
+        }
     )
 
 
@@ -254,11 +258,18 @@ class CurrentWork:
         self.graph = defs.resolve_asset_graph()
         self.corpus_keys = corpus_asset_keys(self.graph)
         self.evaluation_keys = built_assets(self.graph, EVALUATION_GROUPS)
+        self._filed: dict[str, str | None] | None = None
 
     def corpus(self, partition: str, document_sha256: str) -> Verdict:
         """A filing partition's run: launched whole whatever the reason (inside it, each table it can read and that
         was built from the same bytes and code is reused, so an unreadable one is the only one made again)."""
-        inputs = corpus_inputs(self.settings, self.embedder, self.graph, document_sha256)
+        if self._filed is None:  # the manifest read once per run, not once per partition
+            self._filed = {
+                partition_key(path): row.get("filed") or None
+                for path, row in read_manifest(self.settings.corpus_dir).items()
+            }
+        filed = self._filed.get(partition)
+        inputs = corpus_inputs(self.settings, self.embedder, self.graph, document_sha256, filed)
         store = self.settings.store()
         stored = {key: store.path(key.to_user_string(), partition) for key in self.corpus_keys}
         return Verdict(inputs, why_not_current(self.instance, inputs, self.corpus_keys, stored, partition))
