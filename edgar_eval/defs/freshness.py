@@ -258,17 +258,17 @@ class CurrentWork:
         self.graph = defs.resolve_asset_graph()
         self.corpus_keys = corpus_asset_keys(self.graph)
         self.evaluation_keys = built_assets(self.graph, EVALUATION_GROUPS)
-        self._filed: dict[str, str | None] | None = None
+
+    @functools.cached_property
+    def _filed_by_partition(self) -> dict[str, str | None]:
+        """Each partition's manifest filing date: the manifest read once per run, not once per partition."""
+        manifest = read_manifest(self.settings.corpus_dir)
+        return {partition_key(path): row.get("filed") or None for path, row in manifest.items()}
 
     def corpus(self, partition: str, document_sha256: str) -> Verdict:
         """A filing partition's run: launched whole whatever the reason (inside it, each table it can read and that
         was built from the same bytes and code is reused, so an unreadable one is the only one made again)."""
-        if self._filed is None:  # the manifest read once per run, not once per partition
-            self._filed = {
-                partition_key(path): row.get("filed") or None
-                for path, row in read_manifest(self.settings.corpus_dir).items()
-            }
-        filed = self._filed.get(partition)
+        filed = self._filed_by_partition.get(partition)
         inputs = corpus_inputs(self.settings, self.embedder, self.graph, document_sha256, filed)
         store = self.settings.store()
         stored = {key: store.path(key.to_user_string(), partition) for key in self.corpus_keys}

@@ -41,6 +41,12 @@ class Estimate:
     workers_once_partitioned: int  # the same, were the evaluation spread over workers as the corpus is
 
 
+def workers_within_hour(corpus_seconds: float, evaluation_seconds: float) -> int | None:
+    """Workers that fit the corpus work into the hour the one-run evaluation leaves; None when it leaves none."""
+    left = 3600.0 - evaluation_seconds
+    return math.ceil(corpus_seconds / left) if left > 0 else None
+
+
 def estimate(measured: Measured, filings: int = 10_000, megabytes_per_filing: float | None = None) -> Estimate:
     """Corpus work divides among workers (each filing is a run of its own); the evaluation is one unpartitioned run,
     so it grows with the number of filings on one worker (its per-question search does not: scoped to one company)."""
@@ -50,13 +56,12 @@ def estimate(measured: Measured, filings: int = 10_000, megabytes_per_filing: fl
         + measured.run_overhead_seconds * filings / measured.filings
     )
     evaluation_seconds = measured.evaluation_seconds * filings / measured.filings
-    left = 3600.0 - evaluation_seconds
     return Estimate(
         filings=filings,
         megabytes_per_filing=mb,
         corpus_worker_hours=corpus_seconds / 3600,
         evaluation_hours=evaluation_seconds / 3600,
-        workers=math.ceil(corpus_seconds / left) if left > 0 else None,
+        workers=workers_within_hour(corpus_seconds, evaluation_seconds),
         workers_once_partitioned=math.ceil((corpus_seconds + evaluation_seconds) / 3600.0),
     )
 
