@@ -155,7 +155,7 @@ def test_an_unknown_answer_retriever_or_depth_is_refused_in_one_line_naming_the_
     assert EvalSettings(**base).answer_search() == "hybrid"
 
 
-def test_a_bad_search_scope_reranker_or_rerank_cut_is_refused_in_one_line(tmp_path):
+def test_a_bad_search_scope_reranker_rerank_cut_or_noise_sample_is_refused_in_one_line(tmp_path):
     base: dict[str, Any] = dict(
         corpus_dir=str(tmp_path), corpus_name="x", data_dir=str(tmp_path), reports_dir=str(tmp_path)
     )
@@ -175,6 +175,8 @@ def test_a_bad_search_scope_reranker_or_rerank_cut_is_refused_in_one_line(tmp_pa
         EvalSettings(**base, rerank_cuts=["40:15"]).cuts()
     with pytest.raises(ValueError, match="0 < kept <= candidates"):
         EvalSettings(**base, rerank_cuts=["30:31"]).cuts()
+    with pytest.raises(ValueError, match="noise_questions must be at least 1"):
+        EvalSettings(**base, noise_questions=0).check()
 
 
 def test_an_evaluation_over_partitions_never_built_here_says_so_in_one_line(tmp_path):

@@ -1,6 +1,8 @@
 """The noise band on tables built here: which filings a replica leaves out, how its figures are paired with the
 measurement's, and when a difference is beyond the band."""
 
+from typing import cast
+
 import pandas as pd
 import pytest
 
@@ -9,6 +11,7 @@ from edgar_eval.evaluation.noise_band import (
     answer_deltas,
     beyond_band,
     noise_band,
+    noise_sample,
     perturbed_index,
     replica_deltas,
     rerank_band,
@@ -168,3 +171,40 @@ def test_leaving_other_companies_out_moves_bm25_within_a_company_but_never_a_den
     assert not band_can_move("company", "dense") and not band_can_move("company_year", "dense")
     assert band_can_move("company", "bm25") and band_can_move("company_year", "hybrid")
     assert band_can_move("corpus", "dense")
+
+
+def _questions(n: int) -> pd.DataFrame:
+    return pd.DataFrame({"question_id": [f"q{i:05d}" for i in range(n)], "cik": [f"c{i % 40}" for i in range(n)]})
+
+
+def test_the_noise_sample_is_every_question_up_to_its_size_and_a_seeded_sample_beyond():
+    few = _questions(170)
+    assert noise_sample(few, 170, seed=7) is few, "at most the size: every question, untouched"
+    many = _questions(10_000)
+    sample = noise_sample(many, 2_500, seed=7)
+    assert len(sample) == 2_500 and sample.question_id.is_unique
+    assert set(sample.question_id) <= set(many.question_id)
+    assert sample.question_id.tolist() == sorted(sample.question_id), "in the questions' own order"
+    assert noise_sample(many, 2_500, seed=7).question_id.tolist() == sample.question_id.tolist(), "seeded"
+    assert set(noise_sample(many, 2_500, seed=8).question_id) != set(sample.question_id), "another seed, another one"
+    assert sample.cik.nunique() == 40, "a sample, not the first questions: every company is in it"
+
+
+def test_a_band_on_the_sample_estimates_the_band_on_every_question():
+    """A replica that flips 3% of 10,000 questions' page hits one way and 1% the other moves the figure by +2 points
+    on every question; the band on a sample of 2,500 must say about the same, not a figure the sample made up."""
+    many = _questions(10_000)
+    measured = pd.DataFrame(_runs(dict.fromkeys(many.question_id, False)))
+    flipped_up = set(many.question_id.sample(frac=0.03, random_state=1))
+    rest = many[~many.question_id.isin(flipped_up)].question_id
+    flipped_down = set(rest.sample(n=100, random_state=2))
+    measured.loc[measured.question_id.isin(flipped_down), "page_hit"] = True
+    replica = {q: (q in flipped_up) for q in many.question_id}
+    replicas = pd.DataFrame(_runs(replica, replica=0))
+    whole = replica_deltas(replicas, measured).delta_points.iloc[0]
+    assert whole == pytest.approx(2.0)
+    sample = set(noise_sample(many, 2_500, seed=7).question_id)
+    sampled = replica_deltas(
+        cast(pd.DataFrame, replicas[replicas.question_id.isin(sample)]), measured
+    ).delta_points.iloc[0]
+    assert abs(sampled - whole) < 1.0, f"the sample's band {sampled:+.2f} against every question's {whole:+.2f}"

@@ -19,6 +19,7 @@ from edgar_eval.report.markdown import Provenance, ReportTable, heading_anchor, 
 from edgar_eval.report.reader_tables import readers_table
 from edgar_eval.report.readme import report_table
 from edgar_eval.report.release_tables import release_table
+from edgar_eval.report.retrieval_tables import noise_tables
 from edgar_eval.report.summary import NOT_IN_INPUTS, SUMMARY, summary_table
 from edgar_eval.report.svg import interval_bars_svg
 from edgar_eval.stats.proportions import wilson
@@ -430,3 +431,22 @@ def test_no_fired_rule_is_said():
     first = summary.frame.iloc[:2]
     assert list(first.finding) == ["Release decision", "Rules fired"] and list(first.figure) == ["release", "none"]
     assert set(first.detail) == {"Release decision: release"}
+
+
+def test_the_noise_bands_say_when_they_measured_a_sample_and_how_large():
+    """Under the sample's size every band measures every question and the report says nothing new (the committed
+    reports' notes stay as they are); beyond it each band's note names the sample and the questions it came from."""
+    noise = pd.DataFrame({"replica": [0], "left_out": [["c1"]], "questions": [90]})
+
+    def notes(golden_questions: int) -> list[str]:
+        inputs = _inputs(
+            golden=pd.DataFrame({"question_id": [f"q{i}" for i in range(golden_questions)]}),
+            filings=pd.DataFrame({"cik": ["c1"], "company": ["One Inc"]}),
+            noise=noise,
+            settings={"top_k": 30, "answer_retriever": "hybrid", "noise_questions": 100},
+        )
+        return [table.note for table in noise_tables(inputs)]
+
+    assert len(notes(100)) == 2 and not any("seeded sample" in note for note in notes(100))
+    sampled = notes(3_000)
+    assert all("a seeded sample of 100 of the 3000 golden questions (setting noise_questions)" in n for n in sampled)

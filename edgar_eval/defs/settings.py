@@ -233,6 +233,9 @@ class EvalSettings(dg.ConfigurableResource):
     # filings left out, rows in another order); 0 replicas measures no band
     noise_replicas: int = 5
     noise_companies_left_out: int = 2
+    # the golden questions the noise band measures: every one up to this many, a seeded sample of this many beyond, so
+    # its cost stops growing with the corpus (2,500 is above every committed corpus's count: their bands are exact)
+    noise_questions: int = 2500
     golden_seed: int = 7
     golden_version: str = ""  # pin a frozen golden set by name; empty names it by its content hash
     tape_mode: str = "off"  # off | record | replay | fill: model calls through tapes/<corpus>/<model>/
@@ -329,6 +332,11 @@ class EvalSettings(dg.ConfigurableResource):
             raise ValueError(
                 f"noise_replicas {self.noise_replicas} and noise_companies_left_out {self.noise_companies_left_out}: "
                 "need noise_replicas >= 0 and noise_companies_left_out >= 1"
+            )
+        if self.noise_questions < 1:
+            raise ValueError(
+                f"noise_questions must be at least 1 (the questions the noise band measures), got "
+                f"{self.noise_questions}"
             )
         unknown = [scope for scope in self.search_scopes if scope not in SEARCH_SCOPES]
         if unknown or not self.search_scopes:

@@ -1,10 +1,11 @@
 """The noise band: how far a retrieval figure moves when only what a live index changes does.
 
-A live index is never the one measured: other companies' filings come and go (BM25's statistics and the corpus
-scope's distractors move with them) and rows are stored in another order (ties are broken another way). Each replica
-leaves a few companies' filings out of the index (seeded; this corpus has no spare filings to add, so the band is
-measured by removal only) and stores the rest in a seeded order, then searches every answerable question of the
-companies still in it exactly as the measurement does. Its figure is compared with the measurement's on the same
+A live index is never the one measured: other companies' filings come and go (BM25's statistics and the corpus scope's
+distractors move with them) and rows are stored in another order (ties are broken another way). Each replica leaves a
+few companies' filings out of the index (seeded; this corpus has no spare filings to add, so the band is measured by
+removal only) and stores the rest in a seeded order, then searches every answerable question of the companies still in
+it exactly as the measurement does (of a seeded sample of the questions once there are more than the setting
+noise_questions, so the band's cost stops growing with them). Its figure is compared with the measurement's on the same
 questions, so the band holds the index's effect alone, not the change of question set: a difference between two runs
 inside the band is not evidence that either is better.
 """
@@ -42,6 +43,21 @@ def _swing(deltas: pd.Series, name: str) -> dict[str, float]:
     """The lowest and highest difference any replica made, in points, as `<name>_low` and `<name>_high`: 0 when none
     moved that way, so the band always holds the measurement itself."""
     return {f"{name}_low": min(float(deltas.min()), 0.0), f"{name}_high": max(float(deltas.max()), 0.0)}
+
+
+# the sample's own random stream under the golden seed, so it is not the stream that splits or draws the golden set
+NOISE_SAMPLE_STREAM = 0x6E6F6973
+
+
+def noise_sample(questions: pd.DataFrame, size: int, seed: int) -> pd.DataFrame:
+    """The golden questions the noise band measures: all of them while there are at most `size`, else a seeded sample
+    of `size` without replacement, in the questions' own order. The band is a difference on the same questions, so a
+    sample estimates it as the whole set would, and its cost (every replica searches every question again) stops
+    growing with the questions: at 10,000 filings the whole set would be some 200,000."""
+    if len(questions) <= size:
+        return questions
+    chosen = np.sort(np.random.default_rng([seed, NOISE_SAMPLE_STREAM]).choice(len(questions), size, replace=False))
+    return cast(pd.DataFrame, questions.iloc[chosen])
 
 
 def perturbed_index(index_rows: pd.DataFrame, seed: int, companies_left_out: int) -> tuple[pd.DataFrame, list[str]]:

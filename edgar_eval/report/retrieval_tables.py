@@ -91,7 +91,7 @@ def noise_tables(inputs: ReportInputs) -> list[ReportTable]:
             'that either figure is better. Where a replica cannot move the figure, no band is printed ("none: cannot '
             "move here\"): a dense ranking within one company's filings reads no other company's chunk, so leaving "
             "companies out changes it only by breaking an exact tie; BM25 and hybrid read the whole index's "
-            "statistics and move in every scope.",
+            "statistics and move in every scope." + _sample_sentence(inputs),
         )
     ]
     answering = inputs.answer_noise_band
@@ -114,10 +114,24 @@ def noise_tables(inputs: ReportInputs) -> list[ReportTable]:
             note="Arm A (no gate) answered again over each replica of the index: every question of the companies "
             "still in it searched by the answerer's retriever and read by the generator, judged as arm A is, and "
             "compared with the measurement on the same questions. Measured for a deterministic offline generator "
-            "only; the gated arms' thresholds are fitted on the measured run and are not replicated.",
+            "only; the gated arms' thresholds are fitted on the measured run and are not replicated."
+            + _sample_sentence(inputs),
         )
     )
     return tables
+
+
+def _sample_sentence(inputs: ReportInputs) -> str:
+    """What the noise bands measure once the golden questions outnumber the setting noise_questions: a seeded sample
+    (nothing is said while they measure every question)."""
+    size, questions = inputs.settings.get("noise_questions"), len(inputs.golden)
+    if size is None or questions <= size:
+        return ""
+    return (
+        f" The replicas search a seeded sample of {size} of the {questions} golden questions (setting "
+        "noise_questions), the same in every noise band, so the bands' cost stops growing with the number of questions (it still grows with the index); the "
+        "measurement it is compared with is read on the same questions."
+    )
 
 
 def scope_tables(inputs: ReportInputs) -> list[ReportTable]:

@@ -20,7 +20,7 @@ from edgar_eval.answering.extractive import Passage
 from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.defs.common import checked_index, figure_metadata, question_vectors, table_head, table_output
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
-from edgar_eval.defs.retrieval.noise import index_replicas
+from edgar_eval.defs.retrieval.noise import index_replicas, sample_words, sampled_questions
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
 from edgar_eval.defs.source_files import TAPE_FILES
 from edgar_eval.domain.generation import Generation, GenerationRequest
@@ -38,7 +38,8 @@ from edgar_eval.retrieval.searches import searches
     group_name="runs",
     pool=MODEL_ENDPOINT_POOL,
     description="The noise band of the answering figures: arm A (no gate) repeated over the noise band's index "
-    "replicas (retrieval_noise's: companies left out, rows in another order), every question of the companies still in "
+    "replicas (retrieval_noise's: companies left out, rows in another order), every question of the noise sample "
+    "(retrieval_noise's) of the companies still in "
     "it searched by the answerer's retriever at its K in the answerer's scope, answered by the generator and judged "
     "as arm A is; per replica, answer accuracy and false-answer rate there and in the measurement on the same "
     "questions, and the difference in points. Measured for a deterministic offline generator only: a model's "
@@ -59,15 +60,14 @@ def answering_noise(
     measured = cast(pd.DataFrame, arm_outcomes[arm_outcomes.arm == "A"])
     runs = []
     deterministic = bool(getattr(model, "deterministic", False))
+    sample = sampled_questions(settings, golden_questions)
     if deterministic:
         retriever = settings.answer_search()
-        vectors = dict(
-            zip(golden_questions.question_id, question_vectors(question_embeddings, golden_questions.question_id))
-        )
+        vectors = dict(zip(sample.question_id, question_vectors(question_embeddings, sample.question_id)))
         for replica, rows, left_out, dense in index_replicas(settings, search_index):
             search = searches(rows, dense, settings.rrf_k, (retriever,))[retriever]
             chunk_ids, texts = rows.chunk_id.to_numpy(), rows.set_index("chunk_id").text
-            for case in iter_rows(cast(pd.DataFrame, golden_questions[~golden_questions.cik.isin(left_out)])):
+            for case in iter_rows(cast(pd.DataFrame, sample[~sample.cik.isin(left_out)])):
                 hits = search(vectors[case.question_id], case.question, list(case.permitted_filing_ids), settings.top_k)
                 _, _, row = generation_row(model, case, [str(c) for c in chunk_ids[[h.row for h in hits]]], texts)
                 answered = bool(row["answered"])
@@ -95,6 +95,7 @@ def answering_noise(
             "generator": model.generator_id,
             "measured": deterministic,
             "replicas": settings.noise_replicas if deterministic else 0,
+            "questions_sampled": sample_words(sample, golden_questions),
             "largest_swing_points": float(deltas.delta_points.abs().max()) if len(deltas) else 0.0,
         },
     )

@@ -183,6 +183,7 @@ def report(
                 "table_expansion_rows": settings.table_expansion_rows,
                 "noise_replicas": settings.noise_replicas,
                 "noise_companies_left_out": settings.noise_companies_left_out,
+                "noise_questions": settings.noise_questions,
                 "rrf_k": settings.rrf_k,
                 "golden_seed": settings.golden_seed,
                 "code_version": code_version(),

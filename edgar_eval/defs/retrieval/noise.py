@@ -15,7 +15,7 @@ from edgar_eval.defs.retrieval.runs import _rerank_cuts, measured_cases
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings
 from edgar_eval.defs.source_files import POLICY_FILES
 from edgar_eval.domain.routes import ANSWER
-from edgar_eval.evaluation.noise_band import perturbed_index, replica_deltas, rerank_deltas
+from edgar_eval.evaluation.noise_band import noise_sample, perturbed_index, replica_deltas, rerank_deltas
 from edgar_eval.evaluation.search_scopes import search_runs
 from edgar_eval.retrieval.dense import DenseIndex
 from edgar_eval.retrieval.searches import searches
@@ -24,11 +24,12 @@ from edgar_eval.retrieval.searches import searches
 @dg.asset(
     deps=[POLICY_FILES.key],
     group_name="runs",
-    description="The noise band's replicas: the retrieval measurement repeated over indexes that differ only as a live "
-    "one would (settings noise_replicas; each leaves noise_companies_left_out companies' filings out, seeded, and "
-    "stores the rest in a seeded order, so ties break another way), on every answerable question of the companies "
-    "still in it; per replica, scope, retriever and depth, page hits there and in the measurement on the same "
-    "questions, and the difference in points.",
+    description="The noise band's replicas: the retrieval measurement repeated over indexes that differ only as a "
+    "live one would (settings noise_replicas; each leaves noise_companies_left_out companies' filings out, seeded, "
+    "and stores the rest in a seeded order, so ties break another way), on every answerable question of the companies "
+    "still in it of the noise sample (all questions up to noise_questions, a seeded sample beyond); per replica, "
+    "scope, retriever and depth, page hits there and in the measurement on the same questions, and the difference in "
+    "points.",
 )
 def retrieval_noise(
     context: dg.AssetExecutionContext,
@@ -41,7 +42,8 @@ def retrieval_noise(
     retriever_rankings: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     checked_index(settings, embedder, search_index)  # an index built differently is refused, as the measurement does
-    answerable = cast(pd.DataFrame, golden_questions[golden_questions.expected_route == ANSWER])
+    sample = sampled_questions(settings, golden_questions)
+    answerable = cast(pd.DataFrame, sample[sample.expected_route == ANSWER])
     vectors = dict(zip(answerable.question_id, question_vectors(question_embeddings, answerable.question_id)))
     runs, left_out = [], {}
     for replica, rows, left_out[replica], dense in index_replicas(settings, search_index):
@@ -57,6 +59,7 @@ def retrieval_noise(
         deltas,
         {
             "replicas": settings.noise_replicas,
+            "questions_sampled": sample_words(sample, golden_questions),
             "left_out": dg.MetadataValue.json({str(r): companies for r, companies in left_out.items()}),
             "largest_swing_points": float(deltas.delta_points.abs().max()) if len(deltas) else 0.0,
         },
@@ -64,6 +67,18 @@ def retrieval_noise(
 
 
 NOISE_KEYS = ["question_id", "search_scope", "retriever", "k", "page_hit"]
+
+
+def sampled_questions(settings: EvalSettings, golden_questions: pd.DataFrame) -> pd.DataFrame:
+    """The golden questions every noise band measures, the same in each asset that measures one (settings
+    noise_questions: all of them up to that many, a seeded sample beyond)."""
+    return noise_sample(golden_questions, settings.noise_questions, settings.golden_seed)
+
+
+def sample_words(sample: pd.DataFrame, golden_questions: pd.DataFrame) -> str:
+    """The noise sample's size in the asset's metadata: '170 of 170 (all)', or '2500 of 31044 (seeded sample)'."""
+    whole = len(sample) == len(golden_questions)
+    return f"{len(sample)} of {len(golden_questions)} ({'all' if whole else 'seeded sample'})"
 
 
 def index_replicas(
@@ -83,10 +98,10 @@ def index_replicas(
     group_name="runs",
     pool=MODEL_ENDPOINT_POOL,
     description="The noise band of the rerank stage: each cut of rerank_cuts repeated over the noise band's index "
-    "replicas (retrieval_noise's), the answerer's retriever's candidates of every answerable question of the "
-    "companies still in it reranked as reranked_retrievals does; per replica, scope and cut, page hit among the kept "
-    "passages before and after the reranker there and in the measurement on the same questions, and each "
-    "difference in points. An endpoint reranker is called once more per replica.",
+    "replicas (retrieval_noise's), the answerer's retriever's candidates of every answerable question of the noise "
+    "sample (retrieval_noise's) of the companies still in it reranked as reranked_retrievals does; per replica, scope "
+    "and cut, page hit among the kept passages before and after the reranker there and in the measurement on the same "
+    "questions, and each difference in points. An endpoint reranker is called once more per replica.",
 )
 def rerank_noise(
     context: dg.AssetExecutionContext,
@@ -99,7 +114,8 @@ def rerank_noise(
     reranked_retrievals: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     checked_index(settings, embedder, search_index)
-    answerable = cast(pd.DataFrame, golden_questions[golden_questions.expected_route == ANSWER])
+    sample = sampled_questions(settings, golden_questions)
+    answerable = cast(pd.DataFrame, sample[sample.expected_route == ANSWER])
     vectors = dict(zip(answerable.question_id, question_vectors(question_embeddings, answerable.question_id)))
     retriever, depths = settings.answer_search(), sorted({candidates for candidates, _ in settings.cuts()})
     reranker, runs = settings.reranker_adapter(), []
@@ -127,6 +143,7 @@ def rerank_noise(
         {
             "reranker": reranker.reranker_id,
             "replicas": settings.noise_replicas,
+            "questions_sampled": sample_words(sample, golden_questions),
             "largest_swing_points": float(deltas[["delta_before_points", "delta_after_points"]].abs().to_numpy().max())
             if len(deltas)
             else 0.0,
