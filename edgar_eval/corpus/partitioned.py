@@ -55,17 +55,22 @@ def current_partitions(
     for table in list(tables) or [filings]:
         current = []
         for key in usable:
-            if key in filings.unrecorded:
-                left_out[key] = "filings is stored but the run history records no materialisation of it"
-            elif key not in filings.partitions:
-                left_out[key] = "filings not materialised"
-            elif key in table.unrecorded:
-                left_out[key] = f"{table.asset} is stored but the run history records no materialisation of it"
-            elif key not in table.partitions:
-                left_out[key] = f"{table.asset} not materialised"
-            elif len(table.partitions[key].sha256) and table.sha256(key) != filings.sha256(key):
-                left_out[key] = f"{table.asset} is stale (built from another version of the file)"
-            else:
+            reason = _not_read(filings, key) or _not_read(table, key)
+            if reason is None and len(table.partitions[key].sha256) and table.sha256(key) != filings.sha256(key):
+                reason = f"{table.asset} is stale (built from another version of the file)"
+            if reason is None:
                 current.append(key)
+            else:
+                left_out[key] = reason
         usable = current
     return usable, left_out
+
+
+def _not_read(table: PartitionedTable, key: str) -> str | None:
+    """Why a partition of `table` is not read (stored but unrecorded by the run history, or never materialised), or
+    None when it is there to read."""
+    if key in table.unrecorded:
+        return f"{table.asset} is stored but the run history records no materialisation of it"
+    if key not in table.partitions:
+        return f"{table.asset} not materialised"
+    return None

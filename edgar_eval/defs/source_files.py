@@ -42,8 +42,13 @@ class SourceFiles:
 
     def version(self, settings: EvalSettings) -> str:
         """The content hash of the group's files: their names and the sha256 of each one's bytes."""
-        named = [(name, hashlib.sha256(path.read_bytes()).hexdigest()) for name, path in self.files(settings)]
-        return hashlib.sha256(json.dumps(named).encode()).hexdigest()
+        return files_version(self.files(settings))
+
+
+def files_version(files: list[tuple[str, Path]]) -> str:
+    """The content hash of named files: their names and the sha256 of each one's bytes."""
+    named = [(name, hashlib.sha256(path.read_bytes()).hexdigest()) for name, path in files]
+    return hashlib.sha256(json.dumps(named).encode()).hexdigest()
 
 
 PROTOCOL_FILES = SourceFiles(
@@ -98,9 +103,9 @@ SOURCE_FILES = (
 def _observable(source: SourceFiles) -> dg.SourceAsset:
     @dg.observable_source_asset(key=source.key, group_name=SOURCE_FILES_GROUP, description=source.description)
     def observe(settings: EvalSettings) -> dg.ObserveResult:
-        files = source.files(settings)
+        files = source.files(settings)  # listed once: the version and the metadata name the same files
         return dg.ObserveResult(
-            data_version=dg.DataVersion(source.version(settings)),
+            data_version=dg.DataVersion(files_version(files)),
             metadata={"files": len(files), "names": dg.MetadataValue.json([name for name, _ in files][:50])},
         )
 
@@ -115,12 +120,12 @@ def source_file_changes(instance: dg.DagsterInstance, settings: EvalSettings) ->
     last observation."""
     changed = []
     for source in SOURCE_FILES:
-        version = source.version(settings)
+        files = source.files(settings)
+        version = files_version(files)
         record = instance.get_latest_data_version_record(source.key, is_source=True)
         observed = record.asset_observation if record is not None else None
         if observed is not None and observed.tags.get(DATA_VERSION_TAG) == version:
             continue
-        files = source.files(settings)
         changed.append(
             dg.AssetObservation(source.key, tags={DATA_VERSION_TAG: version}, metadata={"files": len(files)})
         )

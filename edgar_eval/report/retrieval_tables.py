@@ -129,8 +129,8 @@ def _sample_sentence(inputs: ReportInputs) -> str:
         return ""
     return (
         f" The replicas search a seeded sample of {size} of the {questions} golden questions (setting "
-        "noise_questions), the same in every noise band, so the bands' cost stops growing with the number of questions (it still grows with the index); the "
-        "measurement it is compared with is read on the same questions."
+        "noise_questions), the same in every noise band, so the bands' cost stops growing with the number of "
+        "questions (it still grows with the index); the measurement it is compared with is read on the same questions."
     )
 
 
