@@ -27,6 +27,9 @@ STORAGE_MODULES = (
     "dagster._core.storage.schedules.sqlite",  # private: as above
     "dagster_postgres",
 )
+# What the statistics and the gate scores import where they use it, not when the graph loads (together about two
+# seconds, which a warm `edgar-eval run` or the UI need not pay): a step process forked from the warm server has them.
+STEP_MODULES = ("scipy.stats", "statsmodels.stats.proportion", "sklearn.linear_model")
 
 
 @functools.cache
@@ -49,9 +52,10 @@ def defs() -> dg.Definitions:
 
 def warm() -> None:
     """Load in the fork server (or a Celery worker, before it forks its task processes) what every step process
-    would otherwise load for itself: the storage modules, the local embedder's weights, and the Definitions built and
-    resolved (the repository, its asset graph and every job)."""
-    for module in STORAGE_MODULES:
+    would otherwise load for itself: the storage modules, the libraries the steps import where they use them, the
+    local embedder's weights, and the Definitions built and resolved (the repository, its asset graph and every
+    job)."""
+    for module in (*STORAGE_MODULES, *STEP_MODULES):
         with contextlib.suppress(ImportError):
             importlib.import_module(module)
     embedder = EmbedderResource.from_env()

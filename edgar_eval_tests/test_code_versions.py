@@ -31,7 +31,15 @@ print(json.dumps({key.to_user_string(): graph.get(key).code_version for key in g
 
 
 def _versions(root: Path, home: Path) -> dict[str, str]:
-    env = {**os.environ, "PYTHONPATH": str(root), "EDGAR_EVAL_HOME": str(home), "PYTHONWARNINGS": "ignore"}
+    # one instance folder for every copy: each copy's versions are kept there under its own source's hash, so an edit
+    # that the kept versions of another source answered would show here as an unchanged version
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(root),
+        "EDGAR_EVAL_HOME": str(home),
+        "PYTHONWARNINGS": "ignore",
+        "DAGSTER_HOME": str(home / "dagster_home"),
+    }
     env.pop("EDGAR_EVAL_CORPUS_DIR", None)
     done = subprocess.run(
         [sys.executable, "-c", _PRINT_VERSIONS], env=env, cwd=root, capture_output=True, text=True, timeout=300
@@ -55,8 +63,9 @@ def copies(tmp_path_factory):
         return _versions(copy_package(base / name, path, old, new), home)
 
     first_def = table_reader_first_def()
-    return {
+    found: dict = {
         "as_is": copy("as_is"),
+        "as_is_again": copy("as_is_again"),  # the same source: its kept versions read back
         "cosmetic": copy("cosmetic", TABLE_READER, first_def, f"# a comment\n\n\n{first_def}  "),
         "reader": copy("reader", TABLE_READER, first_def, f"EDITED = 1\n\n\n{first_def}"),
         "store": copy(
@@ -84,6 +93,8 @@ def copies(tmp_path_factory):
             "from __future__ import annotations\n\nEDITED = 1\n",
         ),
     }
+    found["kept"] = sorted(path.name for path in (home / "dagster_home" / "code_versions").iterdir())
+    return found
 
 
 def test_versions_are_hashes_of_code_and_stable(copies):
@@ -130,3 +141,32 @@ def test_an_edit_marks_the_assets_that_run_that_code_and_no_other(copies):
     changed = {name for name, version in copies["chunker"].items() if version != copies["as_is"][name]}
     assert "chunks" in changed
     assert not changed & {"filings", "filing_text", "xbrl_facts", "generations", "arm_statistics", "golden_questions"}
+
+
+def test_versions_are_kept_per_source_and_an_edit_names_another_file(copies):
+    assert copies["as_is_again"] == copies["as_is"]
+    # as_is and as_is_again share one file; the six edited copies (each another source) one each
+    assert len(copies["kept"]) == 7 and all(name.endswith(".json") for name in copies["kept"])
+
+
+def test_kept_versions_are_read_back_and_a_cut_short_file_is_found_again(tmp_path, monkeypatch):
+    from edgar_eval.defs import code_versions
+    from edgar_eval.defs.factory import build_definitions
+    from edgar_eval.defs.settings import EvalSettings
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))
+    settings = EvalSettings(
+        corpus_dir=str(tmp_path), corpus_name="x", data_dir=str(tmp_path), reports_dir=str(tmp_path)
+    )
+
+    def versions() -> dict[str, str | None]:
+        graph = build_definitions(settings).resolve_asset_graph()
+        return {key.to_user_string(): graph.get(key).code_version for key in graph.get_all_asset_keys()}
+
+    first = versions()
+    (kept,) = (tmp_path / "code_versions").iterdir()
+    with monkeypatch.context() as patch:  # nothing is followed again while the source is the same
+        patch.setattr(code_versions, "code_version_of", lambda *args: pytest.fail("followed the code again"))
+        assert versions() == first
+    kept.write_text("{")  # a process killed while writing (the write is whole or not at all, but say it were)
+    assert versions() == first and json.loads(kept.read_text()), "found again and kept again"

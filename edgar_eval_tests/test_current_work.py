@@ -255,6 +255,22 @@ def test_current_work_is_not_launched_and_any_change_relaunches_it(demo_run, tmp
     moved = CurrentWork(defs, instance)
     assert moved.corpus(key, documents[key])[1] == "inputs changed"
     assert moved.corpus(other, documents[other])[1] is None
+    # Every partition at once (the run history read once per asset, as `edgar-eval run` asks) says what each one
+    # alone says: the changed row's partition stale, the rest current, a partition never built never materialised.
+    every = {**documents, "never-built": "1" * 64}
+    at_once = {partition: verdict.reason for partition, verdict in moved.corpus_verdicts(every).items()}
+    alone = {
+        partition: freshness.why_not_current(
+            instance,
+            verdict.inputs,
+            moved.corpus_keys,
+            {k: settings.store().path(k.to_user_string(), partition) for k in moved.corpus_keys},
+            partition,
+        )
+        for partition, verdict in moved.corpus_verdicts(every).items()
+    }
+    assert at_once == alone and at_once[key] == "inputs changed" and at_once[other] is None
+    assert (at_once["never-built"] or "").startswith("never materialised")
     manifest.write_text(kept_manifest)
     rechunked = CurrentWork(build_definitions(settings.model_copy(update={"chunk_size": 900})), instance)
     assert rechunked.corpus(key, documents[key])[1] == "inputs changed"

@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
 
 from edgar_eval.answering.text_tools import asked_years, content_tokens
 
@@ -65,6 +64,10 @@ class RelevanceModel:
     """L2-regularised logistic regression; deterministic for the same training rows."""
 
     def __init__(self) -> None:
+        # imported here: scikit-learn takes a second to import, and every process that loads the graph (a warm
+        # `edgar-eval run`, the UI, each worker) imports this module, while only the gate scores fit the model
+        from sklearn.linear_model import LogisticRegression
+
         self._model = LogisticRegression(C=1.0, solver="lbfgs", max_iter=1000)
         self._constant: float | None = None
 

@@ -20,11 +20,14 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
+import json
 import marshal
+import os
 import sys
 import textwrap
 import types
 from functools import cache
+from pathlib import Path
 
 import dagster as dg
 
@@ -286,11 +289,79 @@ def code_version_of(function: types.FunctionType, resources: tuple[type, ...] = 
 
 
 def with_code_versions(assets: list[dg.AssetsDefinition], resources: tuple[type, ...]) -> list[dg.AssetsDefinition]:
-    """The assets with each code_version set to the hash of the code its compute function reaches."""
+    """The assets with each code_version set to the hash of the code its compute function reaches.
+
+    Following the code of every asset takes seconds (each project module parsed, every statement reached hashed), and
+    every process that loads the graph does it: the CLI before each run, the UI, the daemon, each worker. A version is
+    a function of the package's source alone, so the versions found are kept in the instance's folder
+    (`$DAGSTER_HOME/code_versions/`, in a file named by the hash of every source file of the package) and read back
+    while no source file has changed; an edit anywhere in the package names another file."""
+    cache = _VersionCache.load()
     versioned = []
     for asset in assets:
-        version = code_version_of(asset.op.compute_fn.decorated_fn, resources)
+        function = asset.op.compute_fn.decorated_fn
+        entry = _VersionCache.entry(asset, function, resources)
+        version = cache.versions.get(entry) if entry else None
+        if version is None:
+            version = code_version_of(function, resources)
+            if entry:
+                cache.versions[entry] = version
+                cache.added = True
         versioned.append(
             asset.map_asset_specs(lambda spec, version=version: spec.replace_attributes(code_version=version))
         )
+    cache.save()
     return versioned
+
+
+@cache
+def package_source_digest() -> str:
+    """The sha256 of every source file of the package, by path: what the code versions are a function of, and what a
+    receipt names the code by."""
+    digest = hashlib.sha256()
+    root = Path(sys.modules[PACKAGE].__file__ or "").parent
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+class _VersionCache:
+    """The code versions found under one package source: a JSON file of `module.function|asset|resources` ->
+    version in the instance's folder. With no DAGSTER_HOME (the graph built in a test), or a folder that cannot be
+    written (a read-only deployment's), the versions are found every time."""
+
+    def __init__(self, path: Path | None, versions: dict[str, str]) -> None:
+        self.path, self.versions, self.added = path, versions, False
+
+    @classmethod
+    def load(cls) -> _VersionCache:
+        home = os.environ.get("DAGSTER_HOME")
+        if not home:
+            return cls(None, {})
+        # the interpreter's tag too: a syntax tree's dump, which the versions hash, can differ between Pythons
+        path = Path(home) / "code_versions" / f"{package_source_digest()[:16]}.{sys.implementation.cache_tag}.json"
+        try:
+            versions = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # none yet, or cut short by a killed process: found again
+            versions = {}
+        return cls(path, versions if isinstance(versions, dict) else {})
+
+    @staticmethod
+    def entry(asset: dg.AssetsDefinition, function: types.FunctionType, resources: tuple[type, ...]) -> str | None:
+        """The cache's name for an asset's version; None for a function outside the package (a test's own asset),
+        whose source the package's digest does not cover."""
+        if not function.__module__.startswith(PACKAGE):
+            return None
+        keys = ",".join(sorted(key.to_user_string() for key in asset.keys))
+        return f"{function.__module__}.{function.__qualname__}|{keys}|{','.join(r.__qualname__ for r in resources)}"
+
+    def save(self) -> None:
+        if not self.added or self.path is None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            partial = self.path.with_suffix(f".{os.getpid()}.tmp")
+            partial.write_text(json.dumps(self.versions, sort_keys=True), encoding="utf-8")
+            os.replace(partial, self.path)  # whole or not at all: another process may be reading it
+        except OSError:
+            pass  # a read-only install: the versions are found again next time

@@ -154,15 +154,44 @@ def corpus_asset_keys(asset_graph) -> list[dg.AssetKey]:
     return built_assets(asset_graph, ("corpus",))
 
 
-def _latest(
-    instance: dg.DagsterInstance, keys: Iterable[dg.AssetKey], partition: str | None
-) -> dict[dg.AssetKey, dg.EventLogRecord | None]:
-    latest: dict[dg.AssetKey, dg.EventLogRecord | None] = {}
+# each asset's latest materialisation (of one partition): its run_id and asset_materialization are what is read
+Latest = Mapping[dg.AssetKey, dg.EventLogRecord | dg.EventLogEntry | None]
+
+
+def _latest(instance: dg.DagsterInstance, keys: Iterable[dg.AssetKey], partition: str | None) -> Latest:
+    if partition is None:  # the evaluation's fifty-odd assets in one query, not one each
+        wanted = list(keys)
+        found = instance.get_latest_materialization_events(wanted)
+        return {key: found.get(key) for key in wanted}
+    latest: dict[dg.AssetKey, dg.EventLogRecord | dg.EventLogEntry | None] = {}
     for key in keys:
-        filter_ = dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition] if partition else None)
+        filter_ = dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition])
         records = instance.fetch_materializations(filter_, limit=1).records
         latest[key] = records[0] if records else None
     return latest
+
+
+def _latest_by_partition(
+    instance: dg.DagsterInstance, keys: Iterable[dg.AssetKey], partitions: Iterable[str]
+) -> Mapping[str, Latest]:
+    """`_latest` of every partition at once: per asset, one query for each partition's latest materialisation and one
+    for those records, instead of a query per asset and partition (a warm run over 10,000 filings asks 70,000)."""
+    wanted = set(partitions)
+    found: dict[str, dict[dg.AssetKey, dg.EventLogRecord | dg.EventLogEntry | None]] = {p: {} for p in sorted(wanted)}
+    for key in keys:
+        storage_ids = instance.get_latest_storage_id_by_partition(key, _MATERIALISATION, wanted) if wanted else {}
+        records = (
+            instance.fetch_materializations(
+                dg.AssetRecordsFilter(asset_key=key, storage_ids=sorted(storage_ids.values())), limit=len(storage_ids)
+            ).records
+            if storage_ids
+            else []
+        )
+        by_id = {record.storage_id: record for record in records}
+        for partition in wanted:
+            storage_id = storage_ids.get(partition)
+            found[partition][key] = by_id.get(storage_id) if storage_id is not None else None
+    return found
 
 
 class Verdict(NamedTuple):
@@ -181,12 +210,15 @@ def _staleness(
     keys: Iterable[dg.AssetKey],
     stored: Mapping[dg.AssetKey, Path | str],
     partition: str | None,
+    latest: Latest | None = None,
+    runs: Mapping[str, dg.DagsterRun] | None = None,
 ) -> tuple[str | None, list[dg.AssetKey]]:
     """Why the run has to be launched (None: it need not), and the assets whose stored tables cannot be read when
-    that is the one reason."""
+    that is the one reason. `latest` and `runs`: the run history already read for many partitions at once (each
+    asset's latest materialisation, and the runs that made them), else asked here."""
     if inputs.live:
         return inputs.live, []
-    latest = _latest(instance, keys, partition)
+    latest = _latest(instance, keys, partition) if latest is None else latest
     missing = sorted(key.to_user_string() for key, record in latest.items() if record is None)
     if missing:
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
@@ -198,7 +230,7 @@ def _staleness(
         if record is not None:
             made_by.setdefault(record.run_id, []).append(key.to_user_string())
     for run_id, made in sorted(made_by.items()):
-        run = instance.get_run_by_id(run_id) if run_id else None
+        run = (runs.get(run_id) if runs is not None else instance.get_run_by_id(run_id)) if run_id else None
         if run is None:
             return f"{made[0]} was last materialised outside any run (reported by hand)", []
         if run.status != dg.DagsterRunStatus.SUCCESS:
@@ -268,11 +300,25 @@ class CurrentWork:
     def corpus(self, partition: str, document_sha256: str) -> Verdict:
         """A filing partition's run: launched whole whatever the reason (inside it, each table it can read and that
         was built from the same bytes and code is reused, so an unreadable one is the only one made again)."""
-        filed = self._filed_by_partition.get(partition)
-        inputs = corpus_inputs(self.settings, self.embedder, self.graph, document_sha256, filed)
+        return self.corpus_verdicts({partition: document_sha256})[partition]
+
+    def corpus_verdicts(self, documents: Mapping[str, str]) -> dict[str, Verdict]:
+        """`corpus` of every partition of `documents` (partition -> its document's sha256), the run history read once
+        for all of them: per corpus asset, the partitions' latest materialisations, then the runs that made them."""
+        latest = _latest_by_partition(self.instance, self.corpus_keys, documents)
+        made_by = sorted(
+            {r.run_id for by_key in latest.values() for r in by_key.values() if r is not None and r.run_id}
+        )
+        runs = {run.run_id: run for run in self.instance.get_runs(dg.RunsFilter(run_ids=made_by))} if made_by else {}
         store = self.settings.store()
-        stored = {key: store.path(key.to_user_string(), partition) for key in self.corpus_keys}
-        return Verdict(inputs, why_not_current(self.instance, inputs, self.corpus_keys, stored, partition))
+        verdicts = {}
+        for partition, document_sha256 in documents.items():
+            filed = self._filed_by_partition.get(partition)
+            inputs = corpus_inputs(self.settings, self.embedder, self.graph, document_sha256, filed)
+            stored = {key: store.path(key.to_user_string(), partition) for key in self.corpus_keys}
+            reason, _ = _staleness(self.instance, inputs, self.corpus_keys, stored, partition, latest[partition], runs)
+            verdicts[partition] = Verdict(inputs, reason)
+        return verdicts
 
     def evaluation(self, partitions: Iterable[str]) -> Verdict:
         """The evaluation run: when its one reason is tables that cannot be read, only the assets that make them."""

@@ -421,10 +421,11 @@ def _run_corpus(
     launch the runs through it, several at once, instead of one after another through `launch`."""
     todo: list[tuple[str, dict[str, str]]] = []
     launched_because: dict[str, str] = {}
+    verdicts = work.corpus_verdicts({key: documents[key] for key in keys}) if work and documents is not None else {}
     for key in keys:
         tags: dict[str, str] = {}
-        if work is not None and documents is not None:
-            verdict = work.corpus(key, documents[key])
+        if key in verdicts:
+            verdict = verdicts[key]
             if verdict.reason is None:
                 if on_partition:
                     on_partition(key, None, False, None)

@@ -58,7 +58,9 @@ from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.stats import norm
+
+# scipy.stats is imported inside the functions that use it: it takes a second to import, and every process that
+# loads the graph (a warm `edgar-eval run`, the UI, each worker) imports this module
 
 METHODS = ("percentile", "bca", "studentized")
 
@@ -235,6 +237,8 @@ def _linearised_error(num_k: np.ndarray, den_k: np.ndarray, ratio: float) -> flo
 
 def _bca_levels(ratios: np.ndarray, estimate: float, num_k: np.ndarray, den_k: np.ndarray, tail: float) -> list[float]:
     """The BCa quantile levels for a two-sided interval with `tail` in each tail."""
+    from scipy.stats import norm
+
     below = (np.sum(ratios < estimate) + 0.5 * np.sum(ratios == estimate)) / ratios.size
     below = min(max(below, 1 / (ratios.size + 1)), ratios.size / (ratios.size + 1))
     bias = norm.ppf(below)

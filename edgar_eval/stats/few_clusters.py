@@ -28,7 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.stats import t as student_t
+
+# scipy.stats is imported inside the functions that use it: it takes a second to import, and every process that
+# loads the graph (a warm `edgar-eval run`, the UI, each worker) imports this module
 
 FEW_CLUSTER_METHODS = ("cluster_t", "sign_flip")
 EXACT_UP_TO = 16  # companies: 2^16 sign patterns enumerated; above, as many are drawn
@@ -86,6 +88,8 @@ def paired_difference_few_clusters(
 
 
 def _cluster_t(num_k: np.ndarray, den_k: np.ndarray, estimate: float, confidence: float) -> FewClusterResult:
+    from scipy.stats import t as student_t
+
     k = len(num_k)
     error = float(np.sqrt(k / (k - 1) * np.sum((num_k - estimate * den_k) ** 2)) / den_k.sum())
     if error == 0:  # every company has the same ratio: nothing varies between companies

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.stats import beta as beta_distribution
-from scipy.stats import t as student_t
 
+# scipy.stats is imported inside the functions that use it: it takes a second to import, and every process that
+# loads the graph (a warm `edgar-eval run`, the UI, each worker) imports this module
 from edgar_eval.stats.bootstrap import METHODS as BOOTSTRAP_METHODS
 from edgar_eval.stats.bootstrap import Interval, cluster_bootstrap_paired_difference
 from edgar_eval.stats.few_clusters import FEW_CLUSTER_METHODS, paired_difference_few_clusters
@@ -58,6 +58,9 @@ def korn_graubard(a: ArrayLike, b: ArrayLike, clusters: ArrayLike, confidence: f
     """mean(a) - mean(b) where every paired difference has one sign, as minus (or plus) a company-clustered
     proportion with Korn and Graubard's interval (no difference at all reads as arm minus the arm it gates: [-bound,
     0]); NaN bounds where the differences go both ways or there are fewer than two companies."""
+    from scipy.stats import beta as beta_distribution
+    from scipy.stats import t as student_t
+
     first, second = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     difference = first - second
     _, index = np.unique(np.asarray(clusters), return_inverse=True)

@@ -22,7 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.stats import binomtest, norm
+
+# scipy.stats is imported inside the functions that use it: it takes a second to import, and every process that
+# loads the graph (a warm `edgar-eval run`, the UI, each worker) imports this module
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,8 @@ def mcnemar_exact_counts(b: int, c: int, n: int | None = None) -> McNemar:
     evidence either way and the p-value is 1.  ``n`` (all pairs, concordant
     included) only feeds ``difference`` and the MDE; it defaults to b + c.
     """
+    from scipy.stats import binomtest
+
     b, c = int(b), int(c)
     if b < 0 or c < 0:
         raise ValueError(f"discordant counts must be non-negative, got b={b}, c={c}")
@@ -98,6 +102,8 @@ def mcnemar_power(difference: float, n: int, discordance: float, alpha: float = 
     paired-sample design", Biometrics 43(1):207-211, 1987).  The rejection
     region on the other side is ignored, as in Connor's derivation.
     """
+    from scipy.stats import norm
+
     _check_design(n, discordance, alpha)
     delta = abs(float(difference))
     if delta > discordance:
@@ -126,6 +132,8 @@ def minimum_detectable_effect(n: int, discordance: float, alpha: float = 0.05, p
     to work with.  Powers of 1/2 or below are rejected: there the power is not
     monotone in delta and "minimum detectable" has no meaning.
     """
+    from scipy.stats import norm
+
     _check_design(n, discordance, alpha)
     if not 0.5 < power < 1:
         raise ValueError(f"power must lie in (0.5, 1), got {power}")

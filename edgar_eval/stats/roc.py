@@ -34,7 +34,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.stats import norm, rankdata
+
+# scipy.stats is imported inside the functions that use it: it takes a second to import, and every process that
+# loads the graph (a warm `edgar-eval run`, the UI, each worker) imports this module
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,8 @@ def delong(scores: ArrayLike, positives: ArrayLike) -> tuple[np.ndarray, np.ndar
     S10 / m + S01 / n with S10, S01 the sample covariances (denominator m - 1,
     n - 1) of the V10 and V01 rows.
     """
+    from scipy.stats import rankdata
+
     matrix, labels = _validate(scores, positives)
     x, y = matrix[:, labels], matrix[:, ~labels]
     m, n = x.shape[1], y.shape[1]
@@ -98,6 +102,8 @@ def delong(scores: ArrayLike, positives: ArrayLike) -> tuple[np.ndarray, np.ndar
 
 def auroc(scores: ArrayLike, positives: ArrayLike, confidence: float = 0.95) -> Auroc:
     """AUROC of one score with its DeLong interval."""
+    from scipy.stats import norm
+
     _check_confidence(confidence)
     labels = np.asarray(positives)
     aucs, covariance = delong(scores, labels)
@@ -123,6 +129,8 @@ def auroc_difference(
     questions identically) there is no sampling variation left: the p-value is
     1 if the difference is 0, else 0, and the interval is the point.
     """
+    from scipy.stats import norm
+
     _check_confidence(confidence)
     a, b = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
     if a.ndim != 1 or a.shape != b.shape:

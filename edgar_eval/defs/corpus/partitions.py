@@ -86,12 +86,11 @@ def corpus_documents(settings: EvalSettings) -> dict[str, str]:
 def corpus_changes(instance: dg.DagsterInstance, settings: EvalSettings) -> CorpusChanges:
     documents = corpus_documents(settings)
     known = set(instance.get_dynamic_partitions(FILINGS_NAME))
-    changed = []
-    for key, sha256 in documents.items():
-        record = instance.get_latest_data_version_record(FILING_DOCUMENTS, is_source=True, partition_key=key)
-        observed = record.asset_observation if record is not None else None
-        if observed is None or observed.tags.get(DATA_VERSION_TAG) != sha256:
-            changed.append(key)
+    # every document's last observed sha256 in one query (one per document took 3 ms each: 30 s at 10,000 filings)
+    observed = instance.event_log_storage.get_latest_tags_by_partition(
+        FILING_DOCUMENTS, dg.DagsterEventType.ASSET_OBSERVATION, [DATA_VERSION_TAG], asset_partitions=list(documents)
+    )
+    changed = [key for key, sha256 in documents.items() if observed.get(key, {}).get(DATA_VERSION_TAG) != sha256]
     return CorpusChanges(
         documents=documents,
         added=sorted(set(documents) - known),

@@ -5,15 +5,14 @@ import functools
 import hashlib
 import json
 from importlib.metadata import version
-from pathlib import Path
 from typing import cast
 
 import dagster as dg
 import pandas as pd
 
-import edgar_eval
 from edgar_eval.adapters.files import replace_file
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
+from edgar_eval.defs.code_versions import package_source_digest
 from edgar_eval.defs.failures import last_corpus_failure
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.settings import EvalSettings
@@ -34,11 +33,7 @@ _CURRENCY_ONLY = dg.AssetIn(metadata=columns_of("sha256"))
 @functools.cache
 def code_version() -> str:
     """The package version and a hash of its source: what a receipt needs to name the code, with or without git."""
-    digest = hashlib.sha256()
-    root = Path(edgar_eval.__file__).parent
-    for path in sorted(root.rglob("*.py")):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-    return f"edgar-eval {version('edgar-eval')} source sha256 {digest.hexdigest()[:16]}"
+    return f"edgar-eval {version('edgar-eval')} source sha256 {package_source_digest()[:16]}"
 
 
 @dg.asset(
