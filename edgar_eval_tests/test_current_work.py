@@ -13,7 +13,7 @@ import dagster as dg
 import pytest
 
 from edgar_eval.adapters.local_corpus import partition_key
-from edgar_eval.defs import freshness
+from edgar_eval.defs import freshness, history_queries
 from edgar_eval.defs.corpus.partitions import sync_filings
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.freshness import CurrentWork, evaluation_files
@@ -270,6 +270,9 @@ def test_current_work_is_not_launched_and_any_change_relaunches_it(demo_run, tmp
         for partition, verdict in moved.corpus_verdicts(every).items()
     }
     assert at_once == alone and at_once[key] == "inputs changed" and at_once[other] is None
+    with pytest.MonkeyPatch.context() as patch:  # in pieces, as at more filings than one query may name
+        patch.setattr(history_queries, "QUERY_CHUNK", 2)
+        assert {p: v.reason for p, v in moved.corpus_verdicts(every).items()} == at_once
     assert (at_once["never-built"] or "").startswith("never materialised")
     manifest.write_text(kept_manifest)
     rechunked = CurrentWork(build_definitions(settings.model_copy(update={"chunk_size": 900})), instance)

@@ -188,6 +188,11 @@ def test_the_noise_sample_is_every_question_up_to_its_size_and_a_seeded_sample_b
     assert noise_sample(many, 2_500, seed=7).question_id.tolist() == sample.question_id.tolist(), "seeded"
     assert set(noise_sample(many, 2_500, seed=8).question_id) != set(sample.question_id), "another seed, another one"
     assert sample.cik.nunique() == 40, "a sample, not the first questions: every company is in it"
+    shuffled = many.sample(frac=1.0, random_state=3)
+    assert set(noise_sample(shuffled, 2_500, seed=7).question_id) == set(sample.question_id), "by id, not by row"
+    more = pd.concat([many, pd.DataFrame({"question_id": [f"new{i}" for i in range(100)], "cik": "c0"})])
+    kept = set(noise_sample(more, 2_500, seed=7).question_id) & set(sample.question_id)
+    assert len(kept) >= 2_400, "100 questions added: at most 100 of the sample give way"
 
 
 def test_a_band_on_the_sample_estimates_the_band_on_every_question():

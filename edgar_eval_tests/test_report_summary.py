@@ -443,10 +443,22 @@ def test_the_noise_bands_say_when_they_measured_a_sample_and_how_large():
             golden=pd.DataFrame({"question_id": [f"q{i}" for i in range(golden_questions)]}),
             filings=pd.DataFrame({"cik": ["c1"], "company": ["One Inc"]}),
             noise=noise,
+            answer_noise_band=pd.DataFrame(
+                {
+                    "figure": ["answer_accuracy"],
+                    "arm": ["A"],
+                    "replicas": [5],
+                    "questions": [40],
+                    "band_low": [0.0],
+                    "band_high": [0.5],
+                }
+            ),
             settings={"top_k": 30, "answer_retriever": "hybrid", "noise_questions": 100},
         )
         return [table.note for table in noise_tables(inputs)]
 
     assert len(notes(100)) == 2 and not any("seeded sample" in note for note in notes(100))
     sampled = notes(3_000)
-    assert all("a seeded sample of 100 of the 3000 golden questions (setting noise_questions)" in n for n in sampled)
+    assert len(sampled) == 2 and all(
+        "a seeded sample of 100 of the 3000 golden questions (setting noise_questions)" in n for n in sampled
+    )

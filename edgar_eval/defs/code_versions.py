@@ -23,6 +23,7 @@ import inspect
 import json
 import marshal
 import os
+import socket
 import sys
 import textwrap
 import types
@@ -350,7 +351,7 @@ class _VersionCache:
     def entry(asset: dg.AssetsDefinition, function: types.FunctionType, resources: tuple[type, ...]) -> str | None:
         """The cache's name for an asset's version; None for a function outside the package (a test's own asset),
         whose source the package's digest does not cover."""
-        if not function.__module__.startswith(PACKAGE):
+        if not function.__module__.startswith(f"{PACKAGE}."):  # not edgar_eval_tests: the digest does not cover it
             return None
         keys = ",".join(sorted(key.to_user_string() for key in asset.keys))
         return f"{function.__module__}.{function.__qualname__}|{keys}|{','.join(r.__qualname__ for r in resources)}"
@@ -360,8 +361,11 @@ class _VersionCache:
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            partial = self.path.with_suffix(f".{os.getpid()}.tmp")
+            partial = self.path.with_name(f"{self.path.name}.{socket.gethostname()}.{os.getpid()}.tmp")
             partial.write_text(json.dumps(self.versions, sort_keys=True), encoding="utf-8")
             os.replace(partial, self.path)  # whole or not at all: another process may be reading it
+            for earlier in self.path.parent.glob("*.json"):  # an earlier source's versions are never read again
+                if earlier != self.path:
+                    earlier.unlink(missing_ok=True)
         except OSError:
-            pass  # a read-only install: the versions are found again next time
+            pass  # a folder that cannot be written: the versions are found again next time

@@ -38,10 +38,11 @@ def build_definitions(
     executor: dg.ExecutorDefinition | None = None,
     corpus_executor: dg.ExecutorDefinition | None = None,
 ) -> dg.Definitions:
-    """The graph over one corpus folder; loading it reads no folder (the filing partitions live in the instance).
-    The embedder and the generator default to the local all-MiniLM-L6-v2 and the table reader; the executor to in
-    process (the code location the UI and the CLI load takes it from the environment: defs/executors.py), and the corpus
-    job's to the same unless `corpus_executor` is given."""
+    """The graph over one corpus folder; loading it reads no corpus or data folder (the filing partitions live in
+    the instance, and the code versions are kept in its folder). The embedder and the generator default to the local
+    all-MiniLM-L6-v2 and the table reader; the executor to in process (the code location the UI and the CLI load
+    takes it from the environment: defs/executors.py), and the corpus job's to the same unless `corpus_executor` is
+    given."""
     evaluation = [
         asset.map_asset_specs(lambda spec: spec.replace_attributes(automation_condition=EVALUATION_AUTOMATION))
         for asset in domain_definitions("ASSETS", EVALUATION_DOMAINS)

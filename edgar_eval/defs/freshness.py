@@ -38,6 +38,7 @@ from dagster._core.definitions.data_version import DATA_VERSION_TAG  # private: 
 
 from edgar_eval.adapters.local_corpus import partition_key, read_manifest
 from edgar_eval.adapters.parquet_store import location, table_problem
+from edgar_eval.defs.history_queries import chunks
 from edgar_eval.defs.report.assets import code_version
 from edgar_eval.defs.settings import MODEL_GENERATORS, EmbedderResource, EvalSettings, GeneratorResource
 from edgar_eval.defs.source_files import SOURCE_FILES, TAPE_FILES
@@ -154,18 +155,15 @@ def corpus_asset_keys(asset_graph) -> list[dg.AssetKey]:
     return built_assets(asset_graph, ("corpus",))
 
 
-# each asset's latest materialisation (of one partition): its run_id and asset_materialization are what is read
-Latest = Mapping[dg.AssetKey, dg.EventLogRecord | dg.EventLogEntry | None]
+Latest = Mapping[dg.AssetKey, dg.EventLogRecord | None]  # each asset's latest materialisation (of one partition)
 
 
 def _latest(instance: dg.DagsterInstance, keys: Iterable[dg.AssetKey], partition: str | None) -> Latest:
-    if partition is None:  # the evaluation's fifty-odd assets in one query, not one each
-        wanted = list(keys)
-        found = instance.get_latest_materialization_events(wanted)
-        return {key: found.get(key) for key in wanted}
-    latest: dict[dg.AssetKey, dg.EventLogRecord | dg.EventLogEntry | None] = {}
+    # one query per asset, by the highest event id: the asset table's `last_materialization` column (one query for
+    # all of them) is whichever write landed last, which two runs writing at once can leave at the older event
+    latest: dict[dg.AssetKey, dg.EventLogRecord | None] = {}
     for key in keys:
-        filter_ = dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition])
+        filter_ = dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition] if partition else None)
         records = instance.fetch_materializations(filter_, limit=1).records
         latest[key] = records[0] if records else None
     return latest
@@ -176,18 +174,19 @@ def _latest_by_partition(
 ) -> Mapping[str, Latest]:
     """`_latest` of every partition at once: per asset, one query for each partition's latest materialisation and one
     for those records, instead of a query per asset and partition (a warm run over 10,000 filings asks 70,000)."""
-    wanted = set(partitions)
-    found: dict[str, dict[dg.AssetKey, dg.EventLogRecord | dg.EventLogEntry | None]] = {p: {} for p in sorted(wanted)}
+    wanted = sorted(set(partitions))
+    found: dict[str, dict[dg.AssetKey, dg.EventLogRecord | None]] = {p: {} for p in wanted}
     for key in keys:
-        storage_ids = instance.get_latest_storage_id_by_partition(key, _MATERIALISATION, wanted) if wanted else {}
-        records = (
-            instance.fetch_materializations(
-                dg.AssetRecordsFilter(asset_key=key, storage_ids=sorted(storage_ids.values())), limit=len(storage_ids)
+        storage_ids: dict[str, int] = {}
+        for part in chunks(wanted):
+            storage_ids.update(instance.get_latest_storage_id_by_partition(key, _MATERIALISATION, set(part)))
+        by_id = {
+            record.storage_id: record
+            for ids in chunks(sorted(storage_ids.values()))
+            for record in instance.fetch_materializations(
+                dg.AssetRecordsFilter(asset_key=key, storage_ids=list(ids)), limit=len(ids)
             ).records
-            if storage_ids
-            else []
-        )
-        by_id = {record.storage_id: record for record in records}
+        }
         for partition in wanted:
             storage_id = storage_ids.get(partition)
             found[partition][key] = by_id.get(storage_id) if storage_id is not None else None
@@ -309,7 +308,11 @@ class CurrentWork:
         made_by = sorted(
             {r.run_id for by_key in latest.values() for r in by_key.values() if r is not None and r.run_id}
         )
-        runs = {run.run_id: run for run in self.instance.get_runs(dg.RunsFilter(run_ids=made_by))} if made_by else {}
+        runs = {
+            run.run_id: run
+            for ids in chunks(made_by)
+            for run in self.instance.get_runs(dg.RunsFilter(run_ids=list(ids)))
+        }
         store = self.settings.store()
         verdicts = {}
         for partition, document_sha256 in documents.items():

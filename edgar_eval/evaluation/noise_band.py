@@ -12,6 +12,7 @@ inside the band is not evidence that either is better.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Iterable
 from typing import cast
@@ -45,18 +46,17 @@ def _swing(deltas: pd.Series, name: str) -> dict[str, float]:
     return {f"{name}_low": min(float(deltas.min()), 0.0), f"{name}_high": max(float(deltas.max()), 0.0)}
 
 
-# the sample's own random stream under the golden seed, so it is not the stream that splits or draws the golden set
-NOISE_SAMPLE_STREAM = 0x6E6F6973
-
-
 def noise_sample(questions: pd.DataFrame, size: int, seed: int) -> pd.DataFrame:
-    """The golden questions the noise band measures: all of them while there are at most `size`, else a seeded sample
-    of `size` without replacement, in the questions' own order. The band is a difference on the same questions, so a
-    sample estimates it as the whole set would, and its cost (every replica searches every question again) stops
-    growing with the questions: at 10,000 filings the whole set would be some 200,000."""
+    """The golden questions the noise band measures: all of them while there are at most `size`, else the `size`
+    whose hash of the seed and their id is smallest, in the questions' own order. The band is a difference on the same
+    questions, so a sample estimates it as the whole set would, and its cost (every replica searches every question
+    again) stops growing with the questions: at 10,000 filings the whole set would be some 200,000. A question's
+    place in the sample is its own (not its row's), so a night that adds or drops questions keeps the rest of the
+    sample, and the band moves with the index, not with a reshuffled sample."""
     if len(questions) <= size:
         return questions
-    chosen = np.sort(np.random.default_rng([seed, NOISE_SAMPLE_STREAM]).choice(len(questions), size, replace=False))
+    ranks = [hashlib.sha256(f"noise-sample:{seed}:{qid}".encode()).digest() for qid in questions.question_id]
+    chosen = sorted(sorted(range(len(ranks)), key=ranks.__getitem__)[:size])
     return cast(pd.DataFrame, questions.iloc[chosen])
 
 

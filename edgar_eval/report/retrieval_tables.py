@@ -115,15 +115,15 @@ def noise_tables(inputs: ReportInputs) -> list[ReportTable]:
             "still in it searched by the answerer's retriever and read by the generator, judged as arm A is, and "
             "compared with the measurement on the same questions. Measured for a deterministic offline generator "
             "only; the gated arms' thresholds are fitted on the measured run and are not replicated."
-            + _sample_sentence(inputs),
+            + (_sample_sentence(inputs) if len(answering) else ""),
         )
     )
     return tables
 
 
 def _sample_sentence(inputs: ReportInputs) -> str:
-    """What the noise bands measure once the golden questions outnumber the setting noise_questions: a seeded sample
-    (nothing is said while they measure every question)."""
+    """What a noise band measured once the golden questions outnumber the setting noise_questions: a seeded sample
+    (nothing is said while the bands measure every question, or where a band was not measured)."""
     size, questions = inputs.settings.get("noise_questions"), len(inputs.golden)
     if size is None or questions <= size:
         return ""
@@ -270,7 +270,7 @@ def rerank_tables(inputs: ReportInputs) -> list[ReportTable]:
             "passages. Beyond the index noise band: the change is larger than any swing a replica of the index "
             "made of either figure (not significance). A cut that keeps the answerer's K maps to what the model "
             "reads. The rerank's cost per "
-            "question is in timings.md.",
+            "question is in timings.md." + (_sample_sentence(inputs) if len(inputs.rerank_noise_band) else ""),
         )
     ]
 

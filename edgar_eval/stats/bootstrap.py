@@ -62,6 +62,7 @@ from numpy.typing import ArrayLike
 # scipy.stats is imported inside the functions that use it: it takes a second to import, and every process that
 # loads the graph (a warm `edgar-eval run`, the UI, each worker) imports this module
 
+
 METHODS = ("percentile", "bca", "studentized")
 
 # Upper bound on resamples x companies gathered at once: keeps peak memory near

@@ -32,6 +32,7 @@ from numpy.typing import ArrayLike
 # scipy.stats is imported inside the functions that use it: it takes a second to import, and every process that
 # loads the graph (a warm `edgar-eval run`, the UI, each worker) imports this module
 
+
 FEW_CLUSTER_METHODS = ("cluster_t", "sign_flip")
 EXACT_UP_TO = 16  # companies: 2^16 sign patterns enumerated; above, as many are drawn
 DRAWN_PATTERNS = 1 << 16

@@ -20,11 +20,12 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-# scipy.stats is imported inside the functions that use it: it takes a second to import, and every process that
-# loads the graph (a warm `edgar-eval run`, the UI, each worker) imports this module
 from edgar_eval.stats.bootstrap import METHODS as BOOTSTRAP_METHODS
 from edgar_eval.stats.bootstrap import Interval, cluster_bootstrap_paired_difference
 from edgar_eval.stats.few_clusters import FEW_CLUSTER_METHODS, paired_difference_few_clusters
+
+# scipy.stats is imported inside the functions that use it: it takes a second to import, and every process that
+# loads the graph (a warm `edgar-eval run`, the UI, each worker) imports this module
 
 INTERVAL_METHODS = BOOTSTRAP_METHODS + FEW_CLUSTER_METHODS
 ONE_WAY_METHODS = ("korn_graubard",)  # only for differences that all go one way (a mask against the arm it gates)

@@ -1,6 +1,6 @@
 """Filings as dynamic partitions of the instance, kept in step with the corpus folder.
 
-Loading the definitions reads no folder and writes nothing: the filing partitions live in the instance. They are added
+Loading the definitions reads no corpus or data folder: the filing partitions live in the instance. They are added
 (and a vanished filing's partition removed) by `edgar-eval run` / `fetch` before a run, and by the `corpus_sensor` in
 a deployment. Each filing document is the external asset `filing_documents`, observed with its sha256 as its data
 version: a changed document makes its `filings` partition stale, and the corpus assets' eager automation condition
@@ -9,6 +9,7 @@ rebuilds it."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import dagster as dg
 from dagster._core.definitions.data_version import DATA_VERSION_TAG  # private: an observation's data version tag
 
 from edgar_eval.adapters.local_corpus import list_filings, write_demo_corpus
+from edgar_eval.defs.history_queries import chunks
 from edgar_eval.defs.settings import CORPUS_DIR_ENV, EvalSettings
 from edgar_eval.defs.source_files import source_file_changes
 
@@ -87,9 +89,13 @@ def corpus_changes(instance: dg.DagsterInstance, settings: EvalSettings) -> Corp
     documents = corpus_documents(settings)
     known = set(instance.get_dynamic_partitions(FILINGS_NAME))
     # every document's last observed sha256 in one query (one per document took 3 ms each: 30 s at 10,000 filings)
-    observed = instance.event_log_storage.get_latest_tags_by_partition(
-        FILING_DOCUMENTS, dg.DagsterEventType.ASSET_OBSERVATION, [DATA_VERSION_TAG], asset_partitions=list(documents)
-    )
+    observed: dict[str, Mapping[str, str]] = {}
+    for keys in chunks(list(documents)):
+        observed.update(
+            instance.event_log_storage.get_latest_tags_by_partition(
+                FILING_DOCUMENTS, dg.DagsterEventType.ASSET_OBSERVATION, [DATA_VERSION_TAG], asset_partitions=list(keys)
+            )
+        )
     changed = [key for key, sha256 in documents.items() if observed.get(key, {}).get(DATA_VERSION_TAG) != sha256]
     return CorpusChanges(
         documents=documents,
