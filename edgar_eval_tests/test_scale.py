@@ -64,14 +64,21 @@ def test_the_night_scales_real_megabytes_and_the_evaluation_by_its_fitted_expone
     linear = scale.night(_runs(1.0), REAL, filings=1_000)
     assert linear is not None and linear.evaluation_seconds == pytest.approx(5_000.0)
     assert linear.full_workers is None and linear.speedup is None
-    quick = scale.night(_runs(0.5), REAL, filings=1_000)
+    flat = scale.night(_runs(0.5), REAL, filings=1_000)
+    assert flat is not None and flat.fitted_exponent == pytest.approx(0.5)
+    assert flat.evaluation_exponent == 1.0 and flat.evaluation_seconds == pytest.approx(5_000.0), "never below linear"
+    quick_real = Measured(**{**REAL.__dict__, "evaluation_seconds": 5.0})
+    quick = scale.night(_runs(1.0), quick_real, filings=1_000)
     assert quick is not None and quick.full_workers == 4, "10,000 s of corpus work in the 3,100 s the evaluation leaves"
     assert scale.night(_runs(1.0, sizes=(31,)), REAL) is None, "one size on one worker: no night"
 
 
 def test_each_target_reads_met_or_names_the_gap():
-    cheap = Measured(**{**REAL.__dict__, "corpus_step_seconds": {"chunk_embeddings": 10.0}})  # 0.5 s a megabyte
+    cheap = Measured(  # 0.5 s a megabyte, and an evaluation of 0.05 s for 10 filings
+        **{**REAL.__dict__, "corpus_step_seconds": {"chunk_embeddings": 10.0}, "evaluation_seconds": 0.05}
+    )
     lines = "\n".join(scale.scale_lines(_runs(0.2, two_workers_wall=301 * 2.0), cheap))
+    assert "fitted 0.20 on the synthetic runs" in lines and "grows as filings ^ 1.00" in lines
     assert "| incremental night, 1% changed, one worker: under 15 min |" in lines
     incremental = next(line for line in lines.splitlines() if line.startswith("| incremental night"))
     assert incremental.endswith("| met |"), incremental
