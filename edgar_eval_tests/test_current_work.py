@@ -256,17 +256,32 @@ def test_current_work_is_not_launched_and_any_change_relaunches_it(demo_run, tmp
     assert moved.corpus(key, documents[key])[1] == "inputs changed"
     assert moved.corpus(other, documents[other])[1] is None
     # Every partition at once (the run history read once per asset, as `edgar-eval run` asks) says what each one
-    # alone says: the changed row's partition stale, the rest current, a partition never built never materialised.
+    # alone says, its latest materialisations and their runs asked partition by partition: the changed row's
+    # partition stale, the rest current, a partition never built never materialised.
     every = {**documents, "never-built": "1" * 64}
     at_once = {partition: verdict.reason for partition, verdict in moved.corpus_verdicts(every).items()}
+
+    def latest_alone(partition: str) -> dict:
+        return {
+            asset: next(
+                iter(
+                    instance.fetch_materializations(
+                        dg.AssetRecordsFilter(asset_key=asset, asset_partitions=[partition]), limit=1
+                    ).records
+                ),
+                None,
+            )
+            for asset in moved.corpus_keys
+        }
+
     alone = {
-        partition: freshness.why_not_current(
+        partition: freshness._staleness(
             instance,
             verdict.inputs,
             moved.corpus_keys,
             {k: settings.store().path(k.to_user_string(), partition) for k in moved.corpus_keys},
-            partition,
-        )
+            latest_alone(partition),
+        )[0]
         for partition, verdict in moved.corpus_verdicts(every).items()
     }
     assert at_once == alone and at_once[key] == "inputs changed" and at_once[other] is None

@@ -158,13 +158,14 @@ def corpus_asset_keys(asset_graph) -> list[dg.AssetKey]:
 Latest = Mapping[dg.AssetKey, dg.EventLogRecord | None]  # each asset's latest materialisation (of one partition)
 
 
-def _latest(instance: dg.DagsterInstance, keys: Iterable[dg.AssetKey], partition: str | None) -> Latest:
+def _latest(instance: dg.DagsterInstance, keys: Iterable[dg.AssetKey]) -> Latest:
+    """The unpartitioned assets' latest materialisations (the evaluation's; the filing partitions' are read for all
+    partitions at once, `_latest_by_partition`)."""
     # one query per asset, by the highest event id: the asset table's `last_materialization` column (one query for
     # all of them) is whichever write landed last, which two runs writing at once can leave at the older event
     latest: dict[dg.AssetKey, dg.EventLogRecord | None] = {}
     for key in keys:
-        filter_ = dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition] if partition else None)
-        records = instance.fetch_materializations(filter_, limit=1).records
+        records = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=key), limit=1).records
         latest[key] = records[0] if records else None
     return latest
 
@@ -208,16 +209,16 @@ def _staleness(
     inputs: RunInputs,
     keys: Iterable[dg.AssetKey],
     stored: Mapping[dg.AssetKey, Path | str],
-    partition: str | None,
     latest: Latest | None = None,
     runs: Mapping[str, dg.DagsterRun] | None = None,
 ) -> tuple[str | None, list[dg.AssetKey]]:
     """Why the run has to be launched (None: it need not), and the assets whose stored tables cannot be read when
-    that is the one reason. `latest` and `runs`: the run history already read for many partitions at once (each
-    asset's latest materialisation, and the runs that made them), else asked here."""
+    that is the one reason. `latest`: each asset's latest materialisation (a filing partition's, read with every
+    other partition's), else the unpartitioned assets' asked here; `runs`: the runs that made them, read at once,
+    else asked one by one."""
     if inputs.live:
         return inputs.live, []
-    latest = _latest(instance, keys, partition) if latest is None else latest
+    latest = _latest(instance, keys) if latest is None else latest
     missing = sorted(key.to_user_string() for key, record in latest.items() if record is None)
     if missing:
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
@@ -257,19 +258,6 @@ def _staleness(
         tables = "1 stored table" if len(unreadable) == 1 else f"{len(unreadable)} stored tables"
         return f"{tables} cannot be read ({path}: {problem})", sorted({key for key, _, _ in unreadable}, key=str)
     return None, []
-
-
-def why_not_current(
-    instance: dg.DagsterInstance,
-    inputs: RunInputs,
-    keys: Iterable[dg.AssetKey],
-    stored: Mapping[dg.AssetKey, Path | str],
-    partition: str | None = None,
-) -> str | None:
-    """None when successful runs with these inputs made the latest materialisation of every asset of `keys` (for
-    `partition`) and every file they wrote (`stored`, by asset, and each path their materialisations name) is still
-    there, each Parquet table readable; else why the run has to be launched."""
-    return _staleness(instance, inputs, keys, stored, partition)[0]
 
 
 class CurrentWork:
@@ -319,13 +307,13 @@ class CurrentWork:
             filed = self._filed_by_partition.get(partition)
             inputs = corpus_inputs(self.settings, self.embedder, self.graph, document_sha256, filed)
             stored = {key: store.path(key.to_user_string(), partition) for key in self.corpus_keys}
-            reason, _ = _staleness(self.instance, inputs, self.corpus_keys, stored, partition, latest[partition], runs)
+            reason, _ = _staleness(self.instance, inputs, self.corpus_keys, stored, latest[partition], runs)
             verdicts[partition] = Verdict(inputs, reason)
         return verdicts
 
     def evaluation(self, partitions: Iterable[str]) -> Verdict:
         """The evaluation run: when its one reason is tables that cannot be read, only the assets that make them."""
         inputs = evaluation_inputs(self.settings, self.embedder, self.generator, self.instance, self.graph, partitions)
-        reason, unreadable = _staleness(self.instance, inputs, self.evaluation_keys, {}, None)
+        reason, unreadable = _staleness(self.instance, inputs, self.evaluation_keys, {})
         remake = {sibling for key in unreadable for sibling in self.graph.get(key).execution_set_asset_keys}
         return Verdict(inputs, reason, tuple(sorted(remake, key=str)))

@@ -12,7 +12,7 @@ QUERY_CHUNK = 5000
 T = TypeVar("T")
 
 
-def chunks(values: Sequence[T], size: int | None = None) -> Iterator[Sequence[T]]:
-    """`values` in consecutive pieces of at most `size` (QUERY_CHUNK, read when called, so a test can lower it)."""
-    step = size or QUERY_CHUNK
+def chunks(values: Sequence[T]) -> Iterator[Sequence[T]]:
+    """`values` in consecutive pieces of at most QUERY_CHUNK (read when called, so a test can lower it)."""
+    step = QUERY_CHUNK
     return (values[start : start + step] for start in range(0, len(values), step))
