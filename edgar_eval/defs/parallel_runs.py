@@ -22,21 +22,31 @@ from typing import Mapping
 
 import dagster as dg
 
+from edgar_eval.adapters.embedders import share_cores
 from edgar_eval.defs.executors import PRELOADED
 from edgar_eval.defs.runner import CodeLocationLauncher, Outcome, run_config_of, settings_of
-from edgar_eval.defs.settings import PARALLEL_ENV, whole_number
+from edgar_eval.defs.settings import PARALLEL_ENV, EmbedderResource, whole_number
 
 _launcher: CodeLocationLauncher | None = None
 _stopping: Event | None = None
 
 
-def _start(working_directory: str, run_config: dict, corpus_name: str, stopping: Event, started: SimpleQueue) -> None:
+def _start(
+    working_directory: str,
+    run_config: dict,
+    corpus_name: str,
+    embedding_processes: int,
+    stopping: Event,
+    started: SimpleQueue,
+) -> None:
     os.setpgrp()  # Ctrl-C comes through the CLI, once (`ParallelRuns.stop`), not from the terminal as well
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # between runs; a run installs Dagster's own handler while it goes
     started.put(os.getpid())
     global _launcher, _stopping
     _launcher = CodeLocationLauncher(dg.DagsterInstance.get(), working_directory, run_config, corpus_name)
     _stopping = stopping
+    if embedding_processes:
+        share_cores(embedding_processes)
 
 
 def _launch(job_name: str, partition_key: str, tags: Mapping[str, str]) -> Outcome:
@@ -53,6 +63,13 @@ def parallel_runs_from_env(default: int = 1) -> int:
     if runs < 1:
         raise ValueError(f"--parallel ({PARALLEL_ENV}) must be at least 1 run at once, got {runs}")
     return runs
+
+
+def _embeds_here(defs: dg.Definitions) -> bool:
+    """Whether a run's process embeds with the local model itself (and so shares the cores with the other runs' own),
+    not through a model server."""
+    embedder = (defs.resources or {}).get("embedder")
+    return isinstance(embedder, EmbedderResource) and embedder.kind == "minilm"
 
 
 class ParallelRuns:
@@ -74,6 +91,7 @@ class ParallelRuns:
                 working_directory,
                 run_config_of(defs),
                 settings_of(defs).corpus_name,
+                runs if _embeds_here(defs) else 0,
                 self._stopping,
                 self._started,
             ),

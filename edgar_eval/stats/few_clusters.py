@@ -103,12 +103,23 @@ def _cluster_t(num_k: np.ndarray, den_k: np.ndarray, estimate: float, confidence
     )
 
 
-@functools.lru_cache(maxsize=4)
 def _patterns(k: int, seed: int) -> np.ndarray:
     """The sign patterns: every one of 2^k (k <= EXACT_UP_TO), else DRAWN_PATTERNS drawn with `seed`; each row +-1."""
-    if k <= EXACT_UP_TO:
-        codes = np.arange(1 << k, dtype=np.int64)[:, None]
-        return np.where((codes >> np.arange(k)) & 1, -1.0, 1.0).astype(np.float32)
+    return _every_pattern(k) if k <= EXACT_UP_TO else _drawn_patterns(k, seed)
+
+
+@functools.cache
+def _every_pattern(k: int) -> np.ndarray:
+    """All 2^k sign patterns, kept per k: they do not depend on the seed, and a simulation asks for them once per
+    replicate with the replicate's seed (at most 17 arrays, the largest 4 MiB)."""
+    codes = np.arange(1 << k, dtype=np.int64)[:, None]
+    patterns = np.where((codes >> np.arange(k)) & 1, -1.0, 1.0).astype(np.float32)
+    patterns.flags.writeable = False  # shared by every caller
+    return patterns
+
+
+@functools.lru_cache(maxsize=4)
+def _drawn_patterns(k: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     return rng.choice(np.array([-1.0, 1.0], dtype=np.float32), size=(DRAWN_PATTERNS, k))
 
