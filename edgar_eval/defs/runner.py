@@ -400,7 +400,9 @@ class PartitionRuns(Protocol):
 
     runs: int
 
-    def submit(self, job_name: str, partition_key: str, tags: Mapping[str, str]) -> "Future[Outcome]": ...
+    def submit(self, job_name: str, partition_key: str, tags: Mapping[str, str], beside: int) -> "Future[Outcome]":
+        """Launch a run; `beside`: the runs that will go at once with it, itself included (its share of the cores)."""
+        ...
 
     def stop(self) -> None: ...
 
@@ -465,14 +467,17 @@ def _run_side_by_side(
     parallel: PartitionRuns, todo: list[tuple[str, dict[str, str]]], finished: Callable[[str, Outcome], None]
 ) -> None:
     """Keep `parallel.runs` runs going until every partition has run; each is handed to a process only when one is
-    free, so at Ctrl-C nothing waits in a queue: the runs going are interrupted and no other starts."""
+    free, so at Ctrl-C nothing waits in a queue: the runs going are interrupted and no other starts. Each is told how
+    many runs go beside it: as many as `parallel.runs` while enough wait, fewer for a night with one filing changed
+    (which then embeds on every core, not on its share of them)."""
     waiting = list(reversed(todo))
     going: dict[Future[Outcome], str] = {}
     try:
         while waiting or going:
             while waiting and len(going) < parallel.runs:
                 key, tags = waiting.pop()
-                going[parallel.submit(CORPUS_JOB, key, tags)] = key
+                beside = min(parallel.runs, len(going) + 1 + len(waiting))
+                going[parallel.submit(CORPUS_JOB, key, tags, beside)] = key
             done, _ = wait(going, return_when=FIRST_COMPLETED)
             for future in sorted(done, key=going.__getitem__):
                 finished(going.pop(future), future.result())
