@@ -9,7 +9,8 @@ from pathlib import Path
 # loads its BLAS. An embedding moves in its last bits with torch's thread count (about 1e-7), so the suite reproduces
 # the committed reports (made by `edgar-eval run` with a thread per core) with fewer threads than they were made with;
 # it does so byte for byte. Should a reproduction fail here where `edgar-eval run` makes the committed report, two
-# chunks tie within 1e-7 and the thread count broke the tie.
+# chunks tie within 1e-7 and the thread count broke the tie. (The cores are counted as adapters.embedders'
+# cores_per_process counts them; importing it would load numpy first.)
 if "PYTEST_XDIST_WORKER_COUNT" in os.environ:
     _cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     os.environ.setdefault("OMP_NUM_THREADS", str(max(1, _cores // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))))

@@ -262,17 +262,12 @@ def test_current_work_is_not_launched_and_any_change_relaunches_it(demo_run, tmp
     at_once = {partition: verdict.reason for partition, verdict in moved.corpus_verdicts(every).items()}
 
     def latest_alone(partition: str) -> dict:
-        return {
-            asset: next(
-                iter(
-                    instance.fetch_materializations(
-                        dg.AssetRecordsFilter(asset_key=asset, asset_partitions=[partition]), limit=1
-                    ).records
-                ),
-                None,
-            )
-            for asset in moved.corpus_keys
-        }
+        latest = {}
+        for asset in moved.corpus_keys:
+            only = dg.AssetRecordsFilter(asset_key=asset, asset_partitions=[partition])
+            records = instance.fetch_materializations(only, limit=1).records
+            latest[asset] = records[0] if records else None
+        return latest
 
     alone = {
         partition: freshness._staleness(

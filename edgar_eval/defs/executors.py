@@ -74,6 +74,12 @@ def corpus_executor_from_env() -> dg.ExecutorDefinition | None:
     return dg.in_process_executor if executor_name() == "multiprocess" else None
 
 
+def corpus_steps_in_run_process() -> bool:
+    """Whether a filing's run executes its corpus steps in its own process: in process under multiprocess
+    (`corpus_executor_from_env`) and in_process; on a Celery worker or a Kubernetes pod, not."""
+    return corpus_executor_from_env() is not None or executor_name() == "in_process"
+
+
 def executor_config(name: str) -> dict:
     """The `execution: config:` block of the executor's settings file, refused in one line when it is missing or not
     that shape."""

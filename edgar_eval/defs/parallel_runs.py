@@ -23,7 +23,7 @@ from typing import Mapping
 import dagster as dg
 
 from edgar_eval.adapters.embedders import share_cores, torch_threads
-from edgar_eval.defs.executors import PRELOADED, executor_name
+from edgar_eval.defs.executors import PRELOADED, corpus_steps_in_run_process
 from edgar_eval.defs.runner import CodeLocationLauncher, Outcome, run_config_of, settings_of
 from edgar_eval.defs.settings import PARALLEL_ENV, EmbedderResource, whole_number
 
@@ -73,7 +73,7 @@ def embeds_here(defs: dg.Definitions) -> bool:
     executors; a Celery worker or a Kubernetes pod embeds in a process of its own, and this one only waits)."""
     embedder = (defs.resources or {}).get("embedder")
     local = isinstance(embedder, EmbedderResource) and embedder.kind == "minilm"
-    return local and executor_name() in ("multiprocess", "in_process")
+    return local and corpus_steps_in_run_process()
 
 
 class ParallelRuns:
