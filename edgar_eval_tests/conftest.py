@@ -30,6 +30,14 @@ def _slow_minutes(item: pytest.Item) -> float:
     return float(marker.kwargs.get("minutes", 1)) if marker else 0.0
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """pytest-xdist hands out modules with the most tests first unless told otherwise, which put the suite's longest
+    module (one test: the shared corpus, 14 minutes) near the end and left a worker idle for six of them; unreordered,
+    the workers take modules in the order sorted below (set here, not in addopts, so `-p no:xdist` still runs)."""
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Longest modules first (by their `slow(minutes=...)` mark, a stable sort that keeps each module's own order):
     with `-n 2 --dist loadfile` a worker takes a module whole, in this order, so the two workers finish together

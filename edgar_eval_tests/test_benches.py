@@ -13,7 +13,6 @@ import importlib.util
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -24,10 +23,10 @@ from typing import Callable
 import pytest
 
 from edgar_eval.adapters.local_corpus import list_filings, write_demo_corpus
-from edgar_eval_tests.services import ServiceMissing, postgres_bin, project_copy
+from edgar_eval_tests.services import project_copy
 
 pytestmark = [
-    pytest.mark.slow(minutes=7),  # three cold demo runs (a store; two by bench/deployments.py); 4 without services
+    pytest.mark.slow(minutes=5),  # cold demo runs: a store, one by bench/deployments.py, one and its re-runs by scale
     pytest.mark.integration,
 ]
 
@@ -84,7 +83,6 @@ class Smoke:
     env: Callable[[Inputs], dict[str, str]] = lambda inputs: {}
     # module -> more lines it must print when that module is importable (an optional package: the bench extra)
     printed_if: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    marks: tuple[pytest.MarkDecorator, ...] = ()
     check: Callable[[Inputs], None] = lambda inputs: None  # after the run: what it wrote
 
 
@@ -108,17 +106,6 @@ def _candidates(inputs: Inputs) -> Path:
 def _nightly_written(inputs: Inputs) -> None:
     written = json.loads((inputs.scratch / "nightly_cost.json").read_text())
     assert written["corpus"] == "demo" and written["filings"] > 0, written
-
-
-def _services_or_skip() -> None:
-    try:
-        postgres_bin()
-    except ServiceMissing as missing:
-        pytest.skip(str(missing))
-    if shutil.which("redis-server") is None:
-        pytest.skip("Redis is not installed (Debian: apt-get install redis-server)")
-    if not (Path(sys.executable).parent / "moto_server").exists():
-        pytest.skip("moto's server is not installed (the test extra: moto[server])")
 
 
 NUMBER = r"[\d.,]+"
@@ -183,14 +170,6 @@ SMOKE: dict[str, dict[str, Smoke]] = {
                 rf"^\| in_process \+ SQLite \| cold \| {NUMBER} \| \d+ \| \d+/\d+ partitions, evaluation \| 0 \|$",
                 r"^reports byte-identical across the 1 deployments: yes$",
             ),
-        ),
-        "celery": Smoke(  # PostgreSQL, Redis and moto's S3 server on loopback (test_deployment runs all three)
-            args=lambda i: ["--only", "celery + Postgres + S3", "--cold-only"],
-            printed=(
-                rf"^\| celery \+ Postgres \+ S3 \| cold \| {NUMBER} \| \d+ \| \d+/\d+ partitions, evaluation \| 0 \|$",
-                r"^reports byte-identical across the 1 deployments: yes$",
-            ),
-            marks=(pytest.mark.services,),
         ),
     },
     "nightly_cost": {
@@ -270,7 +249,7 @@ def _cases() -> list:
         if script not in SMOKE:
             cases.append(pytest.param(script, "", id=f"{script}-no-smoke-case"))
         for name, smoke in SMOKE.get(script, {}).items():
-            cases.append(pytest.param(script, name, id=f"{script}-{name}", marks=smoke.marks))
+            cases.append(pytest.param(script, name, id=f"{script}-{name}"))
     return cases
 
 
@@ -333,8 +312,6 @@ def test_bench_runs_and_prints_its_figures(script, case, request, demo_inputs: I
     if script not in SMOKE:
         pytest.fail(f"bench/{script}.py is in docs/benchmarks.md without a smoke case: add one to SMOKE")
     smoke = SMOKE[script][case]
-    if request.node.get_closest_marker("services"):
-        _services_or_skip()
     inputs = demo_inputs
     if smoke.cold_run:
         inputs = Inputs(inputs.corpus, inputs.scratch, request.getfixturevalue("cold_run_home"))

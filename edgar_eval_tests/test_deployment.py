@@ -1,9 +1,11 @@
 """Off one machine, from the same Definitions: the demo graph through `edgar-eval run` gives the committed report
-byte for byte on each deployment: in-process + SQLite (test_pipeline, and `.ci/run`'s own demo run), multiprocess +
-PostgreSQL + an S3-compatible store (here, as the run after one killed with SIGKILL mid-partition, which also leaves
-every recorded materialisation readable), and Celery (two workers, a Redis broker) + PostgreSQL + the store (here).
-Each deployment's whole-graph run happens once in the suite: a graph run is minutes on two cores. The deployment
-files (deploy/) load under Dagster's own config schemas, Kubernetes included, which is checked here but not run.
+byte for byte on each deployment: in-process + SQLite (test_pipeline), multiprocess + SQLite (test_ui, as the README's
+first command runs it), multiprocess + PostgreSQL + an S3-compatible store (here, as the run after one killed with
+SIGKILL mid-partition, which also leaves every recorded materialisation readable), and Celery (two workers, a Redis
+broker) + PostgreSQL + the store (here; bench/deployments.py's Celery case starts the same deployment, so its smoke
+test runs only the in-process case). Each deployment's whole-graph run happens once in the suite: a graph run is
+minutes on two cores. The deployment files (deploy/) load under Dagster's own config schemas, Kubernetes included,
+which is checked here but not run.
 
 PostgreSQL and Redis are the OS packages' servers (skipped, naming the package, where missing); the object store is
 moto's S3-compatible server on loopback, the stand-in for S3 here."""

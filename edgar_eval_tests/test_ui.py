@@ -5,7 +5,6 @@ a code edit (the edit made to a copy of the package, loaded as the code location
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -21,6 +20,7 @@ from dagster_graphql.test.utils import execute_dagster_graphql
 
 from edgar_eval.defs.jobs import CODE_LOCATION, CORPUS_JOB, DEFINITIONS_MODULE, EVALUATION_JOB
 from edgar_eval_tests.package_copies import TABLE_READER, copy_package, table_reader_first_def
+from edgar_eval_tests.services import project_copy
 
 pytestmark = [
     pytest.mark.slow(minutes=3.5),  # whole-graph runs: scheduled with the longest first
@@ -53,11 +53,9 @@ query {
 
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory):
-    """A project home of its own (the protocols and the regression gate's baselines), after `edgar-eval run` on the demo
-    corpus as a subprocess."""
-    home = tmp_path_factory.mktemp("ui")
-    for folder in ("protocol", "baselines"):
-        shutil.copytree(PROJECT / folder, home / folder)
+    """A project home of its own (the files a run reads beside the graph, as in the checkout), after `edgar-eval run`
+    on the demo corpus as a subprocess, with the CLI's defaults, as the README's first command runs it."""
+    home = project_copy(tmp_path_factory.mktemp("ui"))
     env = {"EDGAR_EVAL_HOME": str(home), "DAGSTER_HOME": str(home / ".dagster_home")}
     done = subprocess.run(
         [sys.executable, "-m", "edgar_eval", "run"],
@@ -90,6 +88,17 @@ def test_the_workspace_names_the_location_the_cli_launches_into():
     workspace = yaml.safe_load((PROJECT / "workspace.yaml").read_text())
     entry = workspace["load_from"][0]["python_module"]
     assert (entry["module_name"], entry["location_name"]) == (DEFINITIONS_MODULE, CODE_LOCATION)
+
+
+def test_the_readmes_first_command_writes_the_committed_demo_report(ran):
+    """`edgar-eval run` as the README's first command runs it (the defaults: the multiprocess executor, the regression
+    gate against the committed baseline, which the fixture's exit status 0 says passed) writes the committed demo
+    report, HTML and outcomes byte for byte. `.ci/run` relies on this test rather than running the demo again."""
+    written, committed = ran / "reports" / "demo", PROJECT / "reports" / "demo"
+    for name in ("report.md", "report.html", "outcomes.json"):
+        assert (written / name).read_bytes() == (committed / name).read_bytes(), (
+            f"reports/demo/{name} differs from what `edgar-eval run` writes: run it and commit the result"
+        )
 
 
 def test_cli_runs_show_under_their_job_in_the_code_location(ran):
