@@ -4,8 +4,8 @@
 retrieval, answering, arms, the confirmatory statistics), and test_readme_figures ties the README's figures to the
 committed files, so a drift in any shared-corpus figure the README or the report prints fails the suite.
 
-The whole graph on 31 filings is the suite's longest test (about 14 minutes on two cores): it is marked to start
-first, so it runs beside the rest rather than after it."""
+The whole graph on 31 filings is the suite's longest test (about 16 minutes beside the rest on two cores): it is
+marked to start first, so it runs beside the rest rather than after it."""
 
 from __future__ import annotations
 
