@@ -32,8 +32,11 @@ def _slow_minutes(item: pytest.Item) -> float:
 
 def pytest_configure(config: pytest.Config) -> None:
     """pytest-xdist hands out modules with the most tests first unless told otherwise, which put the suite's longest
-    module (one test: the shared corpus, 14 minutes) near the end and left a worker idle for six of them; unreordered,
-    the workers take modules in the order sorted below (set here, not in addopts, so `-p no:xdist` still runs)."""
+    module (one test: the shared corpus, 16 minutes beside the rest) near the end and left a worker idle for six
+    minutes. Unreordered, the workers take the modules in the order sorted below, each the next one as it runs short
+    (a worker whose module has two tests or fewer left is queued the next module, which waits behind it: the first
+    worker takes the shared corpus and the module after it). Set here, not in addopts, so `-p no:xdist` still runs;
+    it overrides an explicit `--loadscope-reorder`."""
     if hasattr(config.option, "loadscopereorder"):
         config.option.loadscopereorder = False
 

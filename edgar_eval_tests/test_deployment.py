@@ -3,9 +3,10 @@ byte for byte on each deployment: in-process + SQLite (test_pipeline), multiproc
 first command runs it), multiprocess + PostgreSQL + an S3-compatible store (here, as the run after one killed with
 SIGKILL mid-partition, which also leaves every recorded materialisation readable), and Celery (two workers, a Redis
 broker) + PostgreSQL + the store (here; bench/deployments.py's Celery case starts the same deployment, so its smoke
-test runs only the in-process case). Each deployment's whole-graph run happens once in the suite: a graph run is
-minutes on two cores. The deployment files (deploy/) load under Dagster's own config schemas, Kubernetes included,
-which is checked here but not run.
+test runs only the in-process case, and the bench's own start of the services is run by no test). The PostgreSQL and
+Celery deployments' whole-graph runs are made once in the suite, here: a graph run is minutes on two cores. The
+deployment files (deploy/) load under Dagster's own config schemas, Kubernetes included, which is checked here but
+not run.
 
 PostgreSQL and Redis are the OS packages' servers (skipped, naming the package, where missing); the object store is
 moto's S3-compatible server on loopback, the stand-in for S3 here."""

@@ -28,6 +28,7 @@ pytestmark = [
 ]
 
 PROJECT = Path(__file__).resolve().parents[1]
+THREADS = "OMP_NUM_THREADS"  # the conftest's share of the cores for a test worker: not a user's setting
 
 JOB_RUNS = """
 query JobRuns($selector: PipelineSelector!) {
@@ -53,13 +54,18 @@ query {
 
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory):
-    """A project home of its own (the files a run reads beside the graph, as in the checkout), after `edgar-eval run`
-    on the demo corpus as a subprocess, with the CLI's defaults, as the README's first command runs it."""
+    """A project home of its own (the files a run reads beside the graph, as in the checkout), after the README's first
+    command ran in it: the `edgar-eval` console script, `run` with no setting but the home and its run history (none of
+    the caller's EDGAR_EVAL_ or DAGSTER_ settings), and a BLAS and torch thread per core, as a user's shell has them
+    (the conftest gives each test worker its share of the cores; the committed reports were made with every core).
+    What it leaves out of the README's command: the checkout as the working directory and default home, which a test
+    cannot write into."""
     home = project_copy(tmp_path_factory.mktemp("ui"))
     env = {"EDGAR_EVAL_HOME": str(home), "DAGSTER_HOME": str(home / ".dagster_home")}
+    shell = {k: v for k, v in os.environ.items() if not k.startswith(("EDGAR_EVAL_", "DAGSTER_")) and k != THREADS}
     done = subprocess.run(
-        [sys.executable, "-m", "edgar_eval", "run"],
-        env={**os.environ, **env},
+        [str(Path(sys.executable).parent / "edgar-eval"), "run"],
+        env={**shell, **env},
         cwd=home,
         capture_output=True,
         text=True,
