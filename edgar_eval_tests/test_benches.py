@@ -32,7 +32,7 @@ pytestmark = [
 
 REPO = Path(__file__).resolve().parents[1]
 BENCHMARKS = REPO / "docs" / "benchmarks.md"  # the benchmark list: one ```bash block, a bench script per line
-SCRIPT = re.compile(r"\bbench/([a-z_]+)\.py\b")
+SCRIPT = re.compile(r"\bbench/([a-z0-9_]+)\.py\b")
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]*")
 
 
@@ -202,6 +202,22 @@ SMOKE: dict[str, dict[str, Smoke]] = {
             printed=(
                 r"^.+: \d+ chunks of \d+ filings; 5 golden questions, K=30$",
                 rf"^\| 2 \| \d+ \| \d+ \| {NUMBER} / {NUMBER} \| {NUMBER} / {NUMBER} \|$",
+            ),
+            cold_run=True,
+        )
+    },
+    "shard_bm25": {
+        "demo": Smoke(
+            args=lambda i: ["--store", str(i.store), "--k", "5", "30"],
+            printed=(
+                r"^.+: \d+ chunks, \d+ filings of \d+ companies; \d+ answerable golden questions",
+                rf"^\| bm25 \| company_year \| 5 \| \d+ \| {NUMBER} \| \d+/\d+ \| "
+                rf"\d+/\d+ \({NUMBER}%\) \| \d+/\d+ \({NUMBER}%\) \| \d+ / \d+ \|$",
+                r"^\| hybrid \| company \| 30 \| ",
+                # the corpus-wide side is the search the evaluation made (the script exits 1 where it is not)
+                r"^corpus-wide rankings equal to the evaluation's \(retriever_rankings, at its depths\): (\d+)/\1$",
+                r"^bm25 company_year top 5, corpus-wide, the company.s name taken out of each question: "
+                r"gold hit \d+/\d+",
             ),
             cold_run=True,
         )
