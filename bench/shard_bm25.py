@@ -2,17 +2,21 @@
 length of the whole corpus (edgar_eval/retrieval/bm25.py), so a company's rankings depend on every other company's
 filings: a night that re-evaluated only the companies whose filings changed would give a report a cold run does not
 (docs/deployment.md, "What sharding the evaluation by company has to settle"). The alternative that page names is an
-index per company. This measures what it would change, before anything is built on it: for every answerable golden
-question, in the two scopes a company shard would own (company_year, the answerer's; company), the top K of BM25 and of
-the hybrid (dense and BM25 fused by RRF, the answerer's retriever) over the corpus-wide index beside the top K over an
-index of that company's chunks alone; how many of the K they share, whether they are the same in the same order, and
-whether the gold chunk is among them (hit@K) in each. Then the corpus-wide BM25 again with the company's name taken out
-of each question, which tells whether the name is what the two indexes weigh differently.
+index per company. This measures what it would change, before anything is built on it, on a store the evaluation
+made: for every question it measured with an answer expected, in the two scopes a company shard would own
+(company_year, the answerer's; company), at each of its depths, BM25's and the hybrid's ranking (dense and BM25 fused
+by RRF, both pools that deep) over the corpus-wide index beside the same search over an index of that company's chunks
+alone; how many chunks they share, and whether the scope's gold chunk (as the evaluation scores it) is in the first
+five and anywhere in each. The corpus-wide side is checked against the evaluation's stored rankings and chunk hits
+(exit 1 where one differs). Questions whose scope holds two companies' filings have no one company's index: counted,
+left out. Last, BM25 in company_year with the company's name taken out of each question, on both indexes.
 
-    .venv/bin/python bench/shard_bm25.py [--store data/edgar] [--k 5 30]
+    .venv/bin/python bench/shard_bm25.py [--store data/edgar]
 
 The dense ranking needs no such measurement: a cosine reads only the query and the chunk. The corpus scope has no
-company shard: it reads the whole index whatever the shards are.
+company shard: it reads the whole index whatever the shards are. Chunk hits only: the report's page and document hits,
+reciprocal ranks and nDCG are not recomputed here. Every question is searched in its whole scope (the shared corpus's
+questions are all asked as a role that may read every filing).
 """
 
 from __future__ import annotations
@@ -50,20 +54,31 @@ class Index:
         return [self.chunk_ids[hit.row] for hit in hits]
 
 
+FIRST = 5  # the head of each ranking reported beside its whole depth
+
+
+def _hit(gold: set[str], ranking: list[str]) -> bool:
+    return bool(gold & set(ranking))
+
+
 def _print_row(retriever: str, scope: str, k: int, found: list[tuple[set[str], list[str], list[str]]]) -> None:
     """One row of the table, from each question's gold chunks and its top k over the corpus-wide and over its
     company's own index."""
     n = len(found)
-    shared = sum(len(set(a) & set(b)) / max(len(a), len(b), 1) for _, a, b in found)
-    same = sum(a == b for _, a, b in found)
-    hit_wide = sum(bool(gold & set(a)) for gold, a, _ in found)
-    hit_own = sum(bool(gold & set(b)) for gold, _, b in found)
-    gained = sum(not gold & set(a) and bool(gold & set(b)) for gold, a, b in found)
-    lost = sum(bool(gold & set(a)) and not gold & set(b) for gold, a, b in found)
+
+    def share(count: int) -> str:
+        return f"{count}/{n} ({count / max(n, 1):.1%})"
+
+    shared = sum(len(set(a) & set(b)) / max(len(a), len(b)) if a or b else 1.0 for _, a, b in found)
+    head_wide = sum(_hit(gold, a[:FIRST]) for gold, a, _ in found)
+    head_own = sum(_hit(gold, b[:FIRST]) for gold, _, b in found)
+    hit_wide = sum(_hit(gold, a) for gold, a, _ in found)
+    hit_own = sum(_hit(gold, b) for gold, _, b in found)
+    gained = sum(not _hit(gold, a) and _hit(gold, b) for gold, a, b in found)
+    lost = sum(_hit(gold, a) and not _hit(gold, b) for gold, a, b in found)
     print(
-        f"| {retriever} | {scope} | {k} | {n} | {shared / max(n, 1):.3f} | {same}/{n} | "
-        f"{hit_wide}/{n} ({hit_wide / max(n, 1):.1%}) | {hit_own}/{n} ({hit_own / max(n, 1):.1%}) | "
-        f"{gained} / {lost} |",
+        f"| {retriever} | {scope} | {k} | {n} | {shared / max(n, 1):.3f} | {share(head_wide)} | {share(head_own)} | "
+        f"{share(hit_wide)} | {share(hit_own)} | {gained} / {lost} |",
         flush=True,
     )
 
@@ -71,7 +86,6 @@ def _print_row(retriever: str, scope: str, k: int, found: list[tuple[set[str], l
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--store", default="data/edgar", help="a materialised store (default: data/edgar)")
-    parser.add_argument("--k", type=int, nargs="+", default=[5, 30], help="search depths, each its own search (5 30)")
     args = parser.parse_args()
     store = Path(args.store)
     rows = pd.read_parquet(
@@ -80,69 +94,90 @@ def main() -> int:
     )
     golden = pd.read_parquet(
         store / "golden_questions.parquet",
-        columns=["question_id", "question", "kind", "company", "scope_cik", "fiscal_year", "gold_chunk_ids"],
-    )
-    golden = golden.loc[golden.kind == "answerable"].reset_index(drop=True)
+        columns=["question_id", "question", "company", "scope_cik", "scope_filing_ids", "gold_chunk_ids"],
+    ).set_index("question_id")
+    # each scope's gold as the evaluation scores it: the company scope's may hold more chunks than the question's own
+    by_scope = pd.read_parquet(store / "gold_by_search_scope.parquet")
+    scope_gold = {
+        (str(g.search_scope), str(g.question_id)): set(g.gold_chunk_ids)
+        for g in iter_rows(by_scope.loc[by_scope["rule"].isna()])
+    }
     # the evaluation's own question vectors and rankings: the corpus-wide side is checked to be the search it made
     vectors = pd.read_parquet(store / "question_embeddings.parquet", columns=["question_id", "embedding"])
     vector_of = {str(q): np.asarray(v, dtype=np.float32) for q, v in zip(vectors.question_id, vectors.embedding)}
-    made = pd.read_parquet(
-        store / "retriever_rankings.parquet", columns=["question_id", "search_scope", "retriever", "k", "chunk_ids"]
-    )
-    made_by = {
-        (str(r.retriever), str(r.search_scope), int(r.k), str(r.question_id)): list(r.chunk_ids)
-        for r in iter_rows(made)
-    }
+    made = pd.read_parquet(store / "retriever_rankings.parquet")
+    made = made.loc[made.expected_route == "answer"]
+    depths = sorted({int(k) for k in made.k})
     filings = [
         ScopedFiling(str(f.filing_id), str(f.cik), str(f.form), int(f.fiscal_year))
         for f in iter_rows(rows.drop_duplicates("filing_id"))
     ]
+    cik_of = {f.filing_id: f.cik for f in filings}
     corpus_wide = Index(rows)
     own = {str(cik): Index(group) for cik, group in rows.groupby("cik", sort=True)}
     print(
-        f"{store}: {len(rows)} chunks, {len(filings)} filings of {len(own)} companies; "
-        f"{len(golden)} answerable golden questions, each scope's those the evaluation measured there"
+        f"{store}: {len(rows)} chunks, {len(filings)} filings of {len(own)} companies; the questions the evaluation "
+        f"measured with an answer expected, at its depths {', '.join(map(str, depths))}"
     )
     print(
-        "| retriever | scope | K | questions | top K shared (mean) | same top K, same order | gold hit@K corpus-wide "
-        "| gold hit@K own index | gold gained / lost |"
+        f"| retriever | scope | K | questions | top K shared (mean) | gold in first {FIRST}, corpus-wide | "
+        f"gold in first {FIRST}, own index | gold hit@K corpus-wide | gold hit@K own index | gold gained / lost |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     checked = agreed = 0
+    spanning: dict[str, int] = {}
     for retriever in RETRIEVERS:
         for scope_name in SHARD_SCOPES:
-            measured = {key[3] for key in made_by if key[:2] == (retriever, scope_name)}
-            for k in args.k:  # each depth its own search, as the evaluation's retrieval_depths are
+            for k in depths:
                 found: list[tuple[set[str], list[str], list[str]]] = []
-                for question in iter_rows(golden):
-                    cik, question_id = str(question.scope_cik), str(question.question_id)
-                    if question_id not in measured or cik not in own:
+                asked = made.loc[(made.retriever == retriever) & (made.search_scope == scope_name) & (made.k == k)]
+                for made_row in iter_rows(asked):
+                    question = golden.loc[made_row.question_id]
+                    cik = str(question.scope_cik)
+                    if scope_name == COMPANY_YEAR:
+                        scope = [str(f) for f in question.scope_filing_ids]
+                    else:
+                        scope = filings_of_scope(COMPANY, filings, cik, None)
+                    if {cik_of.get(f) for f in scope} != {cik}:  # two companies' filings: no one company's index
+                        spanning[scope_name] = spanning.get(scope_name, 0) + 1
                         continue
-                    year = None if pd.isna(question.fiscal_year) else int(question.fiscal_year)
-                    scope = filings_of_scope(scope_name, filings, cik, year)
-                    text, vector = str(question.question), vector_of[question_id]
+                    gold = scope_gold.get((scope_name, str(made_row.question_id)), set(question.gold_chunk_ids))
+                    text, vector = str(question.question), vector_of[str(made_row.question_id)]
                     wide = corpus_wide.top(retriever, text, vector, scope, k)
-                    found.append((set(question.gold_chunk_ids), wide, own[cik].top(retriever, text, vector, scope, k)))
-                    if (retriever, scope_name, k, question_id) in made_by:
-                        checked += 1
-                        agreed += wide == made_by[(retriever, scope_name, k, question_id)]
+                    found.append((gold, wide, own[cik].top(retriever, text, vector, scope, k)))
+                    checked += 1
+                    agreed += wide == list(made_row.chunk_ids) and _hit(gold, wide) == bool(made_row.chunk_hit)
                 _print_row(retriever, scope_name, k, found)
-    print(f"corpus-wide rankings equal to the evaluation's (retriever_rankings, at its depths): {agreed}/{checked}")
-    # Why the two differ: a question names its company, a name rare in the corpus and common in the company's chunks.
-    for k in args.k:
-        hits = asked = 0
-        for question in iter_rows(golden):
-            year = None if pd.isna(question.fiscal_year) else int(question.fiscal_year)
-            scope = filings_of_scope(COMPANY_YEAR, filings, str(question.scope_cik), year)
-            nameless = str(question.question).replace(f"{question.company}'s", "").replace(str(question.company), "")
-            top = corpus_wide.top("bm25", nameless, vector_of[str(question.question_id)], scope, k)
-            asked += 1
-            hits += bool(set(question.gold_chunk_ids) & set(top))
+    for scope_name, count in sorted(spanning.items()):
+        runs = len(RETRIEVERS) * len(depths)
         print(
-            f"bm25 company_year top {k}, corpus-wide, the company's name taken out of each question: gold hit "
-            f"{hits}/{asked} ({hits / max(asked, 1):.1%})"
+            f"{scope_name}: {count // runs} questions search two companies' filings (no one company's index): left out"
         )
-    return 0 if agreed == checked else 1
+    print(f"corpus-wide rankings and chunk hits equal to the evaluation's (retriever_rankings): {agreed}/{checked}")
+    # Why the two differ: a question names its company, rare in the corpus; taken out, both indexes again
+    first = depths[0]
+    answerable = golden.loc[golden.index.isin(made.loc[made.search_scope == COMPANY_YEAR].question_id)]
+    named = {cik: 0 for cik in ("wide", "own")}
+    heads = {cik: 0 for cik in ("wide", "own")}
+    asked = 0
+    for question_id, question in answerable.iterrows():
+        cik = str(question.scope_cik)
+        scope = [str(f) for f in question.scope_filing_ids]
+        if {cik_of.get(f) for f in scope} != {cik}:
+            continue
+        nameless = str(question.question).replace(f"{question.company}'s", "").replace(str(question.company), "")
+        gold, vector = set(question.gold_chunk_ids), vector_of[str(question_id)]
+        asked += 1
+        for side, index in (("wide", corpus_wide), ("own", own[cik])):
+            top = index.top("bm25", nameless, vector, scope, first)
+            named[side] += _hit(gold, top)
+            heads[side] += _hit(gold, top[:FIRST])
+    print(
+        f"bm25 company_year, the company's name taken out of each of {asked} questions: gold in first {FIRST} "
+        f"{heads['wide']} corpus-wide, {heads['own']} own index; gold hit@{first} {named['wide']} corpus-wide, "
+        f"{named['own']} own index"
+    )
+    return 0 if checked and agreed == checked else 1
 
 
 if __name__ == "__main__":
