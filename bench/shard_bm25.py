@@ -57,6 +57,17 @@ class Index:
 FIRST = 5  # the head of each ranking reported beside its whole depth
 
 
+def _shard_scope(scope_name: str, question, filings: list[ScopedFiling], cik_of: dict[str, str]) -> list[str] | None:
+    """The filings a golden question searches in `scope_name`, or None where they are two companies' (no one company's
+    index holds them)."""
+    cik = str(question.scope_cik)
+    if scope_name == COMPANY_YEAR:
+        scope = [str(f) for f in question.scope_filing_ids]
+    else:
+        scope = filings_of_scope(COMPANY, filings, cik, None)
+    return scope if {cik_of.get(f) for f in scope} == {cik} else None
+
+
 def _hit(gold: set[str], ranking: list[str]) -> bool:
     return bool(gold & set(ranking))
 
@@ -125,7 +136,7 @@ def main() -> int:
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     checked = agreed = 0
-    spanning: dict[str, int] = {}
+    spanning: dict[str, set[str]] = {}  # scope -> the questions searching two companies' filings there
     for retriever in RETRIEVERS:
         for scope_name in SHARD_SCOPES:
             for k in depths:
@@ -133,14 +144,11 @@ def main() -> int:
                 asked = made.loc[(made.retriever == retriever) & (made.search_scope == scope_name) & (made.k == k)]
                 for made_row in iter_rows(asked):
                     question = golden.loc[made_row.question_id]
-                    cik = str(question.scope_cik)
-                    if scope_name == COMPANY_YEAR:
-                        scope = [str(f) for f in question.scope_filing_ids]
-                    else:
-                        scope = filings_of_scope(COMPANY, filings, cik, None)
-                    if {cik_of.get(f) for f in scope} != {cik}:  # two companies' filings: no one company's index
-                        spanning[scope_name] = spanning.get(scope_name, 0) + 1
+                    scope = _shard_scope(scope_name, question, filings, cik_of)
+                    if scope is None:
+                        spanning.setdefault(scope_name, set()).add(str(made_row.question_id))
                         continue
+                    cik = str(question.scope_cik)
                     gold = scope_gold.get((scope_name, str(made_row.question_id)), set(question.gold_chunk_ids))
                     text, vector = str(question.question), vector_of[str(made_row.question_id)]
                     wide = corpus_wide.top(retriever, text, vector, scope, k)
@@ -148,23 +156,22 @@ def main() -> int:
                     checked += 1
                     agreed += wide == list(made_row.chunk_ids) and _hit(gold, wide) == bool(made_row.chunk_hit)
                 _print_row(retriever, scope_name, k, found)
-    for scope_name, count in sorted(spanning.items()):
-        runs = len(RETRIEVERS) * len(depths)
+    for scope_name, questions in sorted(spanning.items()):
         print(
-            f"{scope_name}: {count // runs} questions search two companies' filings (no one company's index): left out"
+            f"{scope_name}: {len(questions)} questions search two companies' filings (no one company's index): left out"
         )
     print(f"corpus-wide rankings and chunk hits equal to the evaluation's (retriever_rankings): {agreed}/{checked}")
     # Why the two differ: a question names its company, rare in the corpus; taken out, both indexes again
     first = depths[0]
     answerable = golden.loc[golden.index.isin(made.loc[made.search_scope == COMPANY_YEAR].question_id)]
-    named = {cik: 0 for cik in ("wide", "own")}
-    heads = {cik: 0 for cik in ("wide", "own")}
+    named = {"wide": 0, "own": 0}
+    heads = {"wide": 0, "own": 0}
     asked = 0
     for question_id, question in answerable.iterrows():
-        cik = str(question.scope_cik)
-        scope = [str(f) for f in question.scope_filing_ids]
-        if {cik_of.get(f) for f in scope} != {cik}:
+        scope = _shard_scope(COMPANY_YEAR, question, filings, cik_of)
+        if scope is None:
             continue
+        cik = str(question.scope_cik)
         nameless = str(question.question).replace(f"{question.company}'s", "").replace(str(question.company), "")
         gold, vector = set(question.gold_chunk_ids), vector_of[str(question_id)]
         asked += 1

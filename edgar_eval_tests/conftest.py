@@ -25,6 +25,14 @@ REAL_CORPUS = Path(os.environ.get("EDGAR_EVAL_REAL_CORPUS", REPO.parent / "share
 REAL_CANDIDATES = REAL_CORPUS.parents[1] / "golden" / "real_candidates.jsonl"  # the hand-written proposals
 
 
+REPRODUCED = ("report.md", "report.html", "outcomes.json")  # what a reproduction of a committed report compares
+
+
+def drifted_report_files(written: Path, committed: Path) -> list[str]:
+    """The files of REPRODUCED that differ in any byte between a report folder a run wrote and the committed one."""
+    return [name for name in REPRODUCED if (written / name).read_bytes() != (committed / name).read_bytes()]
+
+
 def _slow_minutes(item: pytest.Item) -> float:
     marker = item.get_closest_marker("slow")
     return float(marker.kwargs.get("minutes", 1)) if marker else 0.0

@@ -14,10 +14,8 @@ import sys
 
 import pytest
 
-from edgar_eval_tests.conftest import REAL_CANDIDATES, REAL_CORPUS, REPO
+from edgar_eval_tests.conftest import REAL_CANDIDATES, REAL_CORPUS, REPO, drifted_report_files
 from edgar_eval_tests.services import instance_home, project_copy, run_environment
-
-COMPARED = ("report.md", "report.html", "outcomes.json")
 
 pytestmark = [
     pytest.mark.integration,
@@ -33,8 +31,7 @@ def test_a_cold_run_on_the_shared_corpus_writes_the_committed_report_byte_for_by
     command += ["--proposals", str(REAL_CANDIDATES)]
     result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=home, timeout=3600)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
-    written, committed = home / "reports" / "edgar", REPO / "reports" / "edgar"
-    drifted = [name for name in COMPARED if (written / name).read_bytes() != (committed / name).read_bytes()]
+    drifted = drifted_report_files(home / "reports" / "edgar", REPO / "reports" / "edgar")
     assert not drifted, (
         f"reports/edgar {', '.join(drifted)} differ from what the code produces (run the shared corpus as the README "
         "says and commit the result with the change that moved it)"

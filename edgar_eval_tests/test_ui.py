@@ -4,9 +4,7 @@ a code edit (the edit made to a copy of the package, loaded as the code location
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -19,8 +17,9 @@ from dagster._core.workspace.load_target import ModuleTarget
 from dagster_graphql.test.utils import execute_dagster_graphql
 
 from edgar_eval.defs.jobs import CODE_LOCATION, CORPUS_JOB, DEFINITIONS_MODULE, EVALUATION_JOB
+from edgar_eval_tests.conftest import drifted_report_files
 from edgar_eval_tests.package_copies import TABLE_READER, copy_package, table_reader_first_def
-from edgar_eval_tests.services import project_copy
+from edgar_eval_tests.services import BIN, project_copy, run_environment
 
 pytestmark = [
     pytest.mark.slow(minutes=3.5),  # whole-graph runs: scheduled with the longest first
@@ -62,10 +61,11 @@ def ran(tmp_path_factory):
     cannot write into."""
     home = project_copy(tmp_path_factory.mktemp("ui"))
     env = {"EDGAR_EVAL_HOME": str(home), "DAGSTER_HOME": str(home / ".dagster_home")}
-    shell = {k: v for k, v in os.environ.items() if not k.startswith(("EDGAR_EVAL_", "DAGSTER_")) and k != THREADS}
+    shell = run_environment(home, home / ".dagster_home")
+    shell.pop(THREADS, None)
     done = subprocess.run(
-        [str(Path(sys.executable).parent / "edgar-eval"), "run"],
-        env={**shell, **env},
+        [str(BIN / "edgar-eval"), "run"],
+        env=shell,
         cwd=home,
         capture_output=True,
         text=True,
@@ -100,11 +100,8 @@ def test_the_readmes_first_command_writes_the_committed_demo_report(ran):
     """`edgar-eval run` as the README's first command runs it (the defaults: the multiprocess executor, the regression
     gate against the committed baseline, which the fixture's exit status 0 says passed) writes the committed demo
     report, HTML and outcomes byte for byte. `.ci/run` relies on this test rather than running the demo again."""
-    written, committed = ran / "reports" / "demo", PROJECT / "reports" / "demo"
-    for name in ("report.md", "report.html", "outcomes.json"):
-        assert (written / name).read_bytes() == (committed / name).read_bytes(), (
-            f"reports/demo/{name} differs from what `edgar-eval run` writes: run it and commit the result"
-        )
+    drifted = drifted_report_files(ran / "reports" / "demo", PROJECT / "reports" / "demo")
+    assert not drifted, f"reports/demo {', '.join(drifted)} differ from what `edgar-eval run` writes: run it and commit"
 
 
 def test_cli_runs_show_under_their_job_in_the_code_location(ran):
