@@ -6,10 +6,12 @@ import dagster as dg
 import pytest
 
 from edgar_eval.defs.answering import checks as regression_checks
-from edgar_eval.defs.corpus.partitions import sync_filings
+from edgar_eval.defs.corpus.partitions import FILINGS, sync_filings
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.shards import SHARDS
 
+SHARDED = {"retriever_rankings", "reranked_retrievals", "expanded_retrievals"}
 GRAPH = {
     "filing_documents": ("corpus", set()),
     "filings": ("corpus", {"filing_documents"}),
@@ -242,7 +244,9 @@ def test_asset_graph_matches_the_snapshot(defs):
         assert {dep.asset_key.to_user_string() for dep in spec.deps} == upstream | SOURCE_READS.get(name, set()), name
         assert spec.description and len(spec.description) > 40, name
         assert spec.code_version or name == "filing_documents", name  # the one input: observed, not built by code
-        assert (spec.partitions_def is not None) == (group == "corpus"), name
+        # a filing per partition in the corpus; a shard of companies per partition in the per-question steps
+        expected = FILINGS if group == "corpus" else SHARDS if name in SHARDED else None
+        assert spec.partitions_def == expected, name
 
 
 def test_jobs_sensor_and_automation_conditions(defs):

@@ -169,6 +169,29 @@ class ParquetStore:
         except (pa.ArrowInvalid, OSError) as exc:
             raise StoreError(f"{source} is not a readable Parquet file ({exc}); rematerialise {asset!r}") from exc
 
+    def read_together(self, asset: str, partitions: list[str], columns: list[str] | None = None) -> pd.DataFrame:
+        """These partitions' rows as one table, in the given order: concatenated as Arrow tables, each column taking
+        the type that holds every partition's values (a column all null in one partition, or whole numbers in one and
+        fractions in another), so the table reads back as it would have had one run written it whole."""
+        tables = []
+        for key in partitions:
+            source = self.path(asset, key)
+            if not source.is_file():
+                raise StoreError(
+                    f"partition {key!r} of asset {asset!r} has not been materialised ({source} is missing)"
+                )
+            try:
+                readable = source if is_local(source) else pa.BufferReader(source.read_bytes())
+                present = None if columns is None else [c for c in columns if c in pq.read_schema(readable).names]
+                if not is_local(source):
+                    readable = pa.BufferReader(source.read_bytes())
+                tables.append(pq.read_table(readable, columns=present))
+            except (pa.ArrowInvalid, OSError) as exc:
+                raise StoreError(f"{source} is not a readable Parquet file ({exc}); rematerialise {asset!r}") from exc
+        if not tables:
+            return pd.DataFrame()
+        return pa.concat_tables(tables, promote_options="permissive").to_pandas()
+
     def stamp(self, asset: str, partition: str | None = None) -> dict[str, str]:
         """The stamp the table was written with (empty when none), read from its footer without its rows."""
         source = self.path(asset, partition)

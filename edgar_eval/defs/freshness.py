@@ -41,7 +41,9 @@ from edgar_eval.adapters.parquet_store import location, table_problem
 from edgar_eval.defs.history_queries import chunks
 from edgar_eval.defs.report.assets import code_version
 from edgar_eval.defs.settings import MODEL_GENERATORS, EmbedderResource, EvalSettings, GeneratorResource
+from edgar_eval.defs.shards import SHARDS
 from edgar_eval.defs.source_files import SOURCE_FILES, TAPE_FILES
+from edgar_eval.evaluation.shards import SHARD_KEYS
 
 INPUTS_TAG = "edgar-eval/inputs"  # the digest of a run's inputs, on every run `edgar-eval run` launches
 NEVER_MATERIALISED = "never materialised"  # how a run that has never been made is told from one made again
@@ -312,8 +314,25 @@ class CurrentWork:
         return verdicts
 
     def evaluation(self, partitions: Iterable[str]) -> Verdict:
-        """The evaluation run: when its one reason is tables that cannot be read, only the assets that make them."""
+        """The evaluation run: when its one reason is tables that cannot be read, only the assets that make them. A
+        sharded asset counts shard by shard (`asset/shard`): each shard's latest materialisation and stored table."""
         inputs = evaluation_inputs(self.settings, self.embedder, self.generator, self.instance, self.graph, partitions)
-        reason, unreadable = _staleness(self.instance, inputs, self.evaluation_keys, {})
-        remake = {sibling for key in unreadable for sibling in self.graph.get(key).execution_set_asset_keys}
+        sharded = [key for key in self.evaluation_keys if self.graph.get(key).partitions_def == SHARDS]
+        latest = dict(_latest(self.instance, [key for key in self.evaluation_keys if key not in sharded]))
+        stored: dict[dg.AssetKey, Path | str] = {}
+        store = self.settings.store()
+        for shard, by_key in _latest_by_partition(self.instance, sharded, SHARD_KEYS).items():
+            for key, record in by_key.items():
+                latest[_shard_key(key, shard)] = record
+                stored[_shard_key(key, shard)] = str(store.path(key.to_user_string(), shard))
+        reason, unreadable = _staleness(self.instance, inputs, sorted(latest, key=str), stored, latest)
+        made_by = {_shard_key(key, shard): key for key in sharded for shard in SHARD_KEYS}
+        remake = {
+            sibling for key in unreadable for sibling in self.graph.get(made_by.get(key, key)).execution_set_asset_keys
+        }
         return Verdict(inputs, reason, tuple(sorted(remake, key=str)))
+
+
+def _shard_key(key: dg.AssetKey, shard: str) -> dg.AssetKey:
+    """How one shard of a sharded asset is named in a verdict (`retriever_rankings/03`)."""
+    return dg.AssetKey([*key.path, shard])

@@ -10,6 +10,8 @@ import pandas as pd
 from edgar_eval.adapters.parquet_store import StoreError
 from edgar_eval.corpus.partitioned import PartitionedTable
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.shards import SHARDS
+from edgar_eval.evaluation.shards import ORDER_COLUMN, in_corpus_order
 
 # Input metadata: read only these columns (a step that only checks which filings are current reads their sha256).
 COLUMNS = "columns"
@@ -25,10 +27,13 @@ class ParquetIOManager(dg.IOManager):
     table as a DataFrame; a per-filing table as a `PartitionedTable` of the partitions asked for (all of them for an
     unpartitioned reader, the run's own for a per-filing one), those never materialised listed, not failed on, so the
     reader can say which filings it left out and why. A partition is read only when the run history records its
-    materialisation; one stored without that record is listed apart (`unrecorded`) and not read.
+    materialisation; one stored without that record is listed apart (`unrecorded`) and not read. A sharded table
+    (defs/shards.py) is read as the one table an unsharded step writes: every shard asked for, in corpus-wide order;
+    a shard not materialised, or not recorded, fails the step (the statistics of part of the questions would pass
+    for the whole).
 
-    Per-filing assets write their own partitions (one run builds many, each kept or reused on its own, and a failing
-    filing must not discard the others), at the paths this manager reads."""
+    Per-filing and sharded assets write their own partitions (one run builds many, each kept or reused on its own,
+    and a failing filing or shard must not discard the others), at the paths this manager reads."""
 
     def __init__(self, settings: EvalSettings) -> None:
         self.settings = settings
@@ -47,6 +52,8 @@ class ParquetIOManager(dg.IOManager):
             if not context.has_asset_partitions:
                 return store.read(asset, columns=columns)
             asked = sorted(context.asset_partition_keys)
+            if context.asset_partitions_def == SHARDS:
+                return self._shards(context, asset, asked, columns)
             # Only what the run history records is read: a table written by a run that could not record its event
             # (the database down mid-run) is not part of any lineage the instance holds.
             recorded = context.instance.event_log_storage.get_latest_storage_id_by_partition(
@@ -69,6 +76,21 @@ class ParquetIOManager(dg.IOManager):
             )
         except StoreError as exc:
             raise dg.Failure(str(exc)) from exc
+
+    def _shards(
+        self, context: dg.InputContext, asset: str, asked: list[str], columns: list[str] | None
+    ) -> pd.DataFrame:
+        recorded = context.instance.event_log_storage.get_latest_storage_id_by_partition(
+            context.asset_key, dg.DagsterEventType.ASSET_MATERIALIZATION, set(asked)
+        )
+        absent = [key for key in asked if key not in recorded]
+        if absent:
+            raise dg.Failure(
+                f"{len(absent)} of the {len(asked)} shards of {asset!r} are not materialised ({', '.join(absent[:5])}"
+                f"{' ...' if len(absent) > 5 else ''}): materialise {asset!r} for every shard first"
+            )
+        store = self.settings.store()
+        return in_corpus_order(store.read_together(asset, asked, None if columns is None else [*columns, ORDER_COLUMN]))
 
 
 @dg.io_manager(

@@ -41,6 +41,7 @@ from edgar_eval.defs.freshness import INPUTS_TAG, CurrentWork
 from edgar_eval.defs.jobs import CODE_LOCATION, CORPUS_JOB, DEFINITIONS_ATTRIBUTE, DEFINITIONS_MODULE, EVALUATION_JOB
 from edgar_eval.defs.run_tags import HOST_TAG, gone, launch_tags
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.shards import EVALUATION_RUN_TAGS
 from edgar_eval.defs.source_files import observe_source_files
 
 # The CLI prints each failure in one line itself; the full record, tracebacks included, stays in the run history.
@@ -503,7 +504,10 @@ def materialise_evaluation(
     if not synced:
         sync_filings(instance, settings_of(defs))
     observe_source_files(instance, settings_of(defs))  # the files beside the graph: versions its steps record
-    result = (launch or in_process(defs, instance))(EVALUATION_JOB, None, tags, assets)
+    # every shard of the sharded steps in this one run (a backfill of them all in one run: defs/shards.py)
+    result = (launch or in_process(defs, instance))(
+        EVALUATION_JOB, None, {**EVALUATION_RUN_TAGS, **(tags or {})}, assets
+    )
     if _interrupted(result):  # an interrupt after the last step is forgotten, but then the report is whole
         raise KeyboardInterrupt
     return None if result.success else failure_message(result)

@@ -16,11 +16,13 @@ from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.routes.assets import access_policy
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings
+from edgar_eval.defs.shards import index_version, materialize_shards, rows_version, shard_asset, shard_inputs
 from edgar_eval.defs.source_files import POLICY_FILES
 from edgar_eval.domain.ports import Reranker
 from edgar_eval.domain.routes import ANSWER
 from edgar_eval.evaluation.retrieval_hits import hit_record
 from edgar_eval.evaluation.search_scopes import ScopedCase, scoped_cases, search_runs, searchable_filings
+from edgar_eval.evaluation.shards import ORDER_COLUMN, case_order, shard_questions
 from edgar_eval.evaluation.table_expansion import expansion_frame, expansion_runs
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
 from edgar_eval.retrieval.searches import searches
@@ -101,14 +103,26 @@ def measured_cases(
     )
 
 
-@dg.asset(
-    deps=[POLICY_FILES.key],
-    group_name="runs",
-    description="The retrieval measurement: every golden question searched by dense (exact cosine), BM25 (bm25s) and "
-    "hybrid (reciprocal rank fusion) retrievers, each depth K its own search, in each search scope of the settings "
+def _shard_of(golden: pd.DataFrame, shard: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A shard's golden questions, and where each stands in the golden set (what its rows' corpus order reads)."""
+    questions = shard_questions(golden, shard)
+    places = pd.DataFrame({"question_id": golden.question_id, "place": range(len(golden))})
+    return questions, places[places.question_id.isin(questions.question_id)].assign(of=len(golden))
+
+
+def _rows_of(frame: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a per-question table that belong to these questions, in the table's order."""
+    return cast(pd.DataFrame, frame[frame.question_id.isin(questions.question_id)])
+
+
+@shard_asset(
+    "The retrieval measurement: every golden question searched by dense (exact cosine), BM25 (bm25s) and hybrid "
+    "(reciprocal rank fusion) retrievers, each depth K its own search, in each search scope of the settings "
     "(search_scopes): the answerer's (the company's filings of the fiscal year asked), every filing of the company "
     "and the whole corpus, each with its own gold (gold_by_search_scope); per question, scope and run, document and "
-    "page hits, recall@K, precision@K, reciprocal rank, nDCG@10, or the error.",
+    "page hits, recall@K, precision@K, reciprocal rank, nDCG@10, or the error. Every shard searches the one "
+    "corpus-wide index.",
+    deps=(POLICY_FILES.key,),
 )
 def retriever_rankings(
     context: dg.AssetExecutionContext,
@@ -118,38 +132,55 @@ def retriever_rankings(
     golden_questions: pd.DataFrame,
     question_embeddings: pd.DataFrame,
     gold_by_search_scope: pd.DataFrame,
-) -> dg.Output[pd.DataFrame]:
+) -> dg.MaterializeResult:
     index_rows, golden = search_index, golden_questions
     dense, _ = checked_index(settings, embedder, index_rows)
     retrievers = searches(index_rows, dense, settings.rrf_k)
-    vectors = dict(zip(golden.question_id, question_vectors(question_embeddings, golden.question_id)))
-    cases = measured_cases(settings, golden, gold_by_search_scope, index_rows)
-    rows = list(search_runs(index_rows, retrievers, cases, vectors, settings.retrieval_depths))
-    frame = pd.DataFrame(rows)
-    return table_output(
-        frame,
-        {
-            "runs": len(frame),
-            "errors": int(frame.error.notna().sum()),
-            "questions_by_scope": dg.MetadataValue.json(
-                frame.groupby("search_scope").question_id.nunique().sort_index().to_dict()
-            ),
+    corpus_wide = {"search_index": index_version(index_rows)}
+
+    def inputs(shard: str) -> str:
+        questions, places = _shard_of(golden, shard)
+        return shard_inputs(
+            settings,
+            corpus_wide,
+            {
+                "golden_questions": questions,
+                "places": places,
+                "gold_by_search_scope": _rows_of(gold_by_search_scope, questions),
+                "question_embeddings": _rows_of(question_embeddings, questions),
+            },
+        )
+
+    def work(shard: str) -> tuple[pd.DataFrame, dict]:
+        questions, _ = _shard_of(golden, shard)
+        if not len(questions):
+            return pd.DataFrame(), {}
+        vectors = dict(zip(questions.question_id, question_vectors(question_embeddings, questions.question_id)))
+        cases = measured_cases(settings, questions, gold_by_search_scope, index_rows)
+        frame = pd.DataFrame(list(search_runs(index_rows, retrievers, cases, vectors, settings.retrieval_depths)))
+        if len(frame):
+            frame[ORDER_COLUMN] = case_order(golden, frame.question_id, frame.search_scope)
+        return frame, {}
+
+    result = materialize_shards(context, settings.store(), "retriever_rankings", work, inputs)
+    return result._replace(
+        metadata={
+            **(result.metadata or {}),
             "bm25": BM25_INDEX_ID,
             "depths": ", ".join(map(str, settings.retrieval_depths)),
             "rrf_k": settings.rrf_k,
-        },
+        }
     )
 
 
-@dg.asset(
-    deps=[POLICY_FILES.key],
-    group_name="runs",
+@shard_asset(
+    'The rerank stage, measured: for each cut of the settings (rerank_cuts, "candidates:kept"), the answerer\'s '
+    "retriever's top candidates of every answerable question in every search scope, reranked by the configured "
+    "reranker (reranker: the offline lexical and figure-aware one, or a /rerank endpoint), the best kept; page and "
+    "chunk hits among the kept passages before (the retriever's own first ones) and after, and the rerank's wall time "
+    "per question.",
+    deps=(POLICY_FILES.key,),
     pool=MODEL_ENDPOINT_POOL,
-    description='The rerank stage, measured: for each cut of the settings (rerank_cuts, "candidates:kept"), the '
-    "answerer's retriever's top candidates of every answerable question in every search scope, reranked by the "
-    "configured reranker (reranker: the offline lexical and figure-aware one, or a /rerank endpoint), the best kept; "
-    "page and chunk hits among the kept passages before (the retriever's own first ones) and after, and the rerank's "
-    "wall time per question.",
 )
 def reranked_retrievals(
     context: dg.AssetExecutionContext,
@@ -158,13 +189,9 @@ def reranked_retrievals(
     search_index: pd.DataFrame,
     golden_questions: pd.DataFrame,
     gold_by_search_scope: pd.DataFrame,
-) -> dg.Output[pd.DataFrame]:
-    reranker = settings.reranker_adapter()
+) -> dg.MaterializeResult:
+    golden = golden_questions
     chunks = search_index.set_index("chunk_id")
-    cases = {
-        (case.question_id, case.search_scope): case
-        for case in measured_cases(settings, golden_questions, gold_by_search_scope, search_index)
-    }
     ranked = cast(
         pd.DataFrame,
         retriever_rankings[
@@ -173,20 +200,47 @@ def reranked_retrievals(
             & retriever_rankings.error.isna()
         ],
     )
+    corpus_wide = {"search_index": index_version(search_index)}
+    reranker = settings.reranker_adapter()
+
+    def inputs(shard: str) -> str:
+        questions, places = _shard_of(golden, shard)
+        return shard_inputs(
+            settings,
+            {**corpus_wide, "reranker": reranker.reranker_id},
+            {
+                "golden_questions": questions,
+                "places": places,
+                "gold_by_search_scope": _rows_of(gold_by_search_scope, questions),
+                "retriever_rankings": _rows_of(ranked, questions),
+            },
+        )
+
+    def work(shard: str) -> tuple[pd.DataFrame, dict]:
+        questions, _ = _shard_of(golden, shard)
+        cases = {
+            (case.question_id, case.search_scope): case
+            for case in measured_cases(settings, questions, gold_by_search_scope, search_index)
+        }
+        frame = pd.DataFrame(_rerank_cuts(settings, reranker, _rows_of(ranked, questions), chunks, cases))
+        return _with_order(frame, golden, settings), {}
+
     try:
-        rows = _rerank_cuts(settings, reranker, ranked, chunks, cases)
+        result = materialize_shards(context, settings.store(), "reranked_retrievals", work, inputs)
     finally:
         reranker.close()
-    frame = pd.DataFrame(rows)
-    return table_output(
-        frame,
-        {
-            "reranker": reranker.reranker_id,
-            "cuts": ", ".join(settings.rerank_cuts),
-            "questions": int(frame.question_id.nunique()) if len(frame) else 0,
-            "rerank_p50_ms": float(np.percentile(frame.rerank_seconds, 50) * 1000) if len(frame) else 0.0,
-        },
+    return result._replace(
+        metadata={**(result.metadata or {}), "reranker": reranker.reranker_id, "cuts": ", ".join(settings.rerank_cuts)}
     )
+
+
+def _with_order(frame: pd.DataFrame, golden: pd.DataFrame, settings: EvalSettings) -> pd.DataFrame:
+    """A shard's rows of a step that goes cut by cut (rerank_cuts), with their corpus order."""
+    if not len(frame):
+        return frame
+    cuts = {cut: place for place, cut in enumerate(settings.cuts())}
+    place = np.array([cuts[(c, k)] for c, k in zip(frame.candidates, frame.kept)], dtype="int64")
+    return frame.assign(**{ORDER_COLUMN: case_order(golden, frame.question_id, frame.search_scope, place)})
 
 
 def _rerank_cuts(
@@ -229,20 +283,20 @@ def _rerank_cuts(
     return rows
 
 
-@dg.asset(
-    deps=[POLICY_FILES.key],
-    group_name="runs",
+@shard_asset(
+    "Table-chunk expansion, measured: for each rerank cut, the passages kept in the retriever's order and in the "
+    "reranker's, each read as it is and expanded (a passage with an end inside a table reaches table_expansion_rows "
+    "rows further, within the table, and opens with the table's scale line and header rows); per answerable question "
+    "and scope, page hit, whether the gold row as printed is read, and the characters read, both ways.",
+    deps=(POLICY_FILES.key,),
     ins={
-        "filings": dg.AssetIn(metadata=columns_of("filing_id", "sha256")),
+        # every filing for every shard: a question may read any filing's text
+        "filings": dg.AssetIn(metadata=columns_of("filing_id", "sha256"), partition_mapping=dg.AllPartitionMapping()),
+        "filing_text": dg.AssetIn(partition_mapping=dg.AllPartitionMapping()),
         "search_index": dg.AssetIn(
             metadata=columns_of("chunk_id", "filing_id", "cik", "form", "fiscal_year", "start", "end", "text", "pages")
         ),
     },
-    description="Table-chunk expansion, measured: for each rerank cut, the passages kept in the retriever's order and "
-    "in the reranker's, each read as it is and expanded (a passage with an end inside a table reaches "
-    "table_expansion_rows rows further, within the table, and opens with the table's scale line and header rows); "
-    "per answerable question and scope, page hit, whether the gold row as printed is read, and the characters read, "
-    "both ways.",
 )
 def expanded_retrievals(
     context: dg.AssetExecutionContext,
@@ -254,30 +308,50 @@ def expanded_retrievals(
     gold_by_search_scope: pd.DataFrame,
     filings: PartitionedTable,
     filing_text: PartitionedTable,
-) -> dg.Output[pd.DataFrame]:
+) -> dg.MaterializeResult:
+    golden = golden_questions
     keys, _ = current_partitions(filings, (filing_text,))
-    cases = measured_cases(settings, golden_questions, gold_by_search_scope, search_index)
-    answerable = (case for case in cases if case.expected_route == ANSWER)
-    frame = expansion_frame(
-        expansion_runs(
-            settings.table_expansion_rows,
-            settings.cuts(),
-            cast(pd.DataFrame, retriever_rankings[retriever_rankings.retriever == settings.answer_retriever]),
-            reranked_retrievals,
-            search_index,
-            filing_text.frame(keys),
-            golden_questions.set_index("question_id").gold_quote,
-            answerable,
+    texts = filing_text.frame(keys)
+    ranked = cast(pd.DataFrame, retriever_rankings[retriever_rankings.retriever == settings.answer_retriever])
+    corpus_wide = {
+        "search_index": index_version(search_index),
+        "filing_text": rows_version(texts, ["filing_id", "sha256", "text"]),
+    }
+
+    def inputs(shard: str) -> str:
+        questions, places = _shard_of(golden, shard)
+        return shard_inputs(
+            settings,
+            corpus_wide,
+            {
+                "golden_questions": questions,
+                "places": places,
+                "gold_by_search_scope": _rows_of(gold_by_search_scope, questions),
+                "retriever_rankings": _rows_of(ranked, questions),
+                "reranked_retrievals": _rows_of(reranked_retrievals, questions),
+            },
         )
-    )
-    return table_output(
-        frame,
-        {
-            "rows_each_way": settings.table_expansion_rows,
-            "questions": int(frame.question_id.nunique()) if len(frame) else 0,
-            "passages_expanded": int(frame.passages_expanded.sum()) if len(frame) else 0,
-        },
-    )
+
+    def work(shard: str) -> tuple[pd.DataFrame, dict]:
+        questions, _ = _shard_of(golden, shard)
+        cases = measured_cases(settings, questions, gold_by_search_scope, search_index)
+        answerable = (case for case in cases if case.expected_route == ANSWER)
+        frame = expansion_frame(
+            expansion_runs(
+                settings.table_expansion_rows,
+                settings.cuts(),
+                _rows_of(ranked, questions),
+                _rows_of(reranked_retrievals, questions),
+                search_index,
+                texts,
+                questions.set_index("question_id").gold_quote,
+                answerable,
+            )
+        )
+        return _with_order(frame, golden, settings), {}
+
+    result = materialize_shards(context, settings.store(), "expanded_retrievals", work, inputs)
+    return result._replace(metadata={**(result.metadata or {}), "rows_each_way": settings.table_expansion_rows})
 
 
 ASSETS = [answerer_retrievals, retriever_rankings, reranked_retrievals, expanded_retrievals]

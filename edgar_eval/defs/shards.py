@@ -1,0 +1,129 @@
+"""The evaluation's per-question steps as partitions of a shard set (evaluation/shards.py: a fixed set of company
+groups), each shard written on its own and kept while its inputs are unchanged.
+
+A sharded asset runs every shard of its run in one step (a backfill of all of them in one run, not one run per shard),
+writes each shard's table itself (a shard that fails leaves the others written, and its earlier table untouched), and
+reuses a shard whose stored table was built from the same inputs by the same code: the shard's slice of each
+per-question input, the corpus-wide inputs it reads whole (the search index), the settings. Unpartitioned readers
+receive every shard read back as the one table an unsharded step would have written (defs/io_manager.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Callable
+
+import dagster as dg
+import numpy as np
+import pandas as pd
+
+from edgar_eval.adapters.parquet_store import ParquetStore, StoreError
+from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.domain.filings import FilingError
+from edgar_eval.domain.versioning import content_version
+from edgar_eval.evaluation.shards import ORDER_COLUMN, SHARD_KEYS
+
+SHARDS = dg.StaticPartitionsDefinition(list(SHARD_KEYS))
+# A run of the evaluation job covers every shard: Dagster's partition range tags, over the whole static set.
+EVALUATION_RUN_TAGS = {
+    "dagster/asset_partition_range_start": SHARD_KEYS[0],
+    "dagster/asset_partition_range_end": SHARD_KEYS[-1],
+}
+ShardWork = Callable[[str], tuple[pd.DataFrame, dict]]
+_EXPECTED_ERRORS = (FilingError, StoreError, ValueError, KeyError, OSError)
+
+
+def shard_asset(description: str, deps: tuple = (), pool: str | None = None, ins: dict | None = None):
+    """A per-question asset of the evaluation, one partition per shard, every shard in one run."""
+    return dg.asset(
+        deps=list(deps),
+        ins=ins,
+        description=description + " One partition per shard of companies (evaluation/shards.py).",
+        group_name="runs",
+        partitions_def=SHARDS,
+        backfill_policy=dg.BackfillPolicy.single_run(),
+        pool=pool,
+    )
+
+
+def rows_version(frame: pd.DataFrame, columns: list[str]) -> str:
+    """A corpus-wide input's version, hashed from these columns of its rows, row by row (faster than content_version's
+    text of the whole table, which would write every vector out)."""
+    digest = hashlib.sha256()
+    for row in zip(*(frame[column].astype(str) for column in columns)):
+        digest.update("\x1f".join(row).encode())
+        digest.update(b"\x1e")
+    return digest.hexdigest()[:16]
+
+
+def index_version(search_index: pd.DataFrame) -> str:
+    """What the search index holds, hashed from its rows (chunk ids, filings, texts, and the vectors and their
+    fingerprint when the step reads them): the corpus-wide input every shard reads whole."""
+    digest = hashlib.sha256(rows_version(search_index, ["chunk_id", "filing_id", "text"]).encode())
+    if "embedding" in search_index.columns and len(search_index):
+        digest.update(np.ascontiguousarray(np.stack(search_index.embedding.to_numpy())).tobytes())
+    if "fingerprint" in search_index.columns:
+        digest.update("|".join(sorted(set(search_index.fingerprint.astype(str)))).encode())
+    return digest.hexdigest()[:16]
+
+
+def shard_inputs(settings: EvalSettings, corpus_wide: dict[str, str], slices: dict[str, pd.DataFrame]) -> str:
+    """The digest of what one shard's table is built from: the versions of the corpus-wide inputs, the content of the
+    shard's slice of each per-question input, and the settings."""
+    parts = {
+        "corpus_wide": corpus_wide,
+        "slices": {name: content_version(frame) for name, frame in sorted(slices.items())},
+        "settings": settings.model_dump(mode="json"),
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _reusable(store: ParquetStore, asset: str, shard: str, stamp: dict[str, str]) -> pd.DataFrame | None:
+    if not store.exists(asset, shard) or store.unreadable(asset, shard) is not None:
+        return None
+    try:
+        return store.read(asset, shard) if store.stamp(asset, shard) == stamp else None
+    except StoreError:
+        return None  # unreadable in a column: built again
+
+
+def materialize_shards(
+    context: dg.AssetExecutionContext,
+    store: ParquetStore,
+    asset: str,
+    work: ShardWork,
+    inputs: Callable[[str], str],
+) -> dg.MaterializeResult:
+    """Run `work` for every shard of this run (each frame carrying ORDER_COLUMN), writing each shard's table on its
+    own; a shard whose table was built from the same `inputs` (its digest) by the same code is reused. A shard that
+    fails leaves its earlier table untouched; the step fails naming it, after the other shards have been written."""
+    code_version = context.assets_def.code_versions_by_key[context.asset_key]
+    errors: dict[str, str] = {}
+    written, reused, rows = 0, 0, 0
+    versions: list[str] = []
+    for shard in context.partition_keys:
+        try:
+            stamp = {"inputs": inputs(shard), "build_key": str(code_version)}
+            frame = _reusable(store, asset, shard, stamp)
+            if frame is not None:
+                reused += 1
+            else:
+                frame, _ = work(shard)
+                if len(frame) and ORDER_COLUMN not in frame.columns:
+                    raise ValueError(f"{asset}'s shard {shard} has no {ORDER_COLUMN} column to be read back in order")
+                store.write(asset, frame, shard, stamp=stamp)
+                written += 1
+        except _EXPECTED_ERRORS as exc:
+            errors[shard] = f"{type(exc).__name__}: {exc}"
+            context.log.error(f"shard {shard}: {errors[shard]}")
+            continue
+        rows += len(frame)
+        versions.append(content_version(frame))
+    if errors:
+        raise dg.Failure(
+            description="; ".join(f"shard {shard}: {message}" for shard, message in sorted(errors.items())),
+            metadata={"failed_shards": dg.MetadataValue.json(errors)},
+        )
+    metadata = {"shards_written": written, "shards_reused": reused, "rows": rows}
+    data_version = dg.DataVersion(versions[0]) if len(versions) == 1 else None
+    return dg.MaterializeResult(metadata=metadata, data_version=data_version)
