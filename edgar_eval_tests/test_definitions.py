@@ -11,7 +11,7 @@ from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.defs.shards import SHARDS
 
-SHARDED = {"retriever_rankings", "reranked_retrievals", "expanded_retrievals"}
+SHARDED = {"answerer_retrievals", "retriever_rankings", "reranked_retrievals", "expanded_retrievals", "generations"}
 GRAPH = {
     "filing_documents": ("corpus", set()),
     "filings": ("corpus", {"filing_documents"}),

@@ -1,7 +1,7 @@
-"""The demo graph run with a proposals file holding bad lines of every kind, then run again after two tables were
+"""The demo graph run with a proposals file holding bad lines of every kind, then run again after three tables were
 overwritten. The report counts every proposal the run stored, unreadable ones included; the plain re-run makes again
-the two tables it cannot read (checked from their Parquet footers), says so, leaves every other table byte for byte as
-it was, and the report stays the first run's."""
+the three tables it cannot read (checked from their Parquet footers; of a sharded step, only the shard it cannot read),
+says so, leaves every other table byte for byte as it was, and the report stays the first run's."""
 
 from __future__ import annotations
 
@@ -77,11 +77,13 @@ def test_counts_are_the_stored_rows_and_a_table_that_cannot_be_read_is_made_agai
     assert reasons["DEMO-hvrn-D3"] == "duplicate candidate id: demo-planted proposed DEMO-hvrn-D3 first"
     assert reasons["import-1"] == "duplicate candidate id in the same source"
 
-    # Two tables overwritten: one of the evaluation's, one of a filing partition's.
+    # Three tables overwritten: one of the evaluation's, one shard of a sharded step's (one holding rows), and one of
+    # a filing partition's.
     data = Path(settings.data_dir) / "demo"
     tables = {path: path.read_bytes() for path in sorted(data.rglob("*.parquet"))}
     key = first.partitions[0]
-    broken = [data / "golden_set.parquet", data / "chunks" / f"{key}.parquet"]
+    shard = max((data / "retriever_rankings").glob("*.parquet"), key=lambda path: path.stat().st_size)
+    broken = [data / "golden_set.parquet", data / "chunks" / f"{key}.parquet", shard]
     for path in broken:
         path.write_bytes(b"PAR1" + bytes(range(256)) * 4)
 
@@ -95,8 +97,12 @@ def test_counts_are_the_stored_rows_and_a_table_that_cannot_be_read_is_made_agai
     assert again.evaluation_succeeded, again.evaluation_error
     assert [partition for partition in again.partitions if partition not in again.current_partitions] == [key]
     assert (said[key] or "").startswith(f"1 stored table cannot be read ({broken[1]}: not a readable Parquet file")
-    assert again.evaluation_remade == ["golden_set"], "only the step that makes the table it cannot read"
-    assert (again.evaluation_stale_because or "").startswith(f"1 stored table cannot be read ({broken[0]}:")
+    assert again.evaluation_remade == ["golden_set", "retriever_rankings"], "only the steps that make those tables"
+    assert (again.evaluation_stale_because or "").startswith("2 stored tables cannot be read (")
+    remade = instance.get_latest_materialization_event(dg.AssetKey("retriever_rankings"))
+    assert remade is not None and remade.asset_materialization is not None
+    made = {name: entry.value for name, entry in remade.asset_materialization.metadata.items()}
+    assert (made["shards_written"], made["shards_reused"]) == (1, 15), "only the shard it cannot read is made again"
     assert report_path.read_bytes() == report, "the report is the first run's"
     after = {path: path.read_bytes() for path in sorted(data.rglob("*.parquet"))}
     assert after == tables, "every table, the two made again included, holds the first run's bytes"

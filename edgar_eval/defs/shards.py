@@ -19,9 +19,10 @@ import pandas as pd
 
 from edgar_eval.adapters.parquet_store import ParquetStore, StoreError
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.source_files import SOURCE_FILES
 from edgar_eval.domain.filings import FilingError
 from edgar_eval.domain.versioning import content_version
-from edgar_eval.evaluation.shards import ORDER_COLUMN, SHARD_KEYS
+from edgar_eval.evaluation.shards import ORDER_COLUMN, SHARD_KEYS, in_corpus_order
 
 SHARDS = dg.StaticPartitionsDefinition(list(SHARD_KEYS))
 # A run of the evaluation job covers every shard: Dagster's partition range tags, over the whole static set.
@@ -89,21 +90,32 @@ def _reusable(store: ParquetStore, asset: str, shard: str, stamp: dict[str, str]
 
 def materialize_shards(
     context: dg.AssetExecutionContext,
-    store: ParquetStore,
+    settings: EvalSettings,
     asset: str,
     work: ShardWork,
     inputs: Callable[[str], str],
+    metadata: Callable[[pd.DataFrame], dict] = lambda rows: {},
 ) -> dg.MaterializeResult:
     """Run `work` for every shard of this run (each frame carrying ORDER_COLUMN), writing each shard's table on its
-    own; a shard whose table was built from the same `inputs` (its digest) by the same code is reused. A shard that
-    fails leaves its earlier table untouched; the step fails naming it, after the other shards have been written."""
-    code_version = context.assets_def.code_versions_by_key[context.asset_key]
+    own; a shard whose table was built from the same `inputs` (its digest), the same files beside the graph that the
+    asset declares it reads (the access policy, tapes: their content) and the same code is reused. A shard that fails
+    leaves its earlier table untouched; the step fails naming it, after the other shards have been written.
+    `metadata`: the figures the UI shows, of every shard's rows of this run together."""
+    store = settings.store()
+    code_version = str(context.assets_def.code_versions_by_key[context.asset_key])
+    declared = context.assets_def.asset_deps[context.asset_key]
+    files = {source.key.to_user_string(): source.version(settings) for source in SOURCE_FILES if source.key in declared}
     errors: dict[str, str] = {}
     written, reused, rows = 0, 0, 0
     versions: list[str] = []
+    frames: list[pd.DataFrame] = []
     for shard in context.partition_keys:
         try:
-            stamp = {"inputs": inputs(shard), "build_key": str(code_version)}
+            stamp = {
+                "inputs": inputs(shard),
+                "files": json.dumps(files, sort_keys=True),
+                "build_key": str(code_version),
+            }
             frame = _reusable(store, asset, shard, stamp)
             if frame is not None:
                 reused += 1
@@ -119,11 +131,13 @@ def materialize_shards(
             continue
         rows += len(frame)
         versions.append(content_version(frame))
+        frames.append(frame)
     if errors:
         raise dg.Failure(
             description="; ".join(f"shard {shard}: {message}" for shard, message in sorted(errors.items())),
             metadata={"failed_shards": dg.MetadataValue.json(errors)},
         )
-    metadata = {"shards_written": written, "shards_reused": reused, "rows": rows}
+    together = in_corpus_order(pd.concat([f for f in frames if len(f)], ignore_index=True)) if rows else pd.DataFrame()
+    figures = {"shards_written": written, "shards_reused": reused, "rows": rows, **metadata(together)}
     data_version = dg.DataVersion(versions[0]) if len(versions) == 1 else None
-    return dg.MaterializeResult(metadata=metadata, data_version=data_version)
+    return dg.MaterializeResult(metadata=figures, data_version=data_version)

@@ -39,6 +39,13 @@ def shard_questions(golden: pd.DataFrame, shard: str) -> pd.DataFrame:
     return golden.loc[mask.to_numpy()]
 
 
+def question_order(order: pd.Series, question_ids: pd.Series) -> np.ndarray:
+    """Each row's place in the corpus-wide table of a step that goes question by question in `order` (the golden
+    set's question ids, or every question id sorted)."""
+    position = pd.Series(range(len(order)), index=order.to_numpy())
+    return position.loc[question_ids.to_numpy()].to_numpy().astype("int64")
+
+
 def case_order(
     golden: pd.DataFrame, question_ids: pd.Series, search_scopes: pd.Series, cut: int | np.ndarray = 0
 ) -> np.ndarray:
@@ -46,13 +53,12 @@ def case_order(
     in the settings, 0 for a step without cuts), scope by scope in SEARCH_SCOPES order, and question by question in
     the golden set's order; rows of one question in one scope keep the order the step wrote them in (the sort is
     stable)."""
-    position = pd.Series(range(len(golden)), index=golden.question_id.to_numpy())
     scope = pd.Series(range(len(SEARCH_SCOPES)), index=list(SEARCH_SCOPES))
     questions = len(golden)
     return (
         np.asarray(cut, dtype="int64") * len(SEARCH_SCOPES) * questions
         + scope.loc[search_scopes.to_numpy()].to_numpy() * questions
-        + position.loc[question_ids.to_numpy()].to_numpy()
+        + question_order(golden.question_id, question_ids)
     ).astype("int64")
 
 

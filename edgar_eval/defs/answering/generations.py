@@ -21,7 +21,8 @@ from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.defs.common import checked_index, figure_metadata, question_vectors, table_head, table_output
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.retrieval.noise import index_replicas, sample_words, sampled_questions
-from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
+from edgar_eval.defs.settings import MODEL_GENERATORS, EmbedderResource, EvalSettings, GeneratorResource
+from edgar_eval.defs.shards import materialize_shards, rows_version, shard_asset, shard_inputs
 from edgar_eval.defs.source_files import TAPE_FILES
 from edgar_eval.domain.generation import Generation, GenerationRequest
 from edgar_eval.domain.routes import ANSWER
@@ -30,6 +31,7 @@ from edgar_eval.evaluation.headline_figures import reader_figures
 from edgar_eval.evaluation.judge import judge_case
 from edgar_eval.evaluation.noise_band import answer_deltas
 from edgar_eval.evaluation.readers import reader_outcomes, summarise_readers
+from edgar_eval.evaluation.shards import ORDER_COLUMN, question_order, shard_questions
 from edgar_eval.retrieval.searches import searches
 
 
@@ -152,16 +154,15 @@ def generation_row(
 DETERMINISM_SAMPLE = 40  # questions asked twice to measure whether the same prompt gives the same text
 
 
-@dg.asset(
-    deps=[TAPE_FILES.key],
-    group_name="runs",
+@shard_asset(
+    "One generation per question from the configured generator (the table reader by default; the extractive reader, "
+    "an OpenAI-compatible chat model or an external RAG service through a record/replay tape), then the citation "
+    "check: answered, model_declined, no_valid_citation or unsupported_claim, with the stated figure and latency, and "
+    "the route it exits by (review where the passages read disagree on the asked figure). A seeded sample is "
+    "generated twice to measure determinism (not for a deterministic generator, which would only be compared with "
+    "itself). A shard is generated again whenever its generator calls a live model.",
+    deps=(TAPE_FILES.key,),
     pool=MODEL_ENDPOINT_POOL,
-    description="One generation per question from the configured generator (the table reader by default; the "
-    "extractive reader, an OpenAI-compatible chat model or an external RAG service through a record/replay tape), then "
-    "the citation check: answered, model_declined, no_valid_citation or unsupported_claim, with the stated figure and "
-    "latency, and the route it exits by (review where the passages read disagree on the asked figure). A seeded "
-    "sample is generated twice to measure determinism (not for a deterministic generator, which "
-    "would only be compared with itself).",
 )
 def generations(
     context: dg.AssetExecutionContext,
@@ -170,7 +171,7 @@ def generations(
     answerer_retrievals: pd.DataFrame,
     golden_questions: pd.DataFrame,
     search_index: pd.DataFrame,
-) -> dg.Output[pd.DataFrame]:
+) -> dg.MaterializeResult:
     golden = golden_questions.set_index("question_id")
     texts = search_index.set_index("chunk_id").text
     model, repeat_model = generator.adapter(settings), generator.adapter(settings, repeat=True)
@@ -185,21 +186,62 @@ def generations(
             )
         )
     )
-    rows = []
-    for retrieval in iter_rows(retrieved):
-        case = golden.loc[retrieval.question_id]
-        request, generation, row = generation_row(model, case, list(retrieval.chunk_ids), texts)
-        same_again = None
-        if generation is not None and retrieval.question_id in repeat:
-            same_again = repeat_model.generate(request).text == generation.text
-        rows.append(
-            {"question_id": retrieval.question_id, **row, "same_text_again": same_again, "deterministic": deterministic}
+    # a live model's answers are its answers now: no shard of an earlier run stands in for them
+    live = context.run_id if generator.kind in MODEL_GENERATORS and settings.tape_mode != "replay" else ""
+
+    def shard_rows(shard: str) -> pd.DataFrame:
+        return cast(
+            pd.DataFrame, retrieved[retrieved.question_id.isin(shard_questions(golden_questions, shard).question_id)]
         )
-    frame = pd.DataFrame(rows)
-    latency = frame.generate_seconds.to_numpy()
-    return table_output(
-        frame,
-        {
+
+    def inputs(shard: str) -> str:
+        own = shard_rows(shard)
+        return shard_inputs(
+            settings,
+            {
+                "texts": rows_version(
+                    texts.loc[sorted({c for ids in own.chunk_ids for c in ids})].reset_index(), ["chunk_id", "text"]
+                ),
+                "generator": json.dumps(generator.model_dump(mode="json"), sort_keys=True),
+                "live": live,
+            },
+            {
+                "answerer_retrievals": own,
+                "golden_questions": golden.loc[own.question_id].reset_index(),
+                "repeated": pd.DataFrame({"question_id": sorted(repeat & set(own.question_id))}),
+                "places": pd.DataFrame(
+                    {"question_id": own.question_id, "place": question_order(retrieved.question_id, own.question_id)}
+                ),
+            },
+        )
+
+    def work(shard: str) -> tuple[pd.DataFrame, dict]:
+        rows = []
+        own = shard_rows(shard)
+        for retrieval in iter_rows(own):
+            case = golden.loc[retrieval.question_id]
+            request, generation, row = generation_row(model, case, list(retrieval.chunk_ids), texts)
+            same_again = None
+            if generation is not None and retrieval.question_id in repeat:
+                same_again = repeat_model.generate(request).text == generation.text
+            rows.append(
+                {
+                    "question_id": retrieval.question_id,
+                    **row,
+                    "same_text_again": same_again,
+                    "deterministic": deterministic,
+                }
+            )
+        frame = pd.DataFrame(rows)
+        if not len(frame):
+            return frame, {}
+        return frame.assign(**{ORDER_COLUMN: question_order(retrieved.question_id, frame.question_id)}), {}
+
+    def figures(frame: pd.DataFrame) -> dict:
+        if not len(frame):
+            return {"generator": model.generator_id}
+        latency = frame.generate_seconds.to_numpy()
+        return {
             "generator": model.generator_id,
             "answered_share": float(frame.answered.mean()),
             "outcomes": dg.MetadataValue.json(frame.outcome.value_counts().sort_index().to_dict()),
@@ -207,8 +249,9 @@ def generations(
             "generate_p50_ms": float(np.percentile(latency, 50) * 1000),
             "generate_p95_ms": float(np.percentile(latency, 95) * 1000),
             "head": table_head(frame, ["question_id", "outcome", "answer_text"]),
-        },
-    )
+        }
+
+    return materialize_shards(context, settings, "generations", work, inputs, figures)
 
 
 @dg.asset(

@@ -11,7 +11,7 @@ import pandas as pd
 
 from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
-from edgar_eval.defs.common import checked_index, question_vectors, table_output
+from edgar_eval.defs.common import checked_index, question_vectors
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.routes.assets import access_policy
@@ -22,18 +22,18 @@ from edgar_eval.domain.ports import Reranker
 from edgar_eval.domain.routes import ANSWER
 from edgar_eval.evaluation.retrieval_hits import hit_record
 from edgar_eval.evaluation.search_scopes import ScopedCase, scoped_cases, search_runs, searchable_filings
-from edgar_eval.evaluation.shards import ORDER_COLUMN, case_order, shard_questions
+from edgar_eval.evaluation.shards import ORDER_COLUMN, case_order, question_order, shard_questions
 from edgar_eval.evaluation.table_expansion import expansion_frame, expansion_runs
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
-from edgar_eval.retrieval.searches import searches
+from edgar_eval.retrieval.dense import DenseIndex
+from edgar_eval.retrieval.searches import Search, searches
 
 
-@dg.asset(
-    group_name="runs",
-    description="The passages the answerer reads: the top K chunks per golden question from the answerer's retriever "
-    "(settings answer_retriever and top_k; hybrid by default), scoped to the company's filings of the fiscal year "
-    "asked that the asking role may read, with each chunk's cosine to the question (what the cosine and relevance "
-    "gates read) and document, page and gold-chunk hits.",
+@shard_asset(
+    "The passages the answerer reads: the top K chunks per golden question from the answerer's retriever (settings "
+    "answer_retriever and top_k; hybrid by default), scoped to the company's filings of the fiscal year asked that the "
+    "asking role may read, with each chunk's cosine to the question (what the cosine and relevance gates read) and "
+    "document, page and gold-chunk hits.",
 )
 def answerer_retrievals(
     context: dg.AssetExecutionContext,
@@ -42,11 +42,55 @@ def answerer_retrievals(
     search_index: pd.DataFrame,
     golden_questions: pd.DataFrame,
     question_embeddings: pd.DataFrame,
-) -> dg.Output[pd.DataFrame]:
+) -> dg.MaterializeResult:
     index_rows, golden = search_index, golden_questions
     index, _ = checked_index(settings, embedder, index_rows)
     retriever = settings.answer_search()
     search = searches(index_rows, index, settings.rrf_k, (retriever,))[retriever]
+    corpus_wide = {"search_index": index_version(index_rows)}
+
+    def inputs(shard: str) -> str:
+        questions, places = _shard_of(golden, shard)
+        return shard_inputs(
+            settings,
+            corpus_wide,
+            {
+                "golden_questions": questions,
+                "places": places,
+                "question_embeddings": _rows_of(question_embeddings, questions),
+            },
+        )
+
+    def work(shard: str) -> tuple[pd.DataFrame, dict]:
+        questions, _ = _shard_of(golden, shard)
+        if not len(questions):
+            return pd.DataFrame(), {}
+        rows = _answerer_rows(settings, index_rows, index, search, questions, question_embeddings)
+        frame = pd.DataFrame(rows)
+        return frame.assign(**{ORDER_COLUMN: question_order(golden.question_id, frame.question_id)}), {}
+
+    def figures(rows: pd.DataFrame) -> dict:
+        answerable = rows[golden.set_index("question_id").expected_route.loc[rows.question_id].to_numpy() == ANSWER]
+        return {
+            "questions": len(rows),
+            "retriever": settings.answer_retriever,
+            "k": settings.top_k,
+            "document_hit_rate": float(answerable.document_hit.mean()) if len(answerable) else float("nan"),
+            "chunk_hit_rate": float(answerable.chunk_hit.mean()) if len(answerable) else float("nan"),
+        }
+
+    return materialize_shards(context, settings, "answerer_retrievals", work, inputs, figures)
+
+
+def _answerer_rows(
+    settings: EvalSettings,
+    index_rows: pd.DataFrame,
+    index: DenseIndex,
+    search: Search,
+    golden: pd.DataFrame,
+    question_embeddings: pd.DataFrame,
+) -> list[dict]:
+    """Each of these questions searched as the answerer searches it: the passages found, their cosines and hits."""
     queries = question_vectors(question_embeddings, golden.question_id)
     seconds = question_embeddings.set_index("question_id").embed_seconds.loc[golden.question_id.to_numpy()]
     rows = []
@@ -79,18 +123,7 @@ def answerer_retrievals(
                 **record,
             }
         )
-    frame = pd.DataFrame(rows)
-    answerable = frame[golden.expected_route.to_numpy() == "answer"]
-    return table_output(
-        frame,
-        {
-            "questions": len(frame),
-            "retriever": settings.answer_retriever,
-            "k": settings.top_k,
-            "document_hit_rate": float(answerable.document_hit.mean()) if len(answerable) else float("nan"),
-            "chunk_hit_rate": float(answerable.chunk_hit.mean()) if len(answerable) else float("nan"),
-        },
-    )
+    return rows
 
 
 def measured_cases(
@@ -162,15 +195,19 @@ def retriever_rankings(
             frame[ORDER_COLUMN] = case_order(golden, frame.question_id, frame.search_scope)
         return frame, {}
 
-    result = materialize_shards(context, settings.store(), "retriever_rankings", work, inputs)
-    return result._replace(
-        metadata={
-            **(result.metadata or {}),
+    def figures(rows: pd.DataFrame) -> dict:
+        return {
+            "runs": len(rows),
+            "errors": int(rows.error.notna().sum()) if len(rows) else 0,
+            "questions_by_scope": dg.MetadataValue.json(
+                rows.groupby("search_scope").question_id.nunique().sort_index().to_dict() if len(rows) else {}
+            ),
             "bm25": BM25_INDEX_ID,
             "depths": ", ".join(map(str, settings.retrieval_depths)),
             "rrf_k": settings.rrf_k,
         }
-    )
+
+    return materialize_shards(context, settings, "retriever_rankings", work, inputs, figures)
 
 
 @shard_asset(
@@ -225,13 +262,18 @@ def reranked_retrievals(
         frame = pd.DataFrame(_rerank_cuts(settings, reranker, _rows_of(ranked, questions), chunks, cases))
         return _with_order(frame, golden, settings), {}
 
+    def figures(rows: pd.DataFrame) -> dict:
+        return {
+            "reranker": reranker.reranker_id,
+            "cuts": ", ".join(settings.rerank_cuts),
+            "questions": int(rows.question_id.nunique()) if len(rows) else 0,
+            "rerank_p50_ms": float(np.percentile(rows.rerank_seconds, 50) * 1000) if len(rows) else 0.0,
+        }
+
     try:
-        result = materialize_shards(context, settings.store(), "reranked_retrievals", work, inputs)
+        return materialize_shards(context, settings, "reranked_retrievals", work, inputs, figures)
     finally:
         reranker.close()
-    return result._replace(
-        metadata={**(result.metadata or {}), "reranker": reranker.reranker_id, "cuts": ", ".join(settings.rerank_cuts)}
-    )
 
 
 def _with_order(frame: pd.DataFrame, golden: pd.DataFrame, settings: EvalSettings) -> pd.DataFrame:
@@ -350,8 +392,14 @@ def expanded_retrievals(
         )
         return _with_order(frame, golden, settings), {}
 
-    result = materialize_shards(context, settings.store(), "expanded_retrievals", work, inputs)
-    return result._replace(metadata={**(result.metadata or {}), "rows_each_way": settings.table_expansion_rows})
+    def figures(rows: pd.DataFrame) -> dict:
+        return {
+            "rows_each_way": settings.table_expansion_rows,
+            "questions": int(rows.question_id.nunique()) if len(rows) else 0,
+            "passages_expanded": int(rows.passages_expanded.sum()) if len(rows) else 0,
+        }
+
+    return materialize_shards(context, settings, "expanded_retrievals", work, inputs, figures)
 
 
 ASSETS = [answerer_retrievals, retriever_rankings, reranked_retrievals, expanded_retrievals]
