@@ -1,6 +1,7 @@
 """A snapshot of the definitions: the asset graph users see in the UI."""
 
 import re
+from pathlib import Path
 
 import dagster as dg
 import pytest
@@ -11,6 +12,7 @@ from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.defs.shards import SHARDS
 
+REPO = Path(__file__).resolve().parents[1]
 SHARDED = {"answerer_retrievals", "retriever_rankings", "reranked_retrievals", "expanded_retrievals", "generations"}
 GRAPH = {
     "filing_documents": ("corpus", set()),
@@ -247,6 +249,27 @@ def test_asset_graph_matches_the_snapshot(defs):
         # a filing per partition in the corpus; a shard of companies per partition in the per-question steps
         expected = FILINGS if group == "corpus" else SHARDS if name in SHARDED else None
         assert spec.partitions_def == expected, name
+
+
+def test_the_documented_ci_gate_selects_every_asset_and_can_run_its_ranges(defs):
+    """docs/dagster.md's `dagster asset materialize` commands: each selection parses as the Dagster CLI parses it,
+    together they select every asset the graph builds, and a command with --partition-range selects only assets with
+    a single-run backfill policy (the CLI refuses a range otherwise: it did once, unseen, for every evaluation step)."""
+    text = (REPO / "docs" / "dagster.md").read_text()
+    block = text.split("## `dagster asset materialize` as a CI gate", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    commands = [line for line in block.replace("\\\n", " ").splitlines() if "asset materialize" in line]
+    graph = defs.resolve_asset_graph()
+    selected: set[dg.AssetKey] = set()
+    for command in commands:
+        select = re.search(r"--select '([^']+)'", command)
+        assert select, command
+        keys = dg.AssetSelection.from_coercible(select[1].split(",")).resolve(graph) & graph.materializable_asset_keys
+        if "--partition-range" in command:
+            for key in keys:
+                policy = graph.get(key).backfill_policy
+                assert policy is not None and policy == dg.BackfillPolicy.single_run(), key
+        selected |= keys
+    assert len(commands) == 2 and selected == set(graph.materializable_asset_keys)
 
 
 def test_jobs_sensor_and_automation_conditions(defs):

@@ -43,8 +43,12 @@ def build_definitions(
     all-MiniLM-L6-v2 and the table reader; the executor to in process (the code location the UI and the CLI load
     takes it from the environment: defs/executors.py), and the corpus job's to the same unless `corpus_executor` is
     given."""
+    # Every evaluation step runs once in a run over the shards' partition range (defs/shards.py): `dagster asset
+    # materialize --partition-range` runs a range only when every asset it selects says so.
     evaluation = [
-        asset.map_asset_specs(lambda spec: spec.replace_attributes(automation_condition=EVALUATION_AUTOMATION))
+        asset.map_asset_specs(
+            lambda spec: spec.replace_attributes(automation_condition=EVALUATION_AUTOMATION)
+        ).with_attributes(backfill_policy=dg.BackfillPolicy.single_run())
         for asset in domain_definitions("ASSETS", EVALUATION_DOMAINS)
     ]
     return dg.Definitions(

@@ -1,11 +1,12 @@
 """The evaluation's per-question steps as partitions of a shard set (evaluation/shards.py: a fixed set of company
 groups), each shard written on its own and kept while its inputs are unchanged.
 
-A sharded asset runs every shard of its run in one step (a backfill of all of them in one run, not one run per shard),
-writes each shard's table itself (a shard that fails leaves the others written, and its earlier table untouched), and
-reuses a shard whose stored table was built from the same inputs by the same code: the shard's slice of each
-per-question input, the corpus-wide inputs it reads whole (the search index), the settings. Unpartitioned readers
-receive every shard read back as the one table an unsharded step would have written (defs/io_manager.py)."""
+A sharded asset runs every shard of its run in one step (one run for all of them, from `edgar-eval run`, `dagster
+asset materialize --partition-range 00...15` or a backfill from the UI), writes each shard's table itself (a shard
+that fails leaves the others written, and its earlier table untouched), and reuses a shard whose stored table was built
+from the same inputs by the same code: the shard's slice of each per-question input, the corpus-wide inputs it reads
+whole (the search index), the files beside the graph it declares, the settings. Unpartitioned readers receive every
+shard read back as the one table an unsharded step would have written (defs/io_manager.py)."""
 
 from __future__ import annotations
 
@@ -35,13 +36,15 @@ _EXPECTED_ERRORS = (FilingError, StoreError, ValueError, KeyError, OSError)
 
 
 def shard_asset(description: str, deps: tuple = (), pool: str | None = None, ins: dict | None = None):
-    """A per-question asset of the evaluation, one partition per shard, every shard in one run."""
+    """A per-question asset of the evaluation, one partition per shard; it writes its shards (materialize_shards)."""
     return dg.asset(
         deps=list(deps),
         ins=ins,
         description=description + " One partition per shard of companies (evaluation/shards.py).",
         group_name="runs",
         partitions_def=SHARDS,
+        # every shard in one run, as `edgar-eval run` runs them: `dagster asset materialize --partition-range` runs
+        # a range only of assets with this policy (a policy of several runs needs the daemon's backfill)
         backfill_policy=dg.BackfillPolicy.single_run(),
         pool=pool,
     )

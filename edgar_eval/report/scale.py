@@ -219,8 +219,10 @@ def scale_lines(runs: list[ScaleRun], real: Measured) -> list[str]:
         + ("" if changed_10k is None else f"{_duration(changed_10k)} at 10,000; {_duration(changed_at or 0)} measured")
         + f" | {_met(changed_10k, TARGETS['one filing changed'])} |",
         "",
-        "Until the evaluation is sharded by company (issue 33, item 3), a night re-evaluates every question however "
-        "few filings changed, so the evaluation decides the incremental night as it does the full one.",
+        "The evaluation's per-question steps are sharded by company, but every shard reads the corpus-wide index, "
+        "so a changed filing makes every shard stale: a night re-evaluates every question however few filings "
+        "changed, and the evaluation decides the incremental night as it does the full one (deployment.md, the "
+        "evaluation sharded by company).",
     ]
     return lines
 
