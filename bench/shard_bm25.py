@@ -27,7 +27,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from edgar_eval.adapters.parquet_store import ParquetStore
 from edgar_eval.corpus.frames import iter_rows
+from edgar_eval.defs.shards import read_sharded
 from edgar_eval.retrieval.bm25 import BM25Index
 from edgar_eval.retrieval.dense import DenseIndex
 from edgar_eval.retrieval.hybrid import RRF_K, HybridRetriever
@@ -116,7 +118,7 @@ def main() -> int:
     # the evaluation's own question vectors and rankings: the corpus-wide side is checked to be the search it made
     vectors = pd.read_parquet(store / "question_embeddings.parquet", columns=["question_id", "embedding"])
     vector_of = {str(q): np.asarray(v, dtype=np.float32) for q, v in zip(vectors.question_id, vectors.embedding)}
-    made = pd.read_parquet(store / "retriever_rankings.parquet")
+    made = read_sharded(ParquetStore(store), "retriever_rankings")
     made = made.loc[made.expected_route == "answer"]
     depths = sorted({int(k) for k in made.k})
     filings = [

@@ -14,9 +14,11 @@ import pandas as pd
 import pytest
 
 from edgar_eval.adapters import local_corpus
+from edgar_eval.adapters.parquet_store import ParquetStore
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.runner import materialise_evaluation, materialise_graph
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.shards import read_sharded
 from edgar_eval.synthetic.demo import demo_corpus_files
 
 pytestmark = pytest.mark.slow(minutes=1.7)  # whole-graph runs: scheduled with the longest first
@@ -69,7 +71,7 @@ def _chunk_ids(data: Path) -> dict[str, set[str]]:
     }
     found = {}
     for asset, column in lists.items():
-        ids = pd.read_parquet(data / f"{asset}.parquet", columns=[column])[column]
+        ids = read_sharded(ParquetStore(data), asset, columns=[column])[column]
         found[asset] = {str(chunk_id) for chunk_ids in ids for chunk_id in chunk_ids}
     receipts = [json.loads(line) for line in (data / "case_receipts.jsonl").read_text().splitlines()]
     found["case_receipts"] = {loc["chunk"] for r in receipts for loc in r["retrieved"] + r["cited"]}
@@ -118,7 +120,7 @@ def test_a_denied_filing_reaches_no_output_of_the_run(tmp_path, monkeypatch):
     golden = pd.read_parquet(tmp_path / "data" / "demo" / "golden_questions.parquet")
     maribel = golden[golden.cik == "0009000003"]
     assert len(maribel) and set(maribel.expected_route) == {"deny"} and not any(map(len, maribel.permitted_filing_ids))
-    generations = pd.read_parquet(tmp_path / "data" / "demo" / "generations.parquet").set_index("question_id")
+    generations = read_sharded(ParquetStore(tmp_path / "data" / "demo"), "generations").set_index("question_id")
     assert set(generations.loc[maribel.question_id].route) == {"deny"}
     # Lists of retrieved or cited passages hold chunk ids, not text: none may name a chunk of a Maribel filing.
     chunks = pd.concat(pd.read_parquet(p) for p in sorted((tmp_path / "data" / "demo" / "chunks").glob("*.parquet")))

@@ -10,8 +10,7 @@ import pandas as pd
 from edgar_eval.adapters.parquet_store import StoreError
 from edgar_eval.corpus.partitioned import PartitionedTable
 from edgar_eval.defs.settings import EvalSettings
-from edgar_eval.defs.shards import SHARDS
-from edgar_eval.evaluation.shards import ORDER_COLUMN, in_corpus_order
+from edgar_eval.defs.shards import SHARDS, read_sharded
 
 # Input metadata: read only these columns (a step that only checks which filings are current reads their sha256).
 COLUMNS = "columns"
@@ -89,8 +88,7 @@ class ParquetIOManager(dg.IOManager):
                 f"{len(absent)} of the {len(asked)} shards of {asset!r} are not materialised ({', '.join(absent[:5])}"
                 f"{' ...' if len(absent) > 5 else ''}): materialise {asset!r} for every shard first"
             )
-        store = self.settings.store()
-        return in_corpus_order(store.read_together(asset, asked, None if columns is None else [*columns, ORDER_COLUMN]))
+        return read_sharded(self.settings.store(), asset, asked, columns)
 
 
 @dg.io_manager(

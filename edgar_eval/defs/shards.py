@@ -35,6 +35,16 @@ ShardWork = Callable[[str], tuple[pd.DataFrame, dict]]
 _EXPECTED_ERRORS = (FilingError, StoreError, ValueError, KeyError, OSError)
 
 
+def read_sharded(
+    store: ParquetStore, asset: str, shards: list[str] | None = None, columns: list[str] | None = None
+) -> pd.DataFrame:
+    """A sharded asset's table as an unsharded step would have written it: these shards (default: all) read
+    together, in corpus-wide order. (A shard that holds no question has no columns: read the folder this way, not
+    as one Parquet dataset, whose schema would be the first file's.)"""
+    wanted = list(SHARD_KEYS) if shards is None else shards
+    return in_corpus_order(store.read_together(asset, wanted, None if columns is None else [*columns, ORDER_COLUMN]))
+
+
 def shard_asset(description: str, deps: tuple = (), pool: str | None = None, ins: dict | None = None):
     """A per-question asset of the evaluation, one partition per shard; it writes its shards (materialize_shards)."""
     return dg.asset(
