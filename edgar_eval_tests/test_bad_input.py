@@ -175,6 +175,8 @@ def test_a_bad_search_scope_reranker_rerank_cut_or_noise_sample_is_refused_in_on
         EvalSettings(**base, rerank_cuts=["40:15"]).cuts()
     with pytest.raises(ValueError, match="0 < kept <= candidates"):
         EvalSettings(**base, rerank_cuts=["30:31"]).cuts()
+    with pytest.raises(ValueError, match="rerank_cuts: 30:15 is given twice"):
+        EvalSettings(**base, rerank_cuts=["30:15", " 30 : 15"]).cuts()
     with pytest.raises(ValueError, match="noise_questions must be at least 1"):
         EvalSettings(**base, noise_questions=0).check()
 

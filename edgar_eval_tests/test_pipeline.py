@@ -12,7 +12,9 @@ from edgar_eval.defs.corpus.partitions import FILING_DOCUMENTS
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.runner import materialise_evaluation, materialise_graph
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.shards import SHARDS
 from edgar_eval.evaluation.release_fixture import prints_figure
+from edgar_eval.evaluation.shards import SHARD_KEYS
 from edgar_eval_tests.test_report_summary import check_report_leads_with_its_summary
 
 pytestmark = pytest.mark.slow(minutes=2.5)  # whole-graph runs: scheduled with the longest first
@@ -51,7 +53,9 @@ def test_every_asset_and_partition_is_materialised(demo_run):
         if spec.key in sources:  # the files beside the graph: observed before the evaluation, never materialised
             assert instance.get_latest_data_version_record(spec.key, is_source=True) is not None, spec.key
             continue
-        if spec.partitions_def is not None:
+        if spec.partitions_def == SHARDS:  # every shard, those holding no question of the demo's three companies too
+            assert instance.get_materialized_partitions(spec.key) == set(SHARD_KEYS), spec.key
+        elif spec.partitions_def is not None:
             assert instance.get_materialized_partitions(spec.key) == set(graph.partitions), spec.key
         else:
             assert instance.get_latest_materialization_event(spec.key) is not None, spec.key

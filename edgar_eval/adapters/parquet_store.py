@@ -113,6 +113,15 @@ def table_problem(source: Location) -> str | None:
     return None
 
 
+def _nulls_untyped(table: pa.Table) -> pa.Table:
+    """A table whose columns holding nothing but nulls say nothing of their type (a missing text read as a missing
+    number in one partition, say), so that the other partitions' values decide it when they are put together."""
+    for index, column in enumerate(table.columns):
+        if len(column) and column.null_count == len(column) and not pa.types.is_null(column.type):
+            table = table.set_column(index, table.field(index).with_type(pa.null()), pa.nulls(len(column)))
+    return table
+
+
 class ParquetStore:
     def __init__(self, root: str | os.PathLike | UPath) -> None:
         self.root: Location = location(root)
@@ -181,16 +190,22 @@ class ParquetStore:
                     f"partition {key!r} of asset {asset!r} has not been materialised ({source} is missing)"
                 )
             try:
-                readable = source if is_local(source) else pa.BufferReader(source.read_bytes())
+                data = None if is_local(source) else source.read_bytes()  # an object is fetched once
+                readable = source if data is None else pa.BufferReader(data)
                 present = None if columns is None else [c for c in columns if c in pq.read_schema(readable).names]
-                if not is_local(source):
-                    readable = pa.BufferReader(source.read_bytes())
-                tables.append(pq.read_table(readable, columns=present))
+                tables.append(pq.read_table(source if data is None else pa.BufferReader(data), columns=present))
             except (pa.ArrowInvalid, OSError) as exc:
                 raise StoreError(f"{source} is not a readable Parquet file ({exc}); rematerialise {asset!r}") from exc
         if not tables:
             return pd.DataFrame()
-        return pa.concat_tables(tables, promote_options="permissive").to_pandas()
+        together = pa.concat_tables([_nulls_untyped(table) for table in tables], promote_options="permissive")
+        for index, field in enumerate(together.schema):
+            if pa.types.is_null(field.type):  # null in every partition: the type they were written with
+                written = [t.schema.field(field.name).type for t in tables if field.name in t.schema.names]
+                typed = next((kind for kind in written if not pa.types.is_null(kind)), None)
+                if typed is not None:
+                    together = together.set_column(index, field.with_type(typed), pa.nulls(len(together), typed))
+        return together.to_pandas()
 
     def stamp(self, asset: str, partition: str | None = None) -> dict[str, str]:
         """The stamp the table was written with (empty when none), read from its footer without its rows."""

@@ -28,6 +28,7 @@ import sys
 import textwrap
 import types
 from functools import cache
+from importlib.metadata import distributions
 from pathlib import Path
 
 import dagster as dg
@@ -369,3 +370,9 @@ class _VersionCache:
                     earlier.unlink(missing_ok=True)
         except OSError:
             pass  # a folder that cannot be written: the versions are found again next time
+
+
+@cache
+def installed_packages() -> dict[str, str]:
+    """Every installed distribution's version: an upgraded library (pandas, torch, bm25s) can move a figure."""
+    return {dist.metadata["Name"]: dist.version for dist in distributions() if dist.metadata["Name"]}

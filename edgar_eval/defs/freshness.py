@@ -29,7 +29,6 @@ import functools
 import hashlib
 import json
 from dataclasses import dataclass
-from importlib.metadata import distributions
 from pathlib import Path
 from typing import Iterable, Mapping, NamedTuple
 
@@ -38,6 +37,7 @@ from dagster._core.definitions.data_version import DATA_VERSION_TAG  # private: 
 
 from edgar_eval.adapters.local_corpus import partition_key, read_manifest
 from edgar_eval.adapters.parquet_store import location, table_problem
+from edgar_eval.defs.code_versions import installed_packages
 from edgar_eval.defs.history_queries import chunks
 from edgar_eval.defs.report.assets import code_version
 from edgar_eval.defs.settings import MODEL_GENERATORS, EmbedderResource, EvalSettings, GeneratorResource
@@ -68,12 +68,6 @@ class RunInputs:
 
 def _file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "absent"
-
-
-@functools.cache
-def installed_packages() -> dict[str, str]:
-    """Every installed distribution's version: an upgraded library (pandas, torch, bm25s) can move a figure."""
-    return {dist.metadata["Name"]: dist.version for dist in distributions() if dist.metadata["Name"]}
 
 
 def corpus_inputs(
@@ -221,7 +215,8 @@ def _staleness(
     if inputs.live:
         return inputs.live, []
     latest = _latest(instance, keys) if latest is None else latest
-    missing = sorted(key.to_user_string() for key, record in latest.items() if record is None)
+    # named by asset: a shard's key (`retriever_rankings/03`) by its asset's
+    missing = sorted({key.path[0] for key, record in latest.items() if record is None})
     if missing:
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
         return f"{NEVER_MATERIALISED}: {', '.join(missing[:3])}{more}", []

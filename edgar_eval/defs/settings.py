@@ -355,7 +355,8 @@ class EvalSettings(dg.ConfigurableResource):
 
     def cuts(self) -> list[tuple[int, int]]:
         """The rerank cuts as (candidates, kept), refused in one line unless each reads "candidates:kept" with
-        0 < kept <= candidates and candidates one of retrieval_depths."""
+        0 < kept <= candidates and candidates one of retrieval_depths, and none is given twice (it would measure the
+        same rows twice over)."""
         found = []
         for cut in self.rerank_cuts:
             match = re.fullmatch(r"\s*(\d+)\s*:\s*(\d+)\s*", cut)
@@ -367,6 +368,8 @@ class EvalSettings(dg.ConfigurableResource):
                     f"rerank_cuts: {cut!r} needs candidates among retrieval_depths {self.retrieval_depths} and "
                     "0 < kept <= candidates"
                 )
+            if (candidates, kept) in found:
+                raise ValueError(f"rerank_cuts: {candidates}:{kept} is given twice")
             found.append((candidates, kept))
         return found
 

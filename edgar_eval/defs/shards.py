@@ -1,8 +1,8 @@
 """The evaluation's per-question steps as partitions of a shard set (evaluation/shards.py: a fixed set of company
 groups), each shard written on its own and kept while its inputs are unchanged.
 
-A sharded asset runs every shard of its run in one step (one run for all of them, from `edgar-eval run`, `dagster
-asset materialize --partition-range 00...15` or a backfill from the UI), writes each shard's table itself (a shard
+A sharded asset runs every shard of its run in one step (one run for all of them, from `edgar-eval run` or `dagster
+asset materialize --partition-range 00...15`), writes each shard's table itself (a shard
 that fails leaves the others written, and its earlier table untouched), and reuses a shard whose stored table was built
 from the same inputs by the same code: the shard's slice of each per-question input, the corpus-wide inputs it reads
 whole (the search index), the files beside the graph it declares, the settings. Unpartitioned readers receive every
@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from edgar_eval.adapters.parquet_store import ParquetStore, StoreError
+from edgar_eval.defs.code_versions import installed_packages
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.defs.source_files import SOURCE_FILES
 from edgar_eval.domain.filings import FilingError
@@ -32,16 +33,30 @@ EVALUATION_RUN_TAGS = {
     "dagster/asset_partition_range_end": SHARD_KEYS[-1],
 }
 ShardWork = Callable[[str], tuple[pd.DataFrame, dict]]
-_EXPECTED_ERRORS = (FilingError, StoreError, ValueError, KeyError, OSError)
+# A shard's failure is its own (the others are still written): a bad input, a store error, and what a model or
+# reranker endpoint or a tape raises (GenerationError, RerankError, TapeMiss: RuntimeErrors).
+_EXPECTED_ERRORS = (FilingError, StoreError, ValueError, KeyError, OSError, RuntimeError)
+SHARED_STAMP = "shared"  # the part of a shard's stamp every shard of one evaluation has in common
 
 
 def read_sharded(
     store: ParquetStore, asset: str, shards: list[str] | None = None, columns: list[str] | None = None
 ) -> pd.DataFrame:
     """A sharded asset's table as an unsharded step would have written it: these shards (default: all) read
-    together, in corpus-wide order. (A shard that holds no question has no columns: read the folder this way, not
-    as one Parquet dataset, whose schema would be the first file's.)"""
+    together, in corpus-wide order. Shards built from different corpus-wide inputs (some made again by a run that then
+    failed) are refused: read together they would mix two evaluations. (Read the folder this way, not as one Parquet
+    dataset: a shard that holds no question may hold no columns, and a dataset's schema is its first file's.)"""
     wanted = list(SHARD_KEYS) if shards is None else shards
+    shared = {shard: store.stamp(asset, shard).get(SHARED_STAMP) for shard in wanted if store.exists(asset, shard)}
+    if len(set(shared.values())) > 1:
+        groups: dict[str | None, list[str]] = {}
+        for shard, digest in shared.items():
+            groups.setdefault(digest, []).append(shard)
+        described = "; ".join(f"shards {', '.join(group)}" for group in sorted(groups.values()))
+        raise StoreError(
+            f"the shards of {asset!r} were built from different inputs ({described}): materialise {asset!r} for "
+            "every shard again"
+        )
     return in_corpus_order(store.read_together(asset, wanted, None if columns is None else [*columns, ORDER_COLUMN]))
 
 
@@ -60,36 +75,47 @@ def shard_asset(description: str, deps: tuple = (), pool: str | None = None, ins
     )
 
 
-def rows_version(frame: pd.DataFrame, columns: list[str]) -> str:
-    """A corpus-wide input's version, hashed from these columns of its rows, row by row (faster than content_version's
-    text of the whole table, which would write every vector out)."""
+def _cell(value: object) -> str:
+    """A cell as text for a row's hash: a list or array by its items (numpy's text of a long array elides them)."""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return "[" + ",".join(_cell(item) for item in value) + "]"
+    return str(value)
+
+
+def rows_version(frame: pd.DataFrame, columns: list[str] | None = None) -> str:
+    """A corpus-wide input's version, hashed from its rows (these columns, default all), row by row: faster than
+    content_version's text of the whole table."""
     digest = hashlib.sha256()
-    for row in zip(*(frame[column].astype(str) for column in columns)):
-        digest.update("\x1f".join(row).encode())
+    chosen = sorted(frame.columns) if columns is None else columns
+    digest.update("\x1f".join(chosen).encode())
+    for row in zip(*(frame[column].to_numpy() for column in chosen)):
+        digest.update("\x1f".join(map(_cell, row)).encode())
         digest.update(b"\x1e")
     return digest.hexdigest()[:16]
 
 
 def index_version(search_index: pd.DataFrame) -> str:
-    """What the search index holds, hashed from its rows (chunk ids, filings, texts, and the vectors and their
-    fingerprint when the step reads them): the corpus-wide input every shard reads whole."""
-    digest = hashlib.sha256(rows_version(search_index, ["chunk_id", "filing_id", "text"]).encode())
-    if "embedding" in search_index.columns and len(search_index):
-        digest.update(np.ascontiguousarray(np.stack(search_index.embedding.to_numpy())).tobytes())
-    if "fingerprint" in search_index.columns:
-        digest.update("|".join(sorted(set(search_index.fingerprint.astype(str)))).encode())
+    """What the search index the step read holds: every column of every row, the vectors by their bytes (not
+    rounded: a vector another processor made a little differently is another index)."""
+    digest = hashlib.sha256(rows_version(search_index.drop(columns=["embedding"], errors="ignore")).encode())
+    if "embedding" in search_index.columns:
+        for vector in search_index.embedding:
+            digest.update(np.asarray(vector, dtype=np.float32).tobytes())
     return digest.hexdigest()[:16]
 
 
-def shard_inputs(settings: EvalSettings, corpus_wide: dict[str, str], slices: dict[str, pd.DataFrame]) -> str:
-    """The digest of what one shard's table is built from: the versions of the corpus-wide inputs, the content of the
-    shard's slice of each per-question input, and the settings."""
-    parts = {
-        "corpus_wide": corpus_wide,
-        "slices": {name: content_version(frame) for name, frame in sorted(slices.items())},
-        "settings": settings.model_dump(mode="json"),
-    }
+def golden_order(golden_questions: pd.DataFrame) -> str:
+    """The golden set's questions in their order: every shard's rows are placed by it (evaluation/shards.py)."""
+    return rows_version(golden_questions, ["question_id"])
+
+
+def _digest(parts: object) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _without_wall_clock(frame: pd.DataFrame) -> pd.DataFrame:
+    """A slice less the seconds a step took (they change on every run, and no figure of a shard reads them)."""
+    return frame.drop(columns=[column for column in frame.columns if column.endswith("_seconds")])
 
 
 def _reusable(store: ParquetStore, asset: str, shard: str, stamp: dict[str, str]) -> pd.DataFrame | None:
@@ -106,29 +132,41 @@ def materialize_shards(
     settings: EvalSettings,
     asset: str,
     work: ShardWork,
-    inputs: Callable[[str], str],
+    slices: Callable[[str], dict[str, pd.DataFrame]],
+    corpus_wide: dict[str, str],
     metadata: Callable[[pd.DataFrame], dict] = lambda rows: {},
 ) -> dg.MaterializeResult:
     """Run `work` for every shard of this run (each frame carrying ORDER_COLUMN), writing each shard's table on its
-    own; a shard whose table was built from the same `inputs` (its digest), the same files beside the graph that the
-    asset declares it reads (the access policy, tapes: their content) and the same code is reused. A shard that fails
-    leaves its earlier table untouched; the step fails naming it, after the other shards have been written.
-    `metadata`: the figures the UI shows, of every shard's rows of this run together."""
+    own, stamped with what it was built from: what every shard shares (`corpus_wide`: the versions of the inputs the
+    step reads whole, the golden set's order among them; the files beside the graph the asset declares it reads, by
+    content; the settings; the installed packages; the code version) and the content of the shard's `slices` of the
+    per-question inputs. A shard whose stored stamp is the same is reused. A shard that fails leaves its earlier table
+    untouched; the step fails naming it, after the other shards have been written. `metadata`: the figures the UI
+    shows, of every shard's rows of this run together."""
     store = settings.store()
     code_version = str(context.assets_def.code_versions_by_key[context.asset_key])
     declared = context.assets_def.asset_deps[context.asset_key]
-    files = {source.key.to_user_string(): source.version(settings) for source in SOURCE_FILES if source.key in declared}
+    shared = _digest(
+        {
+            "corpus_wide": corpus_wide,
+            "files": {
+                source.key.to_user_string(): source.version(settings)
+                for source in SOURCE_FILES
+                if source.key in declared
+            },
+            "settings": settings.model_dump(mode="json"),
+            "packages": installed_packages(),
+            "code_version": code_version,
+        }
+    )
     errors: dict[str, str] = {}
     written, reused, rows = 0, 0, 0
     versions: list[str] = []
     frames: list[pd.DataFrame] = []
     for shard in context.partition_keys:
         try:
-            stamp = {
-                "inputs": inputs(shard),
-                "files": json.dumps(files, sort_keys=True),
-                "build_key": str(code_version),
-            }
+            own = {name: content_version(_without_wall_clock(frame)) for name, frame in sorted(slices(shard).items())}
+            stamp = {SHARED_STAMP: shared, "inputs": _digest(own), "build_key": code_version}
             frame = _reusable(store, asset, shard, stamp)
             if frame is not None:
                 reused += 1

@@ -22,7 +22,7 @@ from edgar_eval.defs.common import checked_index, figure_metadata, question_vect
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.retrieval.noise import index_replicas, sample_words, sampled_questions
 from edgar_eval.defs.settings import MODEL_GENERATORS, EmbedderResource, EvalSettings, GeneratorResource
-from edgar_eval.defs.shards import materialize_shards, rows_version, shard_asset, shard_inputs
+from edgar_eval.defs.shards import golden_order, index_version, materialize_shards, shard_asset
 from edgar_eval.defs.source_files import TAPE_FILES
 from edgar_eval.domain.generation import Generation, GenerationRequest
 from edgar_eval.domain.routes import ANSWER
@@ -175,45 +175,36 @@ def generations(
     golden = golden_questions.set_index("question_id")
     texts = search_index.set_index("chunk_id").text
     model, repeat_model = generator.adapter(settings), generator.adapter(settings, repeat=True)
+    # The order and the determinism sample come from the golden set (one retrieval per question, every shard's), not
+    # from this run's answerer_retrievals, which a run of fewer shards holds fewer of.
+    asked = pd.Series(sorted(golden_questions.question_id))
     retrieved = answerer_retrievals.sort_values("question_id")
     deterministic = bool(getattr(model, "deterministic", False))
     repeat = (
         set()
         if deterministic
-        else set(
-            random.Random(settings.golden_seed).sample(
-                sorted(retrieved.question_id), min(DETERMINISM_SAMPLE, len(retrieved))
-            )
-        )
+        else set(random.Random(settings.golden_seed).sample(list(asked), min(DETERMINISM_SAMPLE, len(asked))))
     )
     # a live model's answers are its answers now: no shard of an earlier run stands in for them
     live = context.run_id if generator.kind in MODEL_GENERATORS and settings.tape_mode != "replay" else ""
+    corpus_wide = {
+        "search_index": index_version(search_index),
+        "golden_order": golden_order(golden_questions),
+        "generator": json.dumps(generator.model_dump(mode="json"), sort_keys=True),
+        "live": live,
+    }
 
     def shard_rows(shard: str) -> pd.DataFrame:
-        return cast(
-            pd.DataFrame, retrieved[retrieved.question_id.isin(shard_questions(golden_questions, shard).question_id)]
-        )
+        own = shard_questions(golden_questions, shard).question_id
+        return cast(pd.DataFrame, retrieved[retrieved.question_id.isin(own)])
 
-    def inputs(shard: str) -> str:
+    def slices(shard: str) -> dict[str, pd.DataFrame]:
         own = shard_rows(shard)
-        return shard_inputs(
-            settings,
-            {
-                "texts": rows_version(
-                    texts.loc[sorted({c for ids in own.chunk_ids for c in ids})].reset_index(), ["chunk_id", "text"]
-                ),
-                "generator": json.dumps(generator.model_dump(mode="json"), sort_keys=True),
-                "live": live,
-            },
-            {
-                "answerer_retrievals": own,
-                "golden_questions": golden.loc[own.question_id].reset_index(),
-                "repeated": pd.DataFrame({"question_id": sorted(repeat & set(own.question_id))}),
-                "places": pd.DataFrame(
-                    {"question_id": own.question_id, "place": question_order(retrieved.question_id, own.question_id)}
-                ),
-            },
-        )
+        return {
+            "answerer_retrievals": own,
+            "golden_questions": golden.loc[own.question_id].reset_index(),
+            "repeated": pd.DataFrame({"question_id": sorted(repeat & set(own.question_id))}),
+        }
 
     def work(shard: str) -> tuple[pd.DataFrame, dict]:
         rows = []
@@ -235,7 +226,7 @@ def generations(
         frame = pd.DataFrame(rows)
         if not len(frame):
             return frame, {}
-        return frame.assign(**{ORDER_COLUMN: question_order(retrieved.question_id, frame.question_id)}), {}
+        return frame.assign(**{ORDER_COLUMN: question_order(asked, frame.question_id)}), {}
 
     def figures(frame: pd.DataFrame) -> dict:
         if not len(frame):
@@ -251,7 +242,7 @@ def generations(
             "head": table_head(frame, ["question_id", "outcome", "answer_text"]),
         }
 
-    return materialize_shards(context, settings, "generations", work, inputs, figures)
+    return materialize_shards(context, settings, "generations", work, slices, corpus_wide, figures)
 
 
 @dg.asset(

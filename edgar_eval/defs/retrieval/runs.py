@@ -16,7 +16,7 @@ from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.routes.assets import access_policy
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings
-from edgar_eval.defs.shards import index_version, materialize_shards, rows_version, shard_asset, shard_inputs
+from edgar_eval.defs.shards import golden_order, index_version, materialize_shards, rows_version, shard_asset
 from edgar_eval.defs.source_files import POLICY_FILES
 from edgar_eval.domain.ports import Reranker
 from edgar_eval.domain.routes import ANSWER
@@ -47,22 +47,14 @@ def answerer_retrievals(
     index, _ = checked_index(settings, embedder, index_rows)
     retriever = settings.answer_search()
     search = searches(index_rows, index, settings.rrf_k, (retriever,))[retriever]
-    corpus_wide = {"search_index": index_version(index_rows)}
+    corpus_wide = {"search_index": index_version(index_rows), "golden_order": golden_order(golden)}
 
-    def inputs(shard: str) -> str:
-        questions, places = _shard_of(golden, shard)
-        return shard_inputs(
-            settings,
-            corpus_wide,
-            {
-                "golden_questions": questions,
-                "places": places,
-                "question_embeddings": _rows_of(question_embeddings, questions),
-            },
-        )
+    def slices(shard: str) -> dict[str, pd.DataFrame]:
+        questions = shard_questions(golden, shard)
+        return {"golden_questions": questions, "question_embeddings": _rows_of(question_embeddings, questions)}
 
     def work(shard: str) -> tuple[pd.DataFrame, dict]:
-        questions, _ = _shard_of(golden, shard)
+        questions = shard_questions(golden, shard)
         if not len(questions):
             return pd.DataFrame(), {}
         rows = _answerer_rows(settings, index_rows, index, search, questions, question_embeddings)
@@ -79,7 +71,7 @@ def answerer_retrievals(
             "chunk_hit_rate": float(answerable.chunk_hit.mean()) if len(answerable) else float("nan"),
         }
 
-    return materialize_shards(context, settings, "answerer_retrievals", work, inputs, figures)
+    return materialize_shards(context, settings, "answerer_retrievals", work, slices, corpus_wide, figures)
 
 
 def _answerer_rows(
@@ -136,13 +128,6 @@ def measured_cases(
     )
 
 
-def _shard_of(golden: pd.DataFrame, shard: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """A shard's golden questions, and where each stands in the golden set (what its rows' corpus order reads)."""
-    questions = shard_questions(golden, shard)
-    places = pd.DataFrame({"question_id": golden.question_id, "place": range(len(golden))})
-    return questions, places[places.question_id.isin(questions.question_id)].assign(of=len(golden))
-
-
 def _rows_of(frame: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
     """The rows of a per-question table that belong to these questions, in the table's order."""
     return cast(pd.DataFrame, frame[frame.question_id.isin(questions.question_id)])
@@ -169,23 +154,18 @@ def retriever_rankings(
     index_rows, golden = search_index, golden_questions
     dense, _ = checked_index(settings, embedder, index_rows)
     retrievers = searches(index_rows, dense, settings.rrf_k)
-    corpus_wide = {"search_index": index_version(index_rows)}
+    corpus_wide = {"search_index": index_version(index_rows), "golden_order": golden_order(golden)}
 
-    def inputs(shard: str) -> str:
-        questions, places = _shard_of(golden, shard)
-        return shard_inputs(
-            settings,
-            corpus_wide,
-            {
-                "golden_questions": questions,
-                "places": places,
-                "gold_by_search_scope": _rows_of(gold_by_search_scope, questions),
-                "question_embeddings": _rows_of(question_embeddings, questions),
-            },
-        )
+    def slices(shard: str) -> dict[str, pd.DataFrame]:
+        questions = shard_questions(golden, shard)
+        return {
+            "golden_questions": questions,
+            "gold_by_search_scope": _rows_of(gold_by_search_scope, questions),
+            "question_embeddings": _rows_of(question_embeddings, questions),
+        }
 
     def work(shard: str) -> tuple[pd.DataFrame, dict]:
-        questions, _ = _shard_of(golden, shard)
+        questions = shard_questions(golden, shard)
         if not len(questions):
             return pd.DataFrame(), {}
         vectors = dict(zip(questions.question_id, question_vectors(question_embeddings, questions.question_id)))
@@ -207,7 +187,7 @@ def retriever_rankings(
             "rrf_k": settings.rrf_k,
         }
 
-    return materialize_shards(context, settings, "retriever_rankings", work, inputs, figures)
+    return materialize_shards(context, settings, "retriever_rankings", work, slices, corpus_wide, figures)
 
 
 @shard_asset(
@@ -237,24 +217,19 @@ def reranked_retrievals(
             & retriever_rankings.error.isna()
         ],
     )
-    corpus_wide = {"search_index": index_version(search_index)}
+    corpus_wide = {"search_index": index_version(search_index), "golden_order": golden_order(golden)}
     reranker = settings.reranker_adapter()
 
-    def inputs(shard: str) -> str:
-        questions, places = _shard_of(golden, shard)
-        return shard_inputs(
-            settings,
-            {**corpus_wide, "reranker": reranker.reranker_id},
-            {
-                "golden_questions": questions,
-                "places": places,
-                "gold_by_search_scope": _rows_of(gold_by_search_scope, questions),
-                "retriever_rankings": _rows_of(ranked, questions),
-            },
-        )
+    def slices(shard: str) -> dict[str, pd.DataFrame]:
+        questions = shard_questions(golden, shard)
+        return {
+            "golden_questions": questions,
+            "gold_by_search_scope": _rows_of(gold_by_search_scope, questions),
+            "retriever_rankings": _rows_of(ranked, questions),
+        }
 
     def work(shard: str) -> tuple[pd.DataFrame, dict]:
-        questions, _ = _shard_of(golden, shard)
+        questions = shard_questions(golden, shard)
         cases = {
             (case.question_id, case.search_scope): case
             for case in measured_cases(settings, questions, gold_by_search_scope, search_index)
@@ -271,7 +246,8 @@ def reranked_retrievals(
         }
 
     try:
-        return materialize_shards(context, settings, "reranked_retrievals", work, inputs, figures)
+        with_reranker = {**corpus_wide, "reranker": reranker.reranker_id}
+        return materialize_shards(context, settings, "reranked_retrievals", work, slices, with_reranker, figures)
     finally:
         reranker.close()
 
@@ -357,25 +333,21 @@ def expanded_retrievals(
     ranked = cast(pd.DataFrame, retriever_rankings[retriever_rankings.retriever == settings.answer_retriever])
     corpus_wide = {
         "search_index": index_version(search_index),
-        "filing_text": rows_version(texts, ["filing_id", "sha256", "text"]),
+        "filing_text": rows_version(texts),
+        "golden_order": golden_order(golden),
     }
 
-    def inputs(shard: str) -> str:
-        questions, places = _shard_of(golden, shard)
-        return shard_inputs(
-            settings,
-            corpus_wide,
-            {
-                "golden_questions": questions,
-                "places": places,
-                "gold_by_search_scope": _rows_of(gold_by_search_scope, questions),
-                "retriever_rankings": _rows_of(ranked, questions),
-                "reranked_retrievals": _rows_of(reranked_retrievals, questions),
-            },
-        )
+    def slices(shard: str) -> dict[str, pd.DataFrame]:
+        questions = shard_questions(golden, shard)
+        return {
+            "golden_questions": questions,
+            "gold_by_search_scope": _rows_of(gold_by_search_scope, questions),
+            "retriever_rankings": _rows_of(ranked, questions),
+            "reranked_retrievals": _rows_of(reranked_retrievals, questions),
+        }
 
     def work(shard: str) -> tuple[pd.DataFrame, dict]:
-        questions, _ = _shard_of(golden, shard)
+        questions = shard_questions(golden, shard)
         cases = measured_cases(settings, questions, gold_by_search_scope, search_index)
         answerable = (case for case in cases if case.expected_route == ANSWER)
         frame = expansion_frame(
@@ -399,7 +371,7 @@ def expanded_retrievals(
             "passages_expanded": int(rows.passages_expanded.sum()) if len(rows) else 0,
         }
 
-    return materialize_shards(context, settings, "expanded_retrievals", work, inputs, figures)
+    return materialize_shards(context, settings, "expanded_retrievals", work, slices, corpus_wide, figures)
 
 
 ASSETS = [answerer_retrievals, retriever_rankings, reranked_retrievals, expanded_retrievals]

@@ -1,0 +1,200 @@
+"""The evaluation's shards (evaluation/shards.py, defs/shards.py), on tables built here: the shards read back together
+are the table one unsharded step writes, row for row; a shard is kept exactly while what it was built from is the
+same; a shard that fails fails alone; shards of two evaluations are never read as one table."""
+
+import random
+from typing import cast
+
+import dagster as dg
+import numpy as np
+import pandas as pd
+import pytest
+
+from edgar_eval.adapters.parquet_store import ParquetStore, StoreError
+from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.shards import (
+    EVALUATION_RUN_TAGS,
+    SHARDS,
+    index_version,
+    materialize_shards,
+    read_sharded,
+    rows_version,
+)
+from edgar_eval.evaluation.shards import (
+    ORDER_COLUMN,
+    SHARD_KEYS,
+    case_order,
+    question_order,
+    shard_of,
+    shard_questions,
+)
+from edgar_eval.retrieval.scope import SEARCH_SCOPES
+
+
+def _golden(questions: int = 60, companies: int = 9, seed: int = 3) -> pd.DataFrame:
+    draw = random.Random(seed)
+    ciks = [f"{draw.randrange(10**9):010d}" for _ in range(companies)]
+    ids = [f"q{draw.randrange(10**6):06d}" for _ in range(questions)]
+    return pd.DataFrame({"question_id": ids, "cik": [draw.choice(ciks) for _ in ids]})
+
+
+def _runs(golden: pd.DataFrame, cuts: int = 2) -> pd.DataFrame:
+    """A per-question table in the order an unsharded step writes it: cut by cut, scope by scope, question by question
+    (golden order), two rows each; columns a shard can hold none of, or whole numbers of in one shard and fractions in
+    another, as the real tables do."""
+    rows = []
+    for cut in range(cuts):
+        for scope in SEARCH_SCOPES:
+            for position, question in enumerate(golden.question_id):
+                for depth in (5, 30):
+                    rows.append(
+                        {
+                            "question_id": question,
+                            "search_scope": scope,
+                            "cut": cut,
+                            "k": depth,
+                            "chunk_ids": [f"{question}-{depth}-{i}" for i in range(depth % 7)],
+                            "error": "ValueError: no filing" if position % 17 == 3 else None,
+                            "rank": None if position % 5 == 0 else position + depth,
+                            "score": 0.5 if position % 9 else 1,
+                            "note": None,  # null in every shard: still the type a whole table reads back with
+                            "ratio": float("nan"),
+                        }
+                    )
+    return pd.DataFrame(rows)
+
+
+def _written_whole(tmp_path, frame: pd.DataFrame) -> pd.DataFrame:
+    store = ParquetStore(tmp_path / "whole")
+    store.write("runs", frame)
+    return store.read("runs")
+
+
+def test_the_shards_read_together_are_the_unsharded_table_row_for_row(tmp_path):
+    golden = _golden()
+    whole = _runs(golden)
+    shard = whole.question_id.map(dict(zip(golden.question_id, golden.cik.map(shard_of))))
+    store = ParquetStore(tmp_path / "sharded")
+    assert shard.nunique() > 3 and shard.nunique() < len(SHARD_KEYS), "some shards hold rows, some none"
+    for key in SHARD_KEYS:
+        own = cast(pd.DataFrame, whole[(shard == key).to_numpy()])
+        questions = shard_questions(golden, key)
+        assert set(own.question_id) == set(questions.question_id)
+        # a shard's rows as its step builds them: from its own dicts, so a column can be all null in one shard
+        built = pd.DataFrame(own.to_dict("records"))
+        if len(built):
+            built[ORDER_COLUMN] = case_order(golden, built.question_id, built.search_scope, built.cut.to_numpy())
+        store.write("runs", built, key, stamp={"shared": "one evaluation"})
+    together = read_sharded(store, "runs")
+    pd.testing.assert_frame_equal(together, _written_whole(tmp_path, whole), check_exact=True)
+    # a reader asking for some columns gets those, in the same order
+    some = read_sharded(store, "runs", columns=["question_id", "rank"])
+    expected = cast(pd.DataFrame, _written_whole(tmp_path, whole)[["question_id", "rank"]])
+    pd.testing.assert_frame_equal(some, expected, check_exact=True)
+
+
+def test_the_shards_of_two_evaluations_are_not_read_as_one_table(tmp_path):
+    store = ParquetStore(tmp_path)
+    frame = pd.DataFrame({"question_id": ["a"], ORDER_COLUMN: [0]})
+    for key in SHARD_KEYS:
+        store.write("runs", frame, key, stamp={"shared": "made later" if key in ("03", "11") else "made first"})
+    with pytest.raises(StoreError, match=r"built from different inputs \(shards 00, 01, 02, .*; shards 03, 11\)"):
+        read_sharded(store, "runs")
+
+
+def test_a_question_s_shard_is_its_company_s_and_every_shard_can_be_drawn():
+    assert shard_of("0000320193") == shard_of("320193"), "leading zeros do not move a company"
+    assert shard_of("0000320193") == "02"  # a fixed hash (sha256), the same in every process
+    assert {shard_of(str(cik)) for cik in range(400)} == set(SHARD_KEYS)
+    golden = _golden()
+    for key in SHARD_KEYS:
+        own = shard_questions(golden, key)
+        assert own.index.is_monotonic_increasing, "a shard's questions stay in the golden set's order"
+        assert {shard_of(cik) for cik in own.cik} <= {key}
+    with pytest.raises(ValueError, match="'16' is not a shard"):
+        shard_questions(golden, "16")
+
+
+def test_rows_are_placed_by_cut_then_scope_then_the_golden_order():
+    golden = pd.DataFrame({"question_id": ["b", "a", "c"]})
+    ids, scopes = pd.Series(["a", "c", "b"]), pd.Series([SEARCH_SCOPES[1], SEARCH_SCOPES[0], SEARCH_SCOPES[0]])
+    assert case_order(golden, ids, scopes).tolist() == [4, 2, 0]
+    assert case_order(golden, ids, scopes, np.array([1, 0, 1])).tolist() == [13, 2, 9]
+    assert question_order(pd.Series(["a", "b", "c"]), pd.Series(["c", "a"])).tolist() == [2, 0]
+
+
+def test_a_table_s_version_moves_with_any_column_and_any_item_of_a_list():
+    frame = pd.DataFrame(
+        {"chunk_id": ["c1", "c2"], "pages": [np.arange(1500), np.array([3])], "embedding": [np.ones(4), np.zeros(4)]}
+    )
+    moved = frame.assign(pages=[np.append(np.arange(1499), 7), np.array([3])])  # one item in the middle of a long one
+    assert rows_version(frame) != rows_version(moved)
+    assert index_version(frame) != index_version(moved)
+    nudged = frame.assign(embedding=[np.ones(4), np.array([0, 0, 0, 1e-7])])
+    assert index_version(frame) != index_version(nudged), "a vector is versioned by its bytes"
+
+
+def _sharded_asset(inputs: dict[str, int], fail: set[str]):
+    """A sharded asset whose shard's slice is `inputs[shard]` and that raises (as a model endpoint does) in `fail`."""
+
+    @dg.asset(partitions_def=SHARDS, backfill_policy=dg.BackfillPolicy.single_run())
+    def runs(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+        def work(shard: str) -> tuple[pd.DataFrame, dict]:
+            if shard in fail:
+                raise RuntimeError(f"the endpoint answered 503 for shard {shard}")
+            return pd.DataFrame({"question_id": [shard], "value": [inputs[shard]], ORDER_COLUMN: [int(shard)]}), {}
+
+        return materialize_shards(
+            context,
+            settings,
+            "runs",
+            work,
+            lambda shard: {"golden_questions": pd.DataFrame({"value": [inputs[shard]]})},
+            {"search_index": "one index"},
+        )
+
+    return runs
+
+
+def _run(settings: EvalSettings, instance: dg.DagsterInstance, inputs: dict[str, int], fail: set[str] = set()):
+    return dg.materialize(
+        [_sharded_asset(inputs, fail)],
+        instance=instance,
+        resources={"settings": settings},
+        tags=EVALUATION_RUN_TAGS,
+        raise_on_error=False,
+    )
+
+
+def _made(result) -> tuple[int, int]:
+    [event] = [e for e in result.get_asset_materialization_events()][:1]
+    metadata = event.step_materialization_data.materialization.metadata
+    return metadata["shards_written"].value, metadata["shards_reused"].value
+
+
+def test_a_shard_is_kept_while_its_inputs_are_the_same_and_a_failing_one_fails_alone(tmp_path):
+    settings = EvalSettings(
+        corpus_dir=str(tmp_path / "corpus"),
+        corpus_name="demo",
+        data_dir=str(tmp_path / "data"),
+        reports_dir=str(tmp_path / "reports"),
+    )
+    instance = dg.DagsterInstance.ephemeral()
+    inputs = {key: 1 for key in SHARD_KEYS}
+    assert _made(_run(settings, instance, inputs)) == (16, 0)
+    assert _made(_run(settings, instance, inputs)) == (0, 16)
+    assert _made(_run(settings, instance, {**inputs, "05": 2})) == (1, 15), "only the shard whose slice changed"
+    store = settings.store()
+    before = {key: store.path("runs", key).read_bytes() for key in SHARD_KEYS}
+
+    failed = _run(settings, instance, {**inputs, "05": 3, "06": 3, "07": 3}, fail={"06"})
+    assert not failed.success
+    failure = failed.get_step_failure_events()[0].step_failure_data.error
+    assert failure is not None and "shard 06: RuntimeError: the endpoint answered 503 for shard 06" in failure.message
+    assert store.path("runs", "06").read_bytes() == before["06"], "a failing shard leaves its table as it was"
+    for made_again in ("05", "07"):
+        assert store.path("runs", made_again).read_bytes() != before[made_again]
+    assert read_sharded(store, "runs").value.tolist() == [1] * 5 + [3, 1, 3] + [1] * 8
+    # another settings value (here: what the report is written to) is another evaluation: every shard is made again
+    elsewhere = EvalSettings(**{**settings.model_dump(), "reports_dir": str(tmp_path / "other")})
+    assert _made(_run(elsewhere, instance, {**inputs, "05": 3, "07": 3})) == (16, 0)
