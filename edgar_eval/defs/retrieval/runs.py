@@ -2,7 +2,7 @@
 and expanded retrievals."""
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import cast
 
 import dagster as dg
@@ -47,11 +47,8 @@ def answerer_retrievals(
     index, _ = checked_index(settings, embedder, index_rows)
     retriever = settings.answer_search()
     search = searches(index_rows, index, settings.rrf_k, (retriever,))[retriever]
-    corpus_wide = {"search_index": index_version(index_rows), "golden_order": golden_order(golden)}
-
-    def slices(shard: str) -> dict[str, pd.DataFrame]:
-        questions = shard_questions(golden, shard)
-        return {"golden_questions": questions, "question_embeddings": _rows_of(question_embeddings, questions)}
+    corpus_wide = _corpus_wide(index_rows, golden)
+    slices = _slices(golden, question_embeddings=question_embeddings)
 
     def work(shard: str) -> tuple[pd.DataFrame, dict]:
         questions = shard_questions(golden, shard)
@@ -128,6 +125,22 @@ def measured_cases(
     )
 
 
+def _corpus_wide(search_index: pd.DataFrame, golden: pd.DataFrame) -> dict[str, str]:
+    """The versions of what every shard of a retrieval step reads whole: the search index and the golden set's
+    order (by which each shard's rows are placed)."""
+    return {"search_index": index_version(search_index), "golden_order": golden_order(golden)}
+
+
+def _slices(golden: pd.DataFrame, **tables: pd.DataFrame) -> Callable[[str], dict[str, pd.DataFrame]]:
+    """A shard's slice of each per-question input: its golden questions, and these tables' rows of them."""
+
+    def slices(shard: str) -> dict[str, pd.DataFrame]:
+        questions = shard_questions(golden, shard)
+        return {"golden_questions": questions, **{name: _rows_of(table, questions) for name, table in tables.items()}}
+
+    return slices
+
+
 def _rows_of(frame: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
     """The rows of a per-question table that belong to these questions, in the table's order."""
     return cast(pd.DataFrame, frame[frame.question_id.isin(questions.question_id)])
@@ -154,15 +167,8 @@ def retriever_rankings(
     index_rows, golden = search_index, golden_questions
     dense, _ = checked_index(settings, embedder, index_rows)
     retrievers = searches(index_rows, dense, settings.rrf_k)
-    corpus_wide = {"search_index": index_version(index_rows), "golden_order": golden_order(golden)}
-
-    def slices(shard: str) -> dict[str, pd.DataFrame]:
-        questions = shard_questions(golden, shard)
-        return {
-            "golden_questions": questions,
-            "gold_by_search_scope": _rows_of(gold_by_search_scope, questions),
-            "question_embeddings": _rows_of(question_embeddings, questions),
-        }
+    corpus_wide = _corpus_wide(index_rows, golden)
+    slices = _slices(golden, gold_by_search_scope=gold_by_search_scope, question_embeddings=question_embeddings)
 
     def work(shard: str) -> tuple[pd.DataFrame, dict]:
         questions = shard_questions(golden, shard)
@@ -217,16 +223,9 @@ def reranked_retrievals(
             & retriever_rankings.error.isna()
         ],
     )
-    corpus_wide = {"search_index": index_version(search_index), "golden_order": golden_order(golden)}
+    corpus_wide = _corpus_wide(search_index, golden)
+    slices = _slices(golden, gold_by_search_scope=gold_by_search_scope, retriever_rankings=ranked)
     reranker = settings.reranker_adapter()
-
-    def slices(shard: str) -> dict[str, pd.DataFrame]:
-        questions = shard_questions(golden, shard)
-        return {
-            "golden_questions": questions,
-            "gold_by_search_scope": _rows_of(gold_by_search_scope, questions),
-            "retriever_rankings": _rows_of(ranked, questions),
-        }
 
     def work(shard: str) -> tuple[pd.DataFrame, dict]:
         questions = shard_questions(golden, shard)
@@ -331,20 +330,13 @@ def expanded_retrievals(
     keys, _ = current_partitions(filings, (filing_text,))
     texts = filing_text.frame(keys)
     ranked = cast(pd.DataFrame, retriever_rankings[retriever_rankings.retriever == settings.answer_retriever])
-    corpus_wide = {
-        "search_index": index_version(search_index),
-        "filing_text": rows_version(texts),
-        "golden_order": golden_order(golden),
-    }
-
-    def slices(shard: str) -> dict[str, pd.DataFrame]:
-        questions = shard_questions(golden, shard)
-        return {
-            "golden_questions": questions,
-            "gold_by_search_scope": _rows_of(gold_by_search_scope, questions),
-            "retriever_rankings": _rows_of(ranked, questions),
-            "reranked_retrievals": _rows_of(reranked_retrievals, questions),
-        }
+    corpus_wide = {**_corpus_wide(search_index, golden), "filing_text": rows_version(texts)}
+    slices = _slices(
+        golden,
+        gold_by_search_scope=gold_by_search_scope,
+        retriever_rankings=ranked,
+        reranked_retrievals=reranked_retrievals,
+    )
 
     def work(shard: str) -> tuple[pd.DataFrame, dict]:
         questions = shard_questions(golden, shard)
