@@ -6,11 +6,13 @@ import dagster as dg
 import pandas as pd
 import pytest
 
+from edgar_eval.adapters.parquet_store import ParquetStore
 from edgar_eval.answering import period_guard as guard_module
 from edgar_eval.defs.answering import arms as answering_arms
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.runner import materialise_corpus, materialise_evaluation, materialise_graph
 from edgar_eval.defs.settings import EvalSettings, GeneratorResource
+from edgar_eval.defs.shards import read_sharded
 from edgar_eval.evaluation.regression_gate import baseline_json, compare_to_baseline, read_baseline
 from edgar_eval_tests import test_answering
 from edgar_eval_tests.loopback import LoopbackServer, json_reply
@@ -159,14 +161,14 @@ def test_the_graph_records_a_chat_model_through_the_tape_and_replays_it_with_the
             )
             defs = build_definitions(run, generator=chat)
             assert materialise_evaluation(defs, _recorded(run)) is None
-            generations = pd.read_parquet(data / "demo" / "generations.parquet")
+            generations = read_sharded(ParquetStore(data / "demo"), "generations")
             assert (generations.model_id == "fake-chat").all() and generations.prompt_version.notna().all()
             assert generations.replayed.all() == (mode == "replay") and generations.tape_key.notna().all()
             reports[mode] = (tmp_path / mode / "demo" / "report.md").read_text()
     finally:
         server.stop()
     assert server.received
-    replayed_count = len(pd.read_parquet(tmp_path / "data-replay" / "demo" / "generations.parquet"))
+    replayed_count = len(read_sharded(ParquetStore(tmp_path / "data-replay" / "demo"), "generations"))
     body = {mode: text.split("## Run receipt")[0] for mode, text in reports.items()}
     assert body["replay"] == body["record"], "every figure of the recorded run comes back from the tape"
     assert "generations replayed from a tape | 0 |" in reports["record"]

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from edgar_eval.adapters.chat_generator import GenerationError
 from edgar_eval.adapters.parquet_store import ParquetStore, StoreError
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.defs.shards import (
@@ -24,6 +25,7 @@ from edgar_eval.evaluation.shards import (
     ORDER_COLUMN,
     SHARD_KEYS,
     case_order,
+    in_corpus_order,
     question_order,
     shard_of,
     shard_questions,
@@ -84,22 +86,13 @@ def test_the_shards_read_together_are_the_unsharded_table_row_for_row(tmp_path):
         built = pd.DataFrame(own.to_dict("records"))
         if len(built):
             built[ORDER_COLUMN] = case_order(golden, built.question_id, built.search_scope, built.cut.to_numpy())
-        store.write("runs", built, key, stamp={"shared": "one evaluation"})
-    together = read_sharded(store, "runs")
+        store.write("runs", built, key)
+    together = in_corpus_order(store.read_together("runs", list(SHARD_KEYS)))
     pd.testing.assert_frame_equal(together, _written_whole(tmp_path, whole), check_exact=True)
     # a reader asking for some columns gets those, in the same order
-    some = read_sharded(store, "runs", columns=["question_id", "rank"])
+    some = in_corpus_order(store.read_together("runs", list(SHARD_KEYS), ["question_id", "rank", ORDER_COLUMN]))
     expected = cast(pd.DataFrame, _written_whole(tmp_path, whole)[["question_id", "rank"]])
     pd.testing.assert_frame_equal(some, expected, check_exact=True)
-
-
-def test_the_shards_of_two_evaluations_are_not_read_as_one_table(tmp_path):
-    store = ParquetStore(tmp_path)
-    frame = pd.DataFrame({"question_id": ["a"], ORDER_COLUMN: [0]})
-    for key in SHARD_KEYS:
-        store.write("runs", frame, key, stamp={"shared": "made later" if key in ("03", "11") else "made first"})
-    with pytest.raises(StoreError, match=r"built from different inputs \(shards 00, 01, 02, .*; shards 03, 11\)"):
-        read_sharded(store, "runs")
 
 
 def test_a_question_s_shard_is_its_company_s_and_every_shard_can_be_drawn():
@@ -134,14 +127,14 @@ def test_a_table_s_version_moves_with_any_column_and_any_item_of_a_list():
     assert index_version(frame) != index_version(nudged), "a vector is versioned by its bytes"
 
 
-def _sharded_asset(inputs: dict[str, int], fail: set[str]):
-    """A sharded asset whose shard's slice is `inputs[shard]` and that raises (as a model endpoint does) in `fail`."""
+def _sharded_asset(inputs: dict[str, int], fail: set[str], error: type[RuntimeError] = RuntimeError):
+    """A sharded asset whose shard's slice is `inputs[shard]` and that raises `error` in the shards of `fail`."""
 
     @dg.asset(partitions_def=SHARDS, backfill_policy=dg.BackfillPolicy.single_run())
     def runs(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
         def work(shard: str) -> tuple[pd.DataFrame, dict]:
             if shard in fail:
-                raise RuntimeError(f"the endpoint answered 503 for shard {shard}")
+                raise error(f"the endpoint answered 503 for shard {shard}")
             return pd.DataFrame({"question_id": [shard], "value": [inputs[shard]], ORDER_COLUMN: [int(shard)]}), {}
 
         return materialize_shards(
@@ -156,9 +149,15 @@ def _sharded_asset(inputs: dict[str, int], fail: set[str]):
     return runs
 
 
-def _run(settings: EvalSettings, instance: dg.DagsterInstance, inputs: dict[str, int], fail: set[str] = set()):
+def _run(
+    settings: EvalSettings,
+    instance: dg.DagsterInstance,
+    inputs: dict[str, int],
+    fail: set[str] = set(),
+    error: type[RuntimeError] = RuntimeError,
+):
     return dg.materialize(
-        [_sharded_asset(inputs, fail)],
+        [_sharded_asset(inputs, fail, error)],
         instance=instance,
         resources={"settings": settings},
         tags=EVALUATION_RUN_TAGS,
@@ -187,6 +186,8 @@ def test_a_shard_is_kept_while_its_inputs_are_the_same_and_a_failing_one_fails_a
     store = settings.store()
     before = {key: store.path("runs", key).read_bytes() for key in SHARD_KEYS}
 
+    assert read_sharded(store, "runs").value.tolist() == [1] * 5 + [2] + [1] * 10
+
     failed = _run(settings, instance, {**inputs, "05": 3, "06": 3, "07": 3}, fail={"06"})
     assert not failed.success
     failure = failed.get_step_failure_events()[0].step_failure_data.error
@@ -194,7 +195,28 @@ def test_a_shard_is_kept_while_its_inputs_are_the_same_and_a_failing_one_fails_a
     assert store.path("runs", "06").read_bytes() == before["06"], "a failing shard leaves its table as it was"
     for made_again in ("05", "07"):
         assert store.path("runs", made_again).read_bytes() != before[made_again]
-    assert read_sharded(store, "runs").value.tolist() == [1] * 5 + [3, 1, 3] + [1] * 8
+    # the shards are now of two evaluations (06 of the one before): nothing reads them as one table
+    with pytest.raises(StoreError, match="shards 06 of 'runs' are not those its last runs completed"):
+        read_sharded(store, "runs")
+    assert _made(_run(settings, instance, {**inputs, "05": 3, "06": 3, "07": 3})) == (1, 15)
+    assert read_sharded(store, "runs").value.tolist() == [1] * 5 + [3, 3, 3] + [1] * 8
     # another settings value (here: what the report is written to) is another evaluation: every shard is made again
     elsewhere = EvalSettings(**{**settings.model_dump(), "reports_dir": str(tmp_path / "other")})
     assert _made(_run(elsewhere, instance, {**inputs, "05": 3, "07": 3})) == (16, 0)
+
+
+def test_after_an_endpoint_fails_the_shards_after_it_are_not_attempted(tmp_path):
+    """A model or rerank endpoint that failed after its retries would fail every shard after it the same way, each
+    after waiting out the retries: they are not attempted, and the step names them."""
+    settings = EvalSettings(
+        corpus_dir=str(tmp_path / "corpus"),
+        corpus_name="demo",
+        data_dir=str(tmp_path / "data"),
+        reports_dir=str(tmp_path / "reports"),
+    )
+    failed = _run(settings, dg.DagsterInstance.ephemeral(), {key: 1 for key in SHARD_KEYS}, {"02"}, GenerationError)
+    failure = failed.get_step_failure_events()[0].step_failure_data.error
+    assert failure is not None
+    assert "shard 02: GenerationError: the endpoint answered 503 for shard 02" in failure.message
+    assert "shard 15: not attempted: shard 02's endpoint failed (GenerationError)" in failure.message
+    assert [key for key in SHARD_KEYS if settings.store().exists("runs", key)] == ["00", "01"]

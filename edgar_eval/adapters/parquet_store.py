@@ -198,7 +198,13 @@ class ParquetStore:
                 raise StoreError(f"{source} is not a readable Parquet file ({exc}); rematerialise {asset!r}") from exc
         if not tables:
             return pd.DataFrame()
-        together = pa.concat_tables([_nulls_untyped(table) for table in tables], promote_options="permissive")
+        absent = [c for c in columns or [] if not any(c in table.schema.names for table in tables)]
+        if absent:
+            raise StoreError(f"asset {asset!r} has no column {absent[0]!r} in any of its partitions")
+        try:
+            together = pa.concat_tables([_nulls_untyped(table) for table in tables], promote_options="permissive")
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise StoreError(f"the partitions of {asset!r} do not read as one table ({exc}); rematerialise it") from exc
         for index, field in enumerate(together.schema):
             if pa.types.is_null(field.type):  # null in every partition: the type they were written with
                 written = [t.schema.field(field.name).type for t in tables if field.name in t.schema.names]

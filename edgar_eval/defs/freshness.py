@@ -41,7 +41,7 @@ from edgar_eval.defs.code_versions import installed_packages
 from edgar_eval.defs.history_queries import chunks
 from edgar_eval.defs.report.assets import code_version
 from edgar_eval.defs.settings import MODEL_GENERATORS, EmbedderResource, EvalSettings, GeneratorResource
-from edgar_eval.defs.shards import SHARDS
+from edgar_eval.defs.shards import MANIFEST, SHARDS
 from edgar_eval.defs.source_files import SOURCE_FILES, TAPE_FILES
 from edgar_eval.evaluation.shards import SHARD_KEYS
 
@@ -320,8 +320,10 @@ class CurrentWork:
             for key, record in by_key.items():
                 latest[_shard_key(key, shard)] = record
                 stored[_shard_key(key, shard)] = str(store.path(key.to_user_string(), shard))
+        for key in sharded:  # the list of the shards its runs completed, which whatever reads them reads first
+            stored[_shard_key(key, MANIFEST)] = str(store.path(key.to_user_string(), MANIFEST))
         reason, unreadable = _staleness(self.instance, inputs, sorted(latest, key=str), stored, latest)
-        made_by = {_shard_key(key, shard): key for key in sharded for shard in SHARD_KEYS}
+        made_by = {_shard_key(key, shard): key for key in sharded for shard in (*SHARD_KEYS, MANIFEST)}
         remake = {
             sibling for key in unreadable for sibling in self.graph.get(made_by.get(key, key)).execution_set_asset_keys
         }

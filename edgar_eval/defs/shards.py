@@ -18,7 +18,9 @@ import dagster as dg
 import numpy as np
 import pandas as pd
 
+from edgar_eval.adapters.chat_generator import GenerationError
 from edgar_eval.adapters.parquet_store import ParquetStore, StoreError
+from edgar_eval.adapters.rerank_http import RerankError
 from edgar_eval.defs.code_versions import installed_packages
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.defs.source_files import SOURCE_FILES
@@ -36,6 +38,11 @@ ShardWork = Callable[[str], tuple[pd.DataFrame, dict]]
 # A shard's failure is its own (the others are still written): a bad input, a store error, and what a model or
 # reranker endpoint or a tape raises (GenerationError, RerankError, TapeMiss: RuntimeErrors).
 _EXPECTED_ERRORS = (FilingError, StoreError, ValueError, KeyError, OSError, RuntimeError)
+# An endpoint that failed after its retries fails the shards after it unasked: each would wait out the same retries.
+_ENDPOINT_ERRORS = (GenerationError, RerankError)
+# The table beside a sharded asset's shards that lists the stamp of each shard its runs made and completed: a shard
+# is read only as that list has it, so a run that fails half way leaves no mix of two evaluations to be read as one.
+MANIFEST = "manifest"
 SHARED_STAMP = "shared"  # the part of a shard's stamp every shard of one evaluation has in common
 
 
@@ -43,21 +50,40 @@ def read_sharded(
     store: ParquetStore, asset: str, shards: list[str] | None = None, columns: list[str] | None = None
 ) -> pd.DataFrame:
     """A sharded asset's table as an unsharded step would have written it: these shards (default: all) read
-    together, in corpus-wide order. Shards built from different corpus-wide inputs (some made again by a run that then
-    failed) are refused: read together they would mix two evaluations. (Read the folder this way, not as one Parquet
-    dataset: a shard that holds no question may hold no columns, and a dataset's schema is its first file's.)"""
+    together, in corpus-wide order. Each shard is read only when the asset's manifest lists its stamp, and all the
+    listed stamps share one evaluation's inputs: a shard made by a run that then failed, or kept from another
+    evaluation, is refused rather than read beside the others. (Read the folder this way, not as one Parquet dataset:
+    a shard that holds no question may hold no columns, and a dataset's schema is its first file's.)"""
     wanted = list(SHARD_KEYS) if shards is None else shards
-    shared = {shard: store.stamp(asset, shard).get(SHARED_STAMP) for shard in wanted if store.exists(asset, shard)}
-    if len(set(shared.values())) > 1:
-        groups: dict[str | None, list[str]] = {}
-        for shard, digest in shared.items():
-            groups.setdefault(digest, []).append(shard)
-        described = "; ".join(f"shards {', '.join(group)}" for group in sorted(groups.values()))
+    listed = _manifest(store, asset)
+    if listed is None:
         raise StoreError(
-            f"the shards of {asset!r} were built from different inputs ({described}): materialise {asset!r} for "
-            "every shard again"
+            f"{asset!r} has no manifest of its shards ({store.path(asset, MANIFEST)}): materialise it again"
+        )
+    unlisted = [shard for shard in wanted if shard not in listed or store.stamp(asset, shard) != listed[shard]]
+    if unlisted:
+        raise StoreError(
+            f"shards {', '.join(unlisted)} of {asset!r} are not those its last runs completed (a run failed, or the "
+            "files were changed since): materialise it for every shard again"
+        )
+    if len({listed[shard]["shared"] for shard in wanted}) > 1:
+        raise StoreError(
+            f"the shards of {asset!r} were built from different inputs: materialise it for every shard again"
         )
     return in_corpus_order(store.read_together(asset, wanted, None if columns is None else [*columns, ORDER_COLUMN]))
+
+
+def _manifest(store: ParquetStore, asset: str) -> dict[str, dict[str, str]] | None:
+    """Each shard's stamp as the asset's manifest lists it (None: there is no manifest)."""
+    if not store.exists(asset, MANIFEST):
+        return None
+    table = store.read(asset, MANIFEST)
+    return {str(row["shard"]): json.loads(str(row["stamp"])) for row in table.to_dict("records")}
+
+
+def _write_manifest(store: ParquetStore, asset: str, listed: dict[str, dict[str, str]]) -> None:
+    rows = [{"shard": shard, "stamp": json.dumps(stamp, sort_keys=True)} for shard, stamp in sorted(listed.items())]
+    store.write(asset, pd.DataFrame(rows, columns=["shard", "stamp"]), MANIFEST)
 
 
 def shard_asset(description: str, deps: tuple = (), pool: str | None = None, ins: dict | None = None):
@@ -76,10 +102,11 @@ def shard_asset(description: str, deps: tuple = (), pool: str | None = None, ins
 
 
 def _cell(value: object) -> str:
-    """A cell as text for a row's hash: a list or array by its items (numpy's text of a long array elides them)."""
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return "[" + ",".join(_cell(item) for item in value) + "]"
-    return str(value)
+    """A cell as JSON for a row's hash: a list or array by its items (numpy's text of a long array elides them),
+    strings quoted, so no two different cells read alike."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    return json.dumps(value, default=str)
 
 
 def rows_version(frame: pd.DataFrame, columns: list[str] | None = None) -> str:
@@ -141,8 +168,9 @@ def materialize_shards(
     step reads whole, the golden set's order among them; the files beside the graph the asset declares it reads, by
     content; the settings; the installed packages; the code version) and the content of the shard's `slices` of the
     per-question inputs. A shard whose stored stamp is the same is reused. A shard that fails leaves its earlier table
-    untouched; the step fails naming it, after the other shards have been written. `metadata`: the figures the UI
-    shows, of every shard's rows of this run together."""
+    untouched, and unlisted in the asset's manifest (so nothing reads it beside this run's); the step fails naming it,
+    after the other shards have been written (after an endpoint's failure the rest are not attempted). `metadata`: the
+    figures the UI shows, of every shard's rows of this run together."""
     store = settings.store()
     code_version = str(context.assets_def.code_versions_by_key[context.asset_key])
     declared = context.assets_def.asset_deps[context.asset_key]
@@ -159,13 +187,25 @@ def materialize_shards(
             "code_version": code_version,
         }
     )
+    # this run's shards leave the manifest until each is made: a run stopped half way leaves none of them listed
+    try:
+        listed = _manifest(store, asset) or {}
+    except StoreError:
+        listed = {}  # unreadable: made again from the shards this run completes
+    listed = {shard: stamp for shard, stamp in listed.items() if shard not in context.partition_keys}
+    _write_manifest(store, asset, listed)
     errors: dict[str, str] = {}
     written, reused, rows = 0, 0, 0
     versions: list[str] = []
     frames: list[pd.DataFrame] = []
+    endpoint_failed: str | None = None
     for shard in context.partition_keys:
+        if endpoint_failed is not None:
+            errors[shard] = f"not attempted: {endpoint_failed}"
+            continue
         try:
-            own = {name: content_version(_without_wall_clock(frame)) for name, frame in sorted(slices(shard).items())}
+            # exact, not rounded as content_version is: a question vector a little different is another search
+            own = {name: rows_version(_without_wall_clock(frame)) for name, frame in sorted(slices(shard).items())}
             stamp = {SHARED_STAMP: shared, "inputs": _digest(own), "build_key": code_version}
             frame = _reusable(store, asset, shard, stamp)
             if frame is not None:
@@ -179,10 +219,14 @@ def materialize_shards(
         except _EXPECTED_ERRORS as exc:
             errors[shard] = f"{type(exc).__name__}: {exc}"
             context.log.error(f"shard {shard}: {errors[shard]}")
+            if isinstance(exc, _ENDPOINT_ERRORS):
+                endpoint_failed = f"shard {shard}'s endpoint failed ({type(exc).__name__})"
             continue
+        listed[shard] = stamp
         rows += len(frame)
         versions.append(content_version(frame))
         frames.append(frame)
+    _write_manifest(store, asset, listed)
     if errors:
         raise dg.Failure(
             description="; ".join(f"shard {shard}: {message}" for shard, message in sorted(errors.items())),

@@ -20,8 +20,9 @@ from edgar_eval.report.inputs import ReportInputs
 from edgar_eval.report.markdown import Provenance, ReportTable, _ratio, interval, percent
 
 TIMINGS_NOTE = (
-    "Measured on this run's clock (generation latency is the original call's when replayed from a tape), "
-    "so these figures differ between runs and are kept out of the byte-identical report."
+    "Measured on the clock of the run that made each table (a shard of a sharded step kept from an earlier run keeps "
+    "that run's times; generation latency is the original call's when replayed from a tape), so these figures differ "
+    "between runs and are kept out of the byte-identical report."
 )
 _METRIC_NAMES = {"false_answer_rate": "false-answer rate", "answer_accuracy": "correct on answerable"}
 
