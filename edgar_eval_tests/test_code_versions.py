@@ -77,8 +77,8 @@ def copies(tmp_path_factory):
         "description": copy(
             "description",
             "defs/answering/generations.py",
-            '"the citation check: answered, model_declined',
-            '"the citation check (answered, model_declined',
+            '"check: answered, model_declined',
+            '"check (answered, model_declined',
         ),
         "corpus_description": copy(
             "corpus_description",

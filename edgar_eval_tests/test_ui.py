@@ -17,6 +17,7 @@ from dagster._core.workspace.load_target import ModuleTarget
 from dagster_graphql.test.utils import execute_dagster_graphql
 
 from edgar_eval.defs.jobs import CODE_LOCATION, CORPUS_JOB, DEFINITIONS_MODULE, EVALUATION_JOB
+from edgar_eval.evaluation.shards import shard_of
 from edgar_eval_tests.conftest import drifted_report_files
 from edgar_eval_tests.package_copies import TABLE_READER, copy_package, table_reader_first_def
 from edgar_eval_tests.services import BIN, project_copy, run_environment
@@ -139,16 +140,24 @@ def test_stale_markers_follow_a_code_edit(ran, tmp_path):
     code = copy_package(tmp_path / "code", TABLE_READER, first_def, f"EDITED = 1\n\n\n{first_def}")
     after = {node["assetKey"]["path"][0]: node for node in _query(ran, ASSETS, code=code)["assetNodes"]}
     stale = {name for name, node in after.items() if node["staleStatus"] == "STALE"}
-    assert "generations" in stale
-    assert "has a new code version" in {cause["reason"] for cause in after["generations"]["staleCauses"]}
-    assert not stale & {
-        "filings",
-        "chunks",
-        "chunk_embeddings",
-        "search_index",
-        "golden_questions",
-        "answerer_retrievals",
-    }
+    assert {"reader_accuracy", "wrong_answers", "report"} <= stale  # unpartitioned, downstream of the edit
+    assert not stale & {"filings", "chunks", "chunk_embeddings", "search_index", "golden_questions"}
+    # a sharded step is stale shard by shard: the shard of a demo company's questions
+    shard = shard_of("0009000001")
+    generations = _query(ran, SHARD, {"path": ["generations"], "partition": shard}, code=code)["assetNodeOrError"]
+    assert generations["staleStatus"] == "STALE"
+    assert "has a new code version" in {cause["reason"] for cause in generations["staleCauses"]}
+    retrievals = _query(ran, SHARD, {"path": ["answerer_retrievals"], "partition": shard}, code=code)
+    assert retrievals["assetNodeOrError"]["staleStatus"] == "FRESH"
+
+
+SHARD = """
+query Shard($path: [String!]!, $partition: String!) {
+  assetNodeOrError(assetKey: {path: $path}) {
+    ... on AssetNode { staleStatus(partition: $partition) staleCauses(partition: $partition) { reason } }
+  }
+}
+"""
 
 
 PLOTTED = """
