@@ -186,7 +186,7 @@ def generations(
         else set(random.Random(settings.golden_seed).sample(list(asked), min(DETERMINISM_SAMPLE, len(asked))))
     )
     # a live model's answers are its answers now: no shard of an earlier run stands in for them
-    live = context.run_id if generator.kind in MODEL_GENERATORS and settings.tape_mode != "replay" else ""
+    live = context.run.run_id if generator.kind in MODEL_GENERATORS and settings.tape_mode != "replay" else ""
     corpus_wide = {
         "search_index": index_version(search_index),
         "golden_order": golden_order(golden_questions),
