@@ -132,10 +132,10 @@ def _sharded_asset(inputs: dict[str, int], fail: set[str], error: type[RuntimeEr
 
     @dg.asset(partitions_def=SHARDS, backfill_policy=dg.BackfillPolicy.single_run())
     def runs(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-        def work(shard: str) -> tuple[pd.DataFrame, dict]:
+        def work(shard: str) -> pd.DataFrame:
             if shard in fail:
                 raise error(f"the endpoint answered 503 for shard {shard}")
-            return pd.DataFrame({"question_id": [shard], "value": [inputs[shard]], ORDER_COLUMN: [int(shard)]}), {}
+            return pd.DataFrame({"question_id": [shard], "value": [inputs[shard]], ORDER_COLUMN: [int(shard)]})
 
         return materialize_shards(
             context,
@@ -165,6 +165,15 @@ def _run(
     )
 
 
+def _settings(tmp_path) -> EvalSettings:
+    return EvalSettings(
+        corpus_dir=str(tmp_path / "corpus"),
+        corpus_name="demo",
+        data_dir=str(tmp_path / "data"),
+        reports_dir=str(tmp_path / "reports"),
+    )
+
+
 def _made(result) -> tuple[int, int]:
     [event] = [e for e in result.get_asset_materialization_events()][:1]
     metadata = event.step_materialization_data.materialization.metadata
@@ -172,12 +181,7 @@ def _made(result) -> tuple[int, int]:
 
 
 def test_a_shard_is_kept_while_its_inputs_are_the_same_and_a_failing_one_fails_alone(tmp_path):
-    settings = EvalSettings(
-        corpus_dir=str(tmp_path / "corpus"),
-        corpus_name="demo",
-        data_dir=str(tmp_path / "data"),
-        reports_dir=str(tmp_path / "reports"),
-    )
+    settings = _settings(tmp_path)
     instance = dg.DagsterInstance.ephemeral()
     inputs = {key: 1 for key in SHARD_KEYS}
     assert _made(_run(settings, instance, inputs)) == (16, 0)
@@ -208,12 +212,7 @@ def test_a_shard_is_kept_while_its_inputs_are_the_same_and_a_failing_one_fails_a
 def test_after_an_endpoint_fails_the_shards_after_it_are_not_attempted(tmp_path):
     """A model or rerank endpoint that failed after its retries would fail every shard after it the same way, each
     after waiting out the retries: they are not attempted, and the step names them."""
-    settings = EvalSettings(
-        corpus_dir=str(tmp_path / "corpus"),
-        corpus_name="demo",
-        data_dir=str(tmp_path / "data"),
-        reports_dir=str(tmp_path / "reports"),
-    )
+    settings = _settings(tmp_path)
     failed = _run(settings, dg.DagsterInstance.ephemeral(), {key: 1 for key in SHARD_KEYS}, {"02"}, GenerationError)
     failure = failed.get_step_failure_events()[0].step_failure_data.error
     assert failure is not None

@@ -4,6 +4,8 @@ typed inputs, so the UI's lineage is exactly what each asset reads."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import dagster as dg
 import pandas as pd
 
@@ -51,13 +53,13 @@ class ParquetIOManager(dg.IOManager):
             if not context.has_asset_partitions:
                 return store.read(asset, columns=columns)
             asked = sorted(context.asset_partition_keys)
-            if context.asset_partitions_def == SHARDS:
-                return self._shards(context, asset, asked, columns)
             # Only what the run history records is read: a table written by a run that could not record its event
             # (the database down mid-run) is not part of any lineage the instance holds.
             recorded = context.instance.event_log_storage.get_latest_storage_id_by_partition(
                 context.asset_key, dg.DagsterEventType.ASSET_MATERIALIZATION, set(asked)
             )  # the partitions asked for only: a filing's run asks for one, not the whole asset's history
+            if context.asset_partitions_def == SHARDS:
+                return self._shards(asset, asked, recorded, columns)
             stored = [key for key in asked if store.exists(asset, key)]
             found = [key for key in stored if key in recorded]
             if not found:  # the run history's partitions are another corpus's, or none was ever built: say so here
@@ -77,11 +79,8 @@ class ParquetIOManager(dg.IOManager):
             raise dg.Failure(str(exc)) from exc
 
     def _shards(
-        self, context: dg.InputContext, asset: str, asked: list[str], columns: list[str] | None
+        self, asset: str, asked: list[str], recorded: Mapping[str, int], columns: list[str] | None
     ) -> pd.DataFrame:
-        recorded = context.instance.event_log_storage.get_latest_storage_id_by_partition(
-            context.asset_key, dg.DagsterEventType.ASSET_MATERIALIZATION, set(asked)
-        )
         absent = [key for key in asked if key not in recorded]
         if absent:
             raise dg.Failure(

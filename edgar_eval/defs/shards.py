@@ -34,7 +34,7 @@ EVALUATION_RUN_TAGS = {
     "dagster/asset_partition_range_start": SHARD_KEYS[0],
     "dagster/asset_partition_range_end": SHARD_KEYS[-1],
 }
-ShardWork = Callable[[str], tuple[pd.DataFrame, dict]]
+ShardWork = Callable[[str], pd.DataFrame]  # a shard's rows, each with its ORDER_COLUMN
 # A shard's failure is its own (the others are still written): a bad input, a store error, and what a model or
 # reranker endpoint or a tape raises (GenerationError, RerankError, TapeMiss: RuntimeErrors).
 _EXPECTED_ERRORS = (FilingError, StoreError, ValueError, KeyError, OSError, RuntimeError)
@@ -66,7 +66,7 @@ def read_sharded(
             f"shards {', '.join(unlisted)} of {asset!r} are not those its last runs completed (a run failed, or the "
             "files were changed since): materialise it for every shard again"
         )
-    if len({listed[shard]["shared"] for shard in wanted}) > 1:
+    if len({listed[shard][SHARED_STAMP] for shard in wanted}) > 1:
         raise StoreError(
             f"the shards of {asset!r} were built from different inputs: materialise it for every shard again"
         )
@@ -211,7 +211,7 @@ def materialize_shards(
             if frame is not None:
                 reused += 1
             else:
-                frame, _ = work(shard)
+                frame = work(shard)
                 if len(frame) and ORDER_COLUMN not in frame.columns:
                     raise ValueError(f"{asset}'s shard {shard} has no {ORDER_COLUMN} column to be read back in order")
                 store.write(asset, frame, shard, stamp=stamp)

@@ -206,7 +206,7 @@ def generations(
             "repeated": pd.DataFrame({"question_id": sorted(repeat & set(own.question_id))}),
         }
 
-    def work(shard: str) -> tuple[pd.DataFrame, dict]:
+    def work(shard: str) -> pd.DataFrame:
         rows = []
         own = shard_rows(shard)
         for retrieval in iter_rows(own):
@@ -225,8 +225,8 @@ def generations(
             )
         frame = pd.DataFrame(rows)
         if not len(frame):
-            return frame, {}
-        return frame.assign(**{ORDER_COLUMN: question_order(asked, frame.question_id)}), {}
+            return frame
+        return frame.assign(**{ORDER_COLUMN: question_order(asked, frame.question_id)})
 
     def figures(frame: pd.DataFrame) -> dict:
         if not len(frame):

@@ -50,13 +50,13 @@ def answerer_retrievals(
     corpus_wide = _corpus_wide(index_rows, golden)
     slices = _slices(golden, question_embeddings=question_embeddings)
 
-    def work(shard: str) -> tuple[pd.DataFrame, dict]:
+    def work(shard: str) -> pd.DataFrame:
         questions = shard_questions(golden, shard)
         if not len(questions):
-            return pd.DataFrame(), {}
+            return pd.DataFrame()
         rows = _answerer_rows(settings, index_rows, index, search, questions, question_embeddings)
         frame = pd.DataFrame(rows)
-        return frame.assign(**{ORDER_COLUMN: question_order(golden.question_id, frame.question_id)}), {}
+        return frame.assign(**{ORDER_COLUMN: question_order(golden.question_id, frame.question_id)})
 
     def figures(rows: pd.DataFrame) -> dict:
         answerable = rows[golden.set_index("question_id").expected_route.loc[rows.question_id].to_numpy() == ANSWER]
@@ -170,16 +170,16 @@ def retriever_rankings(
     corpus_wide = _corpus_wide(index_rows, golden)
     slices = _slices(golden, gold_by_search_scope=gold_by_search_scope, question_embeddings=question_embeddings)
 
-    def work(shard: str) -> tuple[pd.DataFrame, dict]:
+    def work(shard: str) -> pd.DataFrame:
         questions = shard_questions(golden, shard)
         if not len(questions):
-            return pd.DataFrame(), {}
+            return pd.DataFrame()
         vectors = dict(zip(questions.question_id, question_vectors(question_embeddings, questions.question_id)))
         cases = measured_cases(settings, questions, gold_by_search_scope, index_rows)
         frame = pd.DataFrame(list(search_runs(index_rows, retrievers, cases, vectors, settings.retrieval_depths)))
         if len(frame):
             frame[ORDER_COLUMN] = case_order(golden, frame.question_id, frame.search_scope)
-        return frame, {}
+        return frame
 
     def figures(rows: pd.DataFrame) -> dict:
         return {
@@ -227,14 +227,14 @@ def reranked_retrievals(
     slices = _slices(golden, gold_by_search_scope=gold_by_search_scope, retriever_rankings=ranked)
     reranker = settings.reranker_adapter()
 
-    def work(shard: str) -> tuple[pd.DataFrame, dict]:
+    def work(shard: str) -> pd.DataFrame:
         questions = shard_questions(golden, shard)
         cases = {
             (case.question_id, case.search_scope): case
             for case in measured_cases(settings, questions, gold_by_search_scope, search_index)
         }
         frame = pd.DataFrame(_rerank_cuts(settings, reranker, _rows_of(ranked, questions), chunks, cases))
-        return _with_order(frame, golden, settings), {}
+        return _with_order(frame, golden, settings)
 
     def figures(rows: pd.DataFrame) -> dict:
         return {
@@ -338,7 +338,7 @@ def expanded_retrievals(
         reranked_retrievals=reranked_retrievals,
     )
 
-    def work(shard: str) -> tuple[pd.DataFrame, dict]:
+    def work(shard: str) -> pd.DataFrame:
         questions = shard_questions(golden, shard)
         cases = measured_cases(settings, questions, gold_by_search_scope, search_index)
         answerable = (case for case in cases if case.expected_route == ANSWER)
@@ -354,7 +354,7 @@ def expanded_retrievals(
                 answerable,
             )
         )
-        return _with_order(frame, golden, settings), {}
+        return _with_order(frame, golden, settings)
 
     def figures(rows: pd.DataFrame) -> dict:
         return {
