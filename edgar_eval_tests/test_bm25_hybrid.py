@@ -9,7 +9,16 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from edgar_eval.retrieval.bm25 import INDEX_ID, K1, STOPWORDS, TOKENISATION, B, BM25Index, index_fingerprint
+from edgar_eval.retrieval.bm25 import (
+    INDEX_ID,
+    K1,
+    STOPWORDS,
+    TOKENISATION,
+    B,
+    BM25Index,
+    ChunkTokens,
+    index_fingerprint,
+)
 from edgar_eval.retrieval.dense import DenseIndex, Hit
 from edgar_eval.retrieval.fingerprint import IndexMismatch, check_fingerprint
 from edgar_eval.retrieval.hybrid import RRF_K, HybridRetriever, rrf_fuse
@@ -197,6 +206,32 @@ def test_rrf_orders_on_exact_scores_not_on_float_noise():
     assert rows.index(first) + 1 == rows.index(second)
 
 
+def _fraction_rrf(rankings, k, rrf_k):
+    """RRF as its definition reads: the sum of the fractions 1 / (rrf_k + rank), ordered on them, ties by row."""
+    fused = {}
+    for ranking in rankings:
+        for hit in ranking:
+            fused[hit.row] = fused.get(hit.row, Fraction(0)) + Fraction(1, rrf_k + hit.rank)
+    order = sorted(fused, key=lambda row: (-fused[row], row))[: max(k, 0)]
+    return [Hit(row, float(fused[row]), rank) for rank, row in enumerate(order, start=1)]
+
+
+def test_rrf_is_the_fraction_sum_of_its_definition_row_rank_and_float_score():
+    """The fused order, ranks and float scores are those of the exact fractions, on rankings drawn to tie often
+    (few rows, shallow and deep lists, three retrievers at times, rrf_k from 0)."""
+    rng = np.random.default_rng(17)
+    for _ in range(3000):
+        rows = int(rng.integers(1, 40))
+        rankings = [
+            _hits([int(r) for r in rng.permutation(rows)[: int(rng.integers(0, rows + 1))]])
+            for _ in range(int(rng.integers(1, 4)))
+        ]
+        k, rrf_k = int(rng.integers(0, 45)), int(rng.choice([0, 1, 2, 60, int(rng.integers(0, 200))]))
+        assert rrf_fuse(rankings, k, rrf_k) == _fraction_rrf(rankings, k, rrf_k)
+    with pytest.raises(ValueError, match="ranks count from 1, got 0"):
+        rrf_fuse([[Hit(3, 0.0, 0)]], k=3)
+
+
 class _Stub:
     """A retriever whose full ranking is fixed; records the depth it was searched to."""
 
@@ -270,6 +305,42 @@ def test_a_scoped_search_scores_its_rows_bit_for_bit_as_bm25s_scores_the_whole_c
                 continue
             whole_corpus = index._retriever.get_scores_from_ids(token_ids)[rows]
             assert np.array_equal(index._scores(token_ids, rows), whole_corpus)
+
+
+def test_an_index_of_some_chunks_from_the_corpus_tokens_is_the_index_of_their_texts_hit_for_hit():
+    """A replica of the index (rows left out, the rest reordered) built from the whole corpus's tokens gives every
+    search exactly what an index built from the replica's own texts gives: the same scores to the last bit, so the
+    same hits, ranks and ties, including a query whose only term is in the rows left out, and a replica none of whose
+    rows has a token."""
+    rng = np.random.default_rng(11)
+    compared = 0
+    for trial in range(40):
+        texts, filing_ids = _random_corpus(rng, int(rng.integers(5, 120)), int(rng.integers(1, 8)))
+        if trial == 0:
+            texts = [*texts, "the of and", "w29only"]  # a row of stopwords only and a term no other row has
+            filing_ids = [*filing_ids, "f0", "f0"]
+        chunk_ids = [f"c{i}" for i in range(len(texts))]
+        tokens = ChunkTokens(chunk_ids, texts)
+        for _ in range(4):
+            kept = rng.permutation(len(texts))[: int(rng.integers(1, len(texts) + 1))]
+            if trial == 0:
+                kept = kept[kept != len(texts) - 1]  # the unique term's row left out
+            replica = [int(i) for i in kept]
+            own = BM25Index.build([texts[i] for i in replica], [filing_ids[i] for i in replica])
+            shared = tokens.index([chunk_ids[i] for i in replica], [filing_ids[i] for i in replica])
+            for _ in range(8):
+                query = " ".join(rng.choice([*VOCAB, "w29only"], size=int(rng.integers(1, 5))))
+                scope = sorted({filing_ids[i] for i in replica})
+                if rng.random() < 0.5:
+                    scope = scope[: int(rng.integers(1, len(scope) + 1))]
+                assert shared.search(query, scope, 20) == own.search(query, scope, 20), (trial, query, scope)
+                compared += 1
+    assert compared == 40 * 4 * 8
+    empty = ChunkTokens(["a", "b", "c"], ["the of", "and", "w1 w2"])
+    assert empty.index(["a", "b"], ["f1", "f1"]).search("w1 of", ["f1"], 5) == []  # no row has a token
+    assert empty.index(["c", "a"], ["f1", "f2"]).search("w1", ["f1", "f2"], 5)[0].row == 0
+    with pytest.raises(ValueError, match="distinct"):
+        ChunkTokens(["a", "a"], ["x", "y"])
 
 
 def test_the_rows_of_a_scope_are_its_filings_rows_ascending_and_nothing_else():

@@ -90,6 +90,24 @@ def test_each_target_reads_met_or_names_the_gap():
     assert warm.endswith("| met |"), "2 s, under 5"
 
 
+def test_the_incremental_night_names_the_corpus_work_no_evaluation_design_removes():
+    """1% of 10,000 filings of 2 MB at 5 s a megabyte is 1,000 s of corpus work: over 15 minutes on one worker
+    whatever the evaluation does, so two workers; at 0.5 s a megabyte it is 100 s, within the target."""
+    embedded = [
+        scale.ScaleRun(**{**r.__dict__, "stage_seconds": {**r.stage_seconds, "corpus: chunk_embeddings": 3.0 * r.size}})
+        for r in _runs(1.0)
+    ]
+    floor = scale.scale_lines(embedded, REAL)[-1]
+    assert "1% of it, 16.7 min of one worker (embedding is 75% of the corpus steps' time" in floor, floor
+    assert floor.endswith(
+        "above the 15.0 min target by itself: meeting it takes 2 workers sharing the changed "
+        "filings, or a faster corpus pipeline than this one on one worker."
+    ), floor
+    cheap = Measured(**{**REAL.__dict__, "corpus_step_seconds": {"chunk_embeddings": 10.0}})
+    within = scale.scale_lines(_runs(1.0), cheap)[-1]
+    assert "1% of it, 100.0 s of one worker, within the 15.0 min target" in within, within
+
+
 def test_the_committed_measurement_is_what_the_deployment_page_prints():
     measured = REPO / "reports" / "scale.json"
     if not measured.is_file():

@@ -3,6 +3,7 @@ are the table one unsharded step writes, row for row; a shard is kept exactly wh
 same; a shard that fails fails alone; shards of two evaluations are never read as one table."""
 
 import random
+import shutil
 from typing import cast
 
 import dagster as dg
@@ -204,9 +205,16 @@ def test_a_shard_is_kept_while_its_inputs_are_the_same_and_a_failing_one_fails_a
         read_sharded(store, "runs")
     assert _made(_run(settings, instance, {**inputs, "05": 3, "06": 3, "07": 3})) == (1, 15)
     assert read_sharded(store, "runs").value.tolist() == [1] * 5 + [3, 3, 3] + [1] * 8
-    # another settings value (here: what the report is written to) is another evaluation: every shard is made again
-    elsewhere = EvalSettings(**{**settings.model_dump(), "reports_dir": str(tmp_path / "other")})
-    assert _made(_run(elsewhere, instance, {**inputs, "05": 3, "07": 3})) == (16, 0)
+    # where things are kept is no input of a shard: the reports written elsewhere, the store copied to another folder
+    # (its shards are read there, the filings and tapes a shard reads are stamped by their content), all kept
+    shutil.copytree(tmp_path / "data", tmp_path / "moved")
+    moved = {"reports_dir": str(tmp_path / "other"), "data_dir": str(tmp_path / "moved")}
+    elsewhere = EvalSettings(**{**settings.model_dump(), **moved})
+    latest = {**inputs, "05": 3, "06": 3, "07": 3}
+    assert _made(_run(elsewhere, instance, latest)) == (0, 16)
+    # another run parameter (here: the passages the answerer reads) is another evaluation: every shard is made again
+    deeper = EvalSettings(**{**elsewhere.model_dump(), "top_k": elsewhere.top_k + 1})
+    assert _made(_run(deeper, instance, latest)) == (16, 0)
 
 
 def test_after_an_endpoint_fails_the_shards_after_it_are_not_attempted(tmp_path):

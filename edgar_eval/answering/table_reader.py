@@ -29,6 +29,7 @@ column matches the period, or the header cannot be aligned with the row.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -312,38 +313,71 @@ def nearest_label_score(label: str, asked: frozenset[str]) -> tuple[float, int]:
     return (len(shared) / len(words | asked), len(shared)) if shared else (0.0, 0)
 
 
-def _candidates(
-    passage: Passage, rank: int, names: tuple[frozenset[str], ...], period: AskedPeriod, eager: bool = False
-):
-    """The rows that name the asked item with a figure in the asked period's column. `eager`: also a row whose label
-    only shares a word with the asked item, and the nearest column where the table prints no column of the period
-    (each such step counted in `guesses`), the mistakes of a reader that answers rather than decline."""
-    lines = passage.text.splitlines()
-    asked = names[0] if names else frozenset()
+@dataclass(frozen=True)
+class _TableLayout:
+    """What a table of a passage is, whatever the question: its rows' cells, where its figures start, its columns and
+    the scale printed above it. Shared by every question that reads the passage: nothing may change it."""
+
+    start: int  # the passage line of its first row
+    rows: tuple[list[str], ...]
+    closed: tuple[bool, ...]  # whether each row's line ends with its closing pipe (a passage may cut its last row)
+    first_data: int  # its first row of figures
+    columns: list[str]
+    durations: bool  # whether the header names durations ("Three Months Ended")
+    table_scale: str
+
+
+@functools.lru_cache(maxsize=16384)
+def _layouts(text: str) -> tuple[_TableLayout, ...]:
+    """The tables of a passage that hold a row of figures, read once per passage text: the measurement reads the same
+    retrieved passages for many questions and replicas, and finding their tables again was most of a read."""
+    lines = text.splitlines()
+    found = []
     for start, end in table_blocks(lines):
         rows = [_cells(lines[k]) for k in range(start, end)]
         first_data = header_length(lines, start, end)
         if first_data is None:
             continue
         header_rows = rows[:first_data]
-        columns = _columns(header_rows, len(_row_values(rows[first_data][1:])))
         header_text = " ".join(" ".join(r) for r in header_rows)
-        durations = bool(_ANY_DURATION.search(header_text))
-        wanted = _period_columns(columns, period, durations)
+        found.append(
+            _TableLayout(
+                start=start,
+                rows=tuple(rows),
+                closed=tuple(lines[k].rstrip().endswith("|") for k in range(start, end)),
+                first_data=first_data,
+                columns=_columns(header_rows, len(_row_values(rows[first_data][1:]))),
+                durations=bool(_ANY_DURATION.search(header_text)),
+                table_scale=f"{header_text} | {scale_line(lines, start) or ''}",
+            )
+        )
+    return tuple(found)
+
+
+def _candidates(
+    passage: Passage, rank: int, names: tuple[frozenset[str], ...], period: AskedPeriod, eager: bool = False
+):
+    """The rows that name the asked item with a figure in the asked period's column. `eager`: also a row whose label
+    only shares a word with the asked item, and the nearest column where the table prints no column of the period
+    (each such step counted in `guesses`), the mistakes of a reader that answers rather than decline."""
+    asked = names[0] if names else frozenset()
+    for table in _layouts(passage.text):
+        start, rows, columns = table.start, table.rows, table.columns
+        wanted = _period_columns(columns, period, table.durations)
         column_guess = 0
         if len(wanted) != 1:
-            nearest = _nearest_column(columns, period, durations) if eager and not wanted else None
+            nearest = _nearest_column(columns, period, table.durations) if eager and not wanted else None
             if nearest is None:
                 continue  # no column, or two, for the period: a reader cannot tell
             wanted, column_guess = [nearest], 1
-        table_scale = f"{header_text} | {scale_line(lines, start) or ''}"
+        table_scale = table.table_scale
         group = body_scale = ""
-        for k in range(first_data, len(rows)):
+        for k in range(table.first_data, len(rows)):
             row = rows[k]
             if len(row) == 1:
                 group = row[0]
                 body_scale = row[0] if SCALE_LINE.search(row[0]) else body_scale
-            if len(row) < 2 or not lines[start + k].rstrip().endswith("|") or _NOT_ASKED.search(row[0]):
+            if len(row) < 2 or not table.closed[k] or _NOT_ASKED.search(row[0]):
                 continue  # a heading, the passage's cut last row, or an opening balance
             label = f"{group} {row[0]}" if group and _continues(group, row[0]) else row[0]
             score, label_guess = label_score(label, names), 0

@@ -44,6 +44,9 @@ _ENDPOINT_ERRORS = (GenerationError, RerankError)
 # is read only as that list has it, so a run that fails half way leaves no mix of two evaluations to be read as one.
 MANIFEST = "manifest"
 SHARED_STAMP = "shared"  # the part of a shard's stamp every shard of one evaluation has in common
+# The settings that say where things are kept, not what is measured: a shard reads the filings, the tables and the
+# tapes by what they hold (their versions are in its stamp), so a store moved or copied elsewhere keeps its shards.
+WHERE_SETTINGS = frozenset({"corpus_dir", "data_dir", "reports_dir", "tapes_dir"})
 
 
 def read_sharded(
@@ -166,7 +169,8 @@ def materialize_shards(
     """Run `work` for every shard of this run (each frame carrying ORDER_COLUMN), writing each shard's table on its
     own, stamped with what it was built from: what every shard shares (`corpus_wide`: the versions of the inputs the
     step reads whole, the golden set's order among them; the files beside the graph the asset declares it reads, by
-    content; the settings; the installed packages; the code version) and the content of the shard's `slices` of the
+    content; the settings, less where things are kept; the installed packages; the code version) and the content of
+    the shard's `slices` of the
     per-question inputs. A shard whose stored stamp is the same is reused. A shard that fails leaves its earlier table
     untouched, and unlisted in the asset's manifest (so nothing reads it beside this run's); the step fails naming it,
     after the other shards have been written (after an endpoint's failure the rest are not attempted). `metadata`: the
@@ -182,7 +186,7 @@ def materialize_shards(
                 for source in SOURCE_FILES
                 if source.key in declared
             },
-            "settings": settings.model_dump(mode="json"),
+            "settings": settings.model_dump(mode="json", exclude=set(WHERE_SETTINGS)),
             "packages": installed_packages(),
             "code_version": code_version,
         }

@@ -42,10 +42,13 @@ class PassageReader:
     filings' texts."""
 
     def __init__(self, index_rows: pd.DataFrame, texts: pd.DataFrame, rows_each_way: int) -> None:
-        self.chunks = index_rows.set_index("chunk_id")[["filing_id", "start", "end", "text", "pages"]]
+        # each chunk's fields by its id, as an index stores them: a row of a frame looked up per passage cost more
+        # than expanding it
+        columns = [index_rows[name].tolist() for name in ("filing_id", "start", "end", "text", "pages")]
+        self._chunks = dict(zip(index_rows.chunk_id.tolist(), zip(*columns)))
         self.rows_each_way = rows_each_way
         # found once per filing, as an index would store them: the expansion's cost per question excludes it
-        wanted = set(self.chunks.filing_id)
+        wanted = set(index_rows.filing_id)
         self._tables = {
             str(row.filing_id): (
                 FilingTables(str(row.text)),
@@ -59,15 +62,15 @@ class PassageReader:
         """(filing id, text read, page labels spanned, whether it was expanded) per chunk, in order."""
         passages = []
         for chunk_id in chunk_ids:
-            chunk = self.chunks.loc[chunk_id]
-            filing_id = str(chunk.filing_id)
+            filing, start, end, text, chunk_pages = self._chunks[chunk_id]
+            filing_id = str(filing)
             if not expand:
-                passages.append((filing_id, str(chunk.text), list(chunk.pages), False))
+                passages.append((filing_id, str(text), list(chunk_pages), False))
                 continue
             tables, pages = self._tables[filing_id]
-            expansion = tables.expand(int(chunk.start), int(chunk.end), str(chunk.text), self.rows_each_way)
+            expansion = tables.expand(int(start), int(end), str(text), self.rows_each_way)
             spanned = [page_label(p) for p in pages if p.start < expansion.end and p.end > expansion.start]
-            passages.append((filing_id, expansion.text, spanned or list(chunk.pages), expansion.expanded))
+            passages.append((filing_id, expansion.text, spanned or list(chunk_pages), expansion.expanded))
         return passages
 
 
@@ -81,6 +84,14 @@ def _read_figures(passages, case: ScopedCase, gold_quote: str | None) -> dict:
 
 def expansion_frame(rows: Iterable[dict]) -> pd.DataFrame:
     return pd.DataFrame(list(rows), columns=EXPANSION_COLUMNS)
+
+
+def _by_key(frame: pd.DataFrame, keys: list[str], column: str) -> dict[tuple, Sequence[str]]:
+    """`column` of each row by its `keys`, which name one row each."""
+    found = dict(zip(zip(*(frame[key].tolist() for key in keys)), frame[column].tolist()))
+    if len(found) != len(frame):
+        raise ValueError(f"{', '.join(keys)} name more than one row of {column}")
+    return found
 
 
 def expansion_runs(
@@ -100,16 +111,17 @@ def expansion_runs(
         return
     reader = PassageReader(index_rows, texts, rows_each_way)
     by_case = {(case.question_id, case.search_scope): case for case in cases}
-    found = cast(pd.DataFrame, ranked[ranked.error.isna()]).set_index(["question_id", "search_scope", "k"]).chunk_ids
-    kept_after = reranked.set_index(["question_id", "search_scope", "candidates", "kept"]).kept_chunk_ids
+    searched = cast(pd.DataFrame, ranked[ranked.error.isna()])
+    found = _by_key(searched, ["question_id", "search_scope", "k"], "chunk_ids")
+    kept_after = _by_key(reranked, ["question_id", "search_scope", "candidates", "kept"], "kept_chunk_ids")
     for candidates, kept in cuts:
         for question_id, search_scope in by_case:
-            if (question_id, search_scope, candidates) not in found.index:
+            if (question_id, search_scope, candidates) not in found:
                 continue
             case = by_case[(question_id, search_scope)]
-            orders = {"retriever": list(found.loc[(question_id, search_scope, candidates)])[:kept]}
-            if (question_id, search_scope, candidates, kept) in kept_after.index:
-                orders["reranked"] = list(kept_after.loc[(question_id, search_scope, candidates, kept)])
+            orders = {"retriever": list(found[(question_id, search_scope, candidates)])[:kept]}
+            if (question_id, search_scope, candidates, kept) in kept_after:
+                orders["reranked"] = list(kept_after[(question_id, search_scope, candidates, kept)])
             quote = gold_quotes.get(question_id)
             quote = str(quote) if isinstance(quote, str) else None
             for order, chunk_ids in orders.items():

@@ -17,6 +17,7 @@ term occurs in the chunk: such chunks are never returned.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from importlib.metadata import version
 from typing import TYPE_CHECKING, cast
@@ -29,7 +30,7 @@ from scipy import sparse
 
 from edgar_eval.retrieval.dense import SCORE_DECIMALS, Hit
 from edgar_eval.retrieval.fingerprint import IndexFingerprint
-from edgar_eval.retrieval.scope import RowsByFiling
+from edgar_eval.retrieval.scope import RecentScopes, RowsByFiling
 
 if TYPE_CHECKING:
     from bm25s.tokenization import Tokenized
@@ -67,12 +68,22 @@ def _tokenise(texts: list[str], stemmer: Stemmer.Stemmer, return_ids: bool):
     )
 
 
+_QUERY_STEMMER = Stemmer.Stemmer(STEMMER)
+
+
+@functools.lru_cache(maxsize=65536)
+def _query_tokens(query: str) -> tuple[str, ...]:
+    """A query's tokens, kept per query text: the measurement searches each question in every scope with every
+    retriever at every depth, and tokenising it again each time was a tenth of a search."""
+    return tuple(cast(list[list[str]], _tokenise([query], _QUERY_STEMMER, return_ids=False))[0])
+
+
 class BM25Index:
     def __init__(self, retriever: bm25s.BM25 | None, filing_ids: list[str]) -> None:
         self._retriever = retriever
         self.filing_ids = np.asarray(filing_ids, dtype=object)
-        self._stemmer = Stemmer.Stemmer(STEMMER)
         self._scope = RowsByFiling(filing_ids)
+        self._scope_postings: RecentScopes[sparse.csc_array] = RecentScopes()
         self._by_chunk: sparse.csr_array | None = None
         self._by_term: sparse.csc_array | None = None
         if retriever is not None:
@@ -98,21 +109,42 @@ class BM25Index:
         retriever.index(tokenised, show_progress=False)
         return cls(retriever, filing_ids)
 
+    @classmethod
+    def of_tokens(cls, token_ids: list[list[int]], vocab: dict[str, int], filing_ids: list[str]) -> "BM25Index":
+        """Index chunks already tokenised (`ChunkTokens`): row i holds token ids `token_ids[i]` of `vocab`, a
+        vocabulary that may hold terms no row has. The same index, score for score, as `build` of the rows' texts: a
+        term no row has scores no row (its idf is never added) and a query term outside the rows finds nothing either
+        way; N, each term's document count and the mean length are counted over these rows alone."""
+        if len(token_ids) != len(filing_ids):
+            raise ValueError(f"{len(token_ids)} tokenised chunks do not match {len(filing_ids)} chunk rows")
+        if not any(token_ids):  # no row has a single token: nothing can ever match (as `build` finds no vocabulary)
+            return cls(None, filing_ids)
+        retriever = bm25s.BM25(k1=K1, b=B, method=METHOD, dtype="float64", backend="numpy")
+        retriever.index((token_ids, vocab), show_progress=False)
+        return cls(retriever, filing_ids)
+
     @property
     def fingerprint_id(self) -> str:
         return INDEX_ID
 
     def query_tokens(self, query: str) -> list[str]:
         """The query as the index sees it (after lower-casing, stopwords and stemming)."""
-        return cast(list[list[str]], _tokenise([query], self._stemmer, return_ids=False))[0]
+        return list(_query_tokens(query))
 
-    def _scores(self, token_ids: list[int], rows: np.ndarray) -> np.ndarray:
+    def _scores(self, token_ids: list[int], rows: np.ndarray, scope: tuple[str, ...] | None = None) -> np.ndarray:
         """BM25 of these chunk rows for the query's terms: each term's precomputed scores added in the query's term
-        order, as bm25s's `get_scores_from_ids` adds them for every chunk (the same sums, bit for bit)."""
+        order, as bm25s's `get_scores_from_ids` adds them for every chunk (the same sums, bit for bit). `scope`: the
+        filings the rows are of, to keep their postings for the next search of the same scope."""
         assert self._by_chunk is not None and self._by_term is not None
         # a search of the whole corpus reads the postings as they are: cutting every row out again is most of its cost
         everything = len(rows) == len(self.filing_ids)
-        in_scope = self._by_term if everything else self._by_chunk[rows].tocsc()
+        if everything:
+            in_scope = self._by_term
+        elif scope is None:
+            in_scope = self._by_chunk[rows].tocsc()
+        else:
+            by_chunk = self._by_chunk
+            in_scope = self._scope_postings.get(scope, lambda: by_chunk[rows].tocsc())
         starts, ends = in_scope.indptr[token_ids], in_scope.indptr[np.asarray(token_ids) + 1]
         scores = np.zeros(len(rows), dtype=in_scope.dtype)
         if len(token_ids):
@@ -130,8 +162,28 @@ class BM25Index:
         allowed = self._scope.rows(scope)
         if not token_ids or allowed.size == 0:
             return []
-        raw = self._scores(token_ids, allowed)
+        raw = self._scores(token_ids, allowed, tuple(scope))
         matched = raw > 0
         allowed, scores = allowed[matched], np.round(raw[matched], SCORE_DECIMALS)
         order = np.lexsort((allowed, -scores))[:k]
         return [Hit(int(allowed[i]), float(scores[i]), rank + 1) for rank, i in enumerate(order)]
+
+
+class ChunkTokens:
+    """Every chunk of an index tokenised once, as ids of one vocabulary, keyed by chunk id: an index of any of those
+    chunks, in any order (the noise band's replicas leave companies out and reorder rows), is built from them without
+    tokenising each replica's texts again, which is most of an index's build. Tokenised on first use."""
+
+    def __init__(self, chunk_ids: list[str], texts: list[str]) -> None:
+        if len(chunk_ids) != len(texts) or len(set(chunk_ids)) != len(chunk_ids):
+            raise ValueError("chunk ids must be distinct, one per text")
+        self._chunk_ids, self._texts = chunk_ids, texts
+        self._ids: dict[str, list[int]] | None = None
+        self._vocab: dict[str, int] = {}
+
+    def index(self, chunk_ids: list[str], filing_ids: list[str]) -> BM25Index:
+        """The BM25 index of these chunks, row i the chunk `chunk_ids[i]` of filing `filing_ids[i]`."""
+        if self._ids is None:
+            tokenised = cast("Tokenized", _tokenise(self._texts, Stemmer.Stemmer(STEMMER), return_ids=True))
+            self._ids, self._vocab = dict(zip(self._chunk_ids, tokenised.ids)), dict(tokenised.vocab)
+        return BM25Index.of_tokens([self._ids[chunk] for chunk in chunk_ids], self._vocab, filing_ids)

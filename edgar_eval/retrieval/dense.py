@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edgar_eval.retrieval.scope import RowsByFiling
+from edgar_eval.retrieval.scope import RecentScopes, RowsByFiling
 
 # Scores are compared at this precision so that float noise in the last bits cannot reorder ties.
 SCORE_DECIMALS = 6
@@ -26,11 +26,16 @@ class DenseIndex:
         self.vectors = vectors.astype(np.float32, copy=False)
         self.filing_ids = np.asarray(filing_ids, dtype=object)
         self._scope = RowsByFiling(filing_ids)
+        self._scope_vectors: RecentScopes[np.ndarray] = RecentScopes()
 
     def cosines(self, query: np.ndarray, rows=None) -> np.ndarray:
         """The query's cosine with each of these chunk rows (None: every row, without copying the corpus's vectors),
         at the precision searches compare them."""
         vectors = self.vectors if rows is None else self.vectors[rows]
+        return self._rounded(vectors, query)
+
+    @staticmethod
+    def _rounded(vectors: np.ndarray, query: np.ndarray) -> np.ndarray:
         return np.round(vectors @ query.astype(np.float32), SCORE_DECIMALS)
 
     def search(self, query: np.ndarray, scope: list[str], k: int) -> list[Hit]:
@@ -39,6 +44,9 @@ class DenseIndex:
         if allowed.size == 0:
             return []
         everything = allowed.size == len(self.vectors)  # the scope's rows are distinct and sorted: every row, in order
-        scores = self.cosines(query, None if everything else allowed)
+        if everything:
+            scores = self._rounded(self.vectors, query)
+        else:  # the scope's vectors cut out once for the searches of it that follow
+            scores = self._rounded(self._scope_vectors.get(tuple(scope), lambda: self.vectors[allowed]), query)
         order = np.lexsort((allowed, -scores))[:k]
         return [Hit(int(allowed[i]), float(scores[i]), rank + 1) for rank, i in enumerate(order)]

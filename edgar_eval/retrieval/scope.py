@@ -4,10 +4,13 @@ filtered by owner searches) and the whole corpus (`corpus`, no filter)."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Generic, Hashable, Sequence, TypeVar
 
 import numpy as np
+
+Kept = TypeVar("Kept")
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,33 @@ class RowsByFiling:
             bounds = np.searchsorted(inverse[order], np.arange(len(names) + 1))
             self._rows = {str(name): order[bounds[i] : bounds[i + 1]] for i, name in enumerate(names)}
 
+        self._recent: RecentScopes[np.ndarray] = RecentScopes()
+
     def rows(self, scope: Sequence[str]) -> np.ndarray:
-        """The rows of the filings in `scope`, ascending (a filing the index does not hold adds none)."""
+        """The rows of the filings in `scope`, ascending (a filing the index does not hold adds none); read-only."""
+        return self._recent.get(tuple(scope), lambda: self._rows_of(scope))
+
+    def _rows_of(self, scope: Sequence[str]) -> np.ndarray:
         parts = [self._rows[f] for f in dict.fromkeys(scope) if f in self._rows]
-        return np.sort(np.concatenate(parts)) if parts else np.empty(0, dtype=np.int64)
+        rows = np.sort(np.concatenate(parts)) if parts else np.empty(0, dtype=np.int64)
+        rows.flags.writeable = False  # kept for the next search of the scope: no caller may change it
+        return rows
+
+
+class RecentScopes(Generic[Kept]):
+    """What searches derive from a scope (its rows; their vectors or BM25 postings), kept for the last `size` scopes:
+    the measurement searches one question's scope with each retriever at each depth in turn, so a scope comes back
+    several times running, and deriving it again was a large part of a scoped search."""
+
+    def __init__(self, size: int = 8) -> None:
+        self._size = size
+        self._kept: OrderedDict[Hashable, Kept] = OrderedDict()
+
+    def get(self, scope: Hashable, derive: Callable[[], Kept]) -> Kept:
+        if scope in self._kept:
+            self._kept.move_to_end(scope)
+            return self._kept[scope]
+        kept = self._kept[scope] = derive()
+        if len(self._kept) > self._size:
+            self._kept.popitem(last=False)
+        return kept

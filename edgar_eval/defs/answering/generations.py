@@ -32,7 +32,6 @@ from edgar_eval.evaluation.judge import judge_case
 from edgar_eval.evaluation.noise_band import answer_deltas
 from edgar_eval.evaluation.readers import reader_outcomes, summarise_readers
 from edgar_eval.evaluation.shards import ORDER_COLUMN, question_order, shard_questions
-from edgar_eval.retrieval.searches import searches
 
 
 @dg.asset(
@@ -66,16 +65,16 @@ def answering_noise(
     if deterministic:
         retriever = settings.answer_search()
         vectors = dict(zip(sample.question_id, question_vectors(question_embeddings, sample.question_id)))
-        for replica, rows, left_out, dense in index_replicas(settings, search_index):
-            search = searches(rows, dense, settings.rrf_k, (retriever,))[retriever]
-            chunk_ids, texts = rows.chunk_id.to_numpy(), rows.set_index("chunk_id").text
-            for case in iter_rows(cast(pd.DataFrame, sample[~sample.cik.isin(left_out)])):
+        for replica in index_replicas(settings, search_index):
+            search = replica.searches(settings.rrf_k, (retriever,))[retriever]
+            chunk_ids, texts = replica.rows.chunk_id.to_numpy(), replica.rows.set_index("chunk_id").text
+            for case in iter_rows(cast(pd.DataFrame, sample[~sample.cik.isin(replica.left_out)])):
                 hits = search(vectors[case.question_id], case.question, list(case.permitted_filing_ids), settings.top_k)
                 _, _, row = generation_row(model, case, [str(c) for c in chunk_ids[[h.row for h in hits]]], texts)
                 answered = bool(row["answered"])
                 runs.append(
                     {
-                        "replica": replica,
+                        "replica": replica.number,
                         "question_id": case.question_id,
                         "expected_route": case.expected_route,
                         "answered": answered,

@@ -2,6 +2,7 @@
 another order, with and without the reranker."""
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import cast
 
 import dagster as dg
@@ -17,8 +18,9 @@ from edgar_eval.defs.source_files import POLICY_FILES
 from edgar_eval.domain.routes import ANSWER
 from edgar_eval.evaluation.noise_band import noise_sample, perturbed_index, replica_deltas, rerank_deltas
 from edgar_eval.evaluation.search_scopes import search_runs
+from edgar_eval.retrieval.bm25 import ChunkTokens
 from edgar_eval.retrieval.dense import DenseIndex
-from edgar_eval.retrieval.searches import searches
+from edgar_eval.retrieval.searches import RETRIEVERS, Search, searches
 
 
 @dg.asset(
@@ -46,11 +48,13 @@ def retrieval_noise(
     answerable = cast(pd.DataFrame, sample[sample.expected_route == ANSWER])
     vectors = dict(zip(answerable.question_id, question_vectors(question_embeddings, answerable.question_id)))
     runs, left_out = [], {}
-    for replica, rows, left_out[replica], dense in index_replicas(settings, search_index):
-        kept = cast(pd.DataFrame, answerable[~answerable.cik.isin(left_out[replica])])
-        cases = measured_cases(settings, kept, gold_by_search_scope, rows)
-        for run in search_runs(rows, searches(rows, dense, settings.rrf_k), cases, vectors, settings.retrieval_depths):
-            runs.append({"replica": replica, **{key: run[key] for key in NOISE_KEYS}})
+    for replica in index_replicas(settings, search_index):
+        left_out[replica.number] = replica.left_out
+        kept = cast(pd.DataFrame, answerable[~answerable.cik.isin(replica.left_out)])
+        cases = measured_cases(settings, kept, gold_by_search_scope, replica.rows)
+        found = replica.searches(settings.rrf_k)
+        for run in search_runs(replica.rows, found, cases, vectors, settings.retrieval_depths):
+            runs.append({"replica": replica.number, **{key: run[key] for key in NOISE_KEYS}})
     measured = cast(pd.DataFrame, retriever_rankings[retriever_rankings.error.isna()])
     deltas = replica_deltas(pd.DataFrame(runs, columns=["replica", *NOISE_KEYS]), measured)
     if len(deltas):
@@ -81,16 +85,31 @@ def sample_words(sample: pd.DataFrame, golden_questions: pd.DataFrame) -> str:
     return f"{len(sample)} of {len(golden_questions)} ({'all' if whole else 'seeded sample'})"
 
 
-def index_replicas(
-    settings: EvalSettings, search_index: pd.DataFrame
-) -> Iterator[tuple[int, pd.DataFrame, list[str], DenseIndex]]:
-    """The noise band's replicas of the index, the same in every asset that reads them: (replica, its rows, the
-    companies left out, its dense index)."""
+@dataclass(frozen=True)
+class IndexReplica:
+    """One of the noise band's replicas of the index: its number, its rows, the companies it leaves out, its dense
+    index, and the index's chunks tokenised once for every replica (its BM25 index is built from them)."""
+
+    number: int
+    rows: pd.DataFrame
+    left_out: list[str]
+    dense: DenseIndex
+    tokens: ChunkTokens
+
+    def searches(self, rrf_k: int, wanted: tuple[str, ...] = RETRIEVERS) -> dict[str, Search]:
+        return searches(self.rows, self.dense, rrf_k, wanted, self.tokens)
+
+
+def index_replicas(settings: EvalSettings, search_index: pd.DataFrame) -> Iterator[IndexReplica]:
+    """The noise band's replicas of the index, the same in every asset that reads them. The chunks are tokenised
+    once, when the first replica's BM25 index is built, not once per replica."""
+    tokens = ChunkTokens(search_index.chunk_id.tolist(), search_index.text.tolist())
     for replica in range(settings.noise_replicas):
         rows, left_out = perturbed_index(
             search_index, settings.golden_seed * 1000 + replica, settings.noise_companies_left_out
         )
-        yield replica, rows, left_out, DenseIndex(np.stack(rows.embedding.to_numpy()), rows.filing_id.tolist())
+        dense = DenseIndex(np.stack(rows.embedding.to_numpy()), rows.filing_id.tolist())
+        yield IndexReplica(replica, rows, left_out, dense, tokens)
 
 
 @dg.asset(
@@ -122,19 +141,18 @@ def rerank_noise(
     if isinstance(reranker, LexicalFigureReranker):  # deterministic: the replicas' repeated passages scored once
         reranker = LexicalFigureReranker(remember_scores=True)
     try:
-        for replica, rows, left_out, dense in index_replicas(settings, search_index):
-            kept = cast(pd.DataFrame, answerable[~answerable.cik.isin(left_out)])
+        for replica in index_replicas(settings, search_index):
+            rows = replica.rows
+            kept = cast(pd.DataFrame, answerable[~answerable.cik.isin(replica.left_out)])
             cases = {
                 (c.question_id, c.search_scope): c for c in measured_cases(settings, kept, gold_by_search_scope, rows)
             }
-            found = search_runs(
-                rows, searches(rows, dense, settings.rrf_k, (retriever,)), cases.values(), vectors, depths
-            )
+            found = search_runs(rows, replica.searches(settings.rrf_k, (retriever,)), cases.values(), vectors, depths)
             ranked = pd.DataFrame(run for run in found if run["error"] is None)
             for run in (
                 _rerank_cuts(settings, reranker, ranked, rows.set_index("chunk_id"), cases) if len(ranked) else []
             ):
-                runs.append({"replica": replica, **{key: run[key] for key in RERANK_NOISE_KEYS}})
+                runs.append({"replica": replica.number, **{key: run[key] for key in RERANK_NOISE_KEYS}})
     finally:
         reranker.close()
     deltas = rerank_deltas(pd.DataFrame(runs, columns=["replica", *RERANK_NOISE_KEYS]), reranked_retrievals)
