@@ -103,13 +103,16 @@ def expansion_runs(
     texts: pd.DataFrame,
     gold_quotes: pd.Series,
     cases: Iterable[ScopedCase],
+    reader: PassageReader | None = None,
 ) -> Iterator[dict]:
     """Per answerable case (`cases`) and cut: the kept passages in each order (`ranked`: the answerer's retriever's
     runs; `reranked`: reranked_retrievals), read as they are and expanded `rows_each_way` rows. Nothing when
-    `rows_each_way` is 0 (the expansion is off)."""
+    `rows_each_way` is 0 (the expansion is off). `reader`: the PassageReader of `index_rows` and `texts` at
+    `rows_each_way`, when the caller reads several sets of cases over them (a step's shards: finding every filing's
+    tables is the reader's cost, once)."""
     if rows_each_way <= 0:
         return
-    reader = PassageReader(index_rows, texts, rows_each_way)
+    reader = reader or PassageReader(index_rows, texts, rows_each_way)
     by_case = {(case.question_id, case.search_scope): case for case in cases}
     searched = cast(pd.DataFrame, ranked[ranked.error.isna()])
     found = _by_key(searched, ["question_id", "search_scope", "k"], "chunk_ids")

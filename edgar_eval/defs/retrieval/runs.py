@@ -1,6 +1,7 @@
 """What each retriever returns for each golden question: the answerer's retrievals, every retriever's rankings, reranked
 and expanded retrievals."""
 
+import functools
 import time
 from collections.abc import Callable, Iterator
 from typing import cast
@@ -23,7 +24,7 @@ from edgar_eval.domain.routes import ANSWER
 from edgar_eval.evaluation.retrieval_hits import hit_record
 from edgar_eval.evaluation.search_scopes import ScopedCase, scoped_cases, search_runs, searchable_filings
 from edgar_eval.evaluation.shards import ORDER_COLUMN, case_order, question_order, shard_questions
-from edgar_eval.evaluation.table_expansion import expansion_frame, expansion_runs
+from edgar_eval.evaluation.table_expansion import PassageReader, expansion_frame, expansion_runs
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
 from edgar_eval.retrieval.dense import DenseIndex
 from edgar_eval.retrieval.searches import Search, searches
@@ -340,6 +341,10 @@ def expanded_retrievals(
         reranked_retrievals=reranked_retrievals,
     )
 
+    @functools.cache
+    def reader() -> PassageReader:  # every shard reads passages of the same index and filings: their tables once
+        return PassageReader(search_index, texts, settings.table_expansion_rows)
+
     def work(shard: str) -> pd.DataFrame:
         questions = shard_questions(golden, shard)
         cases = measured_cases(settings, questions, gold_by_search_scope, search_index)
@@ -354,6 +359,7 @@ def expanded_retrievals(
                 texts,
                 questions.set_index("question_id").gold_quote,
                 answerable,
+                reader() if settings.table_expansion_rows > 0 else None,
             )
         )
         return _with_order(frame, golden, settings)
