@@ -311,7 +311,7 @@ def test_an_index_of_some_chunks_from_the_corpus_tokens_is_the_index_of_their_te
     """A replica of the index (rows left out, the rest reordered) built from the whole corpus's tokens gives every
     search exactly what an index built from the replica's own texts gives: the same scores to the last bit, so the
     same hits, ranks and ties, including a query whose only term is in the rows left out, and a replica none of whose
-    rows has a token."""
+    rows has a token. Building one leaves the shared vocabulary as it was for the next."""
     rng = np.random.default_rng(11)
     compared = 0
     for trial in range(40):
@@ -321,6 +321,8 @@ def test_an_index_of_some_chunks_from_the_corpus_tokens_is_the_index_of_their_te
             filing_ids = [*filing_ids, "f0", "f0"]
         chunk_ids = [f"c{i}" for i in range(len(texts))]
         tokens = ChunkTokens(chunk_ids, texts)
+        tokens.index(chunk_ids[:1], filing_ids[:1])
+        vocabulary = dict(tokens._vocab)
         for _ in range(4):
             kept = rng.permutation(len(texts))[: int(rng.integers(1, len(texts) + 1))]
             if trial == 0:
@@ -335,12 +337,15 @@ def test_an_index_of_some_chunks_from_the_corpus_tokens_is_the_index_of_their_te
                     scope = scope[: int(rng.integers(1, len(scope) + 1))]
                 assert shared.search(query, scope, 20) == own.search(query, scope, 20), (trial, query, scope)
                 compared += 1
+            assert tokens._vocab == vocabulary
     assert compared == 40 * 4 * 8
     empty = ChunkTokens(["a", "b", "c"], ["the of", "and", "w1 w2"])
     assert empty.index(["a", "b"], ["f1", "f1"]).search("w1 of", ["f1"], 5) == []  # no row has a token
     assert empty.index(["c", "a"], ["f1", "f2"]).search("w1", ["f1", "f2"], 5)[0].row == 0
     with pytest.raises(ValueError, match="distinct"):
-        ChunkTokens(["a", "a"], ["x", "y"])
+        ChunkTokens(["a", "a"], ["x", "y"]).index(["a"], ["f1"])
+    with pytest.raises(ValueError, match="2 chunk ids do not match 1 texts"):
+        ChunkTokens(["a", "b"], ["x"])
 
 
 def test_the_rows_of_a_scope_are_its_filings_rows_ascending_and_nothing_else():

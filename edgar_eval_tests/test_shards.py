@@ -22,6 +22,7 @@ from edgar_eval.defs.shards import (
     read_sharded,
     rows_version,
 )
+from edgar_eval.defs.source_files import TAPE_FILES
 from edgar_eval.evaluation.shards import (
     ORDER_COLUMN,
     SHARD_KEYS,
@@ -227,3 +228,21 @@ def test_after_an_endpoint_fails_the_shards_after_it_are_not_attempted(tmp_path)
     assert "shard 02: GenerationError: the endpoint answered 503 for shard 02" in failure.message
     assert "shard 15: not attempted: shard 02's endpoint failed (GenerationError)" in failure.message
     assert [key for key in SHARD_KEYS if settings.store().exists("runs", key)] == ["00", "01"]
+
+
+def test_a_linked_tapes_folder_is_versioned_by_the_recording_it_links_to(tmp_path):
+    """The tapes a run replays are in a generation shard's stamp by their content, the settings' tapes_dir being left
+    out of it: a tapes folder that links to a committed recording is read through, so another recording behind the
+    same names is another version; a link back up the tree is not followed round."""
+    for recording, answer in (("first", "1"), ("second", "2")):
+        (tmp_path / recording).mkdir()
+        (tmp_path / recording / "call.json").write_text(answer)
+    versions = []
+    for tapes, recording in (("a", "first"), ("b", "second"), ("c", "first")):
+        (tmp_path / tapes / "demo").mkdir(parents=True)
+        (tmp_path / tapes / "demo" / "a-model").symlink_to(tmp_path / recording)
+        (tmp_path / tapes / "demo" / "round").symlink_to(tmp_path / tapes)
+        settings = EvalSettings(**{**_settings(tmp_path).model_dump(), "tapes_dir": str(tmp_path / tapes)})
+        assert [name for name, _ in TAPE_FILES.files(settings)] == ["a-model/call.json"]
+        versions.append(TAPE_FILES.version(settings))
+    assert versions[0] != versions[1] and versions[0] == versions[2]

@@ -32,6 +32,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from edgar_eval.answering.extractive import Passage, ReaderAnswer
@@ -159,7 +160,7 @@ _NOT_THE_FIGURE = re.compile(r"previously reported|\badjustments?\b|\bchange\b|\
 _RESTATED = re.compile(r"\bas restated\b|\brestated\b|\bas adjusted\b|\brecast\b", re.I)
 
 
-def _period_columns(columns: list[str], period: AskedPeriod, table_has_durations: bool) -> list[int]:
+def _period_columns(columns: Sequence[str], period: AskedPeriod, table_has_durations: bool) -> list[int]:
     """The columns holding the asked period's figure. A column of the figure as previously reported, of a change or
     of an adjustment is not one; where a restated column stands beside others of the period, it is the one."""
     wanted = [
@@ -285,7 +286,7 @@ def _scale(scale_text: str, unscaled: bool, share_count: bool) -> str:
     return _SCALE_WORD[match.group(1).lower()] if match else ""
 
 
-def _nearest_column(columns: list[str], period: AskedPeriod, table_has_durations: bool) -> int | None:
+def _nearest_column(columns: Sequence[str], period: AskedPeriod, table_has_durations: bool) -> int | None:
     """The eager reader's column when none is the asked period's: the column whose year lies nearest the asked one (the
     later of two as near), among the columns of the asked duration (any column, where none names one), as a reader does
     that takes the latest figure it sees for a year the table does not print."""
@@ -319,10 +320,10 @@ class _TableLayout:
     the scale printed above it. Shared by every question that reads the passage: nothing may change it."""
 
     start: int  # the passage line of its first row
-    rows: tuple[list[str], ...]
+    rows: tuple[tuple[str, ...], ...]
     closed: tuple[bool, ...]  # whether each row's line ends with its closing pipe (a passage may cut its last row)
     first_data: int  # its first row of figures
-    columns: list[str]
+    columns: tuple[str, ...]
     durations: bool  # whether the header names durations ("Three Months Ended")
     table_scale: str
 
@@ -343,10 +344,10 @@ def _layouts(text: str) -> tuple[_TableLayout, ...]:
         found.append(
             _TableLayout(
                 start=start,
-                rows=tuple(rows),
+                rows=tuple(tuple(row) for row in rows),
                 closed=tuple(lines[k].rstrip().endswith("|") for k in range(start, end)),
                 first_data=first_data,
-                columns=_columns(header_rows, len(_row_values(rows[first_data][1:]))),
+                columns=tuple(_columns(header_rows, len(_row_values(rows[first_data][1:])))),
                 durations=bool(_ANY_DURATION.search(header_text)),
                 table_scale=f"{header_text} | {scale_line(lines, start) or ''}",
             )
@@ -385,7 +386,7 @@ def _candidates(
                 score, label_guess = nearest_label_score(label, asked), 1
             if not score[0]:
                 continue
-            aligned = _align(_row_values(row[1:]), columns, wanted[0])
+            aligned = _align(_row_values(list(row[1:])), columns, wanted[0])
             if aligned is None:
                 continue
             values, index = aligned
@@ -403,7 +404,7 @@ def _candidates(
             )
 
 
-def _align(values: list[str], columns: list[str], wanted: int) -> tuple[list[str], int] | None:
+def _align(values: list[str], columns: Sequence[str], wanted: int) -> tuple[list[str], int] | None:
     """The row's figures and the index of the wanted column among them. When the row holds fewer or more figures than
     the header has columns, the columns that hold no figure of the period are set aside: change and percent
     columns with the row's percentage figures, or, for a row that leaves them empty, trailing columns that name no
@@ -414,7 +415,7 @@ def _align(values: list[str], columns: list[str], wanted: int) -> tuple[list[str
     periods = [c for c in columns if _YEAR.search(c)]
     for figures, kept in (
         (plain, [c for c in columns if not re.search(r"change|%|percent", c, re.I)]),
-        (values, periods if len(values) < len(columns) and periods == columns[: len(periods)] else []),
+        (values, periods if len(values) < len(columns) and periods == list(columns[: len(periods)]) else []),
     ):
         if len(figures) == len(kept) and columns[wanted] in kept:
             return figures, kept.index(columns[wanted])

@@ -525,7 +525,7 @@ class EvalSettings(dg.ConfigurableResource):
 
 # Where the run's files live and what it reads are named by their own options (--corpus, --name, --proposals, the
 # environment); a settings file holds the run's parameters only.
-_LOCATION_FIELDS = ("corpus_dir", "corpus_name", "data_dir", "reports_dir", "proposals", "tapes_dir")
+LOCATION_FIELDS = ("corpus_dir", "corpus_name", "data_dir", "reports_dir", "proposals", "tapes_dir")
 
 
 def settings_file(path: Path) -> dict:
@@ -538,7 +538,7 @@ def settings_file(path: Path) -> dict:
         raise ValueError(f"{named}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"{named} is not TOML: {exc}") from None
-    known = set(EvalSettings.model_fields) - set(_LOCATION_FIELDS)
+    known = set(EvalSettings.model_fields) - set(LOCATION_FIELDS)
     unknown = sorted(set(data) - known)
     if unknown:
         raise ValueError(

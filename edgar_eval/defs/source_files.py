@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,10 +26,25 @@ SOURCE_FILES_GROUP = "files"
 
 
 def _under(folder: Path) -> list[tuple[str, Path]]:
-    """Every file under `folder`, named by its path relative to it, in path order."""
+    """Every file under `folder`, named by its path relative to it, in path order. A linked folder is read through
+    (a tapes folder may link to a committed recording: its files are what a run reads), unless it links back to a
+    folder above it."""
     if not folder.is_dir():
         return []
-    return [(path.relative_to(folder).as_posix(), path) for path in sorted(folder.rglob("*")) if path.is_file()]
+    found: list[Path] = []
+
+    def walk(place: Path, above: frozenset[str]) -> None:
+        real = os.path.realpath(place)
+        if real in above:  # a link back up the tree
+            return
+        for entry in sorted(place.iterdir()):
+            if entry.is_dir():
+                walk(entry, above | {real})
+            elif entry.is_file():
+                found.append(entry)
+
+    walk(folder, frozenset())
+    return [(path.relative_to(folder).as_posix(), path) for path in sorted(found)]
 
 
 @dataclass(frozen=True)

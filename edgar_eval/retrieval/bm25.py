@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from importlib.metadata import version
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Sequence, cast
 
 import bm25s
 import numpy as np
@@ -120,7 +120,7 @@ class BM25Index:
         if not any(token_ids):  # no row has a single token: nothing can ever match (as `build` finds no vocabulary)
             return cls(None, filing_ids)
         retriever = bm25s.BM25(k1=K1, b=B, method=METHOD, dtype="float64", backend="numpy")
-        retriever.index((token_ids, vocab), show_progress=False)
+        retriever.index((token_ids, dict(vocab)), show_progress=False)  # bm25s adds to the vocabulary it is given
         return cls(retriever, filing_ids)
 
     @property
@@ -172,18 +172,23 @@ class BM25Index:
 class ChunkTokens:
     """Every chunk of an index tokenised once, as ids of one vocabulary, keyed by chunk id: an index of any of those
     chunks, in any order (the noise band's replicas leave companies out and reorder rows), is built from them without
-    tokenising each replica's texts again, which is most of an index's build. Tokenised on first use."""
+    tokenising each replica's texts again, which is most of an index's build. Tokenised on first use (a dense-only
+    search never needs it); the texts are not held after."""
 
-    def __init__(self, chunk_ids: list[str], texts: list[str]) -> None:
-        if len(chunk_ids) != len(texts) or len(set(chunk_ids)) != len(chunk_ids):
-            raise ValueError("chunk ids must be distinct, one per text")
-        self._chunk_ids, self._texts = chunk_ids, texts
-        self._ids: dict[str, list[int]] | None = None
+    def __init__(self, chunk_ids: Sequence[str], texts: Sequence[str]) -> None:
+        if len(chunk_ids) != len(texts):
+            raise ValueError(f"{len(chunk_ids)} chunk ids do not match {len(texts)} texts")
+        self._chunk_ids: Sequence[str] | None = chunk_ids
+        self._texts: Sequence[str] | None = texts
+        self._ids: dict[str, list[int]] = {}
         self._vocab: dict[str, int] = {}
 
     def index(self, chunk_ids: list[str], filing_ids: list[str]) -> BM25Index:
         """The BM25 index of these chunks, row i the chunk `chunk_ids[i]` of filing `filing_ids[i]`."""
-        if self._ids is None:
-            tokenised = cast("Tokenized", _tokenise(self._texts, Stemmer.Stemmer(STEMMER), return_ids=True))
-            self._ids, self._vocab = dict(zip(self._chunk_ids, tokenised.ids)), dict(tokenised.vocab)
+        if self._texts is not None and self._chunk_ids is not None:
+            tokenised = cast("Tokenized", _tokenise(list(self._texts), Stemmer.Stemmer(STEMMER), return_ids=True))
+            self._ids = dict(zip(self._chunk_ids, tokenised.ids))
+            if len(self._ids) != len(tokenised.ids):
+                raise ValueError("chunk ids must be distinct, one per text")
+            self._vocab, self._chunk_ids, self._texts = dict(tokenised.vocab), None, None
         return BM25Index.of_tokens([self._ids[chunk] for chunk in chunk_ids], self._vocab, filing_ids)

@@ -2,10 +2,10 @@
 
 Each retriever is searched to the same depth K as the fusion returns, so its top K is the candidate pool; a
 chunk's fused score is the sum over the rankings that hold it of 1 / (rrf_k + rank), rank counted from 1. The
-fusion is ordered on the exact rational scores (fractions), ties broken by chunk row, so float rounding cannot
-reorder or tie two chunks; the Hit carries the fused score as a float. Because the pool grows with K, the top 30
-of a K=50 fusion need not be the K=30 result: a chunk ranked 40th by both retrievers can outscore one that only
-a single retriever ranks first.
+fusion is ordered on the exact rational scores (whole numbers over one common denominator), ties broken by chunk
+row, so float rounding cannot reorder or tie two chunks; the Hit carries the fused score as a float. Because the
+pool grows with K, the top 30 of a K=50 fusion need not be the K=30 result: a chunk ranked 40th by both retrievers
+can outscore one that only a single retriever ranks first.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ def rrf_fuse(rankings: Sequence[Sequence[Hit]], k: int, rrf_k: int = RRF_K) -> l
         rows = [hit.row for hit in ranking]
         if len(set(rows)) != len(rows):
             raise ValueError("a ranking holds the same chunk row twice")
-        if any(hit.rank < 1 for hit in ranking):
-            raise ValueError(f"ranks count from 1, got {min(hit.rank for hit in ranking)}")
+        below = next((hit.rank for hit in ranking if hit.rank < 1), None)
+        if below is not None:
+            raise ValueError(f"ranks count from 1, got {below}")
     # The exact rational scores as whole numbers over one common denominator (the least common multiple of every
     # rrf_k + rank present): they order and tie exactly as the fractions do, at the cost of integer comparisons
     # (Fraction's were most of a fusion's time), and n / whole is the same correctly rounded float as the fraction's.

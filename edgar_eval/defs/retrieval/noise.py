@@ -103,7 +103,7 @@ class IndexReplica:
 def index_replicas(settings: EvalSettings, search_index: pd.DataFrame) -> Iterator[IndexReplica]:
     """The noise band's replicas of the index, the same in every asset that reads them. The chunks are tokenised
     once, when the first replica's BM25 index is built, not once per replica."""
-    tokens = ChunkTokens(search_index.chunk_id.tolist(), search_index.text.tolist())
+    tokens = ChunkTokens(search_index.chunk_id, search_index.text)  # the columns, not copies of them
     for replica in range(settings.noise_replicas):
         rows, left_out = perturbed_index(
             search_index, settings.golden_seed * 1000 + replica, settings.noise_companies_left_out
