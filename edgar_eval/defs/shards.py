@@ -172,11 +172,10 @@ def materialize_shards(
     own, stamped with what it was built from: what every shard shares (`corpus_wide`: the versions of the inputs the
     step reads whole, the golden set's order among them; the files beside the graph the asset declares it reads, by
     content; the settings, less where things are kept; the installed packages; the code version) and the content of
-    the shard's `slices` of the
-    per-question inputs. A shard whose stored stamp is the same is reused. A shard that fails leaves its earlier table
-    untouched, and unlisted in the asset's manifest (so nothing reads it beside this run's); the step fails naming it,
-    after the other shards have been written (after an endpoint's failure the rest are not attempted). `metadata`: the
-    figures the UI shows, of every shard's rows of this run together."""
+    the shard's `slices` of the per-question inputs. A shard whose stored stamp is the same is reused. A shard that
+    fails leaves its earlier table untouched, and unlisted in the asset's manifest (so nothing reads it beside this
+    run's); the step fails naming it, after the other shards have been written (after an endpoint's failure the rest
+    are not attempted). `metadata`: the figures the UI shows, of every shard's rows of this run together."""
     store = settings.store()
     code_version = str(context.assets_def.code_versions_by_key[context.asset_key])
     declared = context.assets_def.asset_deps[context.asset_key]

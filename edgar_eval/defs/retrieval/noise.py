@@ -12,7 +12,7 @@ import pandas as pd
 from edgar_eval.answering.rerank import LexicalFigureReranker
 from edgar_eval.defs.common import checked_index, question_vectors, table_output
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
-from edgar_eval.defs.retrieval.runs import _rerank_cuts, measured_cases
+from edgar_eval.defs.retrieval.runs import _rerank_cuts, chunk_columns, measured_cases
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings
 from edgar_eval.defs.source_files import POLICY_FILES
 from edgar_eval.domain.routes import ANSWER
@@ -140,6 +140,7 @@ def rerank_noise(
     reranker, runs = settings.reranker_adapter(), []
     if isinstance(reranker, LexicalFigureReranker):  # deterministic: the replicas' repeated passages scored once
         reranker = LexicalFigureReranker(remember_scores=True)
+    chunks = chunk_columns(search_index)  # a replica holds some of the index's chunks, each as the index has it
     try:
         for replica in index_replicas(settings, search_index):
             rows = replica.rows
@@ -149,9 +150,7 @@ def rerank_noise(
             }
             found = search_runs(rows, replica.searches(settings.rrf_k, (retriever,)), cases.values(), vectors, depths)
             ranked = pd.DataFrame(run for run in found if run["error"] is None)
-            for run in (
-                _rerank_cuts(settings, reranker, ranked, rows.set_index("chunk_id"), cases) if len(ranked) else []
-            ):
+            for run in _rerank_cuts(settings, reranker, ranked, chunks, cases) if len(ranked) else []:
                 runs.append({"replica": replica.number, **{key: run[key] for key in RERANK_NOISE_KEYS}})
     finally:
         reranker.close()

@@ -215,7 +215,7 @@ def reranked_retrievals(
     gold_by_search_scope: pd.DataFrame,
 ) -> dg.MaterializeResult:
     golden = golden_questions
-    chunks = search_index.set_index("chunk_id")
+    chunks = chunk_columns(search_index)
     ranked = cast(
         pd.DataFrame,
         retriever_rankings[
@@ -261,14 +261,20 @@ def _with_order(frame: pd.DataFrame, golden: pd.DataFrame, settings: EvalSetting
     return frame.assign(**{ORDER_COLUMN: case_order(golden, frame.question_id, frame.search_scope, place)})
 
 
+def chunk_columns(index_rows: pd.DataFrame) -> dict[str, dict]:
+    """The text, filing and pages of each chunk by its id, for the rerank cuts: built once per step (a label lookup in
+    the frame per run was most of the step's time, and every shard and replica reads the same chunks)."""
+    return {column: dict(zip(index_rows.chunk_id, index_rows[column])) for column in ("text", "filing_id", "pages")}
+
+
 def _rerank_cuts(
-    settings: EvalSettings, reranker: Reranker, ranked: pd.DataFrame, chunks: pd.DataFrame, cases: dict
+    settings: EvalSettings, reranker: Reranker, ranked: pd.DataFrame, chunks: dict[str, dict], cases: dict
 ) -> list[dict]:
     """Each rerank cut over the answerer's retriever's runs of answerable questions (`ranked`): the kept passages and
-    their hits before (the retriever's first ones) and after the reranker, and its wall time."""
+    their hits before (the retriever's first ones) and after the reranker, and its wall time. `chunks`:
+    chunk_columns of the index searched."""
     rows = []
-    # each chunk's columns by its id, once: a label lookup in the frame per run was most of the step's time
-    text, filing_id, pages = (dict(zip(chunks.index, chunks[column])) for column in ("text", "filing_id", "pages"))
+    text, filing_id, pages = chunks["text"], chunks["filing_id"], chunks["pages"]
     for candidates, kept in settings.cuts():
         for run in iter_rows(cast(pd.DataFrame, ranked[ranked.k == candidates])):
             case = cases[(run.question_id, run.search_scope)]
