@@ -179,6 +179,8 @@ def test_a_bad_search_scope_reranker_rerank_cut_or_noise_sample_is_refused_in_on
         EvalSettings(**base, rerank_cuts=["30:15", " 30 : 15"]).cuts()
     with pytest.raises(ValueError, match="noise_questions must be at least 1"):
         EvalSettings(**base, noise_questions=0).check()
+    with pytest.raises(ValueError, match="corpus_scope_questions must be at least 1"):
+        EvalSettings(**base, corpus_scope_questions=0).check()
 
 
 def test_an_evaluation_over_partitions_never_built_here_says_so_in_one_line(tmp_path):

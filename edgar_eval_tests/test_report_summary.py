@@ -19,7 +19,7 @@ from edgar_eval.report.markdown import Provenance, ReportTable, heading_anchor, 
 from edgar_eval.report.reader_tables import readers_table
 from edgar_eval.report.readme import report_table
 from edgar_eval.report.release_tables import release_table
-from edgar_eval.report.retrieval_tables import noise_tables
+from edgar_eval.report.retrieval_tables import noise_tables, scope_tables
 from edgar_eval.report.summary import NOT_IN_INPUTS, SUMMARY, summary_table
 from edgar_eval.report.svg import interval_bars_svg
 from edgar_eval.stats.proportions import wilson
@@ -461,4 +461,34 @@ def test_the_noise_bands_say_when_they_measured_a_sample_and_how_large():
     sampled = notes(3_000)
     assert len(sampled) == 2 and all(
         "a seeded sample of 100 of the 3000 golden questions (setting noise_questions)" in n for n in sampled
+    )
+
+
+def test_the_corpus_scope_says_when_it_measured_a_sample_and_of_how_many():
+    """While every question fair in the corpus scope is measured the notes say nothing new (the committed reports stay
+    as they are); beyond the setting's size the wider-scope note names the sample and what it is of (the retrieval,
+    rerank and expansion notes carry the same sentence)."""
+    fair, unfair = [f"q{i}" for i in range(30)], ["q30", "q31"]
+
+    def notes(size: int) -> list[str]:
+        inputs = _inputs(
+            golden=pd.DataFrame(
+                {"question_id": [*fair, *unfair, "q32"], "expected_route": ["answer"] * 32 + ["no_answer"]}
+            ),
+            scope_gold=pd.DataFrame(
+                {
+                    "question_id": [*fair, *unfair],
+                    "search_scope": "corpus",
+                    "rule": [None] * 30 + ["printed_with_other_meanings"] * 2,
+                    "other_company_pages": 0,
+                }
+            ),
+            settings={"top_k": 30, "answer_retriever": "hybrid", "corpus_scope_questions": size},
+        )
+        return [table.note for table in scope_tables(inputs)]
+
+    assert not any("seeded sample" in note for note in notes(30)), "30 fair there, 30 measured: nothing to say"
+    sampled = notes(10)
+    assert len(sampled) == 1 and all(
+        "a seeded sample of 10 of the 30 questions fair there (setting corpus_scope_questions)" in n for n in sampled
     )

@@ -6,14 +6,15 @@ import pytest
 
 from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.domain.routes import NO_POLICY, AccessPolicy
-from edgar_eval.evaluation.search_scopes import scoped_cases
+from edgar_eval.evaluation.noise_band import noise_sample
+from edgar_eval.evaluation.search_scopes import corpus_scope_sample, scoped_cases
 from edgar_eval.evaluation.summaries import retrieval_statistics, scope_changes
 from edgar_eval.golden import fairness
 from edgar_eval.golden.fairness import FairnessLimits
 from edgar_eval.golden.template_scope import _Scope
 from edgar_eval.golden.value_conflicts import CONFLICTING
 from edgar_eval.golden.wider_scope_gold import _wider_scope_gold
-from edgar_eval.retrieval.scope import COMPANY, COMPANY_YEAR, CORPUS, ScopedFiling, filings_of_scope
+from edgar_eval.retrieval.scope import COMPANY, COMPANY_YEAR, CORPUS, SEARCH_SCOPES, ScopedFiling, filings_of_scope
 
 FY23 = "FY|2023-01-01|2023-12-31"
 FY24 = "FY|2024-01-01|2024-12-31"
@@ -204,6 +205,40 @@ def test_every_question_is_searched_in_the_answerer_scope_and_fair_answerable_on
     assert [c.search_scope for c in unfair] == [COMPANY_YEAR, COMPANY_YEAR, COMPANY], "not measured where unfair"
     only = list(scoped_cases(_golden(), _wider_gold(), _searchable(), NO_POLICY, scopes=[CORPUS]))
     assert [c.search_scope for c in only] == [CORPUS]
+
+
+def _many(count: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """`count` answerable questions of company A, each fair in the wider scopes, and as many unanswerable ones."""
+    golden = pd.concat([_golden().iloc[[0]]] * count + [_golden().iloc[[1]]] * count, ignore_index=True)
+    golden["question_id"] = [f"q{i:04d}" for i in range(2 * count)]
+    wider = pd.concat([_wider_gold()] * (2 * count), ignore_index=True)
+    wider["question_id"] = [f"q{i // 2:04d}" for i in range(4 * count)]
+    return golden, wider
+
+
+def test_the_corpus_scope_measures_every_fair_question_up_to_its_size_and_a_seeded_sample_beyond():
+    golden, wider = _many(50)
+    assert corpus_scope_sample(golden, wider, 50, seed=7) is None, "50 fair there, at most 50: every one"
+    sample = corpus_scope_sample(golden, wider, 20, seed=7)
+    assert sample is not None and len(sample) == 20
+    assert sample <= {f"q{i:04d}" for i in range(50)}, "answerable questions only, never an unanswerable one"
+    assert corpus_scope_sample(golden, wider, 20, seed=7) == sample, "seeded"
+    assert corpus_scope_sample(golden, wider, 20, seed=8) != sample, "another seed, another sample"
+    assert corpus_scope_sample(golden.iloc[::-1], wider, 20, seed=7) == sample, "by id, not by row"
+    unfair = wider.assign(rule=[fairness.OTHER_MEANINGS if i % 4 == 3 else None for i in range(len(wider))])
+    assert not (corpus_scope_sample(golden, unfair, 20, seed=7) or set()) & {f"q{i:04d}" for i in range(1, 50, 2)}, (
+        "a question unfair in the corpus scope is never drawn"
+    )
+    noise = set(noise_sample(golden, 20, seed=7).question_id)  # of every question, no more than the corpus scope's
+    fair_in_noise = noise & {f"q{i:04d}" for i in range(50)}
+    assert fair_in_noise and fair_in_noise <= sample, "the noise band's questions fair in the corpus scope: all sampled"
+
+    cases = list(scoped_cases(golden, wider, _searchable(), NO_POLICY, corpus_sample=sample))
+    by_scope = {scope: {c.question_id for c in cases if c.search_scope == scope} for scope in SEARCH_SCOPES}
+    assert by_scope[CORPUS] == sample, "the corpus scope searches the sample"
+    assert len(by_scope[COMPANY]) == 50 and len(by_scope[COMPANY_YEAR]) == 100, "the other scopes every question"
+    everyone = list(scoped_cases(golden, wider, _searchable(), NO_POLICY))
+    assert [c for c in everyone if c.search_scope != CORPUS] == [c for c in cases if c.search_scope != CORPUS]
 
 
 def test_a_wider_scope_still_searches_only_what_the_role_may_read():

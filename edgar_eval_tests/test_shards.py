@@ -246,3 +246,22 @@ def test_a_linked_tapes_folder_is_versioned_by_the_recording_it_links_to(tmp_pat
         assert [name for name, _ in TAPE_FILES.files(settings)] == ["a-model/call.json"]
         versions.append(TAPE_FILES.version(settings))
     assert versions[0] != versions[1] and versions[0] == versions[2]
+
+
+def test_the_corpus_scope_sample_is_part_of_every_retrieval_shard_s_stamp():
+    """The sample is drawn from every shard's questions, so a question of another shard can move it while this shard's
+    own slices stay as they were: what the shards share names it, and a changed sample makes every shard again.
+    Without a sample (every fair question measured) the shared part is what it was before sampling existed, so stores
+    made then keep their shards."""
+    from edgar_eval.defs.retrieval.runs import _corpus_wide
+
+    index = pd.DataFrame({"chunk_id": ["c0", "c1"], "filing_id": ["f0", "f1"], "text": ["a", "b"]})
+    golden = _golden()
+    every = _corpus_wide(index, golden, None)
+    assert set(every) == {"search_index", "golden_order"}
+    one, other = _corpus_wide(index, golden, frozenset({"q1", "q2"})), _corpus_wide(index, golden, frozenset({"q1"}))
+    assert one["corpus_sample"] != other["corpus_sample"] and {**one, "corpus_sample": ""} == {
+        **other,
+        "corpus_sample": "",
+    }
+    assert _corpus_wide(index, golden, frozenset({"q2", "q1"})) == one, "a set: its order is not part of it"

@@ -236,6 +236,10 @@ class EvalSettings(dg.ConfigurableResource):
     # the golden questions the noise band measures: every one up to this many, a seeded sample of this many beyond, so
     # its cost stops growing with the corpus (2,500 is above every committed corpus's count: their bands are exact)
     noise_questions: int = 2500
+    # the answerable questions the corpus scope measures: every one fair there up to this many, a seeded sample of this
+    # many beyond (each corpus-scope search reads every chunk, so on every question its cost grows with the square of
+    # the corpus; 2,500 is above every committed corpus's count: their corpus figures are exact)
+    corpus_scope_questions: int = 2500
     golden_seed: int = 7
     golden_version: str = ""  # pin a frozen golden set by name; empty names it by its content hash
     tape_mode: str = "off"  # off | record | replay | fill: model calls through tapes/<corpus>/<model>/
@@ -332,6 +336,11 @@ class EvalSettings(dg.ConfigurableResource):
             raise ValueError(
                 f"noise_replicas {self.noise_replicas} and noise_companies_left_out {self.noise_companies_left_out}: "
                 "need noise_replicas >= 0 and noise_companies_left_out >= 1"
+            )
+        if self.corpus_scope_questions < 1:
+            raise ValueError(
+                f"corpus_scope_questions must be at least 1 (the questions the corpus scope measures), got "
+                f"{self.corpus_scope_questions}"
             )
         if self.noise_questions < 1:
             raise ValueError(

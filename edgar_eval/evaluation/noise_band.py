@@ -12,7 +12,6 @@ inside the band is not evidence that either is better.
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections.abc import Iterable
 from typing import cast
@@ -21,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from edgar_eval.corpus.frames import iter_groups
+from edgar_eval.evaluation.question_sample import seeded_sample
 from edgar_eval.retrieval.scope import CORPUS
 
 # A replica changes which other companies are indexed and the order rows are stored in. Within one company's filings
@@ -47,17 +47,12 @@ def _swing(deltas: pd.Series, name: str) -> dict[str, float]:
 
 
 def noise_sample(questions: pd.DataFrame, size: int, seed: int) -> pd.DataFrame:
-    """The golden questions the noise band measures: all of them while there are at most `size`, else the `size`
-    whose hash of the seed and their id is smallest, in the questions' own order. The band is a difference on the same
-    questions, so a sample estimates it as the whole set would, and its cost (every replica searches every question
-    again) stops growing with the questions: at 10,000 filings the whole set would be some 200,000. A question's
-    place in the sample is its own (not its row's), so a night that adds or drops questions keeps the rest of the
-    sample, and the band moves with the index, not with a reshuffled sample."""
-    if len(questions) <= size:
-        return questions
-    ranks = [hashlib.sha256(f"noise-sample:{seed}:{qid}".encode()).digest() for qid in questions.question_id]
-    chosen = sorted(sorted(range(len(ranks)), key=ranks.__getitem__)[:size])
-    return cast(pd.DataFrame, questions.iloc[chosen])
+    """The golden questions the noise band measures: all of them while there are at most `size`, else a seeded sample
+    of `size` (question_sample.seeded_sample). The band is a difference on the same questions, so a sample estimates it
+    as the whole set would, and its cost (every replica searches every question again) stops growing with the
+    questions: at 10,000 filings the whole set would be some 200,000. A question added or dropped leaves the rest of
+    the sample, so the band moves with the index, not with a reshuffled sample."""
+    return seeded_sample(questions, size, seed)
 
 
 def perturbed_index(index_rows: pd.DataFrame, seed: int, companies_left_out: int) -> tuple[pd.DataFrame, list[str]]:

@@ -7,7 +7,7 @@ read.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -16,9 +16,10 @@ import pandas as pd
 
 from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.domain.routes import ANSWER, AccessPolicy
+from edgar_eval.evaluation.question_sample import seeded_sample
 from edgar_eval.evaluation.retrieval_hits import chance_of_hit, run_record
 from edgar_eval.golden.case_schema import permitted, scope_filings
-from edgar_eval.retrieval.scope import COMPANY_YEAR, SEARCH_SCOPES, ScopedFiling, filings_of_scope
+from edgar_eval.retrieval.scope import COMPANY_YEAR, CORPUS, SEARCH_SCOPES, ScopedFiling, filings_of_scope
 from edgar_eval.retrieval.searches import Search
 
 
@@ -39,15 +40,29 @@ class ScopedCase:
     gold_pages: list[str]
 
 
+def corpus_scope_sample(golden: pd.DataFrame, wider_gold: pd.DataFrame, size: int, seed: int) -> frozenset[str] | None:
+    """The questions the corpus scope measures once more than `size` are fair there (answerable, no fairness rule
+    failed in that scope): a seeded sample of `size` of them (question_sample.seeded_sample); None while the scope
+    measures every one. Drawn from the whole golden set, never from a shard's or a replica's part of it, so every
+    step that searches the corpus scope measures the same questions."""
+    fair = wider_gold[(wider_gold.search_scope == CORPUS) & wider_gold.rule.isna()]
+    eligible = cast(pd.DataFrame, golden[(golden.expected_route == ANSWER) & golden.question_id.isin(fair.question_id)])
+    if len(eligible) <= size:
+        return None
+    return frozenset(seeded_sample(eligible, size, seed).question_id)
+
+
 def scoped_cases(
     golden: pd.DataFrame,
     wider_gold: pd.DataFrame,
     filings: pd.DataFrame,
     policy: AccessPolicy,
     scopes: Sequence[str] = SEARCH_SCOPES,
+    corpus_sample: Collection[str] | None = None,
 ) -> Iterator[ScopedCase]:
     """Each golden question in each of `scopes` it is measured in, scope by scope in SEARCH_SCOPES order, questions
-    in `golden`'s order. `filings`: the searchable filings (filing_id, cik, form, fiscal_year), one row each."""
+    in `golden`'s order. `filings`: the searchable filings (filing_id, cik, form, fiscal_year), one row each.
+    `corpus_sample`: the questions the corpus scope measures (corpus_scope_sample; None: every fair one)."""
     wanted = [scope for scope in SEARCH_SCOPES if scope in scopes]
     known = scope_filings(filings)
     listed = [ScopedFiling(f.filing_id, f.cik, f.form, int(f.fiscal_year)) for f in known.values()]
@@ -57,6 +72,8 @@ def scoped_cases(
             if scope == COMPANY_YEAR:  # as the golden set states it, unanswerable questions included
                 searched, gold = list(case.permitted_filing_ids), case
             elif case.expected_route != ANSWER or (case.question_id, scope) not in fair.index:
+                continue
+            elif scope == CORPUS and corpus_sample is not None and case.question_id not in corpus_sample:
                 continue
             else:
                 filing_ids = filings_of_scope(scope, listed, case.cik, int(case.fiscal_year))

@@ -134,6 +134,25 @@ def _sample_sentence(inputs: ReportInputs) -> str:
     )
 
 
+def _corpus_sample_sentence(inputs: ReportInputs) -> str:
+    """What the corpus scope measured once more questions are fair there than the setting corpus_scope_questions: a
+    seeded sample (nothing is said while it measures every one)."""
+    size, gold = inputs.settings.get("corpus_scope_questions"), inputs.scope_gold
+    if size is None or gold.empty:
+        return ""
+    fair = set(gold[(gold.search_scope == CORPUS) & gold.rule.isna()].question_id)
+    answerable = inputs.golden[inputs.golden.expected_route == ANSWER]
+    eligible = int(answerable.question_id.isin(fair).sum())
+    if eligible <= size:
+        return ""
+    return (
+        f" The corpus scope is measured on a seeded sample of {size} of the {eligible} questions fair there (setting "
+        "corpus_scope_questions): each of its searches reads every chunk of the corpus, so on every question its "
+        "cost would grow with the square of the corpus. Its figures, and its paired comparison with company_year, are "
+        "over the sample."
+    )
+
+
 def scope_tables(inputs: ReportInputs) -> list[ReportTable]:
     """How many answerable questions each wider search scope measures and why the others are not, and what widening
     costs on the questions measured in both scopes."""
@@ -169,7 +188,7 @@ def scope_tables(inputs: ReportInputs) -> list[ReportTable]:
             "the company: a figure printed with other meanings on more pages there, or restated by another filing of "
             "the company, is not measured in the wider scopes. Another company's page never holds the company's "
             "figure, so the whole corpus has the company's gold; another company printing the same number is a "
-            "distractor the search must rank below it.",
+            "distractor the search must rank below it." + _corpus_sample_sentence(inputs),
         )
     ]
     if len(changes):
@@ -270,7 +289,9 @@ def rerank_tables(inputs: ReportInputs) -> list[ReportTable]:
             "passages. Beyond the index noise band: the change is larger than any swing a replica of the index "
             "made of either figure (not significance). A cut that keeps the answerer's K maps to what the model "
             "reads. The rerank's cost per "
-            "question is in timings.md." + (_sample_sentence(inputs) if len(inputs.rerank_noise_band) else ""),
+            "question is in timings.md."
+            + (_sample_sentence(inputs) if len(inputs.rerank_noise_band) else "")
+            + _corpus_sample_sentence(inputs),
         )
     ]
 
@@ -316,7 +337,7 @@ def expansion_tables(inputs: ReportInputs) -> list[ReportTable]:
             "the table) and opens with the table's scale line and header rows. Gold row read: the question's row, "
             "as its source filing prints it, lies whole in a passage read, so the figure is read with its label; a "
             "page hit does not promise that. The expansion buys what it buys with the characters in the last "
-            "column; its cost per question is in timings.md.",
+            "column; its cost per question is in timings.md." + _corpus_sample_sentence(inputs),
         )
     ]
 
@@ -391,7 +412,7 @@ def retrieval_table(inputs: ReportInputs) -> ReportTable:
         "By chance: the mean hit a random ranking of each question's scope reaches at K (a hypergeometric draw of "
         "K of the scope's chunks, those on a gold page or in a gold filing counting as hits), per question: "
         "the floor a hit rate stands on. In a one-filing scope the document hit is 100% by chance, and a figure "
-        "printed on many pages puts the page floor high.",
+        "printed on many pages puts the page floor high." + _corpus_sample_sentence(inputs),
     )
 
 

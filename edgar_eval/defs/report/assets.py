@@ -179,6 +179,7 @@ def report(
                 "noise_replicas": settings.noise_replicas,
                 "noise_companies_left_out": settings.noise_companies_left_out,
                 "noise_questions": settings.noise_questions,
+                "corpus_scope_questions": settings.corpus_scope_questions,
                 "rrf_k": settings.rrf_k,
                 "golden_seed": settings.golden_seed,
                 "code_version": code_version(),

@@ -12,7 +12,7 @@ import pandas as pd
 from edgar_eval.answering.rerank import LexicalFigureReranker
 from edgar_eval.defs.common import checked_index, question_vectors, table_output
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
-from edgar_eval.defs.retrieval.runs import _rerank_cuts, chunk_columns, measured_cases
+from edgar_eval.defs.retrieval.runs import _rerank_cuts, chunk_columns, corpus_sample, measured_cases
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings
 from edgar_eval.defs.source_files import POLICY_FILES
 from edgar_eval.domain.routes import ANSWER
@@ -47,11 +47,14 @@ def retrieval_noise(
     sample = sampled_questions(settings, golden_questions)
     answerable = cast(pd.DataFrame, sample[sample.expected_route == ANSWER])
     vectors = dict(zip(answerable.question_id, question_vectors(question_embeddings, answerable.question_id)))
+    in_corpus_scope = corpus_sample(
+        settings, golden_questions, gold_by_search_scope
+    )  # the measurement's, not the band's
     runs, left_out = [], {}
     for replica in index_replicas(settings, search_index):
         left_out[replica.number] = replica.left_out
         kept = cast(pd.DataFrame, answerable[~answerable.cik.isin(replica.left_out)])
-        cases = measured_cases(settings, kept, gold_by_search_scope, replica.rows)
+        cases = measured_cases(settings, kept, gold_by_search_scope, replica.rows, in_corpus_scope)
         found = replica.searches(settings.rrf_k)
         for run in search_runs(replica.rows, found, cases, vectors, settings.retrieval_depths):
             runs.append({"replica": replica.number, **{key: run[key] for key in NOISE_KEYS}})
@@ -141,12 +144,14 @@ def rerank_noise(
     if isinstance(reranker, LexicalFigureReranker):  # deterministic: the replicas' repeated passages scored once
         reranker = LexicalFigureReranker(remember_scores=True)
     chunks = chunk_columns(search_index)  # a replica holds some of the index's chunks, each as the index has it
+    in_corpus_scope = corpus_sample(settings, golden_questions, gold_by_search_scope)
     try:
         for replica in index_replicas(settings, search_index):
             rows = replica.rows
             kept = cast(pd.DataFrame, answerable[~answerable.cik.isin(replica.left_out)])
             cases = {
-                (c.question_id, c.search_scope): c for c in measured_cases(settings, kept, gold_by_search_scope, rows)
+                (c.question_id, c.search_scope): c
+                for c in measured_cases(settings, kept, gold_by_search_scope, rows, in_corpus_scope)
             }
             found = search_runs(rows, replica.searches(settings.rrf_k, (retriever,)), cases.values(), vectors, depths)
             ranked = pd.DataFrame(run for run in found if run["error"] is None)

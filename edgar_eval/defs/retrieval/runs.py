@@ -22,7 +22,13 @@ from edgar_eval.defs.source_files import POLICY_FILES
 from edgar_eval.domain.ports import Reranker
 from edgar_eval.domain.routes import ANSWER
 from edgar_eval.evaluation.retrieval_hits import hit_record
-from edgar_eval.evaluation.search_scopes import ScopedCase, scoped_cases, search_runs, searchable_filings
+from edgar_eval.evaluation.search_scopes import (
+    ScopedCase,
+    corpus_scope_sample,
+    scoped_cases,
+    search_runs,
+    searchable_filings,
+)
 from edgar_eval.evaluation.shards import ORDER_COLUMN, case_order, question_order, shard_questions
 from edgar_eval.evaluation.table_expansion import PassageReader, expansion_frame, expansion_runs
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
@@ -48,7 +54,7 @@ def answerer_retrievals(
     index, _ = checked_index(settings, embedder, index_rows)
     retriever = settings.answer_search()
     search = searches(index_rows, index, settings.rrf_k, (retriever,))[retriever]
-    corpus_wide = _corpus_wide(index_rows, golden)
+    corpus_wide = _corpus_wide(index_rows, golden, None)  # it searches no corpus scope
     slices = _slices(golden, question_embeddings=question_embeddings)
 
     def work(shard: str) -> pd.DataFrame:
@@ -116,20 +122,43 @@ def _answerer_rows(
     return rows
 
 
-def measured_cases(
-    settings: EvalSettings, golden: pd.DataFrame, gold_by_search_scope: pd.DataFrame, index_rows: pd.DataFrame
-) -> Iterator[ScopedCase]:
-    """The questions the retrieval measurement searches in each scope of the settings, over the filings `index_rows`
-    holds, each with its scope's gold, searched as the asking role may."""
-    return scoped_cases(
-        golden, gold_by_search_scope, searchable_filings(index_rows), access_policy(settings), settings.search_scopes
+def corpus_sample(
+    settings: EvalSettings, golden_questions: pd.DataFrame, gold_by_search_scope: pd.DataFrame
+) -> frozenset[str] | None:
+    """The questions the corpus scope measures, drawn from the whole golden set (settings corpus_scope_questions: all
+    fair there up to that many, a seeded sample beyond; None: all), the same in every step that searches it."""
+    return corpus_scope_sample(
+        golden_questions, gold_by_search_scope, settings.corpus_scope_questions, settings.golden_seed
     )
 
 
-def _corpus_wide(search_index: pd.DataFrame, golden: pd.DataFrame) -> dict[str, str]:
-    """The versions of what every shard of a retrieval step reads whole: the search index and the golden set's
-    order (by which each shard's rows are placed)."""
-    return {"search_index": index_version(search_index), "golden_order": golden_order(golden)}
+def measured_cases(
+    settings: EvalSettings,
+    questions: pd.DataFrame,
+    gold_by_search_scope: pd.DataFrame,
+    index_rows: pd.DataFrame,
+    sample: frozenset[str] | None,
+) -> Iterator[ScopedCase]:
+    """The questions the retrieval measurement searches in each scope of the settings, over the filings `index_rows`
+    holds, each with its scope's gold, searched as the asking role may; in the corpus scope only those of `sample`
+    (corpus_sample: None, every one)."""
+    return scoped_cases(
+        questions,
+        gold_by_search_scope,
+        searchable_filings(index_rows),
+        access_policy(settings),
+        settings.search_scopes,
+        sample,
+    )
+
+
+def _corpus_wide(search_index: pd.DataFrame, golden: pd.DataFrame, sample: frozenset[str] | None) -> dict[str, str]:
+    """The versions of what every shard of a retrieval step reads whole: the search index, the golden set's order
+    (by which each shard's rows are placed) and the corpus scope's sample (drawn from every shard's questions)."""
+    versions = {"search_index": index_version(search_index), "golden_order": golden_order(golden)}
+    if sample is not None:  # (every fair question while there is no sample: the shards' own slices say which)
+        versions["corpus_sample"] = rows_version(pd.DataFrame({"question_id": sorted(sample)}))
+    return versions
 
 
 def _slices(golden: pd.DataFrame, **tables: pd.DataFrame) -> Callable[[str], dict[str, pd.DataFrame]]:
@@ -168,7 +197,8 @@ def retriever_rankings(
     index_rows, golden = search_index, golden_questions
     dense, _ = checked_index(settings, embedder, index_rows)
     retrievers = searches(index_rows, dense, settings.rrf_k)
-    corpus_wide = _corpus_wide(index_rows, golden)
+    sample = corpus_sample(settings, golden, gold_by_search_scope)
+    corpus_wide = _corpus_wide(index_rows, golden, sample)
     slices = _slices(golden, gold_by_search_scope=gold_by_search_scope, question_embeddings=question_embeddings)
 
     def work(shard: str) -> pd.DataFrame:
@@ -176,7 +206,7 @@ def retriever_rankings(
         if not len(questions):
             return pd.DataFrame()
         vectors = dict(zip(questions.question_id, question_vectors(question_embeddings, questions.question_id)))
-        cases = measured_cases(settings, questions, gold_by_search_scope, index_rows)
+        cases = measured_cases(settings, questions, gold_by_search_scope, index_rows, sample)
         frame = pd.DataFrame(list(search_runs(index_rows, retrievers, cases, vectors, settings.retrieval_depths)))
         if len(frame):
             frame[ORDER_COLUMN] = case_order(golden, frame.question_id, frame.search_scope)
@@ -224,7 +254,8 @@ def reranked_retrievals(
             & retriever_rankings.error.isna()
         ],
     )
-    corpus_wide = _corpus_wide(search_index, golden)
+    sample = corpus_sample(settings, golden, gold_by_search_scope)
+    corpus_wide = _corpus_wide(search_index, golden, sample)
     slices = _slices(golden, gold_by_search_scope=gold_by_search_scope, retriever_rankings=ranked)
     reranker = settings.reranker_adapter()
 
@@ -232,7 +263,7 @@ def reranked_retrievals(
         questions = shard_questions(golden, shard)
         cases = {
             (case.question_id, case.search_scope): case
-            for case in measured_cases(settings, questions, gold_by_search_scope, search_index)
+            for case in measured_cases(settings, questions, gold_by_search_scope, search_index, sample)
         }
         frame = pd.DataFrame(_rerank_cuts(settings, reranker, _rows_of(ranked, questions), chunks, cases))
         return _with_order(frame, golden, settings)
@@ -339,7 +370,8 @@ def expanded_retrievals(
     keys, _ = current_partitions(filings, (filing_text,))
     texts = filing_text.frame(keys)
     ranked = cast(pd.DataFrame, retriever_rankings[retriever_rankings.retriever == settings.answer_retriever])
-    corpus_wide = {**_corpus_wide(search_index, golden), "filing_text": rows_version(texts)}
+    sample = corpus_sample(settings, golden, gold_by_search_scope)
+    corpus_wide = {**_corpus_wide(search_index, golden, sample), "filing_text": rows_version(texts)}
     slices = _slices(
         golden,
         gold_by_search_scope=gold_by_search_scope,
@@ -353,7 +385,7 @@ def expanded_retrievals(
 
     def work(shard: str) -> pd.DataFrame:
         questions = shard_questions(golden, shard)
-        cases = measured_cases(settings, questions, gold_by_search_scope, search_index)
+        cases = measured_cases(settings, questions, gold_by_search_scope, search_index, sample)
         answerable = (case for case in cases if case.expected_route == ANSWER)
         frame = expansion_frame(
             expansion_runs(
