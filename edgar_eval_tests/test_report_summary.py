@@ -12,6 +12,7 @@ from typing import cast
 
 import pandas as pd
 
+from edgar_eval.evaluation.search_scopes import corpus_scope_sample
 from edgar_eval.report.experiment_tables import false_answers_by_kind_table
 from edgar_eval.report.html import render_html
 from edgar_eval.report.inputs import ReportInputs
@@ -466,11 +467,11 @@ def test_the_noise_bands_say_when_they_measured_a_sample_and_how_large():
 
 def test_the_corpus_scope_says_when_it_measured_a_sample_and_of_how_many():
     """While every question fair in the corpus scope is measured the notes say nothing new (the committed reports stay
-    as they are); beyond the setting's size the wider-scope note names the sample and what it is of (the retrieval,
-    rerank and expansion notes carry the same sentence)."""
+    as they are); beyond the setting's size the wider-scope table counts the sample and its note names the sample and
+    what it is of; a run that did not search the corpus scope says nothing of it."""
     fair, unfair = [f"q{i}" for i in range(30)], ["q30", "q31"]
 
-    def notes(size: int) -> list[str]:
+    def tables(size: int, scopes: list[str] | None = None) -> list[ReportTable]:
         inputs = _inputs(
             golden=pd.DataFrame(
                 {"question_id": [*fair, *unfair, "q32"], "expected_route": ["answer"] * 32 + ["no_answer"]}
@@ -480,15 +481,31 @@ def test_the_corpus_scope_says_when_it_measured_a_sample_and_of_how_many():
                     "question_id": [*fair, *unfair],
                     "search_scope": "corpus",
                     "rule": [None] * 30 + ["printed_with_other_meanings"] * 2,
-                    "other_company_pages": 0,
+                    "other_company_pages": [1] * 20 + [0] * 12,
                 }
             ),
-            settings={"top_k": 30, "answer_retriever": "hybrid", "corpus_scope_questions": size},
+            settings={
+                "top_k": 30,
+                "answer_retriever": "hybrid",
+                "corpus_scope_questions": size,
+                "golden_seed": 7,
+                "search_scopes": scopes or ["company_year", "company", "corpus"],
+            },
         )
-        return [table.note for table in scope_tables(inputs)]
+        return scope_tables(inputs)
 
-    assert not any("seeded sample" in note for note in notes(30)), "30 fair there, 30 measured: nothing to say"
-    sampled = notes(10)
-    assert len(sampled) == 1 and all(
-        "a seeded sample of 10 of the 30 questions fair there (setting corpus_scope_questions)" in n for n in sampled
+    every = tables(30)
+    assert "seeded sample" not in every[0].note and list(every[0].frame["answerable questions measured"]) == [
+        "30 of 32"
+    ]
+    sampled = tables(10)[0]
+    assert "a seeded sample of 10 of the 30 questions fair there (setting corpus_scope_questions)" in sampled.note
+    assert list(sampled.frame["answerable questions measured"]) == ["10 of 32 (a seeded sample of the 30 fair there)"]
+    distractors = sampled.frame["measured questions whose figure another company prints"].iloc[0]
+    golden = pd.DataFrame({"question_id": fair, "expected_route": "answer"})
+    gold = pd.DataFrame({"question_id": fair, "search_scope": "corpus", "rule": None})
+    drawn = corpus_scope_sample(golden, gold, 10, seed=7)
+    assert drawn is not None and int(distractors.split()[0]) == len(drawn & set(fair[:20])) < 10, (
+        "distractors counted over the sample, not over the 20 of all 30"
     )
+    assert "seeded sample" not in tables(10, ["company_year", "company"])[0].note, "no corpus scope searched"

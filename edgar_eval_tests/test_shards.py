@@ -248,20 +248,21 @@ def test_a_linked_tapes_folder_is_versioned_by_the_recording_it_links_to(tmp_pat
     assert versions[0] != versions[1] and versions[0] == versions[2]
 
 
-def test_the_corpus_scope_sample_is_part_of_every_retrieval_shard_s_stamp():
-    """The sample is drawn from every shard's questions, so a question of another shard can move it while this shard's
-    own slices stay as they were: what the shards share names it, and a changed sample makes every shard again.
-    Without a sample (every fair question measured) the shared part is what it was before sampling existed, so stores
-    made then keep their shards."""
-    from edgar_eval.defs.retrieval.runs import _corpus_wide
+def test_a_retrieval_shard_is_stamped_with_its_own_part_of_the_corpus_scope_sample():
+    """The sample is drawn from every shard's questions, so another shard's question can move it: each shard's slices
+    hold the part of the sample among its own questions, so a shard is made again when that part moves, and only then.
+    Without a sample (every fair question measured) the slices are what they were before sampling existed."""
+    from edgar_eval.defs.retrieval.runs import _slices
 
-    index = pd.DataFrame({"chunk_id": ["c0", "c1"], "filing_id": ["f0", "f1"], "text": ["a", "b"]})
     golden = _golden()
-    every = _corpus_wide(index, golden, None)
-    assert set(every) == {"search_index", "golden_order"}
-    one, other = _corpus_wide(index, golden, frozenset({"q1", "q2"})), _corpus_wide(index, golden, frozenset({"q1"}))
-    assert one["corpus_sample"] != other["corpus_sample"] and {**one, "corpus_sample": ""} == {
-        **other,
-        "corpus_sample": "",
-    }
-    assert _corpus_wide(index, golden, frozenset({"q2", "q1"})) == one, "a set: its order is not part of it"
+    shard = next(key for key in SHARD_KEYS if len(shard_questions(golden, key)))
+    own = list(shard_questions(golden, shard).question_id)
+    others = [q for q in golden.question_id if q not in own]
+    assert set(_slices(golden)(shard)) == {"golden_questions"}
+    sample = frozenset([own[0], others[0]])
+    sliced = _slices(golden, sample)(shard)
+    assert sliced["corpus_sample"].question_id.tolist() == [own[0]]
+    moved_elsewhere = _slices(golden, frozenset([own[0], others[1]]))(shard)
+    assert rows_version(moved_elsewhere["corpus_sample"]) == rows_version(sliced["corpus_sample"]), "kept"
+    moved_here = _slices(golden, frozenset([own[-1], others[0]]))(shard)
+    assert rows_version(moved_here["corpus_sample"]) != rows_version(sliced["corpus_sample"]), "made again"

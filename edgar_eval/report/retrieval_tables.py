@@ -12,6 +12,7 @@ from edgar_eval.corpus.frames import iter_groups, iter_rows
 from edgar_eval.domain.routes import ANSWER
 from edgar_eval.domain.versioning import content_version
 from edgar_eval.evaluation.noise_band import band_can_move, beyond_band
+from edgar_eval.evaluation.search_scopes import corpus_scope_sample
 from edgar_eval.report.inputs import ReportInputs
 from edgar_eval.report.markdown import Provenance, ReportTable, _ratio, _share_cell, interval, md_cell, percent
 from edgar_eval.retrieval.scope import COMPANY_YEAR, CORPUS, SCOPE_WORDS, SEARCH_SCOPES
@@ -91,7 +92,7 @@ def noise_tables(inputs: ReportInputs) -> list[ReportTable]:
             'that either figure is better. Where a replica cannot move the figure, no band is printed ("none: cannot '
             "move here\"): a dense ranking within one company's filings reads no other company's chunk, so leaving "
             "companies out changes it only by breaking an exact tie; BM25 and hybrid read the whole index's "
-            "statistics and move in every scope." + _sample_sentence(inputs),
+            "statistics and move in every scope." + _sample_sentence(inputs) + _corpus_sample_sentence(inputs),
         )
     ]
     answering = inputs.answer_noise_band
@@ -134,22 +135,34 @@ def _sample_sentence(inputs: ReportInputs) -> str:
     )
 
 
-def _corpus_sample_sentence(inputs: ReportInputs) -> str:
-    """What the corpus scope measured once more questions are fair there than the setting corpus_scope_questions: a
-    seeded sample (nothing is said while it measures every one)."""
-    size, gold = inputs.settings.get("corpus_scope_questions"), inputs.scope_gold
-    if size is None or gold.empty:
-        return ""
+def _corpus_sample(inputs: ReportInputs) -> tuple[frozenset[str], int] | None:
+    """The questions the corpus scope measured and how many were fair there, when it measured a seeded sample
+    (settings corpus_scope_questions, drawn as the measurement drew it); None while it measured every one, or was
+    not searched."""
+    settings, gold = inputs.settings, inputs.scope_gold
+    size = settings.get("corpus_scope_questions")
+    if size is None or gold.empty or CORPUS not in settings.get("search_scopes", SEARCH_SCOPES):
+        return None
+    sample = corpus_scope_sample(inputs.golden, gold, int(size), int(settings.get("golden_seed", 0)))
+    if sample is None:
+        return None
     fair = set(gold[(gold.search_scope == CORPUS) & gold.rule.isna()].question_id)
-    answerable = inputs.golden[inputs.golden.expected_route == ANSWER]
-    eligible = int(answerable.question_id.isin(fair).sum())
-    if eligible <= size:
+    return sample, int(inputs.golden[inputs.golden.expected_route == ANSWER].question_id.isin(fair).sum())
+
+
+def _corpus_sample_sentence(inputs: ReportInputs, paired: bool = False) -> str:
+    """What the corpus scope measured when it measured a seeded sample (nothing is said while it measures every
+    question fair there). `paired`: the table also pairs the scope with company_year."""
+    sampled = _corpus_sample(inputs)
+    if sampled is None:
         return ""
+    sample, eligible = sampled
     return (
-        f" The corpus scope is measured on a seeded sample of {size} of the {eligible} questions fair there (setting "
-        "corpus_scope_questions): each of its searches reads every chunk of the corpus, so on every question its "
-        "cost would grow with the square of the corpus. Its figures, and its paired comparison with company_year, are "
-        "over the sample."
+        f" The corpus scope is measured on a seeded sample of {len(sample)} of the {eligible} questions fair there "
+        "(setting corpus_scope_questions): each of its searches reads every chunk of the corpus, so on every question "
+        "its cost would grow with the square of the corpus. Its figures"
+        + (", and its paired comparison with company_year, are" if paired else " here are")
+        + " over the sample."
     )
 
 
@@ -160,16 +173,21 @@ def scope_tables(inputs: ReportInputs) -> list[ReportTable]:
     if gold.empty:
         return []
     answerable = int((inputs.golden.expected_route == ANSWER).sum())
+    sampled = _corpus_sample(inputs)
     rows = []
     for scope in [s for s in SEARCH_SCOPES if s in set(gold.search_scope)]:
         own = gold[gold.search_scope == scope]
         excluded = own.rule.value_counts().sort_index()
         measured = cast(pd.DataFrame, own[own.rule.isna()])
+        counted = f"{len(measured)} of {answerable}"
+        if scope == CORPUS and sampled is not None:
+            measured = cast(pd.DataFrame, measured[measured.question_id.isin(sampled[0])])
+            counted = f"{len(measured)} of {answerable} (a seeded sample of the {sampled[1]} fair there)"
         rows.append(
             {
                 "scope": scope,
                 "searches": SCOPE_WORDS[scope],
-                "answerable questions measured": f"{len(measured)} of {answerable}",
+                "answerable questions measured": counted,
                 "not measured there, by rule": ", ".join(f"{rule} {n}" for rule, n in excluded.items()) or "none",
                 "measured questions whose figure another company prints": (
                     f"{int((measured.other_company_pages > 0).sum())} (distractors in this scope)"
@@ -188,7 +206,7 @@ def scope_tables(inputs: ReportInputs) -> list[ReportTable]:
             "the company: a figure printed with other meanings on more pages there, or restated by another filing of "
             "the company, is not measured in the wider scopes. Another company's page never holds the company's "
             "figure, so the whole corpus has the company's gold; another company printing the same number is a "
-            "distractor the search must rank below it." + _corpus_sample_sentence(inputs),
+            "distractor the search must rank below it." + _corpus_sample_sentence(inputs, paired=True),
         )
     ]
     if len(changes):
@@ -412,7 +430,7 @@ def retrieval_table(inputs: ReportInputs) -> ReportTable:
         "By chance: the mean hit a random ranking of each question's scope reaches at K (a hypergeometric draw of "
         "K of the scope's chunks, those on a gold page or in a gold filing counting as hits), per question: "
         "the floor a hit rate stands on. In a one-filing scope the document hit is 100% by chance, and a figure "
-        "printed on many pages puts the page floor high." + _corpus_sample_sentence(inputs),
+        "printed on many pages puts the page floor high." + _corpus_sample_sentence(inputs, paired=True),
     )
 
 

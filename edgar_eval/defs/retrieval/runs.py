@@ -33,6 +33,7 @@ from edgar_eval.evaluation.shards import ORDER_COLUMN, case_order, question_orde
 from edgar_eval.evaluation.table_expansion import PassageReader, expansion_frame, expansion_runs
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
 from edgar_eval.retrieval.dense import DenseIndex
+from edgar_eval.retrieval.scope import CORPUS
 from edgar_eval.retrieval.searches import Search, searches
 
 
@@ -54,7 +55,7 @@ def answerer_retrievals(
     index, _ = checked_index(settings, embedder, index_rows)
     retriever = settings.answer_search()
     search = searches(index_rows, index, settings.rrf_k, (retriever,))[retriever]
-    corpus_wide = _corpus_wide(index_rows, golden, None)  # it searches no corpus scope
+    corpus_wide = _corpus_wide(index_rows, golden)
     slices = _slices(golden, question_embeddings=question_embeddings)
 
     def work(shard: str) -> pd.DataFrame:
@@ -126,7 +127,10 @@ def corpus_sample(
     settings: EvalSettings, golden_questions: pd.DataFrame, gold_by_search_scope: pd.DataFrame
 ) -> frozenset[str] | None:
     """The questions the corpus scope measures, drawn from the whole golden set (settings corpus_scope_questions: all
-    fair there up to that many, a seeded sample beyond; None: all), the same in every step that searches it."""
+    fair there up to that many, a seeded sample beyond; None: all, or no corpus scope in search_scopes), the same in
+    every step that searches it."""
+    if CORPUS not in settings.search_scopes:
+        return None
     return corpus_scope_sample(
         golden_questions, gold_by_search_scope, settings.corpus_scope_questions, settings.golden_seed
     )
@@ -152,21 +156,25 @@ def measured_cases(
     )
 
 
-def _corpus_wide(search_index: pd.DataFrame, golden: pd.DataFrame, sample: frozenset[str] | None) -> dict[str, str]:
-    """The versions of what every shard of a retrieval step reads whole: the search index, the golden set's order
-    (by which each shard's rows are placed) and the corpus scope's sample (drawn from every shard's questions)."""
-    versions = {"search_index": index_version(search_index), "golden_order": golden_order(golden)}
-    if sample is not None:  # (every fair question while there is no sample: the shards' own slices say which)
-        versions["corpus_sample"] = rows_version(pd.DataFrame({"question_id": sorted(sample)}))
-    return versions
+def _corpus_wide(search_index: pd.DataFrame, golden: pd.DataFrame) -> dict[str, str]:
+    """The versions of what every shard of a retrieval step reads whole: the search index and the golden set's
+    order (by which each shard's rows are placed)."""
+    return {"search_index": index_version(search_index), "golden_order": golden_order(golden)}
 
 
-def _slices(golden: pd.DataFrame, **tables: pd.DataFrame) -> Callable[[str], dict[str, pd.DataFrame]]:
-    """A shard's slice of each per-question input: its golden questions, and these tables' rows of them."""
+def _slices(
+    golden: pd.DataFrame, sample: frozenset[str] | None = None, **tables: pd.DataFrame
+) -> Callable[[str], dict[str, pd.DataFrame]]:
+    """A shard's slice of each per-question input: its golden questions, these tables' rows of them, and which of
+    them the corpus scope's `sample` holds (drawn from every shard's questions, so another shard's change can move
+    it; a shard is made again only when its own part moves)."""
 
     def slices(shard: str) -> dict[str, pd.DataFrame]:
         questions = shard_questions(golden, shard)
-        return {"golden_questions": questions, **{name: _rows_of(table, questions) for name, table in tables.items()}}
+        own = {"golden_questions": questions, **{name: _rows_of(table, questions) for name, table in tables.items()}}
+        if sample is not None:
+            own["corpus_sample"] = pd.DataFrame({"question_id": sorted(set(questions.question_id) & sample)})
+        return own
 
     return slices
 
@@ -198,8 +206,8 @@ def retriever_rankings(
     dense, _ = checked_index(settings, embedder, index_rows)
     retrievers = searches(index_rows, dense, settings.rrf_k)
     sample = corpus_sample(settings, golden, gold_by_search_scope)
-    corpus_wide = _corpus_wide(index_rows, golden, sample)
-    slices = _slices(golden, gold_by_search_scope=gold_by_search_scope, question_embeddings=question_embeddings)
+    corpus_wide = _corpus_wide(index_rows, golden)
+    slices = _slices(golden, sample, gold_by_search_scope=gold_by_search_scope, question_embeddings=question_embeddings)
 
     def work(shard: str) -> pd.DataFrame:
         questions = shard_questions(golden, shard)
@@ -255,8 +263,8 @@ def reranked_retrievals(
         ],
     )
     sample = corpus_sample(settings, golden, gold_by_search_scope)
-    corpus_wide = _corpus_wide(search_index, golden, sample)
-    slices = _slices(golden, gold_by_search_scope=gold_by_search_scope, retriever_rankings=ranked)
+    corpus_wide = _corpus_wide(search_index, golden)
+    slices = _slices(golden, sample, gold_by_search_scope=gold_by_search_scope, retriever_rankings=ranked)
     reranker = settings.reranker_adapter()
 
     def work(shard: str) -> pd.DataFrame:
@@ -308,7 +316,13 @@ def _rerank_cuts(
     text, filing_id, pages = chunks["text"], chunks["filing_id"], chunks["pages"]
     for candidates, kept in settings.cuts():
         for run in iter_rows(cast(pd.DataFrame, ranked[ranked.k == candidates])):
-            case = cases[(run.question_id, run.search_scope)]
+            case = cases.get((run.question_id, run.search_scope))
+            if case is None:
+                raise ValueError(
+                    f"retriever_rankings searched question {run.question_id} in the {run.search_scope} scope, which "
+                    "these settings do not measure there (search_scopes, corpus_scope_questions or the golden set "
+                    "changed since): materialise retriever_rankings again"
+                )
             found = list(run.chunk_ids)
             started = time.perf_counter()
             order = [found[r.index] for r in reranker.rerank(case.question, [text[c] for c in found], kept)]
@@ -371,9 +385,10 @@ def expanded_retrievals(
     texts = filing_text.frame(keys)
     ranked = cast(pd.DataFrame, retriever_rankings[retriever_rankings.retriever == settings.answer_retriever])
     sample = corpus_sample(settings, golden, gold_by_search_scope)
-    corpus_wide = {**_corpus_wide(search_index, golden, sample), "filing_text": rows_version(texts)}
+    corpus_wide = {**_corpus_wide(search_index, golden), "filing_text": rows_version(texts)}
     slices = _slices(
         golden,
+        sample,
         gold_by_search_scope=gold_by_search_scope,
         retriever_rankings=ranked,
         reranked_retrievals=reranked_retrievals,
