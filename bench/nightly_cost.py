@@ -82,7 +82,7 @@ def main() -> int:
         run_overhead += wall - work
     measured = Measured(
         corpus=args.name or Path(args.corpus).resolve().name,
-        machine=_machine(),
+        machine=machine(),
         filings=len(built),
         megabytes=round(sum(sizes[key] for key in built), 3),
         corpus_step_seconds={step: round(seconds, 3) for step, seconds in sorted(per_step.items())},
@@ -96,7 +96,7 @@ def main() -> int:
     return 0
 
 
-def _machine() -> str:
+def machine() -> str:
     """The processor and the cores the measurement ran on: the estimate holds for workers like it."""
     lines = Path("/proc/cpuinfo").read_text().splitlines() if Path("/proc/cpuinfo").exists() else []
     model = next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), None)

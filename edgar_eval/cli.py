@@ -339,8 +339,10 @@ def readme(args: argparse.Namespace) -> int:
         sources = f"{', '.join(sorted(reports))} and reports/nightly_cost.json"
         if scaled.is_file():
             runs = [scale.ScaleRun.from_json(run) for run in json.loads(scaled.read_text())]
-            text = replace_block(text, scale.readme_block(runs, measured), scale.START, scale.END)
-            sources += " and reports/scale.json"
+            scoped = home / "reports" / "corpus_scope_cost.json"
+            cost = scale.CorpusScopeCost.from_json(json.loads(scoped.read_text())) if scoped.is_file() else None
+            text = replace_block(text, scale.readme_block(runs, measured, cost), scale.START, scale.END)
+            sources += " and reports/scale.json" + (" and reports/corpus_scope_cost.json" if cost else "")
         changed = replace_file(page, text.encode()) or changed
     else:
         sources = f"{', '.join(sorted(reports))} (no reports/nightly_cost.json: the nightly cost left as it was)"

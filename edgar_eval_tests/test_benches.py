@@ -23,6 +23,7 @@ from typing import Callable
 import pytest
 
 from edgar_eval.adapters.local_corpus import list_filings, write_demo_corpus
+from edgar_eval.report.scale import CorpusScopeCost
 from edgar_eval_tests.services import project_copy
 
 pytestmark = [
@@ -84,6 +85,13 @@ class Smoke:
     # module -> more lines it must print when that module is importable (an optional package: the bench extra)
     printed_if: dict[str, tuple[str, ...]] = field(default_factory=dict)
     check: Callable[[Inputs], None] = lambda inputs: None  # after the run: what it wrote
+
+
+def _corpus_scope_cost_written(inputs: Inputs) -> None:
+    """What the corpus-scope bench wrote is what the night on paper reads: both sizes, and a fit of them."""
+    cost = CorpusScopeCost.from_json(json.loads((inputs.scratch / "corpus_scope_cost.json").read_text()))
+    assert [size["copies"] for size in cost.sizes] == [1, 2] and cost.sizes[1]["chunks"] == 2 * cost.chunks
+    assert cost.fit() is not None and cost.questions_timed == 5 and cost.fair_questions >= 5
 
 
 def _candidates(inputs: Inputs) -> Path:
@@ -204,6 +212,27 @@ SMOKE: dict[str, dict[str, Smoke]] = {
                 rf"^\| 2 \| \d+ \| \d+ \| {NUMBER} / {NUMBER} \| {NUMBER} / {NUMBER} \|$",
             ),
             cold_run=True,
+        )
+    },
+    "corpus_scope": {
+        "demo": Smoke(
+            args=lambda i: [
+                "--store",
+                str(i.store),
+                "--copies",
+                "1",
+                "2",
+                "--questions",
+                "5",
+                "--write",
+                str(i.scratch / "corpus_scope_cost.json"),
+            ],
+            printed=(
+                r"^.+: \d+ chunks of \d+ filings; \d+ of \d+ golden questions fair in the corpus scope, 5 timed; ",
+                rf"^\| 2 \| \d+ \| \d+ \| {NUMBER} \|$",
+            ),
+            cold_run=True,
+            check=_corpus_scope_cost_written,
         )
     },
     "shard_bm25": {

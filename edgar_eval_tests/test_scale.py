@@ -111,6 +111,53 @@ def test_the_incremental_night_names_the_corpus_work_no_evaluation_design_remove
     ), within
 
 
+def _scope_cost(**changes) -> scale.CorpusScopeCost:
+    """10 filings of 100 chunks each, 40 golden questions, 20 fair in the corpus scope; a question costs 1 ms per
+    1,000 chunks (copies 1, 4 and 16)."""
+    fields = dict(
+        corpus="real",
+        machine="test",
+        filings=10,
+        chunks=1_000,
+        golden_questions=40,
+        fair_questions=20,
+        questions_timed=20,
+        depths=[30, 50],
+        retrievers=["dense", "bm25", "hybrid"],
+        corpus_scope_questions=100,
+        noise_questions=80,
+        noise_replicas=5,
+        sizes=[{"copies": c, "filings": 10 * c, "chunks": 1_000 * c, "seconds": 0.001 * c} for c in (1, 4, 16)],
+    )
+    return scale.CorpusScopeCost(**{**fields, **changes})
+
+
+def test_the_corpus_scope_grows_with_the_index_and_is_held_in_place_of_its_linear_share():
+    """At 1,000 filings: 100,000 chunks, so 0.1 s a question; 2,000 questions fair there, the measurement's sample
+    100; the noise sample 80 of 4,000 questions, half of them fair (40), each of 5 replicas. Sampled: (100 + 5 x 40) x
+    0.1 = 30 s; every fair question: (2,000 + 200) x 0.1 = 220 s. The linear growth of the real run counts the scope at
+    its measured 1 ms for (20 + 5 x 20) questions, times 100: 12 s; so the evaluation is 5,000 - 12 + 30 s."""
+    cost = _scope_cost()
+    assert cost.fit() == pytest.approx((1e-6, 1.0))
+    night = scale.night(_runs(1.0), REAL, filings=1_000, corpus_scope=cost)
+    assert night is not None and night.corpus_scope is not None
+    scope = night.corpus_scope
+    assert scope.chunks == pytest.approx(100_000) and scope.seconds_per_question == pytest.approx(0.1)
+    assert scope.sampled_seconds == pytest.approx(30.0) and scope.every_question_seconds == pytest.approx(220.0)
+    assert scope.linear_share_seconds == pytest.approx(12.0)
+    assert night.linear_evaluation_seconds == pytest.approx(5_000.0)
+    assert night.evaluation_seconds == pytest.approx(5_000.0 - 12.0 + 30.0)
+    without = scale.night(_runs(1.0), REAL, filings=1_000)
+    assert without is not None and without.evaluation_seconds == pytest.approx(5_000.0), "without it: linear"
+    uncapped = scale.night(_runs(1.0), REAL, filings=1_000, corpus_scope=_scope_cost(corpus_scope_questions=10**6))
+    assert uncapped is not None and uncapped.corpus_scope is not None
+    assert uncapped.corpus_scope.sampled_seconds == pytest.approx(220.0), "a cap above every question: every one"
+    lines = "\n".join(scale.scale_lines(_runs(1.0), REAL, cost))
+    assert "took 1.0 ms over the real corpus's 1,000 chunks and 16 ms over 16 copies of it (16,000 chunks)" in lines
+    # the page's night is 10,000 filings: 1 s a question, (100 + 5 x 40) sampled, (20,000 + 200) every one
+    assert "on its seeded sample (corpus_scope_questions, 100) 5.0 min" in lines and "would take 5.6 h" in lines
+
+
 def test_the_committed_measurement_is_what_the_deployment_page_prints():
     measured = REPO / "reports" / "scale.json"
     if not measured.is_file():
@@ -119,4 +166,6 @@ def test_the_committed_measurement_is_what_the_deployment_page_prints():
     real = Measured.from_json(json.loads((REPO / "reports" / "nightly_cost.json").read_text()))
     page = (REPO / "docs" / "deployment.md").read_text()
     block = page[page.index(scale.START) : page.index(scale.END) + len(scale.END)]
-    assert block == scale.readme_block(runs, real), "rerun: edgar-eval readme"
+    scoped = REPO / "reports" / "corpus_scope_cost.json"
+    cost = scale.CorpusScopeCost.from_json(json.loads(scoped.read_text())) if scoped.is_file() else None
+    assert block == scale.readme_block(runs, real, cost), "rerun: edgar-eval readme"

@@ -84,7 +84,8 @@ def estimate_lines(measured: Measured, night: Estimate) -> list[str]:
         "",
         f"A nightly cold run over {night.filings:,} filings of {night.megabytes_per_filing:.2f} MB: corpus "
         f"{night.corpus_worker_hours:.1f} worker-hours (parse, chunk, embed), divided among workers; evaluation "
-        f"{night.evaluation_hours:.1f} hours on one worker.",
+        f"{night.evaluation_hours:.1f} hours on one worker, every step grown alike (the corpus search scope grows "
+        "faster: the night on paper below holds it as measured on its own).",
     ]
     if night.workers is None:
         lines.append(

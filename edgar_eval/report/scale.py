@@ -5,7 +5,9 @@ night on paper from those fits; `edgar-eval readme` prints it in docs/deployment
 The synthetic filings are small (the demo's, about 60 KB), so their corpus steps say how a step grows with the count
 of filings, not what a real filing of 2 MB costs to embed: the night's corpus work is the real corpus's measured
 seconds per megabyte (reports/nightly_cost.json). The evaluation's growth is the synthetic runs' exponent, anchored
-at the real corpus's measured evaluation run. The targets are issue 33's.
+at the real corpus's measured evaluation run, but for the corpus search scope, whose searches read every chunk: its
+cost per question is measured on copies of the real index (bench/corpus_scope.py, reports/corpus_scope_cost.json) and
+held in place of the share the linear growth gives it. The targets are issue 33's.
 """
 
 from __future__ import annotations
@@ -87,6 +89,75 @@ def at(fit: tuple[float, float], filings: float) -> float:
 
 
 @dataclass(frozen=True)
+class CorpusScopeCost:
+    """What one question searched in the corpus scope costs at several sizes of one corpus's index (copies of its
+    filings; bench/corpus_scope.py writes it to reports/corpus_scope_cost.json): the evaluation's three retrievers at
+    each depth, over every chunk, so the seconds grow with the index."""
+
+    corpus: str
+    machine: str
+    filings: int
+    chunks: int
+    golden_questions: int
+    fair_questions: int  # answerable and fair in the corpus scope: what it measures, up to corpus_scope_questions
+    questions_timed: int
+    depths: list[int]
+    retrievers: list[str]
+    corpus_scope_questions: int  # the settings' defaults when measured
+    noise_questions: int
+    noise_replicas: int
+    sizes: list[dict[str, float]]  # copies, filings, chunks, seconds (per question)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CorpusScopeCost:
+        return cls(**data)
+
+    def fit(self) -> tuple[float, float] | None:
+        """Seconds per question = a * chunks ** b."""
+        return power_fit([(size["chunks"], size["seconds"]) for size in self.sizes])
+
+    def measured_seconds(self) -> float:
+        """Per question over the corpus's own index (one copy)."""
+        return next(size["seconds"] for size in self.sizes if size["copies"] == 1)
+
+    def questions(self, filings: float, capped: bool = True) -> float:
+        """Questions that search the corpus scope at `filings` filings (the fair ones growing with the filings): the
+        measurement's (its sample when `capped`) and the noise replicas', each replica repeating the fair questions of
+        the noise sample (they nest in the measurement's sample)."""
+        grown = filings / self.filings
+        fair, golden = self.fair_questions * grown, self.golden_questions * grown
+        measured = min(fair, self.corpus_scope_questions) if capped else fair
+        in_noise = min(golden, self.noise_questions) * self.fair_questions / self.golden_questions
+        return measured + self.noise_replicas * min(in_noise, measured)
+
+
+@dataclass(frozen=True)
+class CorpusScopeNight:
+    """The corpus scope at the night's size, on one worker."""
+
+    chunks: float
+    seconds_per_question: float
+    sampled_seconds: float  # its questions capped by corpus_scope_questions, with the noise replicas'
+    every_question_seconds: float  # had every fair question been measured
+    linear_share_seconds: float  # what the evaluation's linear growth from the real run counts for it
+
+
+def corpus_scope_night(cost: CorpusScopeCost, filings: int) -> CorpusScopeNight | None:
+    fit = cost.fit()
+    if fit is None:
+        return None
+    chunks = cost.chunks / cost.filings * filings
+    per_question = at(fit, chunks)
+    return CorpusScopeNight(
+        chunks=chunks,
+        seconds_per_question=per_question,
+        sampled_seconds=cost.questions(filings) * per_question,
+        every_question_seconds=cost.questions(filings, capped=False) * per_question,
+        linear_share_seconds=cost.measured_seconds() * cost.questions(cost.filings) * filings / cost.filings,
+    )
+
+
+@dataclass(frozen=True)
 class Night:
     filings: int
     corpus_worker_seconds: float  # every filing parsed, chunked and embedded once (real filings' megabytes)
@@ -98,10 +169,16 @@ class Night:
     full_workers: int | None  # workers that bring a full re-run under an hour; None: no number does
     speedup: float | None  # one worker's wall over two workers' at the largest size both measured; None: not measured
     speedup_filings: int | None  # that size
+    linear_evaluation_seconds: float  # the real run grown as filings ** evaluation_exponent, every step alike
+    corpus_scope: CorpusScopeNight | None  # measured on its own (evaluation_seconds holds it in place of its share)
 
 
-def night(runs: list[ScaleRun], real: Measured, filings: int = NIGHT_FILINGS) -> Night | None:
-    """The night on paper; None without two sizes on one worker."""
+def night(
+    runs: list[ScaleRun], real: Measured, filings: int = NIGHT_FILINGS, corpus_scope: CorpusScopeCost | None = None
+) -> Night | None:
+    """The night on paper; None without two sizes on one worker. With the corpus scope's measured cost, the
+    evaluation holds it as measured (its seconds per question grow with the index) in place of the share the real
+    run's linear growth gives it."""
     one = fits(runs, 1)
     if EVALUATION not in one:
         return None
@@ -111,7 +188,9 @@ def night(runs: list[ScaleRun], real: Measured, filings: int = NIGHT_FILINGS) ->
     exponent = max(fitted, 1.0)
     anchored = estimate(real, filings)  # corpus work scaled by real megabytes
     corpus = anchored.corpus_worker_hours * HOUR
-    evaluation = real.evaluation_seconds * (filings / real.filings) ** exponent
+    linear = real.evaluation_seconds * (filings / real.filings) ** exponent
+    scope = corpus_scope_night(corpus_scope, filings) if corpus_scope is not None else None
+    evaluation = linear if scope is None else linear - scope.linear_share_seconds + scope.sampled_seconds
     incremental = corpus * CHANGED_SHARE + evaluation
     both = {r.filings for r in runs if r.workers == 1} & {r.filings for r in runs if r.workers == 2}
     speedup = None
@@ -129,6 +208,8 @@ def night(runs: list[ScaleRun], real: Measured, filings: int = NIGHT_FILINGS) ->
         full_workers=workers_within_hour(corpus, evaluation),
         speedup=speedup,
         speedup_filings=max(both) if both else None,
+        linear_evaluation_seconds=linear,
+        corpus_scope=scope,
     )
 
 
@@ -146,7 +227,7 @@ def _met(seconds: float | None, target: float) -> str:
     return "met" if seconds <= target else f"not met ({_duration(seconds)} against {_duration(target)})"
 
 
-def scale_lines(runs: list[ScaleRun], real: Measured) -> list[str]:
+def scale_lines(runs: list[ScaleRun], real: Measured, corpus_scope: CorpusScopeCost | None = None) -> list[str]:
     """The measurement, the fits and the night, as docs/deployment.md and the bench print them."""
     lines = [
         "| filings | workers | cold run (wall) | corpus steps | evaluation steps | warm re-run | one filing changed |",
@@ -174,7 +255,7 @@ def scale_lines(runs: list[ScaleRun], real: Measured) -> list[str]:
             if stage in one:
                 a, b = one[stage]
                 lines.append(f"| {stage} | {a:.3g} | {b:.2f} | {_duration(at(one[stage], NIGHT_FILINGS))} |")
-    paper = night(runs, real)
+    paper = night(runs, real, corpus_scope=corpus_scope)
     if paper is None:
         return [*lines, "", "Fewer than two sizes measured on one worker: no night on paper."]
     warm = max((r.warm_seconds for r in runs if r.warm_seconds is not None), default=None)
@@ -198,8 +279,14 @@ def scale_lines(runs: list[ScaleRun], real: Measured) -> list[str]:
             else ""
         )
         + f", anchored at the shared corpus's "
-        f"{real.evaluation_seconds:.0f} s for {real.filings} filings: {_duration(paper.evaluation_seconds)} on one "
-        "worker. "
+        f"{real.evaluation_seconds:.0f} s for {real.filings} filings: {_duration(paper.linear_evaluation_seconds)} on "
+        "one worker"
+        + (
+            "."
+            if corpus_scope is None or paper.corpus_scope is None
+            else f", every step grown alike; {_corpus_scope_words(corpus_scope, paper)}"
+        )
+        + " "
         + (
             f"Two workers ran the {paper.speedup_filings}-filing corpus {paper.speedup:.2f} times as fast as one (the "
             "workers below assume the ideal split of the corpus work, 2.0 for two)."
@@ -228,6 +315,31 @@ def scale_lines(runs: list[ScaleRun], real: Measured) -> list[str]:
         _incremental_floor(paper, real),
     ]
     return lines
+
+
+def _corpus_scope_words(cost: CorpusScopeCost, paper: Night) -> str:
+    """How the corpus scope grows, measured on its own, and the evaluation on paper that holds it."""
+    scope = paper.corpus_scope
+    fit = cost.fit()
+    assert scope is not None and fit is not None
+    largest = max(cost.sizes, key=lambda size: size["copies"])
+    grown = paper.filings / cost.filings
+    in_noise = min(cost.golden_questions * grown, cost.noise_questions) * cost.fair_questions / cost.golden_questions
+    return (
+        "but each search of the corpus scope reads every chunk, so a question there costs more the larger the corpus; "
+        "measured on its own "
+        f"(bench/corpus_scope.py, on {cost.machine}): a question searched there by the {len(cost.retrievers)} "
+        f"retrievers at depths {', '.join(map(str, cost.depths))} took {cost.measured_seconds() * 1000:.1f} ms over "
+        f"the {cost.corpus} corpus's {cost.chunks:,} chunks and {largest['seconds'] * 1000:.0f} ms over "
+        f"{largest['copies']:.0f} copies of it ({largest['chunks']:,.0f} chunks), seconds = {fit[0]:.3g} x chunks ^ "
+        f"{fit[1]:.2f}, so {scope.seconds_per_question:.2f} s at {paper.filings:,} filings "
+        f"({scope.chunks / 1e6:.1f} million chunks). Measured on every question fair there "
+        f"({cost.fair_questions * grown:,.0f}), with the {cost.noise_replicas} noise replicas' {in_noise:,.0f} each, "
+        f"it would take {_duration(scope.every_question_seconds)}; on its seeded sample (corpus_scope_questions, "
+        f"{cost.corpus_scope_questions:,}) {_duration(scope.sampled_seconds)}, where the growth above counts "
+        f"{_duration(scope.linear_share_seconds)} for it: the evaluation on paper, "
+        f"{_duration(paper.evaluation_seconds)} on one worker."
+    )
 
 
 def _incremental_floor(paper: Night, real: Measured) -> str:
@@ -263,5 +375,5 @@ def _incremental_floor(paper: Night, real: Measured) -> str:
     )
 
 
-def readme_block(runs: list[ScaleRun], real: Measured) -> str:
-    return "\n".join([START, "", *scale_lines(runs, real), "", END])
+def readme_block(runs: list[ScaleRun], real: Measured, corpus_scope: CorpusScopeCost | None = None) -> str:
+    return "\n".join([START, "", *scale_lines(runs, real, corpus_scope), "", END])
