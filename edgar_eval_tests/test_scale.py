@@ -113,49 +113,64 @@ def test_the_incremental_night_names_the_corpus_work_no_evaluation_design_remove
 
 def _scope_cost(**changes) -> scale.CorpusScopeCost:
     """10 filings of 100 chunks each, 40 golden questions, 20 fair in the corpus scope; a question costs 1 ms per
-    1,000 chunks (copies 1, 4 and 16)."""
+    1,000 chunks for every search and 0.5 ms for the rerank band's (copies 1, 4 and 16); the measured run's noise
+    replicas searched 90 questions there, each band (a replica leaves companies out: 18 of the 20 each)."""
     fields = dict(
         corpus="real",
         machine="test",
         filings=10,
         chunks=1_000,
+        dimensions=384,
         golden_questions=40,
         fair_questions=20,
         questions_timed=20,
         depths=[30, 50],
         retrievers=["dense", "bm25", "hybrid"],
+        answer_retriever="hybrid",
+        rerank_depths=[30, 50],
+        noise_searched=90,
+        rerank_noise_searched=90,
         corpus_scope_questions=100,
         noise_questions=80,
         noise_replicas=5,
-        sizes=[{"copies": c, "filings": 10 * c, "chunks": 1_000 * c, "seconds": 0.001 * c} for c in (1, 4, 16)],
+        sizes=[
+            {"copies": c, "filings": 10 * c, "chunks": 1_000 * c, "seconds": 0.001 * c, "answer_seconds": 0.0005 * c}
+            for c in (1, 4, 16)
+        ],
     )
     return scale.CorpusScopeCost(**{**fields, **changes})
 
 
-def test_the_corpus_scope_grows_with_the_index_and_is_held_in_place_of_its_linear_share():
-    """At 1,000 filings: 100,000 chunks, so 0.1 s a question; 2,000 questions fair there, the measurement's sample
-    100; the noise sample 80 of 4,000 questions, half of them fair (40), each of 5 replicas. Sampled: (100 + 5 x 40) x
-    0.1 = 30 s; every fair question: (2,000 + 200) x 0.1 = 220 s. The linear growth of the real run counts the scope at
-    its measured 1 ms for (20 + 5 x 20) questions, times 100: 12 s; so the evaluation is 5,000 - 12 + 30 s."""
+def test_the_corpus_scope_grows_with_the_index_and_is_held_in_place_of_its_part_of_the_measured_run():
+    """At 1,000 filings: 100,000 chunks, so 0.1 s a question (0.05 s the rerank band's); 2,000 questions fair there,
+    the measurement's sample 100; the noise sample 80 of 4,000 questions, half of them fair (40), in each of 5 retrieval
+    and 5 rerank replicas. Sampled: (100 + 5 x 40) x 0.1 + 5 x 40 x 0.05 = 40 s; every fair question: (2,000 + 200) x
+    0.1 + 10 = 230 s. The measured run spent 0.001 x (20 + 90) + 0.0005 x 90 = 0.155 s on it, which the linear growth
+    (x 100) makes 15.5 s; so the evaluation is 5,000 - 15.5 + 40 s."""
     cost = _scope_cost()
-    assert cost.fit() == pytest.approx((1e-6, 1.0))
+    assert cost.fit() == pytest.approx((1e-6, 1.0)) and cost.fit("answer_seconds") == pytest.approx((5e-7, 1.0))
     night = scale.night(_runs(1.0), REAL, filings=1_000, corpus_scope=cost)
     assert night is not None and night.corpus_scope is not None
     scope = night.corpus_scope
     assert scope.chunks == pytest.approx(100_000) and scope.seconds_per_question == pytest.approx(0.1)
-    assert scope.sampled_seconds == pytest.approx(30.0) and scope.every_question_seconds == pytest.approx(220.0)
-    assert scope.linear_share_seconds == pytest.approx(12.0)
+    assert scope.sampled_seconds == pytest.approx(40.0) and scope.every_question_seconds == pytest.approx(230.0)
+    assert scope.measured_run_seconds == pytest.approx(0.155)
     assert night.linear_evaluation_seconds == pytest.approx(5_000.0)
-    assert night.evaluation_seconds == pytest.approx(5_000.0 - 12.0 + 30.0)
+    assert night.evaluation_seconds == pytest.approx(5_000.0 - 15.5 + 40.0)
     without = scale.night(_runs(1.0), REAL, filings=1_000)
     assert without is not None and without.evaluation_seconds == pytest.approx(5_000.0), "without it: linear"
     uncapped = scale.night(_runs(1.0), REAL, filings=1_000, corpus_scope=_scope_cost(corpus_scope_questions=10**6))
     assert uncapped is not None and uncapped.corpus_scope is not None
-    assert uncapped.corpus_scope.sampled_seconds == pytest.approx(220.0), "a cap above every question: every one"
+    assert uncapped.corpus_scope.sampled_seconds == pytest.approx(230.0), "a cap above every question: every one"
+    squared = scale.night(_runs(2.0), REAL, filings=1_000, corpus_scope=cost)
+    assert squared is not None, "its part of the measured run grows as the evaluation's exponent says (x 10,000)"
+    assert squared.evaluation_seconds == pytest.approx(50.0 * 100**2 - 0.155 * 100**2 + 40.0)
     lines = "\n".join(scale.scale_lines(_runs(1.0), REAL, cost))
     assert "took 1.0 ms over the real corpus's 1,000 chunks and 16 ms over 16 copies of it (16,000 chunks)" in lines
-    # the page's night is 10,000 filings: 1 s a question, (100 + 5 x 40) sampled, (20,000 + 200) every one
-    assert "on its seeded sample (corpus_scope_questions, 100) 5.0 min" in lines and "would take 5.6 h" in lines
+    # the page's night is 10,000 filings: 1 s a question (0.5 s the rerank band's), 300 + 200 sampled, 20,200 + 200
+    assert "on its seeded sample (corpus_scope_questions, 100) 6.7 min" in lines and "would take 5.6 h" in lines
+    assert "the growth above counts 2.6 min for it (0.2 s of the measured run)" in lines
+    assert "extrapolated 62.5 times past the largest size measured" in lines and "1.5 GB of vectors" in lines
 
 
 def test_the_committed_measurement_is_what_the_deployment_page_prints():

@@ -89,10 +89,10 @@ def estimate_lines(measured: Measured, night: Estimate) -> list[str]:
     ]
     if night.workers is None:
         lines.append(
-            "No number of workers brings it under an hour: the evaluation alone takes "
+            "No number of workers brings it under an hour: the evaluation alone takes at least "
             f"{night.evaluation_hours:.1f} h until it is partitioned (by company) to spread over workers. Spread as "
-            f"the corpus is, the whole night would need {night.workers_once_partitioned} workers like the measured "
-            "machine (its worker-hours in one hour; not yet possible)."
+            f"the corpus is, the whole night would need at least {night.workers_once_partitioned} workers like the "
+            "measured machine (its worker-hours in one hour; not yet possible)."
         )
     else:
         lines.append(f"Under an hour with {night.workers} workers like the measured machine.")

@@ -91,44 +91,51 @@ def at(fit: tuple[float, float], filings: float) -> float:
 @dataclass(frozen=True)
 class CorpusScopeCost:
     """What one question searched in the corpus scope costs at several sizes of one corpus's index (copies of its
-    filings; bench/corpus_scope.py writes it to reports/corpus_scope_cost.json): the evaluation's three retrievers at
-    each depth, over every chunk, so the seconds grow with the index."""
+    filings; bench/corpus_scope.py writes it to reports/corpus_scope_cost.json), so the seconds grow with the index:
+    every retriever at every depth (the measurement and the retrieval noise band), and the answerer's retriever at the
+    rerank cuts' candidate depths (the rerank noise band)."""
 
     corpus: str
     machine: str
     filings: int
     chunks: int
+    dimensions: int  # of a chunk's embedding
     golden_questions: int
     fair_questions: int  # answerable and fair in the corpus scope: what it measures, up to corpus_scope_questions
     questions_timed: int
     depths: list[int]
     retrievers: list[str]
+    answer_retriever: str
+    rerank_depths: list[int]
+    noise_searched: int  # corpus-scope questions the measured run's retrieval noise replicas searched, together
+    rerank_noise_searched: int  # and its rerank noise replicas
     corpus_scope_questions: int  # the settings' defaults when measured
     noise_questions: int
     noise_replicas: int
-    sizes: list[dict[str, float]]  # copies, filings, chunks, seconds (per question)
+    sizes: list[dict[str, float]]  # copies, filings, chunks, seconds and answer_seconds (per question)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CorpusScopeCost:
         return cls(**data)
 
-    def fit(self) -> tuple[float, float] | None:
-        """Seconds per question = a * chunks ** b."""
-        return power_fit([(size["chunks"], size["seconds"]) for size in self.sizes])
+    def fit(self, column: str = "seconds") -> tuple[float, float] | None:
+        """Seconds per question = a * chunks ** b: every search ("seconds"), or the rerank band's ("answer_seconds")."""
+        return power_fit([(size["chunks"], size[column]) for size in self.sizes])
 
-    def measured_seconds(self) -> float:
+    def measured(self, column: str = "seconds") -> float:
         """Per question over the corpus's own index (one copy)."""
-        return next(size["seconds"] for size in self.sizes if size["copies"] == 1)
+        return next(size[column] for size in self.sizes if size["copies"] == 1)
 
-    def questions(self, filings: float, capped: bool = True) -> float:
-        """Questions that search the corpus scope at `filings` filings (the fair ones growing with the filings): the
-        measurement's (its sample when `capped`) and the noise replicas', each replica repeating the fair questions of
-        the noise sample (they nest in the measurement's sample)."""
+    def questions(self, filings: float, capped: bool = True) -> tuple[float, float]:
+        """The corpus scope's questions at `filings` filings (the fair ones grow with the filings): those every search
+        reads (the measurement's, its sample when `capped`, and each retrieval noise replica's), and those the rerank
+        band's replicas search again. A replica searches the fair questions of the noise sample (they nest in the
+        measurement's); at the night's size the few companies it leaves out are a negligible part of them."""
         grown = filings / self.filings
         fair, golden = self.fair_questions * grown, self.golden_questions * grown
         measured = min(fair, self.corpus_scope_questions) if capped else fair
-        in_noise = min(golden, self.noise_questions) * self.fair_questions / self.golden_questions
-        return measured + self.noise_replicas * min(in_noise, measured)
+        per_replica = min(min(golden, self.noise_questions) * self.fair_questions / self.golden_questions, measured)
+        return measured + self.noise_replicas * per_replica, self.noise_replicas * per_replica
 
 
 @dataclass(frozen=True)
@@ -136,24 +143,28 @@ class CorpusScopeNight:
     """The corpus scope at the night's size, on one worker."""
 
     chunks: float
-    seconds_per_question: float
+    seconds_per_question: float  # every search of one question
     sampled_seconds: float  # its questions capped by corpus_scope_questions, with the noise replicas'
     every_question_seconds: float  # had every fair question been measured
-    linear_share_seconds: float  # what the evaluation's linear growth from the real run counts for it
+    measured_run_seconds: float  # what it took in the real run the evaluation's estimate grows
 
 
 def corpus_scope_night(cost: CorpusScopeCost, filings: int) -> CorpusScopeNight | None:
-    fit = cost.fit()
-    if fit is None:
+    every, answer = cost.fit(), cost.fit("answer_seconds")
+    if every is None or answer is None:
         return None
     chunks = cost.chunks / cost.filings * filings
-    per_question = at(fit, chunks)
+
+    def seconds(questions: tuple[float, float]) -> float:
+        return questions[0] * at(every, chunks) + questions[1] * at(answer, chunks)
+
     return CorpusScopeNight(
         chunks=chunks,
-        seconds_per_question=per_question,
-        sampled_seconds=cost.questions(filings) * per_question,
-        every_question_seconds=cost.questions(filings, capped=False) * per_question,
-        linear_share_seconds=cost.measured_seconds() * cost.questions(cost.filings) * filings / cost.filings,
+        seconds_per_question=at(every, chunks),
+        sampled_seconds=seconds(cost.questions(filings)),
+        every_question_seconds=seconds(cost.questions(filings, capped=False)),
+        measured_run_seconds=cost.measured() * (cost.fair_questions + cost.noise_searched)
+        + cost.measured("answer_seconds") * cost.rerank_noise_searched,
     )
 
 
@@ -169,6 +180,7 @@ class Night:
     full_workers: int | None  # workers that bring a full re-run under an hour; None: no number does
     speedup: float | None  # one worker's wall over two workers' at the largest size both measured; None: not measured
     speedup_filings: int | None  # that size
+    real_evaluation_seconds: float  # the real run's, measured
     linear_evaluation_seconds: float  # the real run grown as filings ** evaluation_exponent, every step alike
     corpus_scope: CorpusScopeNight | None  # measured on its own (evaluation_seconds holds it in place of its share)
 
@@ -188,9 +200,11 @@ def night(
     exponent = max(fitted, 1.0)
     anchored = estimate(real, filings)  # corpus work scaled by real megabytes
     corpus = anchored.corpus_worker_hours * HOUR
-    linear = real.evaluation_seconds * (filings / real.filings) ** exponent
+    growth = (filings / real.filings) ** exponent
+    linear = real.evaluation_seconds * growth
     scope = corpus_scope_night(corpus_scope, filings) if corpus_scope is not None else None
-    evaluation = linear if scope is None else linear - scope.linear_share_seconds + scope.sampled_seconds
+    # the corpus scope's part of the real run grows as every step does in `linear`: held as measured on its own instead
+    evaluation = linear if scope is None else linear - scope.measured_run_seconds * growth + scope.sampled_seconds
     incremental = corpus * CHANGED_SHARE + evaluation
     both = {r.filings for r in runs if r.workers == 1} & {r.filings for r in runs if r.workers == 2}
     speedup = None
@@ -208,6 +222,7 @@ def night(
         full_workers=workers_within_hour(corpus, evaluation),
         speedup=speedup,
         speedup_filings=max(both) if both else None,
+        real_evaluation_seconds=real.evaluation_seconds,
         linear_evaluation_seconds=linear,
         corpus_scope=scope,
     )
@@ -324,21 +339,27 @@ def _corpus_scope_words(cost: CorpusScopeCost, paper: Night) -> str:
     assert scope is not None and fit is not None
     largest = max(cost.sizes, key=lambda size: size["copies"])
     grown = paper.filings / cost.filings
-    in_noise = min(cost.golden_questions * grown, cost.noise_questions) * cost.fair_questions / cost.golden_questions
+    replicas = cost.questions(paper.filings)[1] / cost.noise_replicas if cost.noise_replicas else 0.0
+    share = scope.measured_run_seconds * paper.linear_evaluation_seconds / paper.real_evaluation_seconds
+    vectors = scope.chunks * cost.dimensions * 4 / 1e9  # float32
     return (
-        "but each search of the corpus scope reads every chunk, so a question there costs more the larger the corpus; "
-        "measured on its own "
-        f"(bench/corpus_scope.py, on {cost.machine}): a question searched there by the {len(cost.retrievers)} "
-        f"retrievers at depths {', '.join(map(str, cost.depths))} took {cost.measured_seconds() * 1000:.1f} ms over "
-        f"the {cost.corpus} corpus's {cost.chunks:,} chunks and {largest['seconds'] * 1000:.0f} ms over "
-        f"{largest['copies']:.0f} copies of it ({largest['chunks']:,.0f} chunks), seconds = {fit[0]:.3g} x chunks ^ "
-        f"{fit[1]:.2f}, so {scope.seconds_per_question:.2f} s at {paper.filings:,} filings "
-        f"({scope.chunks / 1e6:.1f} million chunks). Measured on every question fair there "
-        f"({cost.fair_questions * grown:,.0f}), with the {cost.noise_replicas} noise replicas' {in_noise:,.0f} each, "
-        f"it would take {_duration(scope.every_question_seconds)}; on its seeded sample (corpus_scope_questions, "
-        f"{cost.corpus_scope_questions:,}) {_duration(scope.sampled_seconds)}, where the growth above counts "
-        f"{_duration(scope.linear_share_seconds)} for it: the evaluation on paper, "
-        f"{_duration(paper.evaluation_seconds)} on one worker."
+        "but each search of the corpus scope reads every chunk, so a question there costs more the larger the corpus. "
+        f"Measured on its own (bench/corpus_scope.py, on {cost.machine}): a question searched there by the "
+        f"{len(cost.retrievers)} retrievers at depths {', '.join(map(str, cost.depths))} took "
+        f"{cost.measured() * 1000:.1f} ms over the {cost.corpus} corpus's {cost.chunks:,} chunks and "
+        f"{largest['seconds'] * 1000:.0f} ms over {largest['copies']:.0f} copies of it ({largest['chunks']:,.0f} "
+        f"chunks), seconds = {fit[0]:.3g} x chunks ^ {fit[1]:.2f}; extrapolated "
+        f"{scope.chunks / largest['chunks']:.1f} times past the largest size measured, {scope.seconds_per_question:.2f}"
+        f" s at {paper.filings:,} filings ({scope.chunks / 1e6:.1f} million chunks, {vectors:.1f} GB of vectors in a "
+        "dense index, and as much again in each noise replica's). The measurement, each of the "
+        f"{cost.noise_replicas} retrieval noise replicas ({replicas:,.0f} questions each at that size) and each rerank "
+        f"noise replica (the {cost.answer_retriever} retriever again at depths "
+        f"{', '.join(map(str, cost.rerank_depths))}) search it: on every question fair there "
+        f"({cost.fair_questions * grown:,.0f}) they would take {_duration(scope.every_question_seconds)}; on its "
+        f"seeded sample (corpus_scope_questions, {cost.corpus_scope_questions:,}) {_duration(scope.sampled_seconds)}, "
+        "where "
+        f"the growth above counts {_duration(share)} for it ({scope.measured_run_seconds:.1f} s of the measured run): "
+        f"the evaluation on paper, {_duration(paper.evaluation_seconds)} on one worker."
     )
 
 
