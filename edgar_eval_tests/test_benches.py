@@ -228,8 +228,9 @@ SMOKE: dict[str, dict[str, Smoke]] = {
                 str(i.scratch / "corpus_scope_cost.json"),
             ],
             printed=(
-                r"^.+: \d+ chunks of \d+ filings; \d+ of \d+ golden questions fair in the corpus scope, 5 timed; ",
-                rf"^\| 2 \| \d+ \| \d+ \| {NUMBER} \|$",
+                r"^.+: \d+ chunks of \d+ filings; \d+ of \d+ golden questions fair in the corpus scope, 5 timed; .+; "
+                r"the noise bands searched \d+ and \d+ there$",
+                rf"^\| 2 \| \d+ \| \d+ \| {NUMBER} \| {NUMBER} \|$",
             ),
             cold_run=True,
             check=_corpus_scope_cost_written,
