@@ -122,6 +122,11 @@ def main() -> int:
     parser.add_argument(
         "--nightly-cost", default=str(REPO / "reports" / "nightly_cost.json"), help="the real corpus's measurement"
     )
+    parser.add_argument(
+        "--corpus-scope-cost",
+        default=str(REPO / "reports" / "corpus_scope_cost.json"),
+        help="the corpus scope's cost as the index grows (bench/corpus_scope.py; left out where absent)",
+    )
     args = parser.parse_args()
     out = Path(args.out) if args.out else None
     measurements = json.loads(out.read_text()) if args.resume and out and out.is_file() else []
@@ -134,7 +139,9 @@ def main() -> int:
             if out:  # after every run: two hours of measurement are not lost to the last one failing
                 out.write_text(json.dumps(measurements, indent=2) + "\n")
     real = Measured.from_json(json.loads(Path(args.nightly_cost).read_text()))
-    print("\n".join(scale.scale_lines([scale.ScaleRun.from_json(m) for m in measurements], real)))
+    scoped = Path(args.corpus_scope_cost)
+    cost = scale.CorpusScopeCost.from_json(json.loads(scoped.read_text())) if scoped.is_file() else None
+    print("\n".join(scale.scale_lines([scale.ScaleRun.from_json(m) for m in measurements], real, cost)))
     return 0
 
 
