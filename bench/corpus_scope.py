@@ -21,7 +21,6 @@ import argparse
 import json
 import time
 from pathlib import Path
-from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -29,6 +28,7 @@ from nightly_cost import machine  # bench/nightly_cost.py, beside this script
 
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.evaluation.question_sample import seeded_sample
+from edgar_eval.evaluation.search_scopes import corpus_scope_eligible
 from edgar_eval.retrieval.bm25 import ChunkTokens
 from edgar_eval.retrieval.dense import DenseIndex
 from edgar_eval.retrieval.scope import CORPUS
@@ -61,8 +61,7 @@ def main() -> int:
     golden = pd.read_parquet(store / "golden_questions.parquet", columns=["question_id", "question", "expected_route"])
     gold = pd.read_parquet(store / "gold_by_search_scope.parquet", columns=["question_id", "search_scope", "rule"])
     embeddings = pd.read_parquet(store / "question_embeddings.parquet").set_index("question_id").embedding
-    fair = set(gold[(gold.search_scope == CORPUS) & gold.rule.isna()].question_id)
-    eligible = cast(pd.DataFrame, golden[(golden.expected_route == "answer") & golden.question_id.isin(fair)])
+    eligible = corpus_scope_eligible(golden, gold)
     timed = seeded_sample(eligible, args.questions, defaults.golden_seed)
     vectors = np.stack(index_rows.embedding.to_numpy()).astype(np.float32)
     tokens = ChunkTokens(index_rows.chunk_id.tolist(), index_rows.text.tolist())

@@ -40,13 +40,18 @@ class ScopedCase:
     gold_pages: list[str]
 
 
-def corpus_scope_sample(golden: pd.DataFrame, wider_gold: pd.DataFrame, size: int, seed: int) -> frozenset[str] | None:
-    """The questions the corpus scope measures once more than `size` are fair there (answerable, no fairness rule
-    failed in that scope): a seeded sample of `size` of them (question_sample.seeded_sample); None while the scope
-    measures every one. Drawn from the whole golden set, never from a shard's or a replica's part of it, so every
-    step that searches the corpus scope measures the same questions."""
+def corpus_scope_eligible(golden: pd.DataFrame, wider_gold: pd.DataFrame) -> pd.DataFrame:
+    """The golden questions the corpus scope can measure: answerable, and no fairness rule failed in that scope."""
     fair = wider_gold[(wider_gold.search_scope == CORPUS) & wider_gold.rule.isna()]
-    eligible = cast(pd.DataFrame, golden[(golden.expected_route == ANSWER) & golden.question_id.isin(fair.question_id)])
+    return cast(pd.DataFrame, golden[(golden.expected_route == ANSWER) & golden.question_id.isin(fair.question_id)])
+
+
+def corpus_scope_sample(golden: pd.DataFrame, wider_gold: pd.DataFrame, size: int, seed: int) -> frozenset[str] | None:
+    """The questions the corpus scope measures once more than `size` are eligible (corpus_scope_eligible): a seeded
+    sample of `size` of them (question_sample.seeded_sample); None while the scope measures every one. Drawn from the
+    whole golden set, never from a shard's or a replica's part of it, so every step that searches the corpus scope
+    measures the same questions."""
+    eligible = corpus_scope_eligible(golden, wider_gold)
     if len(eligible) <= size:
         return None
     return frozenset(seeded_sample(eligible, size, seed).question_id)

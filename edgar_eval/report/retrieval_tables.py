@@ -12,7 +12,7 @@ from edgar_eval.corpus.frames import iter_groups, iter_rows
 from edgar_eval.domain.routes import ANSWER
 from edgar_eval.domain.versioning import content_version
 from edgar_eval.evaluation.noise_band import band_can_move, beyond_band
-from edgar_eval.evaluation.search_scopes import corpus_scope_sample
+from edgar_eval.evaluation.search_scopes import corpus_scope_eligible, corpus_scope_sample
 from edgar_eval.report.inputs import ReportInputs
 from edgar_eval.report.markdown import Provenance, ReportTable, _ratio, _share_cell, interval, md_cell, percent
 from edgar_eval.retrieval.scope import COMPANY_YEAR, CORPUS, SCOPE_WORDS, SEARCH_SCOPES
@@ -146,8 +146,7 @@ def _corpus_sample(inputs: ReportInputs) -> tuple[frozenset[str], int] | None:
     sample = corpus_scope_sample(inputs.golden, gold, int(size), int(settings.get("golden_seed", 0)))
     if sample is None:
         return None
-    fair = set(gold[(gold.search_scope == CORPUS) & gold.rule.isna()].question_id)
-    return sample, int(inputs.golden[inputs.golden.expected_route == ANSWER].question_id.isin(fair).sum())
+    return sample, len(corpus_scope_eligible(inputs.golden, gold))
 
 
 def _corpus_sample_sentence(inputs: ReportInputs, paired: bool = False) -> str:

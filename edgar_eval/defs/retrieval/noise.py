@@ -47,9 +47,8 @@ def retrieval_noise(
     sample = sampled_questions(settings, golden_questions)
     answerable = cast(pd.DataFrame, sample[sample.expected_route == ANSWER])
     vectors = dict(zip(answerable.question_id, question_vectors(question_embeddings, answerable.question_id)))
-    in_corpus_scope = corpus_sample(
-        settings, golden_questions, gold_by_search_scope
-    )  # the measurement's, not the band's
+    # the corpus scope's questions are the measurement's sample, not drawn from the band's
+    in_corpus_scope = corpus_sample(settings, golden_questions, gold_by_search_scope)
     runs, left_out = [], {}
     for replica in index_replicas(settings, search_index):
         left_out[replica.number] = replica.left_out
