@@ -76,7 +76,8 @@ def _configure(args: argparse.Namespace) -> None:
 
 def _check_corpus_folder(settings) -> None:
     """A missing or non-folder corpus folder is refused in one line (the demo corpus is generated); one without a
-    filing is refused by the corpus listing the partitions are made from (`partitions.corpus_files`)."""
+    filing, or one that is not what its manifest pins, is refused by the corpus listing the partitions are made from
+    (`partitions.checked_corpus`)."""
     if settings.is_demo:
         return
     folder = Path(settings.corpus_dir)
@@ -140,19 +141,26 @@ def run(args: argparse.Namespace) -> int:
         for configured in (settings, embedder, generator):
             configured.check()
         from edgar_eval.definitions import defs  # the code location the UI loads, from the same environment
-        from edgar_eval.defs.corpus.partitions import corpus_files
+        from edgar_eval.defs.corpus.partitions import corpus_documents
+        from edgar_eval.defs.corpus.report_guard import report_in_the_way
         from edgar_eval.defs.parallel_runs import ParallelRuns, parallel_runs_from_env
 
         defs()  # the executor's settings: refused here, in one line
         parallel = parallel_runs_from_env()
-        filings = len(corpus_files(settings))  # last: it writes the demo corpus; a folder without a filing is refused
+        # last: it writes the demo corpus; a folder without a filing, or whose manifest pins other bytes, is refused
+        documents = corpus_documents(settings)
+        # a report made from another corpus is never written over (a committed one above all)
+        history = DagsterInstance.get()
+        in_the_way = report_in_the_way(settings, documents, history)
+        if in_the_way:
+            raise ValueError(in_the_way)
     except ValueError as exc:  # a bad setting or corpus folder: one line, before any partition runs
         return _refused(exc)
     for note in unread_settings(settings, embedder, generator):  # set, but read by nothing this run uses
         print(f"note: {note}; it changes nothing")
     print(f"corpus {settings.corpus_name!r} in {settings.corpus_dir}")
     started = time.perf_counter()
-    total, shown, last = filings, [0], [started]
+    total, shown, last = len(documents), [0], [started]
 
     def show(key: str, error: str | None, launched: bool, because: str | None) -> None:
         status = "FAILED" if error else "ok" if launched else "current"
@@ -170,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
 
     instance, invoked = None, datetime.datetime.now(datetime.timezone.utc)
     try:
-        instance = DagsterInstance.get()
+        instance = history
         for run_id in end_orphaned_runs(instance):
             print(f"run {run_id} was killed mid-run (its process is gone): marked failed, its pool slots freed")
         launcher = CodeLocationLauncher.of(instance, os.getcwd(), defs(), on_step=_show_step)
@@ -216,8 +224,27 @@ def run(args: argparse.Namespace) -> int:
     elif graph.evaluation_stale_because:
         print(f"evaluation ran: {graph.evaluation_stale_because}")
     print(f"report: {settings.report_dir() / 'report.md'}")
+    for line in _decision_lines(settings):
+        print(line)
     print(f"run history and lineage: DAGSTER_HOME={home} dagster dev  (then open http://127.0.0.1:3000)")
     return EXIT_SOME_FILINGS_FAILED if graph.failed_partitions else 0
+
+
+def _decision_lines(settings) -> list[str]:
+    """The protocol's decisions as the report states them, one line per hypothesis ("confirmatory" only where the run
+    is the one the protocol registers); none where the stored comparisons hold none."""
+    from edgar_eval.adapters.parquet_store import StoreError
+
+    try:
+        table = settings.store().read("arm_comparisons")
+    except (StoreError, OSError):
+        return []
+    rows = table[table.hypothesis.astype(str) != ""] if "hypothesis" in table else table.iloc[0:0]
+    return [
+        f"{r.hypothesis} ({r.arm} - {r.baseline}, {r.status}{'' if r.status == 'confirmatory' else ' here'}): "
+        f"{r.decision}"
+        for r in rows.itertuples()
+    ]
 
 
 def _sync_partitions() -> int:
@@ -294,6 +321,66 @@ def baseline(args: argparse.Namespace) -> int:
     path = generator.baseline_path(settings)
     changed = replace_file(path, baseline_json(cases).encode())
     print(f"{len(cases)} dev cases (question x arm) {'written to' if changed else 'unchanged in'} {path}")
+    return 0
+
+
+def gates(args: argparse.Namespace) -> int:
+    """Fit the gates on every question of a stored run's corpus and freeze them in gates/<name>.json: the relevance
+    model's coefficients and both thresholds, with the corpus's manifest sha256 and companies (evaluation.frozen_gates).
+    Another corpus's run applies the file unchanged with the setting gates_file."""
+    _configure(args)
+    from edgar_eval.adapters.parquet_store import StoreError
+    from edgar_eval.defs.settings import EvalSettings, project_home
+    from edgar_eval.defs.statistics.pins import file_sha256
+    from edgar_eval.domain.names import check_plain_name
+    from edgar_eval.evaluation.frozen_gates import fit_frozen_gates, write_gates
+
+    try:
+        name = check_plain_name(args.out_name, "gates name")
+        settings = EvalSettings.from_env()
+        if settings.gates_file:
+            raise ValueError("gates are fitted on a run whose own gates were fitted on its corpus (unset gates_file)")
+        scores = settings.store().read("abstention_scores")
+        manifest = file_sha256(Path(settings.corpus_dir) / "manifest.csv")
+        fitted = fit_frozen_gates(scores, manifest, settings.corpus_name)
+    except (ValueError, StoreError) as exc:  # a bad setting, or no run to fit on: one line
+        print(f"edgar-eval gates fit: {exc}", file=sys.stderr)
+        return 2
+    path = project_home() / "gates" / f"{name}.json"
+    digest = write_gates(fitted, path)
+    on = fitted["fitted_on"]
+    print(
+        f"gates fitted on {on['questions']} questions of {len(on['companies'])} companies of {on['corpus']}: {path} "
+        f"(sha256 {digest}); apply them to other companies with gates_file = {name!r}"
+    )
+    return 0
+
+
+def pins(args: argparse.Namespace) -> int:
+    """Print what a run with these settings would be, by content, for a protocol's [pins] (v5): the corpus manifest's
+    sha256, the generator, the code versions of the golden rules, the generations and the gates, the frozen gates
+    file's sha256 and the settings' digest. Nothing is run."""
+    _configure(args)
+    import dagster as dg
+
+    from edgar_eval.definitions import defs
+    from edgar_eval.defs.settings import EvalSettings, GeneratorResource
+    from edgar_eval.defs.statistics.pins import run_pins
+
+    try:
+        settings = EvalSettings.from_env()
+        generator = GeneratorResource.from_env()
+        settings.check_gates()
+    except ValueError as exc:
+        print(f"edgar-eval pins: {exc}", file=sys.stderr)
+        return 2
+    assets = defs().get_repository_def().assets_defs_by_key
+
+    def version(key: dg.AssetKey) -> str | None:  # as the running code location defines it (pins.context_code_version)
+        return assets[key].code_versions_by_key.get(key) if key in assets else None
+
+    for name, value in run_pins(settings, generator.kind, version).items():
+        print(f'{name} = "{value}"')
     return 0
 
 
@@ -431,12 +518,28 @@ def build_parser() -> argparse.ArgumentParser:
     baseline_parser = commands.add_parser(
         "baseline", help="write the regression gate's baseline (baselines/<corpus>/<generator>.json) from the last run"
     )
-    for sub in (run_parser, partitions_parser, baseline_parser):
+    gates_parser = commands.add_parser(
+        "gates",
+        help="fit the gates on every question of the corpus's last run and freeze them in gates/<name>.json, for runs "
+        "on other companies (setting gates_file)",
+    )
+    gates_parser.add_argument("out_name", metavar="NAME", help="the file's name under gates/, such as edgar-wide-v1")
+    pins_parser = commands.add_parser(
+        "pins", help="print what a run with these settings is, by content, as a protocol's [pins] read it"
+    )
+    pins_parser.add_argument(
+        "--settings",
+        metavar="TOML",
+        help=f"a file of run parameters named as the settings are (env {SETTINGS_FILE_ENV})",
+    )
+    for sub in (run_parser, partitions_parser, baseline_parser, gates_parser, pins_parser):
         sub.add_argument(
             "--corpus", help=f"folder of EDGAR .htm filings (default: the demo corpus; env {CORPUS_DIR_ENV})"
         )
         sub.add_argument(
-            "--name", help=f"corpus name for data/ and reports/ (default: the folder name; env {CORPUS_NAME_ENV})"
+            "--name",
+            help=f"corpus name for data/ and reports/ (default: the folder name; env {CORPUS_NAME_ENV}); a report "
+            "folder whose receipt.json names other filings is refused, never written over",
         )
     run_parser.add_argument(
         "--settings",
@@ -508,6 +611,8 @@ def main(argv: list[str] | None = None) -> int:
         "run": run,
         "partitions": partitions,
         "baseline": baseline,
+        "gates": gates,
+        "pins": pins,
         "readme": readme,
         "compare": compare,
         "fetch": fetch,

@@ -89,7 +89,7 @@ def test_arms_are_masks_over_one_generation():
     costs = outcomes.groupby("arm").generate_seconds.sum()
     assert costs["A"] == 2.0 and costs["D"] == 1.75, "a question gated out before generation costs no generator time"
     stats = summarise_arms(outcomes, resamples=200).set_index("arm")
-    assert stats.loc["A", "false_answer_rate_k"] == 2 and stats.loc["D", "false_answer_rate_k"] == 1
+    assert not any(c.startswith("false_answer_rate") for c in stats.columns), "no rate pooled over the kinds"
     assert stats.loc["C", "recall_cost_k"] == 1 and stats.loc["A", "recall_cost_k"] == 0
 
 

@@ -53,3 +53,6 @@ def write_demo_corpus(corpus_dir: str | os.PathLike, companies: int = len(COMPAN
         if replace_file(root / relative, data):
             written.append(relative)
     return written
+
+
+MANIFEST_FILE = "manifest.csv"  # a corpus folder's manifest: one row per document (adapters/corpus_pins.py checks it)

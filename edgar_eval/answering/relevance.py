@@ -82,3 +82,11 @@ class RelevanceModel:
         if self._constant is not None:
             return np.full(len(features), self._constant)
         return self._model.predict_proba(features)[:, 1]
+
+    def parameters(self) -> tuple[float, list[float]]:
+        """The fitted model as (intercept, coefficients): the score is the logistic of intercept + coefficients . x.
+        A model fitted on one class scores its constant: the constant's logit with zero coefficients."""
+        if self._constant is not None:
+            constant = min(max(self._constant, 1e-9), 1 - 1e-9)
+            return float(np.log(constant / (1 - constant))), [0.0] * len(FEATURES)
+        return float(self._model.intercept_[0]), [float(c) for c in self._model.coef_[0]]

@@ -245,6 +245,9 @@ class EvalSettings(dg.ConfigurableResource):
     tape_mode: str = "off"  # off | record | replay | fill: model calls through tapes/<corpus>/<model>/
     tapes_dir: str = ""  # default: tapes/ in the project home, committed beside the reports
     protocol: str = "answering-v4"  # protocol/<name>.toml: the pre-registered hypotheses the statistics read
+    # gates/<name>.json: gates fitted on another corpus and frozen (`edgar-eval gates fit`), applied unchanged, every
+    # company of this corpus eval; empty: the gates are fitted on this corpus's dev split
+    gates_file: str = ""
     proposals: list[str] = []  # JSON Lines files of golden-question proposals to run through the ten admission gates
     proposer_model: str = ""  # an OpenAI-compatible chat model that proposes candidates from aligned excerpts, through
     proposer_url: str = ""  # the tape (tape_mode), when both are set
@@ -269,6 +272,42 @@ class EvalSettings(dg.ConfigurableResource):
         """A name that becomes a folder or file name is one plain name, wherever it was set (the environment, a
         settings file, a run's config in the UI): nothing is read or written outside the folders it names."""
         return check_plain_name(value, str(info.field_name))
+
+    @pydantic.field_validator("gates_file")
+    @classmethod
+    def _gates_name(cls, value: str) -> str:
+        """Empty (the gates fitted on this corpus) or one plain file name under gates/."""
+        return value and check_plain_name(value, "gates_file")
+
+    def gates_path(self) -> Path | None:
+        """The frozen gates file the run applies, or None when the gates are fitted on this corpus."""
+        return project_home() / "gates" / f"{self.gates_file}.json" if self.gates_file else None
+
+    def check_gates(self) -> None:
+        """Refuse, in one line, a frozen gates file that is missing or not one, or that was fitted on a company this
+        corpus holds (by the CIKs of its manifest): nothing of a confirmatory corpus may have been fitted on."""
+        path = self.gates_path()
+        if path is None:
+            return
+        if not path.is_file():
+            known = sorted(p.stem for p in path.parent.glob("*.json")) if path.parent.is_dir() else []
+            raise ValueError(
+                f"unknown gates_file {self.gates_file!r}: no {path} (known: {', '.join(known) or 'none'}); "
+                "`edgar-eval gates fit` writes one"
+            )
+        from edgar_eval.adapters.local_corpus import read_manifest
+        from edgar_eval.evaluation.frozen_gates import read_gates, shared_companies
+
+        gates = read_gates(path)
+        ciks = {row.get("cik", "") for row in read_manifest(self.corpus_dir).values()} - {""}
+        shared = shared_companies(gates, ciks)
+        if shared:
+            named = ", ".join(shared[:3]) + (", ..." if len(shared) > 3 else "")
+            raise ValueError(
+                f"gates_file {self.gates_file!r} was fitted on {gates['fitted_on']['corpus']}, which shares "
+                f"{len(shared)} companies with this corpus (CIK {named}): frozen gates are applied to other companies "
+                "only"
+            )
 
     @property
     def is_demo(self) -> bool:
@@ -355,6 +394,7 @@ class EvalSettings(dg.ConfigurableResource):
                 f"chunk_size {self.chunk_size} and chunk_overlap {self.chunk_overlap}: need chunk_size > chunk_overlap "
                 ">= 0"
             )
+        self.check_gates()
         if not self.protocol_path().is_file():
             known = sorted(p.stem for p in self.protocol_path().parent.glob("*.toml"))
             raise ValueError(

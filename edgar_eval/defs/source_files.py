@@ -105,8 +105,15 @@ PROPOSAL_FILES = SourceFiles(
     "The hard-question proposal files the run names (`--proposals`), each by its file name.",
     lambda settings: [(Path(path).name, Path(path)) for path in settings.proposals],
 )
+GATES_FILES = SourceFiles(
+    dg.AssetKey("gates_files"),
+    "The frozen gates file the run applies (`gates/<name>.json`, setting gates_file): a relevance model and two "
+    "thresholds fitted on another corpus; none where the gates are fitted on this corpus's dev split.",
+    lambda settings: [(path.name, path) for path in [settings.gates_path()] if path is not None],
+)
 SOURCE_FILES = (
     PROTOCOL_FILES,
+    GATES_FILES,
     REVIEW_FILES,
     POLICY_FILES,
     BASELINE_FILES,

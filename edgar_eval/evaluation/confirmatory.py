@@ -151,7 +151,7 @@ def decision_simulation(
     so does a hypothesis this generator leaves untestable, and every one where the run is not the system and corpus the
     protocol registers (`registered` False): nothing is decided there, so nothing is simulated."""
     design = protocol.design
-    if design is None or not registered:
+    if design is None or not registered or protocol.rules:  # v5's exact rules were calibrated at registration
         return no_simulation()
     read = protocol.questions(outcomes)
     cache: dict[tuple, list] = {}
@@ -271,7 +271,7 @@ def design_power(outcomes: pd.DataFrame, protocol: "Protocol", simulation: pd.Da
     smallest difference reaching the protocol's power is the minimum detectable effect, the design effect of
     clustering included (printed beside it)."""
     design = protocol.design
-    if design is None or protocol.assumed_discordance is None:
+    if design is None or protocol.assumed_discordance is None or protocol.rules:
         return no_power()
     read = protocol.questions(outcomes)
     discordance = protocol.assumed_discordance

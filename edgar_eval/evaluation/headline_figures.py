@@ -62,16 +62,13 @@ def _count(frame: pd.DataFrame, column: str) -> int:
 
 
 def arm_figures(stats: pd.DataFrame) -> Figures:
-    """From arm_statistics: per arm, the false-answer rate (pooled over unanswerable kinds) and the recall cost, each
-    with its Wilson and company-bootstrap bounds, and the accuracy on answerable questions with its Wilson bounds;
-    the question counts they divide by."""
-    figures: Figures = {
-        "unanswerable_questions": _count(stats, "false_answer_rate_n"),
-        "answerable_questions": _count(stats, "answer_accuracy_n"),
-    }
+    """From arm_statistics: per arm, the recall cost with its Wilson and company-bootstrap bounds and the accuracy on
+    answerable questions with its Wilson bounds; the question count they divide by. No pooled false-answer rate: each
+    unanswerable kind's is in `false_answer_kind_figures`."""
+    figures: Figures = {"answerable_questions": _count(stats, "answer_accuracy_n")}
     for row in stats.to_dict("records"):
         arm = str(row["arm"])
-        for figure in ("false_answer_rate", "recall_cost", "answer_accuracy"):
+        for figure in ("recall_cost", "answer_accuracy"):
             name = f"{figure}_arm_{arm}"
             entries = rate_entries(name, row[figure], row[f"{figure}_low"], row[f"{figure}_high"])
             if entries and f"{figure}_cluster_low" in row:

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from edgar_eval.domain.routes import NO_ANSWER
-from edgar_eval.evaluation import confirmatory
+from edgar_eval.evaluation import confirmatory, exact_decisions
 from edgar_eval.evaluation.abstention import ARMS
 from edgar_eval.evaluation.protocol import Protocol
 from edgar_eval.stats.intervals import paired_interval
@@ -33,6 +33,7 @@ def arm_comparisons(
     simulation: pd.DataFrame | None = None,
     power: pd.DataFrame | None = None,
     registered: bool = True,
+    pin_differences: list[str] | None = None,
 ) -> pd.DataFrame:
     """Every arm against arm A, and every pair the protocol names, over the protocol's split: on accuracy and on the
     false-answer rate (one row per unanswerable kind, none pooled), the paired difference with its interval at the
@@ -40,7 +41,9 @@ def arm_comparisons(
     simulated power at the split's clusters; exploratory rows: from the observed discordance). Exploratory rows use
     `method` (default EXPLORATORY_METHOD); confirmatory rows, the accuracy row of their comparison included, the method
     the decision simulation chose for their hypothesis. `registered` False: the run is not the system and corpus the
-    protocol registers (v4), and its hypotheses' rows are exploratory."""
+    protocol registers (v4), and its hypotheses' rows are exploratory. A v5 protocol (exact rules) decides each
+    hypothesis by evaluation.exact_decisions; where the run's content differs from a pin (`pin_differences`) its rows
+    are exploratory and still say the decision their data give."""
     pairs = [(arm, "A") for arm in ARMS if arm != "A"]
     pairs += [(h.arm, h.baseline) for h in protocol.hypotheses if (h.arm, h.baseline) not in pairs]
     read = protocol.questions(outcomes)
@@ -128,7 +131,14 @@ def arm_comparisons(
                 "testable_pairs": -1,
                 "decision": "",
                 "reversal": "",
+                "effect": "",
+                "recall_cost": "",
+                "sensitivity": "",
+                "pins": "",
             }
+    if protocol.rules == "exact":
+        _decide_exactly(rows, protocol, read, seed, pin_differences or [])
+        return pd.DataFrame(list(rows.values()))
     for hypothesis in protocol.hypotheses:
         row = rows[(hypothesis.arm, hypothesis.baseline, hypothesis.metric, hypothesis.kind)]
         if not registered:  # another system or corpus than the protocol was written for: nothing is decided here
@@ -152,3 +162,21 @@ def arm_comparisons(
                 row["confidence"],
             )
     return pd.DataFrame(list(rows.values()))
+
+
+def _decide_exactly(rows: dict, protocol: Protocol, read: pd.DataFrame, seed: int, differences: list[str]) -> None:
+    """Fill each hypothesis's row with its v5 decision: confirmatory where every pin matches, else exploratory with
+    the pins that differ, the decision its data give printed all the same."""
+    for decided in exact_decisions.decide_sequence(protocol, read, seed):
+        hypothesis = next(h for h in protocol.hypotheses if h.id == decided.hypothesis)
+        row = rows[(hypothesis.arm, hypothesis.baseline, hypothesis.metric, hypothesis.kind)]
+        row.update(
+            status="exploratory" if differences else "confirmatory",
+            recall_cost_margin=hypothesis.recall_cost_margin,
+            decision=decided.decision,
+            reversal=decided.reversal,
+            effect=decided.effect,
+            recall_cost=decided.recall,
+            sensitivity=decided.sensitivity,
+            pins="; ".join(differences) if differences else "every pin matches",
+        )

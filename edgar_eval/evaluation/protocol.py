@@ -29,6 +29,11 @@ class Hypothesis:
     direction: str  # "lower" or "higher": the sign of arm minus baseline the hypothesis predicts
     recall_cost_margin: float | None = None  # the most recall the arm may cost against its baseline (non-inferiority)
     kind: str = ""  # the one unanswerable kind whose false-answer rate is the endpoint
+    # v5: how the effect is tested ("withheld_share": a gated arm against the arm it gates, above `minimum_effect`;
+    # "sign_flip": two gates against each other at zero) and the smallest share of the baseline's false answers the
+    # arm must withhold
+    rule: str = ""
+    minimum_effect: float | None = None
 
 
 @dataclass(frozen=True)
@@ -46,7 +51,7 @@ class Design:
 
     @classmethod
     def from_mapping(cls, data: dict, design: dict) -> "Design":
-        testability = str(data["testability_split"])
+        testability = str(data.get("testability_split", ""))  # v5 has none: its rules decide wherever they apply
         if testability == str(data.get("split")):
             raise ValueError("testability is read from another split than the one the decision reads")
         made = cls(
@@ -80,6 +85,29 @@ class Protocol:
     design: "Design"  # testability split, minimum companies and the simulations' assumptions
     generator: str = ""  # v4: the system under test whose arms the hypotheses decide ("" in v3: any)
     corpus: str = ""  # v4: the corpus they are decided on ("" in v3: any)
+    rules: str = ""  # v5: "exact" (evaluation.exact_decisions); "" for v3 and v4's simulated interval choice
+    sequence: tuple[str, ...] = ()  # v5: the fixed order the hypotheses are tested in, each at family_alpha
+    pins: tuple[tuple[str, str], ...] = ()  # v5: what the run must be, by content (see PIN_NAMES)
+    amendments: tuple[tuple[str, str], ...] = ()  # v5: (date, what and why) appended after the first outcome
+    calibration: tuple[tuple[str, str], ...] = ()  # v5: the registration's simulation (file, sha256, replicates)
+
+    @property
+    def family_alpha(self) -> float:
+        return self.design.family_alpha
+
+    def in_sequence(self) -> list[Hypothesis]:
+        """The hypotheses in the order they are tested: the fixed sequence (v5), else as listed."""
+        by_id = {h.id: h for h in self.hypotheses}
+        return [by_id[i] for i in self.sequence] if self.sequence else list(self.hypotheses)
+
+    def pin_differences(self, run: dict[str, str]) -> list[str]:
+        """The pins (v5) whose registered value the run's differs from, each as "name (registered X, this run Y)"; every
+        pin the protocol names is compared, a missing one in the run counting as different."""
+        return [
+            f"{name} (registered {value}, this run {run.get(name) or 'none'})"
+            for name, value in self.pins
+            if run.get(name) != value
+        ]
 
     def registers(self, generator: str, corpus: str) -> bool:
         """Does the protocol decide for this generator on this corpus? Elsewhere its hypotheses are exploratory: a
@@ -99,8 +127,10 @@ class Protocol:
     @classmethod
     def from_mapping(cls, data: dict) -> "Protocol":
         hypotheses = []
+        exact = data.get("rules") == "exact"
         for entry in data.get("hypotheses", []):
             margin = entry.get("recall_cost_margin")
+            effect = entry.get("minimum_effect")
             hypothesis = Hypothesis(
                 entry["id"],
                 entry["statement"],
@@ -110,7 +140,11 @@ class Protocol:
                 entry["direction"],
                 None if margin is None else float(margin),
                 str(entry.get("kind", "")),
+                str(entry.get("rule", "")),
+                None if effect is None else float(effect),
             )
+            if exact:
+                _check_exact(hypothesis)
             if hypothesis.metric not in METRICS or hypothesis.direction not in ("lower", "higher"):
                 raise ValueError(
                     f"hypothesis {hypothesis.id}: unknown metric {hypothesis.metric!r} or direction "
@@ -129,9 +163,9 @@ class Protocol:
                 "v3 pooled the kinds and are kept in protocol/ as history only; a run reads v3 or later)"
             )
         split = str(data.get("split", ""))
-        if split != "eval" or "min_companies" not in data or "testability_split" not in data:
+        if split != "eval" or "min_companies" not in data or ("testability_split" not in data and not exact):
             raise ValueError(f"{version}: a protocol reads the eval split, with min_companies and testability_split")
-        if "assumed_discordance" not in design:
+        if "assumed_discordance" not in design and not exact:
             raise ValueError(f"{version}: [design] states the assumed_discordance its simulations draw")
         if len({(h.arm, h.baseline, h.metric, h.kind) for h in hypotheses}) < len(hypotheses):
             raise ValueError("two hypotheses name the same comparison: one comparison is pre-registered once")
@@ -141,12 +175,55 @@ class Protocol:
             float(data.get("power", 0.8)),
             tuple(hypotheses),
             split,
-            float(design["assumed_discordance"]),
+            float(design.get("assumed_discordance", float("nan"))),
             Design.from_mapping(data, design),
             str(data.get("generator", "")),
             str(data.get("corpus", "")),
+            "exact" if exact else "",
+            _sequence(data, hypotheses) if exact else (),
+            tuple((str(k), str(v)) for k, v in data.get("pins", {}).items()),
+            tuple((str(a["date"]), str(a["why"])) for a in data.get("amendments", [])),
+            tuple((str(k), str(v)) for k, v in data.get("calibration", {}).items()),
         )
 
     def questions(self, outcomes: pd.DataFrame) -> pd.DataFrame:
         """The outcomes the confirmatory rows read."""
         return outcomes if self.split == "all" else cast(pd.DataFrame, outcomes[outcomes.split == self.split])
+
+
+# What a v5 protocol pins by content: the corpus by its manifest's sha256, the golden rules, the system under test and
+# the gates by the code versions of the assets that build them, the frozen gates file by its sha256, and the settings
+# that move a figure by their digest. A run whose value differs prints its rows as exploratory, naming the pin.
+PIN_NAMES = (
+    "corpus_manifest_sha256",
+    "generator",
+    "golden_code",
+    "generator_code",
+    "gates_code",
+    "gates_file_sha256",
+    "settings_sha256",
+)
+
+
+def _check_exact(hypothesis: Hypothesis) -> None:
+    """A v5 hypothesis names its rule, and a withheld share its minimum effect."""
+    if hypothesis.rule == "withheld_share":
+        effect = hypothesis.minimum_effect
+        if effect is None or not 0 < effect < 1:
+            raise ValueError(f"hypothesis {hypothesis.id}: a withheld_share rule names a minimum_effect in (0, 1)")
+        if not set(ARMS[hypothesis.baseline]) < set(ARMS[hypothesis.arm]):
+            raise ValueError(f"hypothesis {hypothesis.id}: a withheld share needs an arm that gates its baseline")
+    elif hypothesis.rule != "sign_flip":
+        raise ValueError(f"hypothesis {hypothesis.id}: rule is withheld_share or sign_flip, got {hypothesis.rule!r}")
+
+
+def _sequence(data: dict, hypotheses: list[Hypothesis]) -> tuple[str, ...]:
+    """The fixed sequence: every hypothesis once."""
+    sequence = tuple(str(i) for i in data.get("sequence", []))
+    if sorted(sequence) != sorted(h.id for h in hypotheses):
+        raise ValueError(f"sequence {list(sequence)} must name every hypothesis once")
+    pins = data.get("pins", {})
+    unknown = sorted(set(pins) - set(PIN_NAMES))
+    if unknown:
+        raise ValueError(f"unknown pins {unknown}; a protocol pins {', '.join(PIN_NAMES)}")
+    return sequence

@@ -25,6 +25,7 @@ from edgar_eval.report.markdown import (
     render_report,
 )
 from edgar_eval.report.reader_tables import _in_sample, readers_table, wrong_answers_table
+from edgar_eval.report.readme import PRIMARY
 from edgar_eval.report.release_tables import fixture_tables, receipts_table, release_table, routes_table
 from edgar_eval.report.retrieval_tables import (
     depth_tables,
@@ -58,7 +59,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
         inputs.golden,
         inputs.golden_set,
     )
-    rejections, arms = inputs.rejections, inputs.arms
+    rejections = inputs.rejections
     index_fingerprint, settings = inputs.index_fingerprint, inputs.settings
     filings = filings.sort_values("filing_id")
     partitions = f"{len(filings)} filing partitions"
@@ -130,17 +131,7 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
         receipt_table(receipt),
     ]
     figures = {
-        f"Arms ({split_words(arms)})": (
-            "False-answer rate by arm",
-            interval_bars_svg(
-                list(arms.arm),
-                arms.false_answer_rate,
-                arms.false_answer_rate_low,
-                arms.false_answer_rate_high,
-                "False-answer rate by arm (Wilson 95%)",
-                "false-answer rate",
-            ),
-        ),
+        **_primary_kind_figure(inputs),
         f"Abstention gate quality ({split_words(inputs.gates)})": (
             "Risk against coverage per gate score",
             risk_coverage_svg(
@@ -163,3 +154,30 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
         render_report(f"edgar-eval timings: {corpus_name}", [TIMINGS_NOTE, ""], timing_tables(inputs)),
         receipt,
     )
+
+
+def _primary_kind_figure(inputs: ReportInputs) -> dict[str, tuple[str, str]]:
+    """The chart beside the per-kind false-answer table: the primary hypothesis's kind per arm, with its Wilson
+    bounds (never a rate pooled over the kinds); none where the run holds no question of that kind."""
+    comparisons, rates = inputs.comparisons, inputs.false_answers_by_kind
+    if "hypothesis" not in comparisons or not len(rates):
+        return {}
+    primary = comparisons[(comparisons.hypothesis == PRIMARY) & (comparisons.metric == "false_answer_rate")]
+    kind = str(primary.kind.iloc[0]) if len(primary) else ""
+    own = rates[rates.kind == kind]
+    if not len(own):
+        return {}
+    title = f"False-answer rate on {kind.replace('_', '-')} questions by arm"
+    return {
+        f"False-answer rate per unanswerable kind ({split_words(rates)})": (
+            title,
+            interval_bars_svg(
+                list(own.arm),
+                own.false_answer_rate,
+                own.false_answer_rate_low,
+                own.false_answer_rate_high,
+                f"{title} (Wilson 95%)",
+                "false-answer rate",
+            ),
+        )
+    }

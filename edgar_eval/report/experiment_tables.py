@@ -15,6 +15,7 @@ from typing import Any, Iterable, cast
 import pandas as pd
 
 from edgar_eval.domain.versioning import content_version
+from edgar_eval.evaluation.abstention import ARMS
 from edgar_eval.evaluation.mutation_power import mutation_summary
 from edgar_eval.report.inputs import ReportInputs
 from edgar_eval.report.markdown import Provenance, ReportTable, _ratio, interval, percent
@@ -59,6 +60,13 @@ _COMPARISONS_NOTE = (
 )
 CLUSTER_WARNING_BELOW = 20
 NOT_HERE = "not decided here: "  # the decision of a hypothesis in a run the protocol does not register
+# Each gate, and the twin kind whose construction it re-reads: the relevance model's name feature looks for the
+# question's capitalised names in the passages (an other-company twin names another company), the period guard for the
+# asked year among the printed periods (an other-year twin asks a year the scope does not print).
+CONSTRUCTION_READ = {
+    "relevance": "other_company",
+    "period": "other_year",
+}
 
 
 def cluster_warning(companies: int | None, method: str) -> str:
@@ -191,6 +199,53 @@ def simulated_mde(value: float, design_effect: float, status: str) -> str:
     return f"{_points(value).lstrip('+')} (design effect {design_effect:.2f})"
 
 
+def decided_exactly(comparisons: pd.DataFrame) -> bool:
+    """Did a v5 protocol decide the hypotheses (their rows carry the exact rules' sentences)?"""
+    return "effect" in comparisons and bool((comparisons.effect.astype(str) != "").any())
+
+
+def exact_decisions_table(comparisons: pd.DataFrame, amendments: tuple[tuple[str, str], ...]) -> ReportTable:
+    """Protocol v5's decisions: per hypothesis in the order decided, whether it is confirmatory here (every pin
+    matches) or exploratory (naming the pins that differ), the decision its data give, each condition with its
+    numbers, what would reverse it, and the sensitivity line with companies as clusters."""
+    rows = comparisons[comparisons.effect.astype(str) != ""]
+    version = str(comparisons.protocol.iloc[0]) if "protocol" in comparisons and len(comparisons) else "the protocol"
+    table = pd.DataFrame(
+        {
+            "hypothesis": rows.hypothesis,
+            "comparison": [f"{a} - {b}" for a, b in zip(rows.arm, rows.baseline)],
+            "here": [
+                "confirmatory" if s == "confirmatory" else f"exploratory: the run differs from the pins {p}"
+                for s, p in zip(rows.status, rows.pins)
+            ],
+            "decision its data give": rows.decision,
+            "effect": rows.effect,
+            "recall cost": rows.recall_cost,
+            "what would reverse it": [r or "n/a" for r in rows.reversal],
+            "with companies as clusters (sensitivity)": rows.sensitivity,
+        }
+    )
+    amended = (
+        " Amendments since registration: " + "; ".join(f"{date}: {why}" for date, why in amendments) + "."
+        if amendments
+        else f" {version} has no amendment."
+    )
+    return ReportTable(
+        f"Confirmatory decisions ({version}: exact tests, fixed sequence)",
+        table,
+        Provenance("arm_comparisons", content_version(comparisons), f"arm_outcomes, protocol/{version}.toml"),
+        note="The claim is about this corpus's companies as fixed strata, with questions independent within them. A "
+        "gated arm against the arm it gates must withhold more than the registered share of the baseline's false "
+        "answers (exact one-sided binomial test; for fixed strata the binomial at the margin is conservative by "
+        "Hoeffding's inequality); two gates against each other are compared at zero by the one-sided company "
+        "sign-flip test, read from its p-value; the recall cost (the baseline's right answers the arm withholds) must "
+        "stay under the margin by the exact binomial test. Both conditions must hold; the hypotheses are tested in a "
+        "fixed sequence, each at the family's alpha, a later one only after every earlier one is confirmed. The last "
+        "column reads the same data with companies as clusters, the claim about companies in general, which at these "
+        "companies decides nothing and is printed beside the decision, not in its place." + amended,
+    )
+
+
 def decision_simulation_table(simulation: pd.DataFrame, power: pd.DataFrame) -> ReportTable:
     """Per hypothesis, null boundary and interval method: each tail's misses and the decision tail's type-I error."""
     table = pd.DataFrame(
@@ -259,6 +314,10 @@ def false_answers_by_kind_table(inputs: ReportInputs) -> ReportTable | None:
             cells.append("n/a" if rate is None else rate.cell)
         companies = int(rates[rates.kind == kind].companies.max())
         table[f"{kind} ({companies} {'company' if companies == 1 else 'companies'})"] = cells
+    table["re-reads the construction of"] = [
+        ", ".join(f"{twin} ({gate})" for gate, twin in CONSTRUCTION_READ.items() if gate in ARMS[arm]) or "none"
+        for arm in table.arm
+    ]
     baseline = inputs.pattern_baseline
     d8 = baseline[baseline.pattern == "D8"] if len(baseline) and "pattern" in baseline else baseline
     apart = (
@@ -271,10 +330,12 @@ def false_answers_by_kind_table(inputs: ReportInputs) -> ReportTable | None:
         f"False-answer rate per unanswerable kind ({split_words(rates)})",
         table,
         Provenance("arm_false_answers_by_kind", content_version(rates), "arm_outcomes"),
-        note="False answers over the kind's questions (Wilson 95%). absent_concept is the protocol's primary "
-        "endpoint (v3 and v4): no surface feature gives it away. An other_company twin names another company in the "
-        "source company's scope, which a name feature flags; an other_year twin asks a year the scope does not print."
-        + apart,
+        note="False answers over the kind's questions (Wilson 95%); no rate pooled over the kinds. absent_concept is "
+        "the protocol's primary endpoint (v3 to v5): its construction is the one no gate re-reads, so what a gate "
+        "withholds there says something of the gate. An other_company twin names another company in the source "
+        "company's scope, which the relevance model's name feature flags; an other_year twin asks a year the scope "
+        "does not print, which the period guard reads (as does the eager reader's fallback): a gate's effect on the "
+        "twin kind it re-reads (last column) is a check of construction, not evidence of the gate's quality." + apart,
     )
 
 
@@ -292,6 +353,10 @@ def answers_by_kind_table(inputs: ReportInputs) -> ReportTable | None:
             cells.append("n/a" if rate is None else rate.cell)
         companies = int(rates[rates.kind == kind].companies.max())
         table[f"{kind} ({companies} {'company' if companies == 1 else 'companies'})"] = cells
+    table["re-reads the construction of"] = [
+        ", ".join(f"{twin} ({gate})" for gate, twin in CONSTRUCTION_READ.items() if gate in ARMS[arm]) or "none"
+        for arm in table.arm
+    ]
     return ReportTable(
         f"Right answers per answerable kind ({split_words(rates)})",
         table,
@@ -501,6 +566,7 @@ def experiment_tables(inputs: ReportInputs) -> list[ReportTable]:
             + cluster_warning(comparisons.companies.max() if "companies" in comparisons else None, method)
             + period_guard_note(inputs),
         ),
+        *([exact_decisions_table(comparisons, inputs.amendments)] if decided_exactly(comparisons) else []),
         *(
             [decision_simulation_table(inputs.decision_simulation, inputs.design_power)]
             if len(inputs.decision_simulation)
@@ -691,15 +757,6 @@ def arms_table(inputs: ReportInputs) -> ReportTable:
         {
             "arm": arms.arm,
             "gates": arms.gates,
-            "false answers": [_ratio(k, n) for k, n in zip(arms.false_answer_rate_k, arms.false_answer_rate_n)],
-            "FAR": [percent(v) for v in arms.false_answer_rate],
-            "FAR Wilson 95%": [
-                interval(lo, hi) for lo, hi in zip(arms.false_answer_rate_low, arms.false_answer_rate_high)
-            ],
-            f"FAR company bootstrap 95% ({_method(inputs.comparisons)})": [
-                interval(lo, hi)
-                for lo, hi in zip(arms.false_answer_rate_cluster_low, arms.false_answer_rate_cluster_high)
-            ],
             "recall cost": [
                 f"{percent(v)} ({_ratio(k, n)})"
                 for v, k, n in zip(arms.recall_cost, arms.recall_cost_k, arms.recall_cost_n)
@@ -718,8 +775,10 @@ def arms_table(inputs: ReportInputs) -> ReportTable:
         f"Arms ({split_words(arms)})",
         table,
         Provenance("arm_statistics", content_version(inputs.arms), "arm_outcomes (abstention_scores x generations)"),
-        note="FAR: answers given to unanswerable questions. Recall cost: answerable questions arm A answers "
-        "correctly and the arm declines. "
+        note="Recall cost: answerable questions arm A answers correctly and the arm declines. No pooled false-answer "
+        "rate: pooled over the unanswerable kinds it is mostly the other-company and other-year twins, whose "
+        "construction the relevance model's name feature and the period guard re-read; each kind's rate is in "
+        "'False-answer rate per unanswerable kind'. "
         "The dev split fits the thresholds and the relevance model (two-fold by company within it) and feeds the "
         "CI gate; these rows read the questions nothing was fitted on."
         + (

@@ -54,6 +54,7 @@ class ReportInputs:
     decision_simulation: pd.DataFrame = field(default_factory=pd.DataFrame)  # protocol v3
     design_power: pd.DataFrame = field(default_factory=pd.DataFrame)  # protocol v3
     false_answers_by_kind: pd.DataFrame = field(default_factory=pd.DataFrame)  # arm_false_answers_by_kind
+    amendments: tuple[tuple[str, str], ...] = ()  # the protocol's amendments (v5): (date, what and why)
     fact_rejections: pd.DataFrame = field(default_factory=pd.DataFrame)  # the facts the parser dropped, per filing
     absence_review: pd.DataFrame = field(default_factory=pd.DataFrame)  # absence_review_queue
     evidence_filings: pd.DataFrame = field(default_factory=pd.DataFrame)  # evidence_filing_hits

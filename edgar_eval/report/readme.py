@@ -47,11 +47,7 @@ def readme_figures(reports: dict[str, str]) -> str:
         # a random ranking of one scope is one figure whatever the retriever
         chance = {row["K"]: row["page hit by chance"] for row in answerer_scope}
         absent = {row["arm"]: _rate(_cell(row, "absent_concept")) for row in report_table(markdown, FAR_BY_KIND)}
-        primary = next(
-            row
-            for row in report_table(markdown, "Paired arm comparisons")
-            if row["hypothesis"] == PRIMARY  # confirmatory, or exploratory where the protocol registers another run
-        )
+        primary = _primary_decision(markdown)
         reader = next(
             row
             for row in report_table(markdown, "Readers")
@@ -67,7 +63,7 @@ def readme_figures(reports: dict[str, str]) -> str:
             f"| `reports/{corpus}/report.md` | {sum(kinds.values())} ({kinds.get('answerable', 0)}) | {retrieval} "
             f"| {chance['30']} / {chance['50']} | {reader['right']} ({reader['reader'].split(' ')[0]}"
             f"{', in-sample' if '(in-sample)' in reader['reader'] else ''}) "
-            f"| {absent['A']} / {absent['E']} | {PRIMARY}: {primary['decision']} | "
+            f"| {absent['A']} / {absent['E']} | {PRIMARY}: {primary} | "
             f"{funnel['accepted']} / {funnel['proposed']} |"
         )
     return "\n".join([*lines, "", END])
@@ -87,7 +83,19 @@ def readme_kinds(markdown: str) -> str:
 
 
 FAR_BY_KIND = "False-answer rate per unanswerable kind"
-PRIMARY = "H2"  # protocol/answering-v4.toml: the primary endpoint's hypothesis
+EXACT_DECISIONS = "Confirmatory decisions"  # protocol v5's table
+
+
+def _primary_decision(markdown: str) -> str:
+    """The primary hypothesis's decision as the report states it: v5's (the decision its data give, with whether the
+    run is the registered one), else the paired table's (confirmatory, or exploratory where the protocol registers
+    another run)."""
+    if f"## {EXACT_DECISIONS}" in markdown:
+        row = next(r for r in report_table(markdown, EXACT_DECISIONS) if r["hypothesis"] == PRIMARY)
+        here = "" if row["here"] == "confirmatory" else " (exploratory here: not the registered run)"
+        return f"{row['decision its data give']}{here}"
+    return next(r for r in report_table(markdown, "Paired arm comparisons") if r["hypothesis"] == PRIMARY)["decision"]
+PRIMARY = "H2"  # protocol/answering-v4.toml and v5: the primary endpoint's hypothesis
 
 
 def _cell(row: dict[str, str], kind: str) -> str:

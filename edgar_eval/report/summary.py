@@ -15,6 +15,7 @@ from edgar_eval.report.experiment_tables import (
     _companies,
     comparison_difference,
     comparison_interval,
+    decided_exactly,
     kind_rate,
     largest_power,
     metric_name,
@@ -84,6 +85,25 @@ def summary_table(inputs: ReportInputs, tables: list[ReportTable]) -> ReportTabl
         comparisons[comparisons.status == "confirmatory"] if "status" in comparisons else comparisons.iloc[0:0],
     )
     primary_kind = ""
+    exact = decided_exactly(comparisons)
+    if exact:  # v5: every hypothesis with the decision its data give, confirmatory or exploratory
+        decided = cast(pd.DataFrame, comparisons[comparisons.effect.astype(str) != ""])
+        section = next((t.title for t in tables if t.title.startswith("Confirmatory decisions")), paired)
+        for r in iter_rows(decided):
+            hypothesis = str(r.hypothesis)
+            if hypothesis == PRIMARY:
+                primary_kind = _kind(r)
+            here = (
+                "confirmatory" if r.status == "confirmatory" else "exploratory here: the run is not the registered one"
+            )
+            add(
+                f"{hypothesis}{' (primary)' if hypothesis == PRIMARY else ''}: {r.arm} - {r.baseline}, "
+                f"{metric_name(str(r.metric), _kind(r))} ({here}): {r.decision}",
+                str(r.effect),
+                str(r.recall_cost),
+                section,
+            )
+        confirmatory = confirmatory.iloc[0:0]
     for r in sorted(iter_rows(confirmatory), key=lambda r: (str(r.hypothesis), str(r.metric), _kind(r))):
         hypothesis = str(r.hypothesis)
         if hypothesis == PRIMARY and r.metric == "false_answer_rate":
@@ -120,7 +140,9 @@ def summary_table(inputs: ReportInputs, tables: list[ReportTable]) -> ReportTabl
             comparisons[(comparisons.hypothesis == PRIMARY) & (comparisons.metric == "false_answer_rate")],
         )
         primary_kind = str(primary.kind.iloc[0]) if len(primary) else primary_kind
-    if not len(confirmatory) and elsewhere:
+    if exact:
+        pass
+    elif not len(confirmatory) and elsewhere:
         add("Confirmatory hypotheses", f"none decided by this run: {elsewhere}", "", paired)
     elif not len(confirmatory):
         add("Confirmatory hypotheses", "not in this run's inputs (no confirmatory comparison)", "", paired)

@@ -12,11 +12,23 @@ differences a - b, d_k its questions; the estimate is sum n_k / sum d_k, as the 
   questions per company are not: its size is measured (tests), not assumed.
 * ``sign_flip``: the exact randomisation test of company-level sign flips. Under "no difference" with the two arms
   exchangeable within each company, each company's residual n_k - theta d_k is as likely to be negated; the test
-  compares the observed sum with all 2^K sign patterns (K <= 16; a seeded Monte Carlo of 2^16 patterns above). Its
-  size is at most alpha whatever the distribution within companies, but it is discrete: with K companies the
-  smallest two-sided p-value is 2 / 2^K, so 5 companies (1/16) can never reject at 0.05, and 8 are the fewest that
-  can reject at 0.01. The interval is the set of theta the test does not reject, found by bisection; where no
-  pattern is rare enough to reject anything it is unbounded (-inf to inf), which is what so few companies allow.
+  compares the observed sum with all 2^K sign patterns (K <= 16: the p-value is the share whose |sum| reaches the
+  observed one, the observed pattern among them) or, above, with DRAWN_PATTERNS = 2^16 patterns drawn with the seed:
+  (1 + the drawn that reach it) / (1 + 2^16), never 0. Its size is at most alpha whatever the distribution within
+  companies, but it is discrete: with K companies the smallest two-sided p-value is 2 / 2^K, so 5 companies (1/16)
+  can never reject at 0.05, and 8 are the fewest that can reject at 0.01. The interval is the set of theta the test
+  does not reject, constructed exactly rather than searched for: a pattern that flips the companies F and keeps U
+  reaches the observed |sum| exactly for theta between the ratios n_F / d_F and n_U / d_U (a closed set that holds
+  the estimate), so the bounds are order statistics of those ratios, closed, and 0 lies inside exactly when the
+  p-value at 0 exceeds 1 - confidence (ties included: a company without a discordant question has the ratio 0, and
+  the p-value jumps there). Where no pattern is rare enough to reject anything it is unbounded (-inf to inf), which
+  is what so few companies allow.
+* `sign_flip_one_sided_p_value`: the one-sided p-value of the same test, exact or Monte Carlo (+ 1) as above: against
+  "the difference is lower than theta" the share of patterns whose signed sum is at most the observed one, against
+  "higher" at least (ties count, the observed pattern for both). A one-sided decision is read from it directly, not
+  from an inverted interval. Over all 2^K patterns it is at least 1/2 unless the estimate lies beyond theta in its
+  direction, and the two-sided p-value is min(1, 2 * the smaller one-sided one); drawn, both hold to Monte Carlo
+  error, and the two one-sided p-values add up to more than 1.
 
 Undefined input follows `stats.bootstrap`: no question, or one company, gives NaN bounds and p-value 1.
 """
@@ -36,7 +48,6 @@ from numpy.typing import ArrayLike
 FEW_CLUSTER_METHODS = ("cluster_t", "sign_flip")
 EXACT_UP_TO = 16  # companies: 2^16 sign patterns enumerated; above, as many are drawn
 DRAWN_PATTERNS = 1 << 16
-_PRECISION = 1e-6  # the bisection stops when a bound is known to within this much
 
 
 @dataclass(frozen=True)
@@ -103,61 +114,126 @@ def _cluster_t(num_k: np.ndarray, den_k: np.ndarray, estimate: float, confidence
     )
 
 
-def _patterns(k: int, seed: int) -> np.ndarray:
-    """The sign patterns: every one of 2^k (k <= EXACT_UP_TO), else DRAWN_PATTERNS drawn with `seed`; each row +-1."""
-    return _every_pattern(k) if k <= EXACT_UP_TO else _drawn_patterns(k, seed)
-
-
-@functools.cache
-def _every_pattern(k: int) -> np.ndarray:
-    """All 2^k sign patterns, kept per k: they do not depend on the seed, and a simulation asks for them once per
-    replicate with the replicate's seed (at most 17 arrays, the largest 4 MiB)."""
-    codes = np.arange(1 << k, dtype=np.int64)[:, None]
-    patterns = np.where((codes >> np.arange(k)) & 1, -1.0, 1.0).astype(np.float32)
-    patterns.flags.writeable = False  # shared by every caller
-    return patterns
-
-
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=8)
 def _drawn_patterns(k: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    return rng.choice(np.array([-1.0, 1.0], dtype=np.float32), size=(DRAWN_PATTERNS, k))
+    """DRAWN_PATTERNS sign patterns of k companies, drawn independently and uniformly (with replacement) with `seed`,
+    packed: bit j % 8 of byte j // 8 is set when the pattern flips company j (64 KiB per 8 companies)."""
+    codes = np.random.default_rng(seed).integers(0, 256, size=(DRAWN_PATTERNS, -(-k // 8)), dtype=np.uint8)
+    if k % 8:
+        codes[:, -1] &= (1 << (k % 8)) - 1
+    codes.flags.writeable = False  # shared by every caller
+    return codes
+
+
+def _subset_sums(values: np.ndarray) -> np.ndarray:
+    """Row i: the column sums of the rows of `values` (companies) whose bits are set in i, all 2^k, by doubling."""
+    sums = np.zeros((1 << len(values), values.shape[1]))
+    for company, row in enumerate(values):
+        sums[1 << company : 2 << company] = sums[: 1 << company] + row
+    return sums
+
+
+def _subset_ratios(num_k: np.ndarray, den_k: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per reference pattern, n_F / d_F over the companies it flips (F) and over those it keeps (U); NaN where the
+    set is empty. The reference is every pattern (K <= EXACT_UP_TO; row i flips the companies of the bits of i, so
+    row 2^K - 1 - i is its complement) or the observed pattern followed by the DRAWN_PATTERNS drawn ones: the
+    observed pattern counts once, as the + 1 of the Monte Carlo p-value, and a drawn row that happens to equal it
+    counts as a drawn pattern, as the (1 + b) / (1 + m) p-value of independent draws requires."""
+    k = len(num_k)
+    values = np.column_stack([num_k, den_k, np.ones(k)])  # the last column counts the companies of the set
+    if k <= EXACT_UP_TO:
+        flipped = _subset_sums(values)
+        kept = flipped[::-1]
+    else:  # each drawn pattern's sums: per 8 companies, the subset sum its byte picks from that block's 256
+        codes = _drawn_patterns(k, seed)
+        flipped = np.zeros((1 + DRAWN_PATTERNS, 3))
+        for block in range(codes.shape[1]):
+            flipped[1:] += _subset_sums(values[8 * block : 8 * block + 8])[codes[:, block]]
+        kept = values.sum(axis=0) - flipped
+    return _ratio(flipped), _ratio(kept)
+
+
+def _ratio(sums: np.ndarray) -> np.ndarray:
+    ratio = np.full(len(sums), np.nan)
+    filled = sums[:, 2] > 0
+    np.divide(sums[:, 0], sums[:, 1], out=ratio, where=filled)
+    return ratio
+
+
+def _reaching(num_k: np.ndarray, den_k: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per reference pattern the closed set of theta where |its signed sum| reaches the observed one, [lo, hi].
+
+    With F the companies a pattern flips and U those it keeps, the observed sum is S_U + S_F and the pattern's
+    S_U - S_F (S_X(theta) = n_X - theta d_X): it reaches the observed one exactly when S_U and S_F do not share a
+    sign, that is for theta between n_F / d_F and n_U / d_U, and everywhere when F or U is empty. Each set holds the
+    estimate (sum n / sum d lies between the two ratios; ends are widened to it where rounding says otherwise), so the
+    number of sets holding theta rises up to the estimate and falls after it."""
+    flipped, kept = _subset_ratios(num_k, den_k, seed)
+    estimate = float(num_k.sum() / den_k.sum())
+    empty = np.isnan(flipped) | np.isnan(kept)
+    low = np.where(empty, -np.inf, np.minimum(np.minimum(flipped, kept), estimate))
+    high = np.where(empty, np.inf, np.maximum(np.maximum(flipped, kept), estimate))
+    return low, high
+
+
+def _totals(num_k: ArrayLike, den_k: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    num, den = np.asarray(num_k, dtype=float), np.asarray(den_k, dtype=float)
+    if num.ndim != 1 or den.shape != num.shape:
+        raise ValueError(f"need two 1-D arrays of one length, got {num.shape}, {den.shape}")
+    if not (np.all(np.isfinite(num)) and np.all(np.isfinite(den))):
+        raise ValueError("company totals must be finite")
+    if np.any(den <= 0):
+        raise ValueError("every company needs a positive number of questions")
+    return num, den
 
 
 def sign_flip_p_value(num_k: ArrayLike, den_k: ArrayLike, theta: float = 0.0, seed: int = 0) -> float:
-    """The exact (K <= 16) two-sided sign-flip p-value of "the difference is theta", from company totals."""
-    residuals = np.asarray(num_k, dtype=float) - theta * np.asarray(den_k, dtype=float)
-    return 1.0 if len(residuals) < 2 else _flip_p_value(_patterns(len(residuals), seed), residuals)
+    """The two-sided sign-flip p-value of "the difference is theta", from company totals: the share of the 2^K
+    patterns whose |signed sum| reaches the observed one (K <= EXACT_UP_TO, exact), else (1 + the drawn patterns
+    that reach it) / (1 + DRAWN_PATTERNS), drawn with `seed`."""
+    num, den = _totals(num_k, den_k)
+    if len(num) < 2:
+        return 1.0
+    low, high = _reaching(num, den, seed)
+    return float(np.count_nonzero((low <= theta) & (theta <= high)) / len(low))
 
 
-def _flip_p_value(patterns: np.ndarray, residuals: np.ndarray) -> float:
-    """Share of sign patterns whose |sum of signed residuals| reaches the observed one (the observed included)."""
-    observed = abs(float(residuals.sum()))
-    flipped = np.abs(patterns @ residuals.astype(np.float32))
-    return float(np.mean(flipped >= observed - 1e-6 * max(1.0, observed)))
+def sign_flip_one_sided_p_value(
+    num_k: ArrayLike, den_k: ArrayLike, theta: float = 0.0, direction: str = "lower", seed: int = 0
+) -> float:
+    """The one-sided sign-flip p-value of "the difference is theta" against "it is lower" (direction "lower": the
+    share of patterns whose signed sum is at most the observed one) or "it is higher" (at least the observed one);
+    exact over the 2^K patterns for K <= EXACT_UP_TO, else (1 + the drawn patterns that count) / (1 + DRAWN_PATTERNS).
+
+    A pattern's signed sum is at most the observed one exactly when the companies it flips have S_F(theta) >= 0,
+    that is theta <= n_F / d_F (the observed pattern, which flips none, counts for both directions)."""
+    if direction not in ("lower", "higher"):
+        raise ValueError(f"direction must be 'lower' or 'higher', got {direction!r}")
+    num, den = _totals(num_k, den_k)
+    if len(num) == 0:
+        return 1.0
+    flipped, _ = _subset_ratios(num, den, seed)
+    with np.errstate(invalid="ignore"):  # NaN (no company flipped) compares False and is counted apart
+        beyond = theta <= flipped if direction == "lower" else theta >= flipped
+    return float(np.count_nonzero(beyond | np.isnan(flipped)) / len(flipped))
 
 
 def _sign_flip(num_k: np.ndarray, den_k: np.ndarray, estimate: float, confidence: float, seed: int) -> FewClusterResult:
-    k, alpha = len(num_k), 1 - confidence
-    patterns = _patterns(k, seed)
-
-    def p_at(theta: float) -> float:
-        return _flip_p_value(patterns, num_k - theta * den_k)
-
-    if 2 / 2**k > alpha:  # no sign pattern is rarer than 2 in 2^K: nothing can be rejected, nothing excluded
-        return FewClusterResult(estimate, float("-inf"), float("inf"), p_at(0.0), confidence, k, "sign_flip")
-    ratios = num_k / den_k
-    # Beyond the companies' own ratios every residual has one sign and only the two all-same patterns reach the
-    # sum: p = 2 / 2^K <= alpha there, so each bound lies between the estimate and the nearest extreme ratio.
-    outer_low, outer_high = float(ratios.min()), float(ratios.max())
-
-    def bound(inside: float, outside: float) -> float:
-        if p_at(outside) > alpha:  # ties at the extreme ratio: not rejected there
-            return outside
-        while abs(outside - inside) > _PRECISION:
-            middle = (inside + outside) / 2
-            inside, outside = (middle, outside) if p_at(middle) > alpha else (inside, middle)
-        return inside
-
-    low, high = bound(estimate, outer_low), bound(estimate, outer_high)
-    return FewClusterResult(estimate, low, high, p_at(0.0), confidence, k, "sign_flip")
+    """The interval is {theta : p(theta) > alpha}, read off the sets where each pattern reaches the observed sum:
+    p(theta) = #{patterns whose [lo, hi] holds theta} / T, and every [lo, hi] holds the estimate, so below the
+    estimate p(theta) > alpha exactly when at least c of the lo are <= theta (c the fewest patterns with c / T >
+    alpha), and above it when at least c of the hi are >= theta: the bounds are the c-th smallest lo and the c-th
+    largest hi, closed, and the p-value at 0 is read off the same sets, so 0 lies inside exactly when p(0) > alpha.
+    Where c patterns reach the observed sum for every theta (the two all-same patterns when 2 / 2^K > alpha) a bound
+    is infinite."""
+    low_ends, high_ends = _reaching(num_k, den_k, seed)
+    patterns, alpha = len(low_ends), 1 - confidence
+    fewest = int(np.floor(alpha * patterns)) + 1
+    while fewest > 1 and (fewest - 1) / patterns > alpha:
+        fewest -= 1
+    while fewest / patterns <= alpha:
+        fewest += 1
+    low = float(np.partition(low_ends, fewest - 1)[fewest - 1])
+    high = float(-np.partition(-high_ends, fewest - 1)[fewest - 1])
+    p_value = float(np.count_nonzero((low_ends <= 0) & (0 <= high_ends)) / patterns)
+    return FewClusterResult(estimate, low, high, p_value, confidence, len(num_k), "sign_flip")

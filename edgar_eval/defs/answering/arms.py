@@ -18,8 +18,10 @@ from edgar_eval.defs.answering.generations import figure_correct
 from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.source_files import GATES_FILES
 from edgar_eval.domain.routes import ANSWER, NO_ANSWER
 from edgar_eval.evaluation.abstention import cross_fit, mask_arms
+from edgar_eval.evaluation.frozen_gates import apply_frozen_gates, read_gates
 from edgar_eval.evaluation.readers import reader_outcomes
 from edgar_eval.evaluation.wrong_answers import RIGHT, categories_of, category_table
 
@@ -38,12 +40,15 @@ GATE_INPUTS = {
 @dg.asset(
     group_name="runs",
     ins=GATE_INPUTS,
+    deps=[GATES_FILES.key],
     description="Per question: the period guard's verdict (the years the passages the generator read print as "
     "periods: table header years, fiscal years and period ends in sentences; no filing metadata or tagged fact), the "
     "top cosine score and the relevance model's score (retrieval features and the question's capitalised names "
     "against the passages; no company-name resolver), each with its threshold admitting 90% of the fitting "
     "questions' answerable ones. The dev split fits: eval questions are scored by a model and thresholds fitted on "
-    "the whole dev split, dev questions two-fold by company within dev.",
+    "the whole dev split, dev questions two-fold by company within dev. With a frozen gates file (setting gates_file) "
+    "nothing is fitted here: its model and thresholds, fitted on another corpus's companies, score every question, "
+    "and every question is eval.",
 )
 def abstention_scores(
     context: dg.AssetExecutionContext,
@@ -78,7 +83,9 @@ def abstention_scores(
             }
         )
     split = golden_set[["question_id", "split"]]
-    scored = cross_fit(pd.DataFrame(rows).merge(split, on="question_id", how="left", validate="one_to_one"))
+    frame = pd.DataFrame(rows).merge(split, on="question_id", how="left", validate="one_to_one")
+    frozen = settings.gates_path()
+    scored = cross_fit(frame) if frozen is None else apply_frozen_gates(frame.drop(columns="split"), read_gates(frozen))
     brier = float(np.mean((scored.relevance_score - scored.answerable.astype(float)) ** 2))
     return table_output(
         scored,
@@ -88,6 +95,7 @@ def abstention_scores(
             "cosine_pass_rate": float(scored.cosine_pass.mean()),
             "relevance_pass_rate": float(scored.relevance_pass.mean()),
             "features": ", ".join(FEATURES),
+            "fitted": "on this corpus's dev split" if frozen is None else f"frozen: {frozen.name}",
         },
     )
 

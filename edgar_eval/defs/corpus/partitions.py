@@ -8,7 +8,6 @@ rebuilds it."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,9 +15,10 @@ from pathlib import Path
 import dagster as dg
 from dagster._core.definitions.data_version import DATA_VERSION_TAG  # private: an observation's data version tag
 
+from edgar_eval.adapters.corpus_pins import Document, check_pins, read_documents, stray_demo_documents
 from edgar_eval.adapters.local_corpus import list_filings, write_demo_corpus
 from edgar_eval.defs.history_queries import chunks
-from edgar_eval.defs.settings import CORPUS_DIR_ENV, EvalSettings
+from edgar_eval.defs.settings import CORPUS_DIR_ENV, DEMO_CORPUS_ENV, EvalSettings
 from edgar_eval.defs.source_files import source_file_changes
 
 FILINGS_NAME = "filings"
@@ -39,10 +39,8 @@ FILING_DOCUMENTS = dg.AssetKey("filing_documents")
     "sensor, or from the UI; a new version makes the partition's corpus assets stale.",
 )
 def filing_documents(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.DataVersionsByPartition:
-    files = corpus_files(settings)
-    return dg.DataVersionsByPartition(
-        {key: hashlib.sha256(files[key].read_bytes()).hexdigest() for key in context.partition_keys if key in files}
-    )
+    documents = corpus_documents(settings)
+    return dg.DataVersionsByPartition({key: documents[key] for key in context.partition_keys if key in documents})
 
 
 @dataclass(frozen=True)
@@ -66,9 +64,45 @@ class CorpusChanges:
         ]
 
 
+def checked_corpus(settings: EvalSettings) -> dict[str, Document]:
+    """Each filing document of the corpus folder by partition key, in key order, with its sha256 and size, the corpus
+    checked before any work: each row of its manifest.csv pins a document of the folder at the bytes and sha256 the
+    file has, and no two documents are byte-identical (`corpus_pins.check_pins`). The demo corpus is written first
+    (generated from a fixed seed: the same bytes every time), and its folder holds nothing else: reports/demo is made
+    from the generated filings only. A folder without a filing, or one that fails a check, is refused in one line."""
+    named = f"corpus folder {settings.corpus_dir} (--corpus, {CORPUS_DIR_ENV})"
+    if settings.is_demo:
+        write_demo_corpus(settings.corpus_dir)
+        named = f"demo corpus folder {settings.corpus_dir} ({DEMO_CORPUS_ENV})"
+    try:
+        listed = list_filings(settings.corpus_dir)
+    except ValueError as exc:  # two documents with one partition key
+        raise ValueError(f"{named}: {exc}") from None
+    if not listed:
+        raise ValueError(f"{named} holds no .htm filing")
+    if settings.is_demo:
+        strays = stray_demo_documents(listed)
+        if strays:
+            raise ValueError(
+                f"{named} holds {strays[0]}{f' and {len(strays) - 1} more' if len(strays) > 1 else ''}, not a filing "
+                "of the generated demo corpus: the demo's report is made from the generated filings only (move it "
+                "out, or run it as a corpus of its own with --corpus)"
+            )
+    try:
+        documents = read_documents(settings.corpus_dir, dict(sorted(listed.items())))
+        check_pins(settings.corpus_dir, documents)
+    except ValueError as exc:  # a manifest that disagrees with the folder, or one filing under two names
+        raise ValueError(f"{named}: {exc}") from None
+    except OSError as exc:  # a document that cannot be read
+        raise ValueError(f"{named}: {exc.filename}: {exc.strerror or exc}") from None
+    return documents
+
+
 def corpus_files(settings: EvalSettings) -> dict[str, Path]:
     """Each filing document of the corpus folder by partition key, in key order; the demo corpus is written first
-    (generated from a fixed seed: the same bytes every time). A folder without a filing is refused in one line."""
+    (generated from a fixed seed: the same bytes every time). A folder without a filing is refused in one line. What
+    a corpus asset reads its filing through: the folder's pins are checked before any work (`checked_corpus`, by the
+    CLI, the sensor and the observation), so that a check added there moves no corpus asset's code version."""
     if settings.is_demo:
         write_demo_corpus(settings.corpus_dir)
     try:
@@ -81,8 +115,8 @@ def corpus_files(settings: EvalSettings) -> dict[str, Path]:
 
 
 def corpus_documents(settings: EvalSettings) -> dict[str, str]:
-    """Each filing document's sha256, by partition key."""
-    return {key: hashlib.sha256(path.read_bytes()).hexdigest() for key, path in corpus_files(settings).items()}
+    """Each filing document's sha256, by partition key, the corpus checked (`checked_corpus`)."""
+    return {key: document.sha256 for key, document in checked_corpus(settings).items()}
 
 
 def corpus_changes(instance: dg.DagsterInstance, settings: EvalSettings) -> CorpusChanges:

@@ -162,6 +162,7 @@ def report(
             decision_simulation=decision_simulation,
             design_power=design_power,
             false_answers_by_kind=arm_false_answers_by_kind,
+            amendments=protocol.amendments,
             routes=route_matrix,
             release=release_checks,
             receipts=case_receipts,

@@ -9,7 +9,8 @@ import pandas as pd
 
 from edgar_eval.defs.common import figure_metadata, table_head, table_output
 from edgar_eval.defs.settings import EvalSettings, GeneratorResource
-from edgar_eval.defs.source_files import PROTOCOL_FILES
+from edgar_eval.defs.source_files import GATES_FILES, PROTOCOL_FILES
+from edgar_eval.defs.statistics.pins import context_code_version, run_pins
 from edgar_eval.evaluation import confirmatory, paired_comparisons, run_profile
 from edgar_eval.evaluation.headline_figures import (
     arm_figures,
@@ -162,14 +163,17 @@ def design_power(
 
 
 @dg.asset(
-    deps=[PROTOCOL_FILES.key],
+    deps=[PROTOCOL_FILES.key, GATES_FILES.key],
     group_name="statistics",
     description="Paired differences between arms on the same questions of the protocol's split (every arm against A, "
     "and the protocol's pairs; the false-answer rate per unanswerable kind, none pooled): an interval at the "
     "protocol's level (exploratory rows: company bootstrap-t; confirmatory rows: the method their decision simulation "
     "chose), exact McNemar on the discordant pairs (exploratory: it assumes independent questions), the minimum "
     "detectable effect; confirmatory where the protocol names the comparison and registers the run's generator and "
-    "corpus, decided by the protocol's rule.",
+    "corpus, decided by the protocol's rule. Under v5 a hypothesis is decided by exact one-sided tests for the "
+    "corpus's companies as fixed strata (evaluation/exact_decisions.py), confirmatory only where every pin matches "
+    "the run (corpus manifest, system under test, code of the golden rules, the generations and the gates, the frozen "
+    "gates file, the settings), else exploratory naming the pins that differ.",
 )
 def arm_comparisons(
     context: dg.AssetExecutionContext,
@@ -180,6 +184,7 @@ def arm_comparisons(
     design_power: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     protocol, protocol_sha = read_protocol(settings)
+    pins = run_pins(settings, generator.kind, context_code_version(context))
     table = paired_comparisons.arm_comparisons(
         arm_outcomes,
         protocol,
@@ -187,6 +192,7 @@ def arm_comparisons(
         simulation=decision_simulation,
         power=design_power,
         registered=protocol.registers(generator.kind, settings.corpus_name),
+        pin_differences=protocol.pin_differences(pins),
     )
     confirmatory = table[table.status == "confirmatory"]
     return table_output(
@@ -195,6 +201,7 @@ def arm_comparisons(
             "protocol": protocol.version,
             "protocol_sha256": protocol_sha,
             "decisions": dg.MetadataValue.json(dict(zip(confirmatory.hypothesis, confirmatory.decision))),
+            "pins": dg.MetadataValue.json(pins),
             "head": table_head(
                 table, ["arm", "baseline", "metric", "difference", "low", "high", "mcnemar_p", "status"], rows=10
             ),

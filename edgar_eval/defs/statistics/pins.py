@@ -1,0 +1,64 @@
+"""What a run is, by content, for a protocol's pins (v5): the corpus's manifest sha256, the system under test, the
+code versions of the assets that build the golden questions, the generations and the gates, the frozen gates file's
+sha256 and a digest of the settings that can move a figure.
+
+A protocol that pins these decides only for a run whose values all match; elsewhere its rows are exploratory, naming
+the pins that differ. The code versions are the assets' own (`code_versions`: a hash of the code each asset reaches,
+found from its syntax), so an edit that cannot move what an asset computes (a comment, a docstring) leaves the pin.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import dagster as dg
+
+from edgar_eval.adapters.local_corpus import MANIFEST_FILE
+from edgar_eval.defs.settings import LOCATION_FIELDS, EvalSettings
+
+# The assets whose code versions stand for the golden rules, the system under test and the gates.
+PINNED_ASSETS = {
+    "golden_code": "golden_questions",
+    "generator_code": "generations",
+    "gates_code": "abstention_scores",
+}
+# Settings that say where things are, or which protocol a run reads: none moves a figure of the run.
+UNPINNED_SETTINGS = frozenset(LOCATION_FIELDS) | {"protocol"}
+
+
+def file_sha256(path: Path | None) -> str:
+    """The file's sha256, or "" when there is none."""
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path is not None and path.is_file() else ""
+
+
+def settings_digest(settings: EvalSettings) -> str:
+    """The sha256 of every setting but where things are kept and the protocol's name, as JSON with sorted keys."""
+    values = settings.model_dump(mode="json", exclude=set(UNPINNED_SETTINGS))
+    return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()
+
+
+def run_pins(
+    settings: EvalSettings, generator: str, code_version: Callable[[dg.AssetKey], str | None]
+) -> dict[str, str]:
+    """The run's value of each pin (protocol.PIN_NAMES); `code_version` gives an asset's code version."""
+    return {
+        "corpus_manifest_sha256": file_sha256(Path(settings.corpus_dir) / MANIFEST_FILE),
+        "generator": generator,
+        **{pin: code_version(dg.AssetKey(asset)) or "" for pin, asset in PINNED_ASSETS.items()},
+        "gates_file_sha256": file_sha256(settings.gates_path()),
+        "settings_sha256": settings_digest(settings),
+    }
+
+
+def context_code_version(context: dg.AssetExecutionContext) -> Callable[[dg.AssetKey], str | None]:
+    """An asset's code version as the running code location defines it."""
+    assets = context.repository_def.assets_defs_by_key
+
+    def version(key: dg.AssetKey) -> str | None:
+        asset = assets.get(key)
+        return asset.code_versions_by_key.get(key) if asset is not None else None
+
+    return version
