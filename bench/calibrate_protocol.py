@@ -27,6 +27,7 @@ import sys
 import time
 import tomllib
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -35,9 +36,9 @@ from edgar_eval.adapters.parquet_store import ParquetStore
 from edgar_eval.evaluation.confirmatory import endpoint_mask
 from edgar_eval.evaluation.protocol import Protocol
 from edgar_eval.stats.few_clusters import sign_flip_one_sided_p_value
-from edgar_eval.stats.fixed_strata import simulate_margin_test, simulate_sign_flip
+from edgar_eval.stats.fixed_strata import Rejections, simulate_margin_test, simulate_sign_flip
 
-FORMS = ("10-K", "10-Q")
+COUNTS = ("answerable", "of_kind", "false_of_kind")  # per filing or company: the questions each condition reads
 HETEROGENEITY = (2.0, 4.0, 24.0, 100.0)  # Beta concentrations: 2 very unequal companies, 100 nearly alike
 
 
@@ -61,12 +62,8 @@ def per_filing_counts(outcomes: pd.DataFrame, golden: pd.DataFrame, kind: str) -
         of_kind=endpoint_mask(a, "false_answer_rate", kind).to_numpy(bool),
     )
     a["false_of_kind"] = a.of_kind & a.false_answer.astype(bool)
-    return (
-        a.groupby(["source_filing_id", "source_form"])[["answerable", "of_kind", "false_of_kind"]]
-        .sum()
-        .reset_index()
-        .rename(columns={"source_form": "form"})
-    )
+    summed = cast(pd.DataFrame, a.groupby(["source_filing_id", "source_form"])[list(COUNTS)].sum())
+    return summed.reset_index().rename(columns={"source_form": "form"})
 
 
 def registered_shape(shape: dict, filings: pd.DataFrame, seed: int) -> dict[str, list[int]]:
@@ -77,7 +74,7 @@ def registered_shape(shape: dict, filings: pd.DataFrame, seed: int) -> dict[str,
     if tens_k + tens_q - both != companies:
         raise ValueError(f"shape {shape}: 10-Ks + 10-Qs - companies with both must equal the companies")
     layout = [("10-K", "10-Q")] * both + [("10-K",)] * (tens_k - both) + [("10-Q",)] * (tens_q - both)
-    means = filings.groupby("form")[["answerable", "of_kind", "false_of_kind"]].mean()
+    means = cast(pd.DataFrame, filings.groupby("form")[list(COUNTS)].mean())
     rng = np.random.default_rng(seed)
     sizes: dict[str, list[int]] = {"answerable": [], "of_kind": [], "false_of_kind": []}
     for forms in layout:
@@ -89,12 +86,12 @@ def registered_shape(shape: dict, filings: pd.DataFrame, seed: int) -> dict[str,
 def eval_shape(outcomes: pd.DataFrame, kind: str) -> dict[str, list[int]]:
     """The fitting corpus's eval split, per company: answerable questions, questions of `kind`, arm A's false
     answers on them."""
-    a = outcomes[(outcomes.arm == "A") & (outcomes.split == "eval")]
-    answerable = a[endpoint_mask(a, "answer_accuracy", "").to_numpy(bool)].groupby("cik").size()
-    of_kind = a[endpoint_mask(a, "false_answer_rate", kind).to_numpy(bool)]
-    companies = sorted(set(answerable.index) | set(of_kind.cik))
+    a = cast(pd.DataFrame, outcomes[(outcomes.arm == "A") & (outcomes.split == "eval")])
+    answerable = cast(pd.DataFrame, a[endpoint_mask(a, "answer_accuracy", "").to_numpy(bool)])
+    of_kind = cast(pd.DataFrame, a[endpoint_mask(a, "false_answer_rate", kind).to_numpy(bool)])
+    companies = sorted(set(answerable.cik) | set(of_kind.cik))
     return {
-        "answerable": [int(answerable.get(c, 0)) for c in companies],
+        "answerable": [int((answerable.cik == c).sum()) for c in companies],
         "of_kind": [int((of_kind.cik == c).sum()) for c in companies],
         "false_of_kind": [int(of_kind[of_kind.cik == c].false_answer.sum()) for c in companies],
     }
@@ -117,6 +114,71 @@ def concentration_estimate(events: np.ndarray, trials: np.ndarray) -> float | No
     if rho <= 0:
         return None
     return float(1 / rho - 1)
+
+
+def _margin(sizes, truth, margin, direction, alpha, concentration, population, replicates, seed) -> Rejections | None:
+    """The exact test at a margin simulated; None where the shape holds no trial."""
+    if sum(sizes) < 1:
+        return None
+    return simulate_margin_test(sizes, truth, margin, direction, alpha, concentration, population, replicates, seed)
+
+
+def _flip(sizes, truth, discordance, alpha, concentration, population, replicates, seed) -> Rejections | None:
+    """The one-sided company sign-flip simulated over the companies holding the kind; None below two of them."""
+    held = [s for s in sizes if s > 0]
+    if len(held) < 2:
+        return None
+    return simulate_sign_flip(
+        held,
+        truth,
+        discordance,
+        alpha,
+        concentration,
+        population,
+        replicates,
+        seed,
+        lambda num, den: sign_flip_one_sided_p_value(num, den, 0.0, "lower", 0),
+    )
+
+
+def _size_row(hypothesis, condition, shape, result, alpha, concentration, population) -> dict:
+    """One size at a boundary, printed as it is written; a shape too small to simulate is said so."""
+    row = {
+        "hypothesis": hypothesis,
+        "condition": condition,
+        "shape": shape,
+        "concentration": concentration,
+        "population": population,
+    }
+    if result is None:
+        print(
+            f"{hypothesis} {condition:12s} {shape:13s} c={concentration:<6g} {population:8s} not simulated: too few "
+            "companies or trials",
+            file=sys.stderr,
+        )
+        return {
+            **row,
+            "test": "",
+            "replicates": 0,
+            "rejected": 0,
+            "size": None,
+            "monte_carlo_error": None,
+            "holds": True,
+        }
+    print(
+        f"{hypothesis} {condition:12s} {shape:13s} c={concentration:<6g} {population:8s} size "
+        f"{100 * result.share:.2f}% ({result.rejected}/{result.replicates})",
+        file=sys.stderr,
+    )
+    return {
+        **row,
+        "test": result.test,
+        "replicates": result.replicates,
+        "rejected": result.rejected,
+        "size": result.share,
+        "monte_carlo_error": round(result.monte_carlo_error, 6),
+        "holds": result.share <= alpha,
+    }
 
 
 def main() -> None:
@@ -154,7 +216,7 @@ def main() -> None:
         report["shapes"][f"fitting-eval/{kind}"] = eval_shape(outcomes, kind)
         report["per_form_means"] = {
             form: {c: round(float(v), 4) for c, v in row.items()}
-            for form, row in filings.groupby("form")[["answerable", "of_kind", "false_of_kind"]].mean().iterrows()
+            for form, row in cast(pd.DataFrame, filings.groupby("form")[list(COUNTS)].mean()).iterrows()
         }
     # the fitting corpus's own heterogeneity: each hypothesis's effect and recall cost per company, every company
     by_arm = {arm: g.set_index("question_id").sort_index() for arm, g in outcomes.groupby("arm")}
@@ -169,163 +231,72 @@ def main() -> None:
         frame = pd.DataFrame(
             {"cik": arm.cik, "base_false": base_false, "withheld": withheld, "ans": answerable, "lost": lost}
         )
-        per = frame.groupby("cik")[["base_false", "withheld", "ans", "lost"]].sum()
-        effect = concentration_estimate(per.withheld.to_numpy(), per.base_false.to_numpy())
-        recall = concentration_estimate(per.lost.to_numpy(), per.ans.to_numpy())
-        report["heterogeneity"][h.id] = {"effect": effect, "recall_cost": recall}
-        estimates += [e for e in (effect, recall) if e is not None]
-    grid = sorted(set(HETEROGENEITY) | {round(e, 1) for e in estimates})
-    report["heterogeneity"]["grid"] = grid
+        per = cast(pd.DataFrame, frame.groupby("cik")[["base_false", "withheld", "ans", "lost"]].sum())
+        effect_estimate = concentration_estimate(per["withheld"].to_numpy(), per["base_false"].to_numpy())
+        recall_estimate = concentration_estimate(per["lost"].to_numpy(), per["ans"].to_numpy())
+        report["heterogeneity"][h.id] = {"effect": effect_estimate, "recall_cost": recall_estimate}
+        estimates += [e for e in (effect_estimate, recall_estimate) if e is not None]
     registered = float(raw["calibration_design"]["registered_concentration"])
-    if registered not in grid:
-        grid = sorted(set(grid) | {registered})
+    grid = sorted(set(HETEROGENEITY) | {round(e, 1) for e in estimates} | {registered})
+    report["heterogeneity"]["grid"] = grid
+    design = raw["calibration_design"]
+    discordance = float(design["sign_flip_discordance"])
     for h in protocol.in_sequence():
         for shape_name in ("registered", "fitting-eval"):
             sizes = report["shapes"][f"{shape_name}/{h.kind}"]
             margin = float(h.recall_cost_margin or 0)
-            for concentration in grid:
-                for population in ("fixed", "general"):
-                    runs = [
-                        (
-                            "recall cost",
-                            simulate_margin_test(
-                                sizes["answerable"],
-                                margin,
-                                margin,
-                                "below",
-                                alpha,
-                                concentration,
-                                population,
-                                args.replicates,
-                                args.seed,
-                            ),
-                        )
-                    ]
-                    if h.rule == "withheld_share":
-                        m = float(h.minimum_effect or 0)
-                        runs.append(
-                            (
-                                "effect",
-                                simulate_margin_test(
-                                    sizes["false_of_kind"],
-                                    m,
-                                    m,
-                                    "above",
-                                    alpha,
-                                    concentration,
-                                    population,
-                                    args.replicates,
-                                    args.seed,
-                                ),
-                            )
-                        )
-                    elif concentration in (min(grid), registered):  # the sign-flip is costly: two heterogeneities
-                        discordance = float(raw["calibration_design"]["sign_flip_discordance"])
-                        runs.append(
-                            (
-                                "effect",
-                                simulate_sign_flip(
-                                    [s for s in sizes["of_kind"] if s > 0],
-                                    0.0,
-                                    discordance,
-                                    alpha,
-                                    concentration,
-                                    population,
-                                    args.replicates,
-                                    args.seed,
-                                    lambda n, d: sign_flip_one_sided_p_value(n, d, 0.0, "lower", 0),
-                                ),
-                            )
-                        )
-                    for condition, result in runs:
-                        report["sizes"].append(
-                            {
-                                "hypothesis": h.id,
-                                "condition": condition,
-                                "shape": shape_name,
-                                "concentration": concentration,
-                                "population": population,
-                                "test": result.test,
-                                "replicates": result.replicates,
-                                "rejected": result.rejected,
-                                "size": result.share,
-                                "monte_carlo_error": round(result.monte_carlo_error, 6),
-                                "holds": result.share <= alpha,
-                            }
-                        )
-                        print(
-                            f"{h.id} {condition:12s} {shape_name:13s} c={concentration:<6g} {population:8s} "
-                            f"size {100 * result.share:.2f}% ({result.rejected}/{result.replicates})",
-                            file=sys.stderr,
-                        )
-            # power at the registered heterogeneity, fixed strata: the conditions that decide
-            for truth in raw["calibration_design"]["recall_cost_truths"]:
-                result = simulate_margin_test(
-                    sizes["answerable"],
-                    float(truth),
-                    margin,
-                    "below",
-                    alpha,
-                    registered,
-                    "fixed",
-                    args.power_replicates,
-                    args.seed,
-                )
-                report["power"].append(
-                    {
-                        "hypothesis": h.id,
-                        "condition": "recall cost",
-                        "shape": shape_name,
-                        "truth": truth,
-                        "power": result.share,
-                        "replicates": result.replicates,
-                    }
-                )
-            if h.rule == "withheld_share":
-                for truth in raw["calibration_design"]["withheld_share_truths"]:
-                    result = simulate_margin_test(
+
+            def effect(truth: float, concentration: float, population: str, replicates: int):
+                if h.rule == "withheld_share":
+                    m = float(h.minimum_effect or 0)
+                    return _margin(
                         sizes["false_of_kind"],
-                        float(truth),
-                        float(h.minimum_effect or 0),
+                        truth,
+                        m,
                         "above",
                         alpha,
-                        registered,
-                        "fixed",
-                        args.power_replicates,
+                        concentration,
+                        population,
+                        replicates,
                         args.seed,
                     )
+                return _flip(
+                    sizes["of_kind"], truth, discordance, alpha, concentration, population, replicates, args.seed
+                )
+
+            def recall(truth: float, concentration: float, population: str, replicates: int):
+                return _margin(
+                    sizes["answerable"], truth, margin, "below", alpha, concentration, population, replicates, args.seed
+                )
+
+            boundary = float(h.minimum_effect or 0) if h.rule == "withheld_share" else 0.0
+            for concentration in grid:
+                # the sign-flip is costly at 10,000 replicates: the registered heterogeneity and the most unequal
+                flip_here = h.rule == "withheld_share" or concentration in (min(grid), registered)
+                for population in ("fixed", "general"):
+                    runs = [("recall cost", recall(margin, concentration, population, args.replicates))]
+                    if flip_here:
+                        runs.append(("effect", effect(boundary, concentration, population, args.replicates)))
+                    for condition, result in runs:
+                        report["sizes"].append(
+                            _size_row(h.id, condition, shape_name, result, alpha, concentration, population)
+                        )
+            # power at the registered heterogeneity, fixed strata: each condition that decides
+            truths = design["withheld_share_truths"] if h.rule == "withheld_share" else design["sign_flip_truths"]
+            for condition, simulate, values in (
+                ("recall cost", recall, design["recall_cost_truths"]),
+                ("effect", effect, truths),
+            ):
+                for truth in values:
+                    result = simulate(float(truth), registered, "fixed", args.power_replicates)
                     report["power"].append(
                         {
                             "hypothesis": h.id,
-                            "condition": "effect",
+                            "condition": condition,
                             "shape": shape_name,
                             "truth": truth,
-                            "power": result.share,
-                            "replicates": result.replicates,
-                        }
-                    )
-            else:
-                discordance = float(raw["calibration_design"]["sign_flip_discordance"])
-                for truth in raw["calibration_design"]["sign_flip_truths"]:
-                    result = simulate_sign_flip(
-                        [s for s in sizes["of_kind"] if s > 0],
-                        float(truth),
-                        discordance,
-                        alpha,
-                        registered,
-                        "fixed",
-                        args.power_replicates,
-                        args.seed,
-                        lambda n, d: sign_flip_one_sided_p_value(n, d, 0.0, "lower", 0),
-                    )
-                    report["power"].append(
-                        {
-                            "hypothesis": h.id,
-                            "condition": "effect",
-                            "shape": shape_name,
-                            "truth": truth,
-                            "power": result.share,
-                            "replicates": result.replicates,
+                            "power": None if result is None else result.share,
+                            "replicates": 0 if result is None else result.replicates,
                         }
                     )
     report["fixed_strata_sizes_hold"] = all(r["holds"] for r in report["sizes"] if r["population"] == "fixed")

@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import datetime
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -75,10 +76,13 @@ def _configure(args: argparse.Namespace) -> None:
 
 
 def _check_corpus_folder(settings) -> None:
-    """A missing or non-folder corpus folder is refused in one line (the demo corpus is generated); one without a
-    filing, or one that is not what its manifest pins, is refused by the corpus listing the partitions are made from
-    (`partitions.checked_corpus`)."""
+    """A missing or non-folder corpus folder is refused in one line; so is a demo corpus folder that cannot be
+    written (it is generated: `run_checks.check_demo_folder`); one without a filing, or one that is not what its
+    manifest pins, is refused by the corpus listing the partitions are made from (`partitions.checked_corpus`)."""
     if settings.is_demo:
+        from edgar_eval.defs.run_checks import check_demo_folder
+
+        check_demo_folder(settings)
         return
     folder = Path(settings.corpus_dir)
     if not folder.exists():
@@ -126,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
     from dagster import DagsterInstance
 
     from edgar_eval.defs.freshness import NEVER_MATERIALISED
+    from edgar_eval.defs.run_checks import check_proposals, dagster_command, unread_environment
     from edgar_eval.defs.runner import (
         CodeLocationLauncher,
         cancel_interrupted_runs,
@@ -140,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
         embedder, generator = EmbedderResource.from_env(), GeneratorResource.from_env()
         for configured in (settings, embedder, generator):
             configured.check()
+        proposal_notes = check_proposals(settings.proposals)  # every line read, as golden_proposals will
         from edgar_eval.definitions import defs  # the code location the UI loads, from the same environment
         from edgar_eval.defs.corpus.partitions import corpus_documents
         from edgar_eval.defs.corpus.report_guard import report_in_the_way
@@ -156,8 +162,13 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(in_the_way)
     except ValueError as exc:  # a bad setting or corpus folder: one line, before any partition runs
         return _refused(exc)
-    for note in unread_settings(settings, embedder, generator):  # set, but read by nothing this run uses
+    except OSError as exc:  # a folder or file the checks above did not foresee: still one line
+        return _refused(ValueError(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")))
+    # set, but read by nothing this run uses
+    for note in unread_settings(settings, embedder, generator) + unread_environment(settings, embedder, generator):
         print(f"note: {note}; it changes nothing")
+    for note in proposal_notes:
+        print(f"note: {note}")
     print(f"corpus {settings.corpus_name!r} in {settings.corpus_dir}")
     started = time.perf_counter()
     total, shown, last = len(documents), [0], [started]
@@ -181,7 +192,9 @@ def run(args: argparse.Namespace) -> int:
         instance = history
         for run_id in end_orphaned_runs(instance):
             print(f"run {run_id} was killed mid-run (its process is gone): marked failed, its pool slots freed")
-        launcher = CodeLocationLauncher.of(instance, os.getcwd(), defs(), on_step=_show_step)
+        launcher = CodeLocationLauncher.of(
+            instance, os.getcwd(), defs(), on_step=_show_step, on_progress=_ProgressLines(settings, generator)
+        )
         with contextlib.ExitStack() as stack:
             side_by_side = stack.enter_context(ParallelRuns(parallel, os.getcwd(), defs())) if parallel > 1 else None
             graph = materialise_graph(
@@ -226,8 +239,47 @@ def run(args: argparse.Namespace) -> int:
     print(f"report: {settings.report_dir() / 'report.md'}")
     for line in _decision_lines(settings):
         print(line)
-    print(f"run history and lineage: DAGSTER_HOME={home} dagster dev  (then open http://127.0.0.1:3000)")
+    # a command that works as printed: the venv's dagster, which is not on PATH unless the venv is activated
+    print(
+        f"run history and lineage: DAGSTER_HOME={shlex.quote(str(home))} {dagster_command()} dev  "
+        "(then open http://127.0.0.1:3000)"
+    )
     return EXIT_SOME_FILINGS_FAILED if graph.failed_partitions else 0
+
+
+class _ProgressLines:
+    """Prints each progress line a step logs while a service works (adapters/service_progress.py). A generator's line
+    says the questions done and the seconds each took, not how many there are: for `generations`, about how long is
+    left is added from the golden set's size (each question once, the determinism sample twice)."""
+
+    def __init__(self, settings, generator) -> None:
+        self.settings, self.generator = settings, generator
+        self._asked: int | None = None
+
+    def __call__(self, step: str, line: str) -> None:
+        from edgar_eval.adapters.service_progress import counts_in, duration
+
+        counts = counts_in(line)
+        if counts is not None and step == "generations" and " left" not in line:
+            asked = self.asked()
+            if asked:
+                done, failed, each = counts
+                line += f", about {duration(max(0, asked - done - failed) * each)} left of about {asked}"
+        print(f"  ...    {step}: {line}", flush=True)
+
+    def asked(self) -> int:
+        """How many questions `generations` asks: the golden set's, each once, and its determinism sample again (0
+        while the golden set cannot be read)."""
+        if self._asked is None:
+            from edgar_eval.adapters.parquet_store import StoreError
+            from edgar_eval.defs.answering.generations import DETERMINISM_SAMPLE
+
+            try:
+                questions = len(self.settings.store().read("golden_questions", columns=["question_id"]))
+            except (StoreError, OSError):
+                return 0
+            self._asked = questions + min(DETERMINISM_SAMPLE, questions)
+        return self._asked
 
 
 def _decision_lines(settings) -> list[str]:
@@ -329,6 +381,7 @@ def gates(args: argparse.Namespace) -> int:
     model's coefficients and both thresholds, with the corpus's manifest sha256 and companies (evaluation.frozen_gates).
     Another corpus's run applies the file unchanged with the setting gates_file."""
     _configure(args)
+    from edgar_eval.adapters.local_corpus import read_manifest
     from edgar_eval.adapters.parquet_store import StoreError
     from edgar_eval.defs.settings import EvalSettings, project_home
     from edgar_eval.defs.statistics.pins import file_sha256
@@ -342,7 +395,8 @@ def gates(args: argparse.Namespace) -> int:
             raise ValueError("gates are fitted on a run whose own gates were fitted on its corpus (unset gates_file)")
         scores = settings.store().read("abstention_scores")
         manifest = file_sha256(Path(settings.corpus_dir) / "manifest.csv")
-        fitted = fit_frozen_gates(scores, manifest, settings.corpus_name)
+        companies = {row.get("cik", "") for row in read_manifest(settings.corpus_dir).values()} - {""}
+        fitted = fit_frozen_gates(scores, manifest, settings.corpus_name, companies)
     except (ValueError, StoreError) as exc:  # a bad setting, or no run to fit on: one line
         print(f"edgar-eval gates fit: {exc}", file=sys.stderr)
         return 2
@@ -350,7 +404,7 @@ def gates(args: argparse.Namespace) -> int:
     digest = write_gates(fitted, path)
     on = fitted["fitted_on"]
     print(
-        f"gates fitted on {on['questions']} questions of {len(on['companies'])} companies of {on['corpus']}: {path} "
+        f"gates fitted on {on['questions']} questions of {on['corpus']} ({len(on['companies'])} companies): {path} "
         f"(sha256 {digest}); apply them to other companies with gates_file = {name!r}"
     )
     return 0
@@ -361,11 +415,10 @@ def pins(args: argparse.Namespace) -> int:
     sha256, the generator, the code versions of the golden rules, the generations and the gates, the frozen gates
     file's sha256 and the settings' digest. Nothing is run."""
     _configure(args)
-    import dagster as dg
 
     from edgar_eval.definitions import defs
     from edgar_eval.defs.settings import EvalSettings, GeneratorResource
-    from edgar_eval.defs.statistics.pins import run_pins
+    from edgar_eval.defs.statistics.pins import PinnedCode, run_pins
 
     try:
         settings = EvalSettings.from_env()
@@ -374,12 +427,8 @@ def pins(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"edgar-eval pins: {exc}", file=sys.stderr)
         return 2
-    assets = defs().get_repository_def().assets_defs_by_key
-
-    def version(key: dg.AssetKey) -> str | None:  # as the running code location defines it (pins.context_code_version)
-        return assets[key].code_versions_by_key.get(key) if key in assets else None
-
-    for name, value in run_pins(settings, generator.kind, version).items():
+    code = PinnedCode.of(list(defs().get_repository_def().assets_defs_by_key.values()))
+    for name, value in run_pins(settings, generator.kind, code).items():
         print(f'{name} = "{value}"')
     return 0
 
@@ -490,9 +539,14 @@ def compare(args: argparse.Namespace) -> int:
 
 def demo_corpus(args: argparse.Namespace) -> int:
     from edgar_eval.adapters.local_corpus import write_demo_corpus
+    from edgar_eval.defs.run_checks import folder_problem
     from edgar_eval.synthetic.demo import COMPANIES, FILINGS_PER_COMPANY, companies_for
 
     companies = len(COMPANIES) if args.filings is None else companies_for(args.filings)
+    problem = folder_problem(Path(args.folder))
+    if problem:
+        print(f"edgar-eval demo-corpus: {args.folder} {problem}", file=sys.stderr)
+        return EXIT_REFUSED
     written = write_demo_corpus(args.folder, companies)
     what = f"{companies * FILINGS_PER_COMPANY + 1} filings of {companies} companies"
     print(

@@ -111,6 +111,15 @@ def _candidates(inputs: Inputs) -> Path:
     return path
 
 
+def _calibration_written(inputs: Inputs) -> None:
+    """The calibration names the registered shape (61 companies) and a size row per hypothesis, condition and shape."""
+    written = json.loads((inputs.scratch / "calibration.json").read_text())
+    assert len(written["shapes"]["registered/absent_concept"]["answerable"]) == 61, written["shapes"]
+    assert {(r["hypothesis"], r["shape"]) for r in written["sizes"]} == {
+        (h, s) for h in ("H2", "H3") for s in ("registered", "fitting-eval")
+    }
+
+
 def _nightly_written(inputs: Inputs) -> None:
     written = json.loads((inputs.scratch / "nightly_cost.json").read_text())
     assert written["corpus"] == "demo" and written["filings"] > 0, written
@@ -262,12 +271,29 @@ SMOKE: dict[str, dict[str, Smoke]] = {
             ),
         )
     },
+    "calibrate_protocol": {
+        "demo": Smoke(
+            args=lambda i: [
+                str(REPO / "protocol" / "answering-v5.toml"),
+                str(i.store),
+                "--out",
+                str(i.scratch / "calibration.json"),
+                "--replicates",
+                "40",
+                "--power-replicates",
+                "10",
+            ],
+            printed=(r"^wrote .*calibration\.json \(sha256 [0-9a-f]{64}\) in \d+ s$",),
+            cold_run=True,
+            check=lambda i: _calibration_written(i),
+        )
+    },
     "ui_plots": {
         "demo": Smoke(
             args=lambda i: ["--dagster-home", str(i.dagster_home)],
             printed=(
                 r"^arm_statistics \(1 materialisations\)$",
-                rf"^  false_answer_rate_arm_A +{NUMBER}$",
+                rf"^  recall_cost_arm_E +{NUMBER}$",
                 rf"^  page_hit_at_30_hybrid +{NUMBER}$",
                 rf"^  reader_accuracy_table_reader +{NUMBER}$",
             ),

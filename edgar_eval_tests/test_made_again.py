@@ -110,3 +110,25 @@ def test_counts_are_the_stored_rows_and_a_table_that_cannot_be_read_is_made_agai
     # Both the made-again tables and the rest are current now.
     third = materialise_graph(defs, instance, skip_current=True)
     assert third.evaluation_current and len(third.current_partitions) == len(third.partitions)
+
+    # The report deleted, every table stored and current: the report is written again from the stored tables, the
+    # same bytes, and no evaluation step runs again.
+    report_path.unlink()
+    before = {key: event.storage_id for key, event in _latest_materialisations(instance).items()}
+    fourth = materialise_graph(defs, instance, skip_current=True)
+    assert fourth.evaluation_succeeded and fourth.evaluation_remade == ["report"]
+    assert (fourth.evaluation_stale_because or "").startswith(f"1 stored files are gone ({report_path})")
+    assert report_path.read_bytes() == report
+    after_report = {key: event.storage_id for key, event in _latest_materialisations(instance).items()}
+    assert {key for key in before if after_report[key] != before[key]} == {dg.AssetKey("report")}
+    assert materialise_graph(defs, instance, skip_current=True).evaluation_current
+
+
+def _latest_materialisations(instance: dg.DagsterInstance) -> dict[dg.AssetKey, dg.EventLogRecord]:
+    """Each unpartitioned asset's latest materialisation (the evaluation's)."""
+    latest = {}
+    for key in instance.get_asset_keys():
+        records = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=key), limit=1).records
+        if records and records[0].partition_key is None:
+            latest[key] = records[0]
+    return latest

@@ -204,6 +204,13 @@ class OpenAICompatibleChatGenerator(_ChatClient):
                 "random nonces change the messages, hence the tape key, on every call; "
                 "use seeded_nonces(seed) with a tape"
             )
+        # imported here: a statement added at the top of this module would move the place, hence the code version, of
+        # every statement below it that the proposer's assets reach
+        from edgar_eval.adapters.service_progress import generator_limits, shared_progress
+
+        self.progress = shared_progress(
+            f"chat model {self.model!r} at {self._public_base_url}", "questions", generator_limits(timeout, retry)
+        )
 
     def __repr__(self) -> str:
         return (
@@ -226,7 +233,8 @@ class OpenAICompatibleChatGenerator(_ChatClient):
             payload, latency = self._endpoint.post(body, hint_404=f" (is model {self.model!r} served there?)")
             return _chat_reply(payload, where), latency
 
-        taped = self.tape.call(self.model, self.parameters, messages, fetch, question=request.question)
+        with self.progress.call():  # a line every few questions, or while one waits (adapters/service_progress.py)
+            taped = self.tape.call(self.model, self.parameters, messages, fetch, question=request.question)
         reply = taped.response
         if not isinstance(reply.get("content"), str) or not (
             reply.get("finish_reason") is None or isinstance(reply.get("finish_reason"), str)
@@ -325,6 +333,13 @@ class ExternalRagGenerator(_EndpointClient):
             transport,
             GENERATION_ERRORS,
         )
+        from edgar_eval.adapters.service_progress import generator_limits, shared_progress  # here: as the chat's
+
+        self.progress = shared_progress(
+            f"RAG service {self.model_id!r}" + (f" at {public}" if public != self.model_id else ""),
+            "questions",
+            generator_limits(timeout, retry),
+        )
 
     def __repr__(self) -> str:
         return f"ExternalRagGenerator({self.model_id!r}, tape={self.tape!r})"
@@ -343,8 +358,9 @@ class ExternalRagGenerator(_EndpointClient):
             payload, latency = self._endpoint.post(body)
             return _rag_reply(payload, where), latency
 
-        taped = self.tape.call(self.model_id, {}, body, fetch, question=request.question)
-        reply = _rag_reply(taped.response, f"taped reply {taped.key}")  # a hand-edited tape is checked like a server
+        with self.progress.call():  # as the chat generator's
+            taped = self.tape.call(self.model_id, {}, body, fetch, question=request.question)
+            reply = _rag_reply(taped.response, f"taped reply {taped.key}")  # a hand-edited tape: checked like a server
         return Generation(
             text=reply["text"],
             citations=reply["citations"],

@@ -17,7 +17,9 @@ these inputs, the store and the report folder; another records the settings the 
 proposer that calls a live model is never taken as unchanged: the model answers anew.
 
 What a run wrote counts as there only when it can be read: a stored table whose Parquet footer or schema cannot be
-read (overwritten, cut short) relaunches the run that makes it, which rebuilds that table and reuses the rest.
+read (overwritten, cut short) relaunches the run that makes it, which rebuilds that table and reuses the rest; a file
+a materialisation names that is gone (a deleted report.md, a removed table) relaunches, for the evaluation, only the
+asset that wrote it (the report is written again from the stored tables, no evaluation step re-run).
 
 This decides only whether to launch a run; inside a run each corpus partition still reuses a table built from the same
 bytes by the same code (`common.materialize_partitions`), so a skipped check would cost time, never a wrong table.
@@ -192,8 +194,8 @@ def _latest_by_partition(
 
 class Verdict(NamedTuple):
     """Whether a run's work is current: the inputs it would record, why it has to be launched (None: it is current),
-    and, when the one reason is stored tables that cannot be read, the assets to make again (with every asset their
-    steps make): the rest of the run's work is current and stays as it is."""
+    and, when the one reason is stored files that are gone or tables that cannot be read, the assets to make again
+    (with every asset their steps make): the rest of the run's work is current and stays as it is."""
 
     inputs: RunInputs
     reason: str | None
@@ -208,10 +210,10 @@ def _staleness(
     latest: Latest | None = None,
     runs: Mapping[str, dg.DagsterRun] | None = None,
 ) -> tuple[str | None, list[dg.AssetKey]]:
-    """Why the run has to be launched (None: it need not), and the assets whose stored tables cannot be read when
-    that is the one reason. `latest`: each asset's latest materialisation (a filing partition's, read with every
-    other partition's), else the unpartitioned assets' asked here; `runs`: the runs that made them, read at once,
-    else asked one by one."""
+    """Why the run has to be launched (None: it need not), and the assets whose stored files are gone, or whose
+    tables cannot be read, when that is the one reason. `latest`: each asset's latest materialisation (a filing
+    partition's, read with every other partition's), else the unpartitioned assets' asked here; `runs`: the runs that
+    made them, read at once, else asked one by one."""
     if inputs.live:
         return inputs.live, []
     latest = _latest(instance, keys) if latest is None else latest
@@ -241,9 +243,12 @@ def _staleness(
         for entry in record.asset_materialization.metadata.values()
         if isinstance(entry, dg.PathMetadataValue)
     ]
-    gone = sorted({str(path) for _, path in written if not path.is_file()})
+    # a file gone (a report deleted, a table removed) is made again by the asset that wrote it, and only by it: the
+    # rest of the run's work is current, as it is for a table that cannot be read
+    gone = {(str(path), key) for key, path in written if not path.is_file()}
     if gone:
-        return f"{len(gone)} stored files are gone ({gone[0]})", []
+        files = sorted({path for path, _ in gone})
+        return f"{len(files)} stored files are gone ({files[0]})", sorted({key for _, key in gone}, key=str)
     # read from each table's footer and schema, not its rows: a table overwritten or cut short is made again
     unreadable = [
         (key, path, problem)
@@ -309,8 +314,9 @@ class CurrentWork:
         return verdicts
 
     def evaluation(self, partitions: Iterable[str]) -> Verdict:
-        """The evaluation run: when its one reason is tables that cannot be read, only the assets that make them. A
-        sharded asset counts shard by shard (`asset/shard`): each shard's latest materialisation and stored table."""
+        """The evaluation run: when its one reason is files gone or tables that cannot be read, only the assets that
+        make them. A sharded asset counts shard by shard (`asset/shard`): each shard's latest materialisation and
+        stored table."""
         inputs = evaluation_inputs(self.settings, self.embedder, self.generator, self.instance, self.graph, partitions)
         sharded = [key for key in self.evaluation_keys if self.graph.get(key).partitions_def == SHARDS]
         latest = dict(_latest(self.instance, [key for key in self.evaluation_keys if key not in sharded]))

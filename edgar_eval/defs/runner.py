@@ -35,6 +35,7 @@ from dagster._core.types.loadable_target_origin import (  # private: where a run
     LoadableTargetOrigin,
 )
 
+from edgar_eval.adapters.service_progress import MARKER as PROGRESS_MARKER
 from edgar_eval.defs.corpus.partitions import sync_filings
 from edgar_eval.defs.failures import failure_cause
 from edgar_eval.defs.freshness import INPUTS_TAG, CurrentWork
@@ -109,6 +110,8 @@ def run_config_of(defs: dg.Definitions) -> dict:
 
 # (step key, seconds it took or None): a finished step of a launched run, as its launcher learns of it
 OnStep = Callable[[str, "float | None"], None]
+# (step key, line): what a step said of a service's progress while it waits on it (adapters/service_progress.py)
+OnProgress = Callable[[str, str], None]
 
 
 class StepFollower:
@@ -120,10 +123,14 @@ class StepFollower:
 
     POLL_SECONDS = 0.5
     JOIN_SECONDS = 30.0
+    PROGRESS_PAGE = 500
 
-    def __init__(self, instance: dg.DagsterInstance, run_id: str, on_step: OnStep) -> None:
-        self._instance, self._run_id, self._on_step = instance, run_id, on_step
+    def __init__(
+        self, instance: dg.DagsterInstance, run_id: str, on_step: OnStep | None, on_progress: OnProgress | None = None
+    ) -> None:
+        self._instance, self._run_id, self._on_step, self._on_progress = instance, run_id, on_step, on_progress
         self._cursor: str | None = None
+        self._progress_cursor: str | None = None  # its own: the last read starts the steps' again, not this
         self._reported: set[str] = set()
         self._failed = False
         self._lock = threading.Lock()
@@ -156,6 +163,10 @@ class StepFollower:
                     print(f"  (progress lines paused: the run history could not be read: {exc})", flush=True)
 
     def _read_pages(self) -> None:
+        if self._on_progress is not None:
+            self._read_progress(self._on_progress)
+        if self._on_step is None:
+            return
         while True:
             page = self._instance.get_records_for_run(
                 self._run_id, cursor=self._cursor, of_type=dg.DagsterEventType.STEP_SUCCESS, limit=100
@@ -171,13 +182,30 @@ class StepFollower:
             if not page.has_more:
                 return
 
+    def _read_progress(self, on_progress: OnProgress) -> None:
+        """The progress lines a step logged since the last read (log messages carry no event type to ask by: every
+        record is read, once)."""
+        while True:
+            page = self._instance.get_records_for_run(
+                self._run_id, cursor=self._progress_cursor, limit=self.PROGRESS_PAGE
+            )
+            self._progress_cursor = page.cursor
+            for record in page.records:
+                entry = record.event_log_entry
+                message = getattr(entry, "user_message", "") or ""
+                if entry.dagster_event is None and message.startswith(PROGRESS_MARKER):
+                    on_progress(entry.step_key or "", message.removeprefix(PROGRESS_MARKER))
+            if not page.has_more:
+                return
+
 
 class CodeLocationLauncher:
     """Runs jobs of the code location the UI loads (workspace.yaml: `DEFINITIONS_MODULE`, location `CODE_LOCATION`)
     in this process, each created through the instance with its job's origin in that location, as the UI's own launch
     would: the run carries the location's repository tag, so Overview and the job's page list it, and Ctrl-C reaches
     it here. Each run carries `run_config`: the CLI's settings (`run_config_of`). `on_step`: told of each step of an
-    evaluation run as it succeeds, wherever it ran (`StepFollower`)."""
+    evaluation run as it succeeds, wherever it ran (`StepFollower`); `on_progress`: of each progress line a step of any
+    run logs while a service works."""
 
     @classmethod
     def of(
@@ -186,9 +214,12 @@ class CodeLocationLauncher:
         working_directory: str,
         defs: dg.Definitions,
         on_step: OnStep | None = None,
+        on_progress: OnProgress | None = None,
     ) -> "CodeLocationLauncher":
         """The launcher of runs with the settings of `defs` (the CLI's)."""
-        return cls(instance, working_directory, run_config_of(defs), settings_of(defs).corpus_name, on_step)
+        return cls(
+            instance, working_directory, run_config_of(defs), settings_of(defs).corpus_name, on_step, on_progress
+        )
 
     def __init__(
         self,
@@ -197,11 +228,16 @@ class CodeLocationLauncher:
         run_config: dict,
         corpus_name: str,
         on_step: OnStep | None = None,
+        on_progress: OnProgress | None = None,
     ) -> None:
         self.instance = instance
         self.corpus_name = corpus_name
         self.run_config = run_config
         self.on_step = on_step
+        self.on_progress = on_progress
+        # a filing's run calls a service only to embed through one: a local embedder's runs are not followed
+        embedder = run_config.get("resources", {}).get("embedder", {}).get("config", {})
+        self._followed = {EVALUATION_JOB} | ({CORPUS_JOB} if embedder.get("kind", "minilm") != "minilm" else set())
         self.repository = ReconstructableRepository.for_module(
             DEFINITIONS_MODULE, DEFINITIONS_ATTRIBUTE, working_directory
         )
@@ -243,9 +279,11 @@ class CodeLocationLauncher:
                 RemoteRepositoryOrigin(self._location, SINGLETON_REPOSITORY_NAME), job_name
             ),
         )
-        if self.on_step is None or job_name != EVALUATION_JOB:
+        on_step = self.on_step if job_name == EVALUATION_JOB else None  # a filing's run: its line says it whole
+        on_progress = self.on_progress if job_name in self._followed else None
+        if on_step is None and on_progress is None:
             return execute_run(job, run, self.instance, raise_on_error=False)
-        with StepFollower(self.instance, run.run_id, self.on_step):
+        with StepFollower(self.instance, run.run_id, on_step, on_progress):
             return execute_run(job, run, self.instance, raise_on_error=False)
 
 

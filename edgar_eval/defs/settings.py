@@ -244,7 +244,7 @@ class EvalSettings(dg.ConfigurableResource):
     golden_version: str = ""  # pin a frozen golden set by name; empty names it by its content hash
     tape_mode: str = "off"  # off | record | replay | fill: model calls through tapes/<corpus>/<model>/
     tapes_dir: str = ""  # default: tapes/ in the project home, committed beside the reports
-    protocol: str = "answering-v4"  # protocol/<name>.toml: the pre-registered hypotheses the statistics read
+    protocol: str = "answering-v5"  # protocol/<name>.toml: the pre-registered hypotheses the statistics read
     # gates/<name>.json: gates fitted on another corpus and frozen (`edgar-eval gates fit`), applied unchanged, every
     # company of this corpus eval; empty: the gates are fitted on this corpus's dev split
     gates_file: str = ""
@@ -639,6 +639,15 @@ class EmbedderResource(dg.ConfigurableResource):
             model=os.environ.get(MODEL_ENV, ""),
             base_url=os.environ.get(BASE_URL_ENV, ""),
         )
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        """Before a step that uses it: an embeddings service's requests say their progress while it works
+        (adapters/service_progress.py). Its instance is followed, its class left as written: the class is part of
+        the code version of every stored corpus's embeddings, and no asset reaches this method."""
+        if self.kind == "openai-compatible":
+            from edgar_eval.adapters.service_progress import follow_embedder
+
+            follow_embedder(self.adapter())
 
 
 class GeneratorResource(dg.ConfigurableResource):

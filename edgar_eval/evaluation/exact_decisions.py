@@ -138,10 +138,12 @@ def effect_condition(hypothesis: "Hypothesis", counts: Counts, alpha: float, see
             f"{_pct(low)} to {_pct(high)}; p = {p:.3g} against a share of at most {_pct(m)})"
         )
         if holds:
-            reversal = f"{moved} fewer withheld" if moved else "no count reverses it"
+            reversal = f"had {arm} withheld {moved} fewer of {base}'s false answers" if moved else ""
         else:
             reversal = (
-                f"{moved} more of the {n} withheld would confirm it" if moved else "no count of these could confirm it"
+                f"had {arm} withheld {moved} more of {base}'s {n} false answers"
+                if moved
+                else f"not even had {arm} withheld all {n} of {base}'s false answers"
             )
         share_low = cluster_ratio_bound(*counts.withheld_false_totals, alpha, "low")
         sensitivity = (
@@ -157,7 +159,7 @@ def effect_condition(hypothesis: "Hypothesis", counts: Counts, alpha: float, see
     statement = (
         f"{arm} minus {base} false-answer rate {100 * difference:+.1f} points ({counts.arm_false} against "
         f"{counts.arm_false - int(num.sum())} of {counts.kind_questions}; one-sided company sign-flip p = "
-        f"{lower_p:.3g} over {len(num)} companies)"
+        f"{lower_p:.3g} over {len(num)} {'company' if len(num) == 1 else 'companies'})"
     )
     sensitivity = "the sign-flip test already treats companies as clusters"
     return Condition(holds, refuted, lower_p, statement, "", sensitivity)
@@ -183,10 +185,15 @@ def recall_condition(hypothesis: "Hypothesis", counts: Counts, alpha: float) -> 
         f"recall cost {x} of {n} answerable ({_pct(x / n)}; exact one-sided upper bound {_pct(high)}; p = {p:.3g} "
         f"against a cost of at least {_pct(margin)})"
     )
+    arm = hypothesis.arm
     if holds:
-        reversal = f"{moved} more right answers withheld" if moved else "no count reverses it"
+        reversal = f"had {arm} withheld {moved} more right answers" if moved else ""
     else:
-        reversal = f"{moved} fewer right answers withheld would confirm it" if moved else "no count could confirm it"
+        reversal = (
+            f"had {arm} withheld {moved} fewer right answers"
+            if moved
+            else f"not even had {arm} withheld no right answer"
+        )
     cost_high = cluster_ratio_bound(*counts.withheld_right_totals, alpha, "high")
     sensitivity = (
         f"recall cost's upper bound {_pct(cost_high)} with companies as clusters "
@@ -222,12 +229,14 @@ def decide_hypothesis(
     sensitivity = "; ".join(s for s in (effect.sensitivity, recall.sensitivity) if s)
     minimum = protocol.design.min_companies
     if companies < minimum:
-        decision = f"undecided: {companies} companies (the protocol decides on {minimum} or more)"
+        counted = f"{companies} {'company' if companies == 1 else 'companies'}"
+        decision = f"undecided: {counted} (the protocol decides on {minimum} or more)"
         return Decision(hypothesis.id, decision, effect.statement, recall.statement, "", sensitivity, 1.0, 1.0)
     margin = cast(float, hypothesis.recall_cost_margin)
     if effect.holds and recall.holds:
         decision = "confirmed"
-        reversal = "not confirmed with " + " or ".join(r for r in (effect.reversal, recall.reversal) if r)
+        ways = [r for r in (effect.reversal, recall.reversal) if r]
+        reversal = "not confirmed " + ", or ".join(ways) if ways else "no change of these counts reverses it"
     elif effect.refuted:
         decision = (
             f"refuted: {hypothesis.arm} withholds less than {_pct(cast(float, hypothesis.minimum_effect))} of the "
@@ -246,7 +255,7 @@ def decide_hypothesis(
         else:
             decision = "not confirmed: neither the effect nor the recall cost is shown"
         reversal = "; ".join(
-            f"{name}: {condition.reversal}"
+            f"the {name} shown {condition.reversal}"
             for name, condition in (("effect", effect), ("recall cost", recall))
             if not condition.holds and condition.reversal
         )

@@ -27,9 +27,13 @@ from edgar_eval.evaluation.abstention import ADMIT_SHARE, SCORE_DECIMALS, admitt
 FORMAT = "edgar-eval gates/1"
 
 
-def fit_frozen_gates(frame: pd.DataFrame, corpus_manifest_sha256: str, corpus_name: str) -> dict:
+def fit_frozen_gates(
+    frame: pd.DataFrame, corpus_manifest_sha256: str, corpus_name: str, corpus_companies: Iterable[str] = ()
+) -> dict:
     """Fit the relevance model and both thresholds on every row of `frame` (question_id, cik, answerable, the FEATURES
-    columns and top_score: the abstention scores of a run) and return the gates file's content."""
+    columns and top_score: the abstention scores of a run) and return the gates file's content. `corpus_companies`:
+    the fitting corpus's CIKs as its manifest lists them (a company with no question the gates score is still one the
+    file must not be applied to)."""
     if frame.empty or frame.answerable.nunique() < 2:
         raise ValueError("fitting frozen gates needs answerable and unanswerable questions")
     features = frame[list(FEATURES)].to_numpy(float)
@@ -48,7 +52,7 @@ def fit_frozen_gates(frame: pd.DataFrame, corpus_manifest_sha256: str, corpus_na
         "fitted_on": {
             "corpus": corpus_name,
             "corpus_manifest_sha256": corpus_manifest_sha256,
-            "companies": sorted(str(c) for c in frame.cik.unique()),
+            "companies": sorted({str(c).zfill(10) for c in [*frame.cik.unique(), *corpus_companies]}),
             "questions": int(len(frame)),
             "answerable": int(answerable.sum()),
         },

@@ -95,6 +95,8 @@ def _primary_decision(markdown: str) -> str:
         here = "" if row["here"] == "confirmatory" else " (exploratory here: not the registered run)"
         return f"{row['decision its data give']}{here}"
     return next(r for r in report_table(markdown, "Paired arm comparisons") if r["hypothesis"] == PRIMARY)["decision"]
+
+
 PRIMARY = "H2"  # protocol/answering-v4.toml and v5: the primary endpoint's hypothesis
 
 

@@ -47,23 +47,24 @@ def _check(successes: int, trials: int, margin: float) -> None:
 def above_margin_p(successes: int, trials: int, margin: float) -> float:
     """One-sided exact p-value of "the rate is at most `margin`" against "it is above": P(Bin(n, m) >= x), valid for
     fixed strata when x >= n m + 1 (Hoeffding); 1.0 below that, and with no trial."""
-    from scipy.stats import binom
-
     _check(successes, trials, margin)
-    if trials == 0 or successes < trials * margin + 1:
-        return 1.0
-    return float(binom.sf(successes - 1, trials, margin))
+    return float(_margin_p_values(np.asarray([successes]), trials, margin, "above")[0]) if trials else 1.0
 
 
 def below_margin_p(successes: int, trials: int, margin: float) -> float:
     """One-sided exact p-value of "the rate is at least `margin`" against "it is below": P(Bin(n, m) <= x), valid for
     fixed strata when x <= n m - 1 (Hoeffding); 1.0 above that, and with no trial."""
+    _check(successes, trials, margin)
+    return float(_margin_p_values(np.asarray([successes]), trials, margin, "below")[0]) if trials else 1.0
+
+
+def _margin_p_values(events: np.ndarray, trials: int, margin: float, direction: str) -> np.ndarray:
+    """The p-values of `above_margin_p` or `below_margin_p` for many counts of one number of trials."""
     from scipy.stats import binom
 
-    _check(successes, trials, margin)
-    if trials == 0 or successes > trials * margin - 1:
-        return 1.0
-    return float(binom.cdf(successes, trials, margin))
+    if direction == "above":
+        return np.where(events >= trials * margin + 1, binom.sf(events - 1, trials, margin), 1.0)
+    return np.where(events <= trials * margin - 1, binom.cdf(events, trials, margin), 1.0)
 
 
 def lower_bound(successes: int, trials: int, alpha: float) -> float:
@@ -114,32 +115,34 @@ def cluster_ratio_bound(numerators: np.ndarray, denominators: np.ndarray, alpha:
 
 def centred_rates(rates: np.ndarray, weights: np.ndarray, mean: float) -> np.ndarray:
     """The rates shifted on the logit scale so that their `weights`-weighted mean is exactly `mean`: company rates as
-    unequal as drawn, the strata's population sitting on the boundary."""
-    clipped = np.clip(rates, 1e-9, 1 - 1e-9)
+    unequal as drawn, the strata's population sitting on the boundary. `rates` is one draw (K companies) or several
+    (R x K), each row shifted on its own."""
+    clipped = np.clip(np.atleast_2d(rates), 1e-9, 1 - 1e-9)
     logits = np.log(clipped / (1 - clipped))
-    total = weights.sum()
-
-    def weighted(shift: float) -> float:
-        return float(np.sum(weights / (1 + np.exp(-(logits + shift)))) / total)
-
-    low, high = -50.0, 50.0
-    for _ in range(100):
+    share = np.asarray(weights, dtype=float) / np.sum(weights)
+    low, high = np.full((len(logits), 1), -50.0), np.full((len(logits), 1), 50.0)
+    for _ in range(100):  # bisection on each row's shift: 100 halvings of 100 leave it exact in double precision
         middle = (low + high) / 2
-        low, high = (middle, high) if weighted(middle) < mean else (low, middle)
-    return 1 / (1 + np.exp(-(logits + (low + high) / 2)))
+        below = (1 / (1 + np.exp(-(logits + middle))) @ share)[:, None] < mean
+        low, high = np.where(below, middle, low), np.where(below, high, middle)
+    centred = 1 / (1 + np.exp(-(logits + (low + high) / 2)))
+    return centred if np.ndim(rates) == 2 else centred[0]
 
 
 def company_rates(
-    rng: np.random.Generator, sizes: np.ndarray, mean: float, concentration: float, population: str
+    rng: np.random.Generator, sizes: np.ndarray, mean: float, concentration: float, population: str, draws: int = 1
 ) -> np.ndarray:
-    """One draw of per-company rates of this mean: Beta(mean c, (1 - mean) c); for fixed strata, centred so that the
-    question-weighted mean is `mean` exactly."""
+    """`draws` draws (rows) of per-company rates of this mean: Beta(mean c, (1 - mean) c); for fixed strata, each
+    draw centred so that its question-weighted mean is `mean` exactly."""
     if population not in POPULATIONS:
         raise ValueError(f"population is one of {', '.join(POPULATIONS)}, got {population!r}")
     if mean <= 0 or mean >= 1:
-        return np.full(sizes.size, min(max(mean, 0.0), 1.0))
-    rates = rng.beta(mean * concentration, (1 - mean) * concentration, size=sizes.size)
-    return centred_rates(rates, sizes.astype(float), mean) if population == "fixed" else rates
+        return np.full((draws, sizes.size), min(max(mean, 0.0), 1.0))
+    rates = rng.beta(mean * concentration, (1 - mean) * concentration, size=(draws, sizes.size))
+    if population == "general":
+        return rates
+    weights = np.asarray(sizes, dtype=float)
+    return centred_rates(rates, weights, mean) if weights.sum() > 0 else rates
 
 
 @dataclass(frozen=True)
@@ -183,13 +186,10 @@ def simulate_margin_test(
     if direction not in ("above", "below"):
         raise ValueError(f"direction is above or below, got {direction!r}")
     rng = np.random.default_rng(seed)
-    test = above_margin_p if direction == "above" else below_margin_p
     trials = int(counts.sum())
-    rejected = 0
-    for _ in range(replicates):
-        rates = company_rates(rng, counts, truth, concentration, population)
-        events = int(rng.binomial(counts, rates).sum())
-        rejected += test(events, trials, margin) <= alpha
+    rates = company_rates(rng, counts, truth, concentration, population, replicates)
+    events = rng.binomial(np.broadcast_to(counts, rates.shape), rates).sum(axis=1)
+    rejected = int(np.sum(_margin_p_values(events, trials, margin, direction) <= alpha))
     return Rejections(f"binomial {direction} {margin:g}", truth, population, concentration, replicates, rejected)
 
 
@@ -218,8 +218,8 @@ def simulate_sign_flip(
     toward_mean = 0.5 + truth / (2 * discordance)
     rejected = 0
     for _ in range(replicates):
-        psi = company_rates(rng, counts, discordance, concentration, population)
-        toward = company_rates(rng, counts * psi, toward_mean, concentration, population)
+        psi = company_rates(rng, counts, discordance, concentration, population)[0]
+        toward = company_rates(rng, counts * psi, toward_mean, concentration, population)[0]
         discordant = rng.binomial(counts, psi)
         toward_arm = rng.binomial(discordant, toward)
         num = (toward_arm - (discordant - toward_arm)).astype(float)

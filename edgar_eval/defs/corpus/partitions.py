@@ -70,16 +70,11 @@ def checked_corpus(settings: EvalSettings) -> dict[str, Document]:
     file has, and no two documents are byte-identical (`corpus_pins.check_pins`). The demo corpus is written first
     (generated from a fixed seed: the same bytes every time), and its folder holds nothing else: reports/demo is made
     from the generated filings only. A folder without a filing, or one that fails a check, is refused in one line."""
+    root = Path(settings.corpus_dir)
+    listed = {key: path.relative_to(root).as_posix() for key, path in corpus_files(settings).items()}
     named = f"corpus folder {settings.corpus_dir} (--corpus, {CORPUS_DIR_ENV})"
     if settings.is_demo:
-        write_demo_corpus(settings.corpus_dir)
         named = f"demo corpus folder {settings.corpus_dir} ({DEMO_CORPUS_ENV})"
-    try:
-        listed = list_filings(settings.corpus_dir)
-    except ValueError as exc:  # two documents with one partition key
-        raise ValueError(f"{named}: {exc}") from None
-    if not listed:
-        raise ValueError(f"{named} holds no .htm filing")
     if settings.is_demo:
         strays = stray_demo_documents(listed)
         if strays:
@@ -89,7 +84,7 @@ def checked_corpus(settings: EvalSettings) -> dict[str, Document]:
                 "out, or run it as a corpus of its own with --corpus)"
             )
     try:
-        documents = read_documents(settings.corpus_dir, dict(sorted(listed.items())))
+        documents = read_documents(settings.corpus_dir, listed)
         check_pins(settings.corpus_dir, documents)
     except ValueError as exc:  # a manifest that disagrees with the folder, or one filing under two names
         raise ValueError(f"{named}: {exc}") from None

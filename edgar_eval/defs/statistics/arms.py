@@ -10,7 +10,7 @@ import pandas as pd
 from edgar_eval.defs.common import figure_metadata, table_head, table_output
 from edgar_eval.defs.settings import EvalSettings, GeneratorResource
 from edgar_eval.defs.source_files import GATES_FILES, PROTOCOL_FILES
-from edgar_eval.defs.statistics.pins import context_code_version, run_pins
+from edgar_eval.defs.statistics.pins import PinnedCode, run_pins
 from edgar_eval.evaluation import confirmatory, paired_comparisons, run_profile
 from edgar_eval.evaluation.headline_figures import (
     arm_figures,
@@ -28,8 +28,9 @@ from edgar_eval.evaluation.summaries import (
 @dg.asset(
     deps=[PROTOCOL_FILES.key],
     group_name="statistics",
-    description="Per arm, on the protocol's split (eval): false-answer rate on unanswerable questions, recall cost and "
-    "accuracy on answerable ones, each with a Wilson and a company-cluster bootstrap-t 95% interval.",
+    description="Per arm, on the protocol's split (eval): recall cost and accuracy on answerable questions, each with "
+    "a Wilson and a company-cluster bootstrap-t 95% interval. No false-answer rate pooled over the unanswerable kinds "
+    "(arm_false_answers_by_kind holds one per kind).",
 )
 def arm_statistics(
     context: dg.AssetExecutionContext,
@@ -45,7 +46,7 @@ def arm_statistics(
         {
             "split": protocol.split,
             **figure_metadata(arm_figures(stats)),
-            "head": table_head(stats, ["arm", "gates", "false_answer_rate", "recall_cost", "answer_accuracy"], rows=6),
+            "head": table_head(stats, ["arm", "gates", "recall_cost", "answer_accuracy"], rows=6),
         },
     )
 
@@ -179,12 +180,13 @@ def arm_comparisons(
     context: dg.AssetExecutionContext,
     settings: EvalSettings,
     generator: GeneratorResource,
+    pinned_code: PinnedCode,
     arm_outcomes: pd.DataFrame,
     decision_simulation: pd.DataFrame,
     design_power: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     protocol, protocol_sha = read_protocol(settings)
-    pins = run_pins(settings, generator.kind, context_code_version(context))
+    pins = run_pins(settings, generator.kind, pinned_code)
     table = paired_comparisons.arm_comparisons(
         arm_outcomes,
         protocol,

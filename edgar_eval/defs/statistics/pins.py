@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import dagster as dg
@@ -40,25 +39,27 @@ def settings_digest(settings: EvalSettings) -> str:
     return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()
 
 
-def run_pins(
-    settings: EvalSettings, generator: str, code_version: Callable[[dg.AssetKey], str | None]
-) -> dict[str, str]:
-    """The run's value of each pin (protocol.PIN_NAMES); `code_version` gives an asset's code version."""
+class PinnedCode(dg.ConfigurableResource):
+    """The code versions of the assets a protocol pins (PINNED_ASSETS), as the Definitions that run them were built
+    with: set when they are built (`of`), so every step process and executor sees the same values, where the running
+    repository is not always at hand (an in-process run has none)."""
+
+    golden_code: str = ""
+    generator_code: str = ""
+    gates_code: str = ""
+
+    @classmethod
+    def of(cls, assets: list[dg.AssetsDefinition]) -> "PinnedCode":
+        versions = {key: asset.code_versions_by_key.get(key) for asset in assets for key in asset.keys}
+        return cls(**{pin: versions.get(dg.AssetKey(name)) or "" for pin, name in PINNED_ASSETS.items()})
+
+
+def run_pins(settings: EvalSettings, generator: str, code: PinnedCode) -> dict[str, str]:
+    """The run's value of each pin (protocol.PIN_NAMES)."""
     return {
         "corpus_manifest_sha256": file_sha256(Path(settings.corpus_dir) / MANIFEST_FILE),
         "generator": generator,
-        **{pin: code_version(dg.AssetKey(asset)) or "" for pin, asset in PINNED_ASSETS.items()},
+        **{pin: getattr(code, pin) for pin in PINNED_ASSETS},
         "gates_file_sha256": file_sha256(settings.gates_path()),
         "settings_sha256": settings_digest(settings),
     }
-
-
-def context_code_version(context: dg.AssetExecutionContext) -> Callable[[dg.AssetKey], str | None]:
-    """An asset's code version as the running code location defines it."""
-    assets = context.repository_def.assets_defs_by_key
-
-    def version(key: dg.AssetKey) -> str | None:
-        asset = assets.get(key)
-        return asset.code_versions_by_key.get(key) if asset is not None else None
-
-    return version
