@@ -415,9 +415,10 @@ def pins(args: argparse.Namespace) -> int:
     sha256, the generator, the code versions of the golden rules, the generations and the gates, the frozen gates
     file's sha256 and the settings' digest. Nothing is run."""
     _configure(args)
+    import json
 
     from edgar_eval.definitions import defs
-    from edgar_eval.defs.settings import EvalSettings, GeneratorResource
+    from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
     from edgar_eval.defs.statistics.pins import PinnedCode, run_pins
 
     try:
@@ -428,8 +429,8 @@ def pins(args: argparse.Namespace) -> int:
         print(f"edgar-eval pins: {exc}", file=sys.stderr)
         return 2
     code = PinnedCode.of(list(defs().get_repository_def().assets_defs_by_key.values()))
-    for name, value in run_pins(settings, generator.kind, code).items():
-        print(f'{name} = "{value}"')
+    for name, value in run_pins(settings, generator.kind, EmbedderResource.from_env(), code).items():
+        print(f"{name} = {json.dumps(value)}")  # a TOML basic string, as [pins] holds it
     return 0
 
 

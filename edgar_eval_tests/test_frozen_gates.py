@@ -119,6 +119,9 @@ def test_a_run_naming_frozen_gates_is_refused_before_any_work_when_its_manifest_
         writer.writerow(["ticker", "cik", "company", "form", "filed", "path", "bytes", "sha256"])
         writer.writerow(["xyz", OTHERS[0], "Xyz Inc.", "10-K", "2024-01-01", "xyz/10k.htm", "1", "0" * 64])
     settings("fitting-v1").check_gates()
+    (corpus / "manifest.csv").write_text("path,filed,bytes,sha256\nxyz/10k.htm,2024-01-01,1," + "0" * 64 + "\n")
+    with pytest.raises(ValueError, match="must name every filing's cik"):
+        settings("fitting-v1").check_gates()
 
 
 def test_a_file_that_is_not_a_gates_file_is_refused_in_one_line(tmp_path):

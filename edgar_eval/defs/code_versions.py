@@ -58,13 +58,14 @@ class _Module:
     statements that bind nothing (run whenever the module is)."""
 
     def __init__(self, name: str) -> None:
-        module = sys.modules[name]
+        spec = importlib.util.find_spec(name)
+        assert spec is not None and spec.origin is not None, name
         self.name = name
-        self.package = module.__package__ or ""
+        self.package = name if spec.submodule_search_locations is not None else name.rpartition(".")[0]
         self.bindings: dict[str, list[ast.stmt]] = {}
         self.loose: list[ast.stmt] = []
         self.position: dict[int, int] = {}
-        for position, node in enumerate(ast.parse(inspect.getsource(module)).body):
+        for position, node in enumerate(ast.parse(Path(spec.origin).read_text(encoding="utf-8")).body):
             self.position[id(node)] = position
             bound = _bound_names(node)
             if bound is None:
@@ -96,7 +97,7 @@ class _Module:
                     reached.extend(_through_imports(self, inner.id))
                 elif isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name):
                     imported = _imported_module(self, inner.value.id)
-                    if imported is not None and imported in sys.modules:
+                    if imported is not None and _is_module(imported):
                         reached.append((imported, inner.attr))
             self._statements[position] = (_digest(node), reached)
         return self._statements[position]
@@ -122,6 +123,20 @@ def _module(name: str) -> _Module:
     return _Module(name)
 
 
+@cache
+def _is_module(name: str) -> bool:
+    """Is `name` a module of the project, found from its source files whether or not it is loaded yet? A version must
+    not depend on what a process happened to import before computing it (a module a function imports where it uses
+    it is loaded by one entry point and not another)."""
+    if not name.startswith(PACKAGE):
+        return False
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return False
+    return spec is not None and spec.origin is not None and spec.origin.endswith(".py")
+
+
 def _digest(node: ast.AST) -> str:
     return hashlib.sha256(_without_docstrings(node).encode()).hexdigest()
 
@@ -133,8 +148,8 @@ def _symbol_closure(module_name: str, symbol: str | None, units: dict[str, str])
     while pending:
         name, wanted = pending.pop()
         if (
-            name not in sys.modules
-            or not name.startswith(PACKAGE)
+            not name.startswith(PACKAGE)
+            or not _is_module(name)
             or name.startswith(_WIRING)
             or name == PACKAGE
             or name in STORAGE
@@ -143,7 +158,7 @@ def _symbol_closure(module_name: str, symbol: str | None, units: dict[str, str])
         module = _module(name)
         if wanted is None:
             nodes = [node for group in module.bindings.values() for node in group]
-        elif f"{name}.{wanted}" in sys.modules:  # `from package import submodule`
+        elif _is_module(f"{name}.{wanted}"):  # `from package import submodule`
             pending.append((f"{name}.{wanted}", None))
             continue
         else:
@@ -176,7 +191,7 @@ def _imported_module(module: _Module, name: str) -> str | None:
         if isinstance(node, ast.ImportFrom):
             source = module.absolute(node)
             for alias in node.names:
-                if (alias.asname or alias.name) == name and f"{source}.{alias.name}" in sys.modules:
+                if (alias.asname or alias.name) == name and _is_module(f"{source}.{alias.name}"):
                     return f"{source}.{alias.name}"
     return None
 

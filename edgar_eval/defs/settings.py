@@ -299,7 +299,13 @@ class EvalSettings(dg.ConfigurableResource):
         from edgar_eval.evaluation.frozen_gates import read_gates, shared_companies
 
         gates = read_gates(path)
-        ciks = {row.get("cik", "") for row in read_manifest(self.corpus_dir).values()} - {""}
+        rows = read_manifest(self.corpus_dir)
+        if not rows or any(not row.get("cik", "").strip() for row in rows.values()):
+            raise ValueError(
+                f"gates_file {self.gates_file!r}: the corpus's manifest.csv must name every filing's cik, so that no "
+                "company the gates were fitted on is confirmed on"
+            )
+        ciks = {row["cik"] for row in rows.values()}
         shared = shared_companies(gates, ciks)
         if shared:
             named = ", ".join(shared[:3]) + (", ..." if len(shared) > 3 else "")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -52,7 +53,7 @@ def fit_frozen_gates(
         "fitted_on": {
             "corpus": corpus_name,
             "corpus_manifest_sha256": corpus_manifest_sha256,
-            "companies": sorted({str(c).zfill(10) for c in [*frame.cik.unique(), *corpus_companies]}),
+            "companies": sorted({cik(c) for c in [*frame.cik.unique(), *corpus_companies]}),
             "questions": int(len(frame)),
             "answerable": int(answerable.sum()),
         },
@@ -82,10 +83,15 @@ def read_gates(path: Path) -> dict:
     return gates
 
 
+def cik(value: object) -> str:
+    """A CIK as ten digits: what is not a digit dropped, zero-padded ("320193", "CIK0000320193" -> "0000320193")."""
+    return re.sub(r"\D", "", str(value)).zfill(10)
+
+
 def shared_companies(gates: dict, ciks: Iterable[str]) -> list[str]:
-    """The CIKs of `ciks` the gates were fitted on (zero-padded to ten digits on both sides)."""
-    fitted = {str(c).zfill(10) for c in gates["fitted_on"]["companies"]}
-    return sorted({str(c).zfill(10) for c in ciks} & fitted)
+    """The CIKs of `ciks` the gates were fitted on (each side read by `cik`)."""
+    fitted = {cik(c) for c in gates["fitted_on"]["companies"]}
+    return sorted({cik(c) for c in ciks} & fitted)
 
 
 def apply_frozen_gates(frame: pd.DataFrame, gates: dict) -> pd.DataFrame:

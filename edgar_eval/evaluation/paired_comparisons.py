@@ -96,7 +96,7 @@ def arm_comparisons(
             )
             test = mcnemar_exact(a, b)
             design_effect = float("nan")
-            if hypothesis:
+            if hypothesis and not protocol.rules:  # v3 and v4 simulate it; v5 calibrated once, when written
                 mde, design_effect = confirmatory.simulated_mde(power, hypothesis.id)
                 basis = "simulated"
             else:

@@ -5,7 +5,9 @@ confirmatory rows read, and v3's design (testability split, minimum companies, t
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import cast
 
 import pandas as pd
@@ -100,14 +102,22 @@ class Protocol:
         by_id = {h.id: h for h in self.hypotheses}
         return [by_id[i] for i in self.sequence] if self.sequence else list(self.hypotheses)
 
-    def pin_differences(self, run: dict[str, str]) -> list[str]:
+    def pin_differences(self, run: dict[str, str], home: Path | None = None) -> list[str]:
         """The pins (v5) whose registered value the run's differs from, each as "name (registered X, this run Y)"; every
-        pin the protocol names is compared, a missing one in the run counting as different."""
-        return [
+        pin the protocol names is compared, a missing one in the run counting as different. With the project `home`,
+        the calibration file the protocol names is checked against its registered sha256 too."""
+        differences = [
             f"{name} (registered {value}, this run {run.get(name) or 'none'})"
             for name, value in self.pins
             if run.get(name) != value
         ]
+        calibration = dict(self.calibration)
+        if home is not None and calibration.get("file"):
+            path = home / calibration["file"]
+            found = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "none"
+            if found != calibration.get("sha256"):
+                differences.append(f"calibration file (registered {calibration.get('sha256')}, this run {found})")
+        return differences
 
     def registers(self, generator: str, corpus: str) -> bool:
         """Does the protocol decide for this generator on this corpus? Elsewhere its hypotheses are exploratory: a
@@ -197,11 +207,14 @@ class Protocol:
 PIN_NAMES = (
     "corpus_manifest_sha256",
     "generator",
+    "embedder",
     "golden_code",
     "generator_code",
     "gates_code",
+    "decision_code",
     "gates_file_sha256",
     "settings_sha256",
+    "reviews_and_policies_sha256",
 )
 
 
@@ -226,4 +239,7 @@ def _sequence(data: dict, hypotheses: list[Hypothesis]) -> tuple[str, ...]:
     unknown = sorted(set(pins) - set(PIN_NAMES))
     if unknown:
         raise ValueError(f"unknown pins {unknown}; a protocol pins {', '.join(PIN_NAMES)}")
+    missing = [name for name in PIN_NAMES if name not in pins]
+    if missing:  # a pin left out would let any run's content through as the registered one
+        raise ValueError(f"a protocol with exact rules pins every one of {', '.join(PIN_NAMES)}; missing {missing}")
     return sequence

@@ -58,6 +58,13 @@ _COMPARISONS_NOTE = (
     "minimum detectable effect is simulated power at the split's companies and question counts with the hypothesis's "
     "interval method, the design effect of clustering (the simulated variance against independent questions') in it."
 )
+# Under v5 the paired table decides nothing: the hypotheses are decided by exact tests (the next section).
+_EXACT_COMPARISONS_NOTE = (
+    "Arm minus baseline on the same questions; the false-answer rate on one unanswerable kind per row, never pooled. "
+    "Every row here is exploratory (the company bootstrap-t interval, exact McNemar, the minimum detectable effect "
+    "from the observed discordance), the protocol's hypotheses' rows included: they are decided by the protocol's "
+    "exact tests, in the section that follows."
+)
 CLUSTER_WARNING_BELOW = 20
 NOT_HERE = "not decided here: "  # the decision of a hypothesis in a run the protocol does not register
 # Each gate, and the twin kind whose construction it re-reads: the relevance model's name feature looks for the
@@ -75,7 +82,8 @@ def cluster_warning(companies: int | None, method: str) -> str:
     return (
         f" Warning: these intervals resample {int(companies)} companies, fewer than {CLUSTER_WARNING_BELOW}. A cluster "
         f"bootstrap on so few runs short of its nominal coverage: the exploratory rows' {method} interval is an "
-        "approximation; a confirmatory row's method is the one its decision simulation found to hold alpha, if any."
+        "approximation; a confirmatory decision reads its protocol's own rule (v5: exact tests for the companies as "
+        "fixed strata; v3 and v4: the interval method their decision simulation found to hold alpha, if any)."
     )
 
 
@@ -561,8 +569,11 @@ def experiment_tables(inputs: ReportInputs) -> list[ReportTable]:
                 content_version(comparisons),
                 "arm_outcomes, decision_simulation, design_power" + ", protocol/" + str(protocol) + ".toml",
             ),
-            note=_COMPARISONS_NOTE
-            + unregistered_note(comparisons)
+            note=(
+                _EXACT_COMPARISONS_NOTE
+                if decided_exactly(comparisons)
+                else _COMPARISONS_NOTE + unregistered_note(comparisons)
+            )
             + cluster_warning(comparisons.companies.max() if "companies" in comparisons else None, method)
             + period_guard_note(inputs),
         ),

@@ -8,7 +8,7 @@ import dagster as dg
 import pandas as pd
 
 from edgar_eval.defs.common import figure_metadata, table_head, table_output
-from edgar_eval.defs.settings import EvalSettings, GeneratorResource
+from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource, project_home
 from edgar_eval.defs.source_files import GATES_FILES, PROTOCOL_FILES
 from edgar_eval.defs.statistics.pins import PinnedCode, run_pins
 from edgar_eval.evaluation import confirmatory, paired_comparisons, run_profile
@@ -180,13 +180,14 @@ def arm_comparisons(
     context: dg.AssetExecutionContext,
     settings: EvalSettings,
     generator: GeneratorResource,
+    embedder: EmbedderResource,
     pinned_code: PinnedCode,
     arm_outcomes: pd.DataFrame,
     decision_simulation: pd.DataFrame,
     design_power: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     protocol, protocol_sha = read_protocol(settings)
-    pins = run_pins(settings, generator.kind, pinned_code)
+    pins = run_pins(settings, generator.kind, embedder, pinned_code)
     table = paired_comparisons.arm_comparisons(
         arm_outcomes,
         protocol,
@@ -194,7 +195,7 @@ def arm_comparisons(
         simulation=decision_simulation,
         power=design_power,
         registered=protocol.registers(generator.kind, settings.corpus_name),
-        pin_differences=protocol.pin_differences(pins),
+        pin_differences=protocol.pin_differences(pins, project_home()),
     )
     confirmatory = table[table.status == "confirmatory"]
     return table_output(

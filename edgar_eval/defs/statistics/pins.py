@@ -16,13 +16,16 @@ from pathlib import Path
 import dagster as dg
 
 from edgar_eval.adapters.local_corpus import MANIFEST_FILE
-from edgar_eval.defs.settings import LOCATION_FIELDS, EvalSettings
+from edgar_eval.defs.settings import LOCATION_FIELDS, EmbedderResource, EvalSettings
+from edgar_eval.defs.source_files import POLICY_FILES, REVIEW_FILES
 
-# The assets whose code versions stand for the golden rules, the system under test and the gates.
+# The assets whose code versions stand for the golden rules, the system under test, the gates and the decision rules
+# (arm_comparisons reaches evaluation/exact_decisions.py and the tests it calls).
 PINNED_ASSETS = {
     "golden_code": "golden_questions",
     "generator_code": "generations",
     "gates_code": "abstention_scores",
+    "decision_code": "arm_comparisons",
 }
 # Settings that say where things are, or which protocol a run reads: none moves a figure of the run.
 UNPINNED_SETTINGS = frozenset(LOCATION_FIELDS) | {"protocol"}
@@ -47,6 +50,7 @@ class PinnedCode(dg.ConfigurableResource):
     golden_code: str = ""
     generator_code: str = ""
     gates_code: str = ""
+    decision_code: str = ""
 
     @classmethod
     def of(cls, assets: list[dg.AssetsDefinition]) -> "PinnedCode":
@@ -54,12 +58,28 @@ class PinnedCode(dg.ConfigurableResource):
         return cls(**{pin: versions.get(dg.AssetKey(name)) or "" for pin, name in PINNED_ASSETS.items()})
 
 
-def run_pins(settings: EvalSettings, generator: str, code: PinnedCode) -> dict[str, str]:
+def embedder_pin(embedder: EmbedderResource) -> str:
+    """The embedder the cosines (and so the frozen cosine threshold) come from: "minilm" (the local all-MiniLM-L6-v2),
+    or "openai-compatible:<model>@<url>"."""
+    read = embedder.read_settings()
+    return read["kind"] if set(read) == {"kind"} else f"{read['kind']}:{read['model']}@{read['base_url']}"
+
+
+def reviews_and_policies_digest(settings: EvalSettings) -> str:
+    """The content of the corpus's review and policy files (reviews/<corpus>/, policies/<corpus>/): people's verdicts
+    and access rules move the golden set while every setting and line of code stays."""
+    versions = [REVIEW_FILES.version(settings), POLICY_FILES.version(settings)]
+    return hashlib.sha256("\n".join(versions).encode()).hexdigest()
+
+
+def run_pins(settings: EvalSettings, generator: str, embedder: EmbedderResource, code: PinnedCode) -> dict[str, str]:
     """The run's value of each pin (protocol.PIN_NAMES)."""
     return {
         "corpus_manifest_sha256": file_sha256(Path(settings.corpus_dir) / MANIFEST_FILE),
         "generator": generator,
+        "embedder": embedder_pin(embedder),
         **{pin: getattr(code, pin) for pin in PINNED_ASSETS},
         "gates_file_sha256": file_sha256(settings.gates_path()),
         "settings_sha256": settings_digest(settings),
+        "reviews_and_policies_sha256": reviews_and_policies_digest(settings),
     }
