@@ -89,4 +89,4 @@ class RelevanceModel:
         if self._constant is not None:
             constant = min(max(self._constant, 1e-9), 1 - 1e-9)
             return float(np.log(constant / (1 - constant))), [0.0] * len(FEATURES)
-        return float(self._model.intercept_[0]), [float(c) for c in self._model.coef_[0]]
+        return float(self._model.intercept_[0]), [float(c) for c in self._model.coef_[0]]  # pyright: ignore[reportIndexIssue]  (sklearn types intercept_ loosely)
