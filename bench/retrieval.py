@@ -285,6 +285,7 @@ def _one_filing_changed(corpus: Path, store: Path) -> int:
         data = path.read_bytes()
         at = data.rfind(b"</body>")
         path.write_bytes(data[:at] + b"<!-- changed by bench/retrieval.py -->" + data[at:])
+        (work / "corpus" / "manifest.csv").unlink(missing_ok=True)  # its pins name the filing as it was
         settings = EvalSettings(
             corpus_dir=str(work / "corpus"),
             corpus_name="bench",

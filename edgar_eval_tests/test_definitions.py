@@ -210,7 +210,8 @@ SOURCE_READS: dict[str, set[str]] = {
     "design_power": {"protocol_files"},
     "arm_false_answers_by_kind": {"protocol_files"},
     "arm_answers_by_kind": {"protocol_files"},
-    "arm_comparisons": {"protocol_files", "gates_files"},  # v5 pins the frozen gates file by its sha256
+    # v5 pins the frozen gates file and the corpus's review and policy files by their content
+    "arm_comparisons": {"protocol_files", "gates_files", "review_files", "policy_files"},
     "abstention_quality": {"protocol_files"},
     "abstention_quality_by_kind": {"protocol_files"},
     "abstention_comparisons": {"protocol_files"},

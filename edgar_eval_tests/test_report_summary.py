@@ -129,6 +129,17 @@ def check_summary_figures(markdown: str) -> int:
         elif rule := re.fullmatch(r"Rule fired: (.*) \(forces (.*)\)", finding):
             assert [r["evidence"] for r in rows if r["rule"] == rule[1] and r["fired"] == "yes"] == [figure], row
             assert [r["forces"] for r in rows if r["rule"] == rule[1]] == [rule[2]]
+        elif detail.startswith("Confirmatory decisions") and (
+            exact := re.fullmatch(
+                r"(H\d+)(?: \(primary\))?: (\S+) - (\S+), .*? \((confirmatory|exploratory[^)]*)\): (.*)", finding
+            )
+        ):  # protocol v5: the decision its data give, its effect and recall cost, as the decisions table states them
+            (decided,) = [
+                r for r in rows if (r["hypothesis"], r["comparison"]) == (exact[1], f"{exact[2]} - {exact[3]}")
+            ]
+            assert decided["decision its data give"] == exact[5], row
+            assert (decided["effect"], decided["recall cost"]) == (figure, wilson), row
+            assert (decided["here"] == "confirmatory") == (exact[4] == "confirmatory"), row
         elif hypothesis := re.fullmatch(r"(H\d+)(?: \(primary\))?: (\S+) - (\S+), (.*?): (.*)", finding):
             matches = [
                 r

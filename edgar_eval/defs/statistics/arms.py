@@ -9,7 +9,7 @@ import pandas as pd
 
 from edgar_eval.defs.common import figure_metadata, table_head, table_output
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource, project_home
-from edgar_eval.defs.source_files import GATES_FILES, PROTOCOL_FILES
+from edgar_eval.defs.source_files import GATES_FILES, POLICY_FILES, PROTOCOL_FILES, REVIEW_FILES
 from edgar_eval.defs.statistics.pins import PinnedCode, run_pins
 from edgar_eval.evaluation import confirmatory, paired_comparisons, run_profile
 from edgar_eval.evaluation.headline_figures import (
@@ -164,7 +164,7 @@ def design_power(
 
 
 @dg.asset(
-    deps=[PROTOCOL_FILES.key, GATES_FILES.key],
+    deps=[PROTOCOL_FILES.key, GATES_FILES.key, REVIEW_FILES.key, POLICY_FILES.key],
     group_name="statistics",
     description="Paired differences between arms on the same questions of the protocol's split (every arm against A, "
     "and the protocol's pairs; the false-answer rate per unanswerable kind, none pooled): an interval at the "

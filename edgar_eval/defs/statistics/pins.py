@@ -27,8 +27,9 @@ PINNED_ASSETS = {
     "gates_code": "abstention_scores",
     "decision_code": "arm_comparisons",
 }
-# Settings that say where things are, or which protocol a run reads: none moves a figure of the run.
-UNPINNED_SETTINGS = frozenset(LOCATION_FIELDS) | {"protocol"}
+# Settings that say where things are, which protocol a run reads, or whether model calls are recorded or replayed (a
+# replay gives the recorded run's figures): none moves a figure of the run.
+UNPINNED_SETTINGS = frozenset(LOCATION_FIELDS) | {"protocol", "tape_mode"}
 
 
 def file_sha256(path: Path | None) -> str:
