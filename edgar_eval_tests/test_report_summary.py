@@ -197,7 +197,8 @@ def check_report_leads_with_its_summary(markdown: str, html: str) -> None:
     assert "\nWhat this run cannot conclude:\n" in markdown.split("\n## ", 2)[1]
     # each plot in the section of the table it draws, not after the receipt
     for plot, section in (
-        ("False-answer rate by arm", "Arms ("),
+        # the primary kind's rate per arm (never one pooled over the kinds), beside the per-kind table
+        ("False-answer rate on absent-concept questions by arm", "False-answer rate per unanswerable kind ("),
         ("Risk against coverage per gate score", "Abstention gate quality ("),
     ):
         at = html.index(f"<h3>{plot}</h3>")
