@@ -381,7 +381,7 @@ def gates(args: argparse.Namespace) -> int:
     model's coefficients and both thresholds, with the corpus's manifest sha256 and companies (evaluation.frozen_gates).
     Another corpus's run applies the file unchanged with the setting gates_file."""
     _configure(args)
-    from edgar_eval.adapters.local_corpus import read_manifest
+    from edgar_eval.adapters.local_corpus import MANIFEST_FILE, read_manifest
     from edgar_eval.adapters.parquet_store import StoreError
     from edgar_eval.defs.settings import EvalSettings, project_home
     from edgar_eval.defs.statistics.pins import file_sha256
@@ -394,7 +394,7 @@ def gates(args: argparse.Namespace) -> int:
         if settings.gates_file:
             raise ValueError("gates are fitted on a run whose own gates were fitted on its corpus (unset gates_file)")
         scores = settings.store().read("abstention_scores")
-        manifest = file_sha256(Path(settings.corpus_dir) / "manifest.csv")
+        manifest = file_sha256(Path(settings.corpus_dir) / MANIFEST_FILE)
         companies = {row.get("cik", "") for row in read_manifest(settings.corpus_dir).values()} - {""}
         fitted = fit_frozen_gates(scores, manifest, settings.corpus_name, companies)
     except (ValueError, StoreError) as exc:  # a bad setting, or no run to fit on: one line
