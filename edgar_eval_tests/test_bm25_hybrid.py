@@ -358,3 +358,71 @@ def test_the_rows_of_a_scope_are_its_filings_rows_ascending_and_nothing_else():
     assert rows.rows(["nowhere"]).tolist() == []
     assert rows.rows([]).tolist() == []
     assert RowsByFiling([]).rows(["a"]).tolist() == []
+
+
+def _company_rows(texts: list[str], seed: int = 0):
+    """Chunk rows of three companies (two filings of c1, one each of c2 and c3), their rows interleaved."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    filings = ["a1", "b1", "a2", "c1", "a1", "b1", "c1", "a2"][: len(texts)]
+    company = {"a1": "c1", "a2": "c1", "b1": "c2", "c1": "c3"}
+    return pd.DataFrame(
+        {
+            "chunk_id": [f"k{i}" for i in range(len(texts))],
+            "filing_id": filings,
+            "cik": [company[f] for f in filings],
+            "text": texts,
+            "embedding": [rng.normal(size=4).astype(np.float32) for _ in texts],
+        }
+    )
+
+
+COMPANY_TEXTS = [
+    "goodwill impairment charge recorded",
+    "revenue grew and goodwill rose",
+    "goodwill tested annually for impairment",
+    "revenue revenue revenue goodwill",
+    "impairment of goodwill in the quarter",
+    "segment revenue and goodwill",
+    "goodwill goodwill impairment",
+    "revenue recognised over time",
+]
+
+
+@pytest.mark.parametrize("retriever", ["bm25", "hybrid"])
+def test_a_company_s_search_is_ranked_by_its_own_chunks_and_another_company_s_filings_do_not_move_it(retriever):
+    from edgar_eval.retrieval.searches import searches
+
+    rows = _company_rows(COMPANY_TEXTS)
+    own = rows[rows.cik == "c1"]
+    dense = DenseIndex(np.stack(rows.embedding.to_numpy()), rows.filing_id.tolist())
+    search = searches(rows, dense, RRF_K, (retriever,))[retriever]
+    query, vector = "goodwill impairment revenue", np.ones(4, dtype=np.float32)
+    found = search(vector, query, ["a1", "a2"], 3)
+    # the same search over an index of that company's rows alone, its rows mapped back
+    alone = BM25Index.build(own.text.tolist(), own.filing_id.tolist())
+    if retriever == "bm25":
+        expected = [(int(own.index[h.row]), h.score) for h in alone.search(query, ["a1", "a2"], 3)]
+        assert [(h.row, h.score) for h in found] == expected
+    # over the whole corpus's statistics the ranking differs: the test can tell the two apart
+    whole = BM25Index.build(rows.text.tolist(), rows.filing_id.tolist()).search(query, ["a1", "a2"], 3)
+    assert [h.score for h in whole] != [h.score for h in alone.search(query, ["a1", "a2"], 3)]
+    # another company's chunks rewritten: the first company's rankings are exactly the same
+    edited = rows.assign(text=rows.text.where(rows.cik == "c1", "goodwill goodwill goodwill goodwill"))
+    again = searches(edited, dense, RRF_K, (retriever,))[retriever](vector, query, ["a1", "a2"], 3)
+    assert [(h.row, h.score, h.rank) for h in again] == [(h.row, h.score, h.rank) for h in found]
+    # the corpus scope ranks by every chunk: the whole index's ranking
+    if retriever == "bm25":
+        every = sorted(set(rows.filing_id))
+        assert [(h.row, h.score) for h in search(vector, query, every, 5)] == [
+            (h.row, h.score)
+            for h in BM25Index.build(rows.text.tolist(), rows.filing_id.tolist()).search(query, every, 5)
+        ]
+        # two companies' filings: by the two companies' chunks
+        pair = rows[rows.cik.isin(["c1", "c2"])]
+        two = BM25Index.build(pair.text.tolist(), pair.filing_id.tolist()).search(query, ["a1", "b1"], 4)
+        assert [(h.row, h.score) for h in search(vector, query, ["a1", "b1"], 4)] == [
+            (int(pair.index[h.row]), h.score) for h in two
+        ]
+    assert search(vector, query, ["unknown"], 3) == []

@@ -24,6 +24,8 @@ from edgar_eval.defs.shards import (
 )
 from edgar_eval.defs.source_files import TAPE_FILES
 from edgar_eval.evaluation.shards import (
+    COMPANY_SHARDS,
+    CORPUS_SHARD,
     ORDER_COLUMN,
     SHARD_KEYS,
     case_order,
@@ -31,15 +33,30 @@ from edgar_eval.evaluation.shards import (
     question_order,
     shard_of,
     shard_questions,
+    shard_scopes,
 )
-from edgar_eval.retrieval.scope import SEARCH_SCOPES
+from edgar_eval.retrieval.scope import CORPUS, SEARCH_SCOPES
 
 
 def _golden(questions: int = 60, companies: int = 9, seed: int = 3) -> pd.DataFrame:
+    """Questions in the golden set's order (cik, kind, question_id), as the golden builder writes them."""
     draw = random.Random(seed)
     ciks = [f"{draw.randrange(10**9):010d}" for _ in range(companies)]
     ids = [f"q{draw.randrange(10**6):06d}" for _ in range(questions)]
-    return pd.DataFrame({"question_id": ids, "cik": [draw.choice(ciks) for _ in ids]})
+    golden = pd.DataFrame(
+        {
+            "question_id": ids,
+            "cik": [draw.choice(ciks) for _ in ids],
+            "kind": [draw.choice(["answerable", "absent_concept", "other_year"]) for _ in ids],
+        }
+    )
+    return golden.sort_values(["cik", "kind", "question_id"]).reset_index(drop=True)
+
+
+def _shard_of_row(golden: pd.DataFrame, frame: pd.DataFrame) -> pd.Series:
+    """The shard each row of a per-question table is measured in: the corpus scope's, or its company's."""
+    company = frame.question_id.map(dict(zip(golden.question_id, golden.cik.map(shard_of))))
+    return company.where(frame.search_scope != CORPUS, CORPUS_SHARD)
 
 
 def _runs(golden: pd.DataFrame, cuts: int = 2) -> pd.DataFrame:
@@ -77,7 +94,7 @@ def _written_whole(tmp_path, frame: pd.DataFrame) -> pd.DataFrame:
 def test_the_shards_read_together_are_the_unsharded_table_row_for_row(tmp_path):
     golden = _golden()
     whole = _runs(golden)
-    shard = whole.question_id.map(dict(zip(golden.question_id, golden.cik.map(shard_of))))
+    shard = _shard_of_row(golden, whole)
     store = ParquetStore(tmp_path / "sharded")
     assert shard.nunique() > 3 and shard.nunique() < len(SHARD_KEYS), "some shards hold rows, some none"
     for key in SHARD_KEYS:
@@ -100,22 +117,35 @@ def test_the_shards_read_together_are_the_unsharded_table_row_for_row(tmp_path):
 def test_a_question_s_shard_is_its_company_s_and_every_shard_can_be_drawn():
     assert shard_of("0000320193") == shard_of("320193"), "leading zeros do not move a company"
     assert shard_of("0000320193") == "02"  # a fixed hash (sha256), the same in every process
-    assert {shard_of(str(cik)) for cik in range(400)} == set(SHARD_KEYS)
+    assert {shard_of(str(cik)) for cik in range(400)} == set(COMPANY_SHARDS)
     golden = _golden()
-    for key in SHARD_KEYS:
+    for key in COMPANY_SHARDS:
         own = shard_questions(golden, key)
         assert own.index.is_monotonic_increasing, "a shard's questions stay in the golden set's order"
         assert {shard_of(cik) for cik in own.cik} <= {key}
+    assert shard_questions(golden, CORPUS_SHARD).equals(golden), "the corpus scope's sample is drawn from all"
+    assert shard_scopes("03", SEARCH_SCOPES) == ("company_year", "company")
+    assert shard_scopes(CORPUS_SHARD, SEARCH_SCOPES) == (CORPUS,)
+    assert shard_scopes(CORPUS_SHARD, ("company_year",)) == ()
     with pytest.raises(ValueError, match="'16' is not a shard"):
         shard_questions(golden, "16")
 
 
-def test_rows_are_placed_by_cut_then_scope_then_the_golden_order():
-    golden = pd.DataFrame({"question_id": ["b", "a", "c"]})
+def test_rows_are_placed_by_cut_then_scope_then_the_golden_order_from_their_own_questions():
+    golden = pd.DataFrame({"question_id": ["b", "a", "c"], "cik": ["1", "1", "2"], "kind": ["x", "y", "x"]})
     ids, scopes = pd.Series(["a", "c", "b"]), pd.Series([SEARCH_SCOPES[1], SEARCH_SCOPES[0], SEARCH_SCOPES[0]])
-    assert case_order(golden, ids, scopes).tolist() == [4, 2, 0]
-    assert case_order(golden, ids, scopes, np.array([1, 0, 1])).tolist() == [13, 2, 9]
-    assert question_order(pd.Series(["a", "b", "c"]), pd.Series(["c", "a"])).tolist() == [2, 0]
+    assert np.argsort(case_order(golden, ids, scopes), kind="stable").tolist() == [2, 1, 0]
+    cut_first = case_order(golden, ids, scopes, np.array([1, 0, 1]))
+    assert np.argsort(cut_first, kind="stable").tolist() == [1, 2, 0]
+    assert np.argsort(question_order(golden, pd.Series(["c", "a", "b"])), kind="stable").tolist() == [2, 1, 0]
+    # a question's key is its own row's: another company's questions added or gone leave it as it was
+    fewer = cast(pd.DataFrame, golden[golden.cik == "1"])
+    assert question_order(fewer, pd.Series(["a"])).tolist() == question_order(golden, pd.Series(["a"])).tolist()
+    # a key past the tenth cut or a long question id still sorts as the parts do
+    many = case_order(golden, pd.Series(["b", "b"]), pd.Series([SEARCH_SCOPES[0]] * 2), np.array([10, 9]))
+    assert many[1] < many[0]
+    with pytest.raises(ValueError, match="not in the golden set's order"):
+        question_order(golden.iloc[::-1], ids)
 
 
 def test_a_table_s_version_moves_with_any_column_and_any_item_of_a_list():
@@ -137,7 +167,7 @@ def _sharded_asset(inputs: dict[str, int], fail: set[str], error: type[RuntimeEr
         def work(shard: str) -> pd.DataFrame:
             if shard in fail:
                 raise error(f"the endpoint answered 503 for shard {shard}")
-            return pd.DataFrame({"question_id": [shard], "value": [inputs[shard]], ORDER_COLUMN: [int(shard)]})
+            return pd.DataFrame({"question_id": [shard], "value": [inputs[shard]], ORDER_COLUMN: [shard]})
 
         return materialize_shards(
             context,
@@ -186,13 +216,13 @@ def test_a_shard_is_kept_while_its_inputs_are_the_same_and_a_failing_one_fails_a
     settings = _settings(tmp_path)
     instance = dg.DagsterInstance.ephemeral()
     inputs = {key: 1 for key in SHARD_KEYS}
-    assert _made(_run(settings, instance, inputs)) == (16, 0)
-    assert _made(_run(settings, instance, inputs)) == (0, 16)
-    assert _made(_run(settings, instance, {**inputs, "05": 2})) == (1, 15), "only the shard whose slice changed"
+    assert _made(_run(settings, instance, inputs)) == (17, 0)
+    assert _made(_run(settings, instance, inputs)) == (0, 17)
+    assert _made(_run(settings, instance, {**inputs, "05": 2})) == (1, 16), "only the shard whose slice changed"
     store = settings.store()
     before = {key: store.path("runs", key).read_bytes() for key in SHARD_KEYS}
 
-    assert read_sharded(store, "runs").value.tolist() == [1] * 5 + [2] + [1] * 10
+    assert read_sharded(store, "runs").value.tolist() == [1] * 5 + [2] + [1] * 11
 
     failed = _run(settings, instance, {**inputs, "05": 3, "06": 3, "07": 3}, fail={"06"})
     assert not failed.success
@@ -204,18 +234,18 @@ def test_a_shard_is_kept_while_its_inputs_are_the_same_and_a_failing_one_fails_a
     # the shards are now of two evaluations (06 of the one before): nothing reads them as one table
     with pytest.raises(StoreError, match="shards 06 of 'runs' are not those its last runs completed"):
         read_sharded(store, "runs")
-    assert _made(_run(settings, instance, {**inputs, "05": 3, "06": 3, "07": 3})) == (1, 15)
-    assert read_sharded(store, "runs").value.tolist() == [1] * 5 + [3, 3, 3] + [1] * 8
+    assert _made(_run(settings, instance, {**inputs, "05": 3, "06": 3, "07": 3})) == (1, 16)
+    assert read_sharded(store, "runs").value.tolist() == [1] * 5 + [3, 3, 3] + [1] * 9
     # where things are kept is no input of a shard: the reports written elsewhere, the store copied to another folder
     # (its shards are read there, the filings and tapes a shard reads are stamped by their content), all kept
     shutil.copytree(tmp_path / "data", tmp_path / "moved")
     moved = {"reports_dir": str(tmp_path / "other"), "data_dir": str(tmp_path / "moved")}
     elsewhere = EvalSettings(**{**settings.model_dump(), **moved})
     latest = {**inputs, "05": 3, "06": 3, "07": 3}
-    assert _made(_run(elsewhere, instance, latest)) == (0, 16)
+    assert _made(_run(elsewhere, instance, latest)) == (0, 17)
     # another run parameter (here: the passages the answerer reads) is another evaluation: every shard is made again
     deeper = EvalSettings(**{**elsewhere.model_dump(), "top_k": elsewhere.top_k + 1})
-    assert _made(_run(deeper, instance, latest)) == (16, 0)
+    assert _made(_run(deeper, instance, latest)) == (17, 0)
 
 
 def test_after_an_endpoint_fails_the_shards_after_it_are_not_attempted(tmp_path):
@@ -227,6 +257,7 @@ def test_after_an_endpoint_fails_the_shards_after_it_are_not_attempted(tmp_path)
     assert failure is not None
     assert "shard 02: GenerationError: the endpoint answered 503 for shard 02" in failure.message
     assert "shard 15: not attempted: shard 02's endpoint failed (GenerationError)" in failure.message
+    assert "shard corpus: not attempted" in failure.message
     assert [key for key in SHARD_KEYS if settings.store().exists("runs", key)] == ["00", "01"]
 
 
@@ -248,21 +279,54 @@ def test_a_linked_tapes_folder_is_versioned_by_the_recording_it_links_to(tmp_pat
     assert versions[0] != versions[1] and versions[0] == versions[2]
 
 
-def test_a_retrieval_shard_is_stamped_with_its_own_part_of_the_corpus_scope_sample():
-    """The sample is drawn from every shard's questions, so another shard's question can move it: each shard's slices
-    hold the part of the sample among its own questions, so a shard is made again when that part moves, and only then.
-    Without a sample (every fair question measured) the slices are what they were before sampling existed."""
+def _index_rows(golden: pd.DataFrame) -> pd.DataFrame:
+    """Two chunks of one filing per company of `golden`, each question permitted its own company's filing."""
+    ciks = sorted(set(golden.cik))
+    return pd.DataFrame(
+        {
+            "chunk_id": [f"{cik}-{i}" for cik in ciks for i in range(2)],
+            "filing_id": [f"f{cik}" for cik in ciks for _ in range(2)],
+            "cik": [cik for cik in ciks for _ in range(2)],
+            "text": [f"revenue of {cik} part {i}" for cik in ciks for i in range(2)],
+            "embedding": [np.full(4, float(i)) for _ in ciks for i in range(2)],
+        }
+    )
+
+
+def _stamped(slices, shard: str) -> dict[str, str]:
+    return {name: rows_version(frame) for name, frame in slices(shard).items()}
+
+
+def test_a_company_shard_is_built_from_its_own_companies_filings_and_the_corpus_shard_from_the_sample():
+    """A company shard's inputs are its questions and the index rows of the companies they search (a two-document
+    question's other company among them), so another company's filings changing leaves it as it was; the corpus
+    scope's sample, drawn from every question, and the whole index are the corpus shard's alone."""
     from edgar_eval.defs.retrieval.runs import _slices
 
     golden = _golden()
-    shard = next(key for key in SHARD_KEYS if len(shard_questions(golden, key)))
-    own = list(shard_questions(golden, shard).question_id)
-    others = [q for q in golden.question_id if q not in own]
-    assert set(_slices(golden)(shard)) == {"golden_questions"}
-    sample = frozenset([own[0], others[0]])
-    sliced = _slices(golden, sample)(shard)
-    assert sliced["corpus_sample"].question_id.tolist() == [own[0]]
-    moved_elsewhere = _slices(golden, frozenset([own[0], others[1]]))(shard)
-    assert rows_version(moved_elsewhere["corpus_sample"]) == rows_version(sliced["corpus_sample"]), "kept"
-    moved_here = _slices(golden, frozenset([own[-1], others[0]]))(shard)
-    assert rows_version(moved_here["corpus_sample"]) != rows_version(sliced["corpus_sample"]), "made again"
+    golden["permitted_filing_ids"] = [[f"f{cik}"] for cik in golden.cik]
+    rows = _index_rows(golden)
+    shard = next(key for key in COMPANY_SHARDS if len(shard_questions(golden, key)))
+    own = shard_questions(golden, shard)
+    others = [q for q in golden.question_id if q not in set(own.question_id)]
+    other_company = next(cik for cik in sorted(set(golden.cik)) if shard_of(cik) != shard)
+    sample = frozenset([own.question_id.iloc[0], others[0]])
+    before = _stamped(_slices(golden, rows, SEARCH_SCOPES, sample), shard)
+    assert set(before) == {"golden_questions", "search_index"}
+    # another company's chunk edited, the sample moved among other shards' questions: the company shard is the same
+    edited = rows.assign(text=rows.text.where(rows.cik != other_company, "edited"))
+    assert _stamped(_slices(golden, edited, SEARCH_SCOPES, frozenset([others[1]])), shard) == before
+    assert _stamped(_slices(golden, edited, SEARCH_SCOPES, sample), CORPUS_SHARD) != _stamped(
+        _slices(golden, rows, SEARCH_SCOPES, sample), CORPUS_SHARD
+    ), "the corpus shard reads every chunk"
+    assert _stamped(_slices(golden, rows, SEARCH_SCOPES, frozenset([others[1]])), CORPUS_SHARD) != _stamped(
+        _slices(golden, rows, SEARCH_SCOPES, sample), CORPUS_SHARD
+    ), "and the sample"
+    # a two-document question of this shard that may read the other company's filing: that company is its input
+    paired = golden.copy()
+    paired.at[own.index[0], "permitted_filing_ids"] = [f"f{own.cik.iloc[0]}", f"f{other_company}"]
+    assert _stamped(_slices(paired, edited, SEARCH_SCOPES, sample), shard) != _stamped(
+        _slices(paired, rows, SEARCH_SCOPES, sample), shard
+    )
+    # a step of the answerer's scope alone has nothing to measure in the corpus shard
+    assert _slices(golden, rows, ("company_year",), sample)(CORPUS_SHARD) == {}

@@ -1,11 +1,11 @@
 """The evaluation's per-question steps as partitions of a shard set (evaluation/shards.py: a fixed set of company
-groups), each shard written on its own and kept while its inputs are unchanged.
+groups, and the corpus scope's shard), each shard written on its own and kept while its inputs are unchanged.
 
 A sharded asset runs every shard of its run in one step (one run for all of them, from `edgar-eval run` or `dagster
-asset materialize --partition-range 00...15`), writes each shard's table itself (a shard
+asset materialize --partition-range 00...corpus`), writes each shard's table itself (a shard
 that fails leaves the others written, and its earlier table untouched), and reuses a shard whose stored table was built
-from the same inputs by the same code: the shard's slice of each per-question input, the corpus-wide inputs it reads
-whole (the search index), the files beside the graph it declares, the settings. Unpartitioned readers receive every
+from the same inputs by the same code: the shard's slice of each input (its questions' rows, the index rows of the
+companies it searches), the files beside the graph it declares, the settings. Unpartitioned readers receive every
 shard read back as the one table an unsharded step would have written (defs/io_manager.py)."""
 
 from __future__ import annotations
@@ -136,11 +136,6 @@ def index_version(search_index: pd.DataFrame) -> str:
     return digest.hexdigest()[:16]
 
 
-def golden_order(golden_questions: pd.DataFrame) -> str:
-    """The golden set's questions in their order: every shard's rows are placed by it (evaluation/shards.py)."""
-    return rows_version(golden_questions, ["question_id"])
-
-
 def _digest(parts: object) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
@@ -165,23 +160,25 @@ def materialize_shards(
     asset: str,
     work: ShardWork,
     slices: Callable[[str], dict[str, pd.DataFrame]],
-    corpus_wide: dict[str, str],
+    shared_inputs: dict[str, str],
     metadata: Callable[[pd.DataFrame], dict] = lambda rows: {},
 ) -> dg.MaterializeResult:
     """Run `work` for every shard of this run (each frame carrying ORDER_COLUMN), writing each shard's table on its
-    own, stamped with what it was built from: what every shard shares (`corpus_wide`: the versions of the inputs the
-    step reads whole, the golden set's order among them; the files beside the graph the asset declares it reads, by
+    own, stamped with what it was built from: what every shard shares (`shared_inputs`: the versions of what is not
+    a table, such as the generator or the reranker; the files beside the graph the asset declares it reads, by
     content; the settings, less where things are kept; the installed packages; the code version) and the content of
-    the shard's `slices` of the per-question inputs. A shard whose stored stamp is the same is reused. A shard that
-    fails leaves its earlier table untouched, and unlisted in the asset's manifest (so nothing reads it beside this
-    run's); the step fails naming it, after the other shards have been written (after an endpoint's failure the rest
-    are not attempted). `metadata`: the figures the UI shows, of every shard's rows of this run together."""
+    the shard's `slices` of its inputs (its questions' rows, the index rows it searches: nothing of another company's
+    shard, so a filing changed stales only the shards that search its company). A shard whose stored stamp is the
+    same is reused. A shard that fails leaves its earlier table untouched, and unlisted in the asset's manifest (so
+    nothing reads it beside this run's); the step fails naming it, after the other shards have been written (after an
+    endpoint's failure the rest are not attempted). `metadata`: the figures the UI shows, of every shard's rows of
+    this run together."""
     store = settings.store()
     code_version = str(context.assets_def.code_versions_by_key[context.asset_key])
     declared = context.assets_def.asset_deps[context.asset_key]
     shared = _digest(
         {
-            "corpus_wide": corpus_wide,
+            "shared_inputs": shared_inputs,
             "files": {
                 source.key.to_user_string(): source.version(settings)
                 for source in SOURCE_FILES

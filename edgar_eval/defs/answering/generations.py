@@ -22,7 +22,7 @@ from edgar_eval.defs.common import checked_index, figure_metadata, question_vect
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.retrieval.noise import index_replicas, sample_words, sampled_questions
 from edgar_eval.defs.settings import MODEL_GENERATORS, EmbedderResource, EvalSettings, GeneratorResource
-from edgar_eval.defs.shards import golden_order, index_version, materialize_shards, shard_asset
+from edgar_eval.defs.shards import index_version, materialize_shards, shard_asset
 from edgar_eval.defs.source_files import TAPE_FILES
 from edgar_eval.domain.generation import Generation, GenerationRequest
 from edgar_eval.domain.routes import ANSWER
@@ -31,7 +31,8 @@ from edgar_eval.evaluation.headline_figures import reader_figures
 from edgar_eval.evaluation.judge import judge_case
 from edgar_eval.evaluation.noise_band import answer_deltas
 from edgar_eval.evaluation.readers import reader_outcomes, summarise_readers
-from edgar_eval.evaluation.shards import ORDER_COLUMN, question_order, shard_questions
+from edgar_eval.evaluation.shards import ORDER_COLUMN, shard_questions, shard_scopes
+from edgar_eval.retrieval.scope import COMPANY_YEAR
 
 
 @dg.asset(
@@ -187,22 +188,27 @@ def generations(
     # a live model's answers are its answers now: no shard of an earlier run stands in for them
     live = context.run.run_id if generator.kind in MODEL_GENERATORS and settings.tape_mode != "replay" else ""
     corpus_wide = {
-        "search_index": index_version(search_index),
-        "golden_order": golden_order(golden_questions),
         "generator": json.dumps(generator.model_dump(mode="json"), sort_keys=True),
         "live": live,
     }
 
     def shard_rows(shard: str) -> pd.DataFrame:
+        if not shard_scopes(shard, (COMPANY_YEAR,)):  # the answerer searches a company's filings of a year
+            return retrieved.iloc[:0]
         own = shard_questions(golden_questions, shard).question_id
         return cast(pd.DataFrame, retrieved[retrieved.question_id.isin(own)])
 
     def slices(shard: str) -> dict[str, pd.DataFrame]:
         own = shard_rows(shard)
+        read = set(np.concatenate([np.asarray(ids, dtype=object) for ids in own.chunk_ids])) if len(own) else set()
         return {
             "answerer_retrievals": own,
             "golden_questions": golden.loc[own.question_id].reset_index(),
             "repeated": pd.DataFrame({"question_id": sorted(repeat & set(own.question_id))}),
+            # the passages it reads: the text of each chunk its retrievals found
+            "passages": pd.DataFrame(
+                {"version": [index_version(cast(pd.DataFrame, search_index[search_index.chunk_id.isin(read)]))]}
+            ),
         }
 
     def work(shard: str) -> pd.DataFrame:
@@ -225,7 +231,7 @@ def generations(
         frame = pd.DataFrame(rows)
         if not len(frame):
             return frame
-        return frame.assign(**{ORDER_COLUMN: question_order(asked, frame.question_id)})
+        return frame.assign(**{ORDER_COLUMN: frame.question_id.astype(str)})  # in question id order, as `asked`
 
     def figures(frame: pd.DataFrame) -> dict:
         if not len(frame):

@@ -3,7 +3,7 @@ and expanded retrievals."""
 
 import functools
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import cast
 
 import dagster as dg
@@ -17,7 +17,7 @@ from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.routes.assets import access_policy
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings
-from edgar_eval.defs.shards import golden_order, index_version, materialize_shards, rows_version, shard_asset
+from edgar_eval.defs.shards import index_version, materialize_shards, shard_asset
 from edgar_eval.defs.source_files import POLICY_FILES
 from edgar_eval.domain.ports import Reranker
 from edgar_eval.domain.routes import ANSWER
@@ -29,11 +29,18 @@ from edgar_eval.evaluation.search_scopes import (
     search_runs,
     searchable_filings,
 )
-from edgar_eval.evaluation.shards import ORDER_COLUMN, case_order, question_order, shard_questions
+from edgar_eval.evaluation.shards import (
+    CORPUS_SHARD,
+    ORDER_COLUMN,
+    case_order,
+    question_order,
+    shard_questions,
+    shard_scopes,
+)
 from edgar_eval.evaluation.table_expansion import PassageReader, expansion_frame, expansion_runs
 from edgar_eval.retrieval.bm25 import INDEX_ID as BM25_INDEX_ID
 from edgar_eval.retrieval.dense import DenseIndex
-from edgar_eval.retrieval.scope import CORPUS
+from edgar_eval.retrieval.scope import COMPANY_YEAR, CORPUS
 from edgar_eval.retrieval.searches import Search, searches
 
 
@@ -55,16 +62,15 @@ def answerer_retrievals(
     index, _ = checked_index(settings, embedder, index_rows)
     retriever = settings.answer_search()
     search = searches(index_rows, index, settings.rrf_k, (retriever,))[retriever]
-    corpus_wide = _corpus_wide(index_rows, golden)
-    slices = _slices(golden, question_embeddings=question_embeddings)
+    slices = _slices(golden, index_rows, (COMPANY_YEAR,), question_embeddings=question_embeddings)
 
     def work(shard: str) -> pd.DataFrame:
         questions = shard_questions(golden, shard)
-        if not len(questions):
+        if not len(questions) or not shard_scopes(shard, (COMPANY_YEAR,)):
             return pd.DataFrame()
         rows = _answerer_rows(settings, index_rows, index, search, questions, question_embeddings)
         frame = pd.DataFrame(rows)
-        return frame.assign(**{ORDER_COLUMN: question_order(golden.question_id, frame.question_id)})
+        return frame.assign(**{ORDER_COLUMN: question_order(golden, frame.question_id)})
 
     def figures(rows: pd.DataFrame) -> dict:
         answerable = rows[golden.set_index("question_id").expected_route.loc[rows.question_id].to_numpy() == ANSWER]
@@ -76,7 +82,7 @@ def answerer_retrievals(
             "chunk_hit_rate": float(answerable.chunk_hit.mean()) if len(answerable) else float("nan"),
         }
 
-    return materialize_shards(context, settings, "answerer_retrievals", work, slices, corpus_wide, figures)
+    return materialize_shards(context, settings, "answerer_retrievals", work, slices, {}, figures)
 
 
 def _answerer_rows(
@@ -142,41 +148,75 @@ def measured_cases(
     gold_by_search_scope: pd.DataFrame,
     index_rows: pd.DataFrame,
     sample: frozenset[str] | None,
+    shard: str | None = None,
 ) -> Iterator[ScopedCase]:
-    """The questions the retrieval measurement searches in each scope of the settings, over the filings `index_rows`
-    holds, each with its scope's gold, searched as the asking role may; in the corpus scope only those of `sample`
-    (corpus_sample: None, every one)."""
+    """The questions the retrieval measurement searches in each scope of the settings (of those `shard` measures,
+    when given), over the filings `index_rows` holds, each with its scope's gold, searched as the asking role may; in
+    the corpus scope only those of `sample` (corpus_sample: None, every one)."""
+    scopes = settings.search_scopes if shard is None else shard_scopes(shard, settings.search_scopes)
     return scoped_cases(
         questions,
         gold_by_search_scope,
         searchable_filings(index_rows),
         access_policy(settings),
-        settings.search_scopes,
+        scopes,
         sample,
     )
 
 
-def _corpus_wide(search_index: pd.DataFrame, golden: pd.DataFrame) -> dict[str, str]:
-    """The versions of what every shard of a retrieval step reads whole: the search index and the golden set's
-    order (by which each shard's rows are placed)."""
-    return {"search_index": index_version(search_index), "golden_order": golden_order(golden)}
-
-
 def _slices(
-    golden: pd.DataFrame, sample: frozenset[str] | None = None, **tables: pd.DataFrame
+    golden: pd.DataFrame,
+    index_rows: pd.DataFrame,
+    scopes: Sequence[str],
+    sample: frozenset[str] | None = None,
+    filing_text: pd.DataFrame | None = None,
+    **tables: pd.DataFrame,
 ) -> Callable[[str], dict[str, pd.DataFrame]]:
-    """A shard's slice of each per-question input: its golden questions, these tables' rows of them, and which of
-    them the corpus scope's `sample` holds (drawn from every shard's questions, so another shard's change can move
-    it; a shard is made again only when its own part moves)."""
+    """What a shard of a step measuring these search `scopes` is built from: its golden questions, these tables'
+    rows of them, and the index rows it can search (its stamp's inputs, defs/shards.py). A company shard searches the
+    filings of the companies its questions search (theirs, and a two-document question's other company's), whose
+    index rows (and `filing_text`'s texts, when the step reads them) are its input; the corpus shard the questions of
+    the corpus scope's `sample` (None: every one) over the whole index. A shard that measures none of `scopes` is built
+    from nothing."""
 
     def slices(shard: str) -> dict[str, pd.DataFrame]:
+        measured = shard_scopes(shard, scopes)
+        if not measured:
+            return {}
         questions = shard_questions(golden, shard)
-        own = {"golden_questions": questions, **{name: _rows_of(table, questions) for name, table in tables.items()}}
-        if sample is not None:
-            own["corpus_sample"] = pd.DataFrame({"question_id": sorted(set(questions.question_id) & sample)})
+        if shard == CORPUS_SHARD:
+            if sample is not None:
+                questions = cast(pd.DataFrame, questions[questions.question_id.isin(sample)])
+            searched = index_rows
+        else:
+            searched = searched_companies_rows(index_rows, questions)
+        own = {
+            "golden_questions": questions,
+            "search_index": pd.DataFrame({"version": [index_version(searched)]}),
+            **{name: _rows_in(_rows_of(table, questions), measured) for name, table in tables.items()},
+        }
+        if filing_text is not None:
+            own["filing_text"] = cast(pd.DataFrame, filing_text[filing_text.filing_id.isin(searched.filing_id)])
         return own
 
     return slices
+
+
+def searched_companies_rows(index_rows: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
+    """The index rows of the companies these questions search in the scopes of a company: each question's own, and
+    the companies of the filings it may read (a two-document question's other company)."""
+    if not len(questions):
+        return index_rows.iloc[:0]
+    readable = set(np.concatenate([np.asarray(ids, dtype=object) for ids in questions.permitted_filing_ids]))
+    companies = set(questions.cik.astype(str)) | set(index_rows.cik[index_rows.filing_id.isin(readable)].astype(str))
+    return cast(pd.DataFrame, index_rows[index_rows.cik.astype(str).isin(companies)])
+
+
+def _rows_in(frame: pd.DataFrame, scopes: tuple[str, ...]) -> pd.DataFrame:
+    """The rows of a per-question table in these search scopes (every row of a table without scopes)."""
+    if "search_scope" not in frame.columns:
+        return frame
+    return cast(pd.DataFrame, frame[frame.search_scope.isin(scopes)])
 
 
 def _rows_of(frame: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
@@ -206,15 +246,21 @@ def retriever_rankings(
     dense, _ = checked_index(settings, embedder, index_rows)
     retrievers = searches(index_rows, dense, settings.rrf_k)
     sample = corpus_sample(settings, golden, gold_by_search_scope)
-    corpus_wide = _corpus_wide(index_rows, golden)
-    slices = _slices(golden, sample, gold_by_search_scope=gold_by_search_scope, question_embeddings=question_embeddings)
+    slices = _slices(
+        golden,
+        index_rows,
+        settings.search_scopes,
+        sample,
+        gold_by_search_scope=gold_by_search_scope,
+        question_embeddings=question_embeddings,
+    )
 
     def work(shard: str) -> pd.DataFrame:
         questions = shard_questions(golden, shard)
         if not len(questions):
             return pd.DataFrame()
         vectors = dict(zip(questions.question_id, question_vectors(question_embeddings, questions.question_id)))
-        cases = measured_cases(settings, questions, gold_by_search_scope, index_rows, sample)
+        cases = measured_cases(settings, questions, gold_by_search_scope, index_rows, sample, shard)
         frame = pd.DataFrame(list(search_runs(index_rows, retrievers, cases, vectors, settings.retrieval_depths)))
         if len(frame):
             frame[ORDER_COLUMN] = case_order(golden, frame.question_id, frame.search_scope)
@@ -232,7 +278,7 @@ def retriever_rankings(
             "rrf_k": settings.rrf_k,
         }
 
-    return materialize_shards(context, settings, "retriever_rankings", work, slices, corpus_wide, figures)
+    return materialize_shards(context, settings, "retriever_rankings", work, slices, {}, figures)
 
 
 @shard_asset(
@@ -263,17 +309,24 @@ def reranked_retrievals(
         ],
     )
     sample = corpus_sample(settings, golden, gold_by_search_scope)
-    corpus_wide = _corpus_wide(search_index, golden)
-    slices = _slices(golden, sample, gold_by_search_scope=gold_by_search_scope, retriever_rankings=ranked)
+    slices = _slices(
+        golden,
+        search_index,
+        settings.search_scopes,
+        sample,
+        gold_by_search_scope=gold_by_search_scope,
+        retriever_rankings=ranked,
+    )
     reranker = settings.reranker_adapter()
 
     def work(shard: str) -> pd.DataFrame:
         questions = shard_questions(golden, shard)
         cases = {
             (case.question_id, case.search_scope): case
-            for case in measured_cases(settings, questions, gold_by_search_scope, search_index, sample)
+            for case in measured_cases(settings, questions, gold_by_search_scope, search_index, sample, shard)
         }
-        frame = pd.DataFrame(_rerank_cuts(settings, reranker, _rows_of(ranked, questions), chunks, cases))
+        own = _rows_in(_rows_of(ranked, questions), shard_scopes(shard, settings.search_scopes))
+        frame = pd.DataFrame(_rerank_cuts(settings, reranker, own, chunks, cases))
         return _with_order(frame, golden, settings)
 
     def figures(rows: pd.DataFrame) -> dict:
@@ -285,7 +338,7 @@ def reranked_retrievals(
         }
 
     try:
-        with_reranker = {**corpus_wide, "reranker": reranker.reranker_id}
+        with_reranker = {"reranker": reranker.reranker_id}
         return materialize_shards(context, settings, "reranked_retrievals", work, slices, with_reranker, figures)
     finally:
         reranker.close()
@@ -385,10 +438,12 @@ def expanded_retrievals(
     texts = filing_text.frame(keys)
     ranked = cast(pd.DataFrame, retriever_rankings[retriever_rankings.retriever == settings.answer_retriever])
     sample = corpus_sample(settings, golden, gold_by_search_scope)
-    corpus_wide = {**_corpus_wide(search_index, golden), "filing_text": rows_version(texts)}
     slices = _slices(
         golden,
+        search_index,
+        settings.search_scopes,
         sample,
+        texts,
         gold_by_search_scope=gold_by_search_scope,
         retriever_rankings=ranked,
         reranked_retrievals=reranked_retrievals,
@@ -400,14 +455,15 @@ def expanded_retrievals(
 
     def work(shard: str) -> pd.DataFrame:
         questions = shard_questions(golden, shard)
-        cases = measured_cases(settings, questions, gold_by_search_scope, search_index, sample)
+        cases = measured_cases(settings, questions, gold_by_search_scope, search_index, sample, shard)
         answerable = (case for case in cases if case.expected_route == ANSWER)
+        scopes = shard_scopes(shard, settings.search_scopes)
         frame = expansion_frame(
             expansion_runs(
                 settings.table_expansion_rows,
                 settings.cuts(),
-                _rows_of(ranked, questions),
-                _rows_of(reranked_retrievals, questions),
+                _rows_in(_rows_of(ranked, questions), scopes),
+                _rows_in(_rows_of(reranked_retrievals, questions), scopes),
                 search_index,
                 texts,
                 questions.set_index("question_id").gold_quote,
@@ -424,7 +480,7 @@ def expanded_retrievals(
             "passages_expanded": int(rows.passages_expanded.sum()) if len(rows) else 0,
         }
 
-    return materialize_shards(context, settings, "expanded_retrievals", work, slices, corpus_wide, figures)
+    return materialize_shards(context, settings, "expanded_retrievals", work, slices, {}, figures)
 
 
 ASSETS = [answerer_retrievals, retriever_rankings, reranked_retrievals, expanded_retrievals]
