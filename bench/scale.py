@@ -80,10 +80,15 @@ def measure(size: int, workers: int, work: Path) -> dict:
                 stage = f"{job}: {step.step_key}"
                 stages[stage] = stages.get(stage, 0.0) + _seconds(step)
     warm = changed = None
+    changed_stages: dict[str, float] | None = None
+    changed_shards: dict[str, list[int]] | None = None
     if workers == 1:  # the re-runs a night is made of, on the one worker its targets name
         warm = timed()
+        with dg.DagsterInstance.from_config(str(home / "dagster")) as instance:
+            before = {run.run_id for run in instance.get_runs()}
         _one_filing_changed(corpus)
         changed = timed()
+        changed_stages, changed_shards = _what_ran(home / "dagster", before)
     return {
         "size": size,
         "filings": companies * FILINGS_PER_COMPANY + 1,
@@ -92,7 +97,36 @@ def measure(size: int, workers: int, work: Path) -> dict:
         "stage_seconds": {stage: round(seconds, 2) for stage, seconds in sorted(stages.items())},
         "warm_seconds": None if warm is None else round(warm, 1),
         "one_changed_seconds": None if changed is None else round(changed, 1),
+        "one_changed_stage_seconds": changed_stages,
+        "one_changed_shards": changed_shards,
     }
+
+
+def _what_ran(dagster_home: Path, before: set[str]) -> tuple[dict[str, float], dict[str, list[int]]]:
+    """What the runs made after `before` (the one-filing night) ran: each stage's step seconds, and for each sharded
+    step the shards it wrote and those it kept (its materialisation's shards_written and shards_reused)."""
+    stages: dict[str, float] = {}
+    shards: dict[str, list[int]] = {}
+    with dg.DagsterInstance.from_config(str(dagster_home)) as instance:
+        for run in instance.get_runs(filters=dg.RunsFilter(statuses=[dg.DagsterRunStatus.SUCCESS])):
+            if run.run_id in before:
+                continue
+            job = "corpus" if run.job_name == "corpus_job" else "evaluation"
+            for step in instance.get_run_step_stats(run.run_id):
+                stage = f"{job}: {step.step_key}"
+                stages[stage] = round(stages.get(stage, 0.0) + _seconds(step), 2)
+            for record in instance.get_records_for_run(
+                run.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION
+            ).records:
+                materialization = record.event_log_entry.asset_materialization
+                if materialization is None or "shards_written" not in materialization.metadata:
+                    continue
+                figures = materialization.metadata
+                shards[materialization.asset_key.to_user_string()] = [
+                    int(str(figures["shards_written"].value)),
+                    int(str(figures["shards_reused"].value)),
+                ]
+    return dict(sorted(stages.items())), dict(sorted(shards.items()))
 
 
 def _one_filing_changed(corpus: Path) -> None:

@@ -184,3 +184,44 @@ def test_the_committed_measurement_is_what_the_deployment_page_prints():
     scoped = REPO / "reports" / "corpus_scope_cost.json"
     cost = scale.CorpusScopeCost.from_json(json.loads(scoped.read_text())) if scoped.is_file() else None
     assert block == scale.readme_block(runs, real, cost), "rerun: edgar-eval readme"
+
+
+def test_a_night_of_company_shards_makes_again_only_the_stale_shards_part_of_their_steps():
+    """With the one-filing night measured step by step, the night on paper makes the sharded steps' part again only
+    for the shards a change makes stale (one of 16 for one filing; for 1% of the filings, the groups of the companies
+    they touch), and every other step whole; without it, the whole evaluation, as before."""
+    sizes = (31, 101, 301)
+    runs = [
+        scale.ScaleRun(
+            size=n,
+            filings=n,
+            workers=1,
+            wall_seconds=3.0 * n,
+            stage_seconds={
+                "corpus: chunks": 1.0 * n,
+                "evaluation: generations": 0.3 * n,
+                "evaluation: report": 0.1 * n,
+            },
+            warm_seconds=2.0,
+            one_changed_seconds=9.0,
+            one_changed_stage_seconds={"corpus: chunks": 1.0, "evaluation: generations": 0.5, "evaluation: report": 3},
+            one_changed_shards={"generations": [2, 15]} if n == max(sizes) else None,
+        )
+        for n in sizes
+    ]
+    night = scale.night(runs, REAL, filings=1_000)
+    assert night is not None and night.sharded_share == pytest.approx(0.75)
+    assert night.evaluation_seconds == pytest.approx(5_000.0)
+    assert night.one_changed_seconds == pytest.approx(10.0 + 5_000.0 * (0.25 + 0.75 / 16))
+    stale = scale.stale_shard_share(10)
+    assert 0.45 < stale < 0.5, "10 filings of 500 companies touch about 10 companies: about half of 16 groups"
+    assert night.incremental_seconds == pytest.approx(100.0 + 5_000.0 * (0.25 + 0.75 * stale))
+    assert scale.stale_shard_share(100) > 0.99, "1% of 10,000 filings touches nearly every one of 16 groups"
+    assert scale.stale_shard_share(1) == pytest.approx(1 / 16)
+    lines = "\n".join(scale.scale_lines(runs, REAL))
+    assert "| generations | 2 | 15 | 0.5 |" in lines
+    assert "The 1 evaluation steps that are not sharded ran again whole" in lines
+    unmeasured = [scale.ScaleRun(**{**r.__dict__, "one_changed_shards": None}) for r in runs]
+    whole = scale.night(unmeasured, REAL, filings=1_000)
+    assert whole is not None and whole.sharded_share == 0.0
+    assert whole.incremental_seconds == pytest.approx(100.0 + 5_000.0)
