@@ -21,6 +21,7 @@ import dagster as dg
 from dagster._core.definitions.data_version import DATA_VERSION_TAG  # private: an observation's data version tag
 
 from edgar_eval.defs.settings import EvalSettings, project_home
+from edgar_eval.domain.routes import NO_POLICY, AccessPolicy, PolicyError
 
 SOURCE_FILES_GROUP = "files"
 
@@ -121,6 +122,17 @@ SOURCE_FILES = (
     TAPE_FILES,
     PROPOSAL_FILES,
 )
+
+
+def access_policy(settings: EvalSettings) -> AccessPolicy:
+    """The corpus's permitted-source policy; none (no role barred from anything) when the file does not exist."""
+    path = settings.access_policy_path()
+    if not path.is_file():
+        return NO_POLICY
+    try:
+        return AccessPolicy.from_toml(path.read_text(encoding="utf-8"), str(path.relative_to(path.parents[2])))
+    except PolicyError as exc:
+        raise dg.Failure(str(exc)) from exc
 
 
 def _observable(source: SourceFiles) -> dg.SourceAsset:

@@ -17,9 +17,8 @@ from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.corpus.revisions import current_only, superseded_by
 from edgar_eval.defs.common import checked_index, table_head, table_output
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
-from edgar_eval.defs.routes.assets import access_policy
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings
-from edgar_eval.defs.source_files import POLICY_FILES, PROPOSAL_FILES, REVIEW_FILES, TAPE_FILES
+from edgar_eval.defs.source_files import POLICY_FILES, PROPOSAL_FILES, REVIEW_FILES, TAPE_FILES, access_policy
 from edgar_eval.domain.generation import GenerationRequest
 from edgar_eval.domain.routes import route_from_exchange
 from edgar_eval.evaluation.judge import pattern_case_correct

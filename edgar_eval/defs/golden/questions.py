@@ -10,9 +10,8 @@ from edgar_eval.corpus.frames import iter_groups
 from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.corpus.revisions import current_only, superseded_by
 from edgar_eval.defs.common import table_head, table_output
-from edgar_eval.defs.routes.assets import access_policy
 from edgar_eval.defs.settings import EvalSettings
-from edgar_eval.defs.source_files import POLICY_FILES, REVIEW_FILES
+from edgar_eval.defs.source_files import POLICY_FILES, REVIEW_FILES, access_policy
 from edgar_eval.golden import audit
 from edgar_eval.golden.absence import ReviewFileError, absent_concept_review_sheet, read_absent_concept_reviews
 from edgar_eval.golden.case_schema import with_case_fields

@@ -15,10 +15,9 @@ from edgar_eval.corpus.partitioned import PartitionedTable, current_partitions
 from edgar_eval.defs.common import checked_index, question_vectors
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.io_manager import columns_of
-from edgar_eval.defs.routes.assets import access_policy
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings
 from edgar_eval.defs.shards import index_version, materialize_shards, shard_asset
-from edgar_eval.defs.source_files import POLICY_FILES
+from edgar_eval.defs.source_files import POLICY_FILES, access_policy
 from edgar_eval.domain.ports import Reranker
 from edgar_eval.domain.routes import ANSWER
 from edgar_eval.evaluation.retrieval_hits import hit_record

@@ -13,23 +13,11 @@ from edgar_eval.corpus.revisions import current_only, superseded_by
 from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.settings import EvalSettings
-from edgar_eval.defs.source_files import POLICY_FILES, PROTOCOL_FILES, REVIEW_FILES
-from edgar_eval.domain.routes import NO_POLICY, AccessPolicy, PolicyError
+from edgar_eval.defs.source_files import POLICY_FILES, PROTOCOL_FILES, REVIEW_FILES, access_policy
 from edgar_eval.evaluation.receipts import OverrideFileError, build_receipts, read_override_file, receipts_jsonl
 from edgar_eval.evaluation.release import ReleaseRules, ReleaseRulesError, check_release, release_decision
 from edgar_eval.evaluation.routes import summarise_routes, take_routes
 from edgar_eval.golden.route_cases import build_route_cases
-
-
-def access_policy(settings: EvalSettings) -> AccessPolicy:
-    """The corpus's permitted-source policy; none (no role barred from anything) when the file does not exist."""
-    path = settings.access_policy_path()
-    if not path.is_file():
-        return NO_POLICY
-    try:
-        return AccessPolicy.from_toml(path.read_text(encoding="utf-8"), str(path.relative_to(path.parents[2])))
-    except PolicyError as exc:
-        raise dg.Failure(str(exc)) from exc
 
 
 @dg.asset(

@@ -14,9 +14,8 @@ from edgar_eval.corpus.revisions import superseded_by
 from edgar_eval.defs.answering.generations import generation_row
 from edgar_eval.defs.common import checked_index, table_head, table_output
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
-from edgar_eval.defs.routes.assets import access_policy
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
-from edgar_eval.defs.source_files import FIXTURE_FILES, POLICY_FILES, TAPE_FILES
+from edgar_eval.defs.source_files import FIXTURE_FILES, POLICY_FILES, TAPE_FILES, access_policy
 from edgar_eval.evaluation.release_fixture import FixtureError, case_row, read_fixture, score_case, staleness
 from edgar_eval.golden.case_schema import permitted, scope_filings
 from edgar_eval.retrieval.searches import searches
