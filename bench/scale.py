@@ -2,7 +2,8 @@
 demo-corpus --filings N`), on one worker and on two; each stage's seconds at each size, fitted as a power of the
 number of filings (seconds = a * filings ** b), and a 10,000-filing night on paper from those fits
 (edgar_eval.report.scale). On one worker each cold run is followed by the same command again, nothing changed, and by
-one more after one filing's bytes changed: the warm re-run and the one-filing night.
+one more after one filing's text changed: the warm re-run and the one-filing night (what it ran, step by step
+and shard by shard, is recorded).
 
 Each (size, workers) run has a project home of its own under --work (a corpus folder, DAGSTER_HOME, data and reports),
 so nothing is shared and every run is cold. "Workers" is both the filing runs at once (`--parallel`) and the steps at
@@ -130,14 +131,18 @@ def _what_ran(dagster_home: Path, before: set[str]) -> tuple[dict[str, float], d
 
 
 def _one_filing_changed(corpus: Path) -> None:
-    """Change one filing's bytes (an HTML comment at its end, so its text is the same) and its manifest row, as an
-    amended document would: its partition is stale, and so is everything the evaluation read."""
+    """Change one filing's text (a paragraph added at its end) and its manifest row, as an amended document would:
+    its partition is stale, its chunks differ, and so is what the evaluation read of its company and of the corpus."""
     manifest = corpus / "manifest.csv"
     with manifest.open(newline="") as handle:
         rows = list(csv.DictReader(handle))
     row = [r for r in rows if r["form"].startswith("10-")][-1]  # a periodic report: the questions are asked of them
     document = corpus / row["path"]
-    data = document.read_bytes() + b"\n<!-- changed by bench/scale.py -->\n"
+    data = document.read_bytes()
+    at = data.rfind(b"</body>") if b"</body>" in data else len(data)
+    data = (
+        data[:at] + b"<p>This report was amended to correct a typographical error in its exhibit index.</p>" + data[at:]
+    )
     document.write_bytes(data)
     row["bytes"], row["sha256"] = str(len(data)), hashlib.sha256(data).hexdigest()
     with manifest.open("w", newline="") as handle:
