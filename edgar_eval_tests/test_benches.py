@@ -300,6 +300,18 @@ SMOKE: dict[str, dict[str, Smoke]] = {
             cold_run=True,
         )
     },
+    "two_document_reader": {
+        "demo": Smoke(
+            args=lambda i: [str(i.store), "--show", "1"],
+            printed=(
+                r"^.+: \d+ answerable two-document questions \(.*cross_company.*\)$",
+                r"^  composing-reader/1 +cross_company +right \d+/\d+ \([\d.]+%, Wilson [\d.]+% to [\d.]+%\), "
+                r"wrong \d+",
+                r"^  table-reader/1 +granularity +right 0/\d+ ",
+            ),
+            cold_run=True,
+        )
+    },
     "readers": {
         "demo": Smoke(
             args=lambda i: [str(i.store), "5", "10"],

@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from typing import cast
 
 from edgar_eval.answering.citations import answer_figures, check_citations
+from edgar_eval.answering.composing_reader import READER_ID as COMPOSING_READER_ID
+from edgar_eval.answering.composing_reader import TUNED_ON as COMPOSING_READER_TUNED_ON
+from edgar_eval.answering.composing_reader import read_two_figures
 from edgar_eval.answering.extractive import READER_ID, Passage, ReaderAnswer, read
 from edgar_eval.answering.extractive import TUNED_ON as EXTRACTIVE_TUNED_ON
 from edgar_eval.answering.table_reader import EAGER_READER_ID, read_tables
@@ -44,6 +47,7 @@ READERS_TUNED_ON = {
     READER_ID: EXTRACTIVE_TUNED_ON,
     TABLE_READER_ID: TABLE_READER_TUNED_ON,
     EAGER_READER_ID: TABLE_READER_TUNED_ON,
+    COMPOSING_READER_ID: COMPOSING_READER_TUNED_ON,
 }
 
 
@@ -105,7 +109,24 @@ class EagerReaderGenerator(ExtractiveGenerator):
         return read_tables(question, passages, eager=True)
 
 
+class ComposingReaderGenerator(ExtractiveGenerator):
+    """The composing reader (answering/composing_reader.py): a question that asks two figures (a part of a year, a
+    change, a comparison of two companies, a restatement) composed from two table reads; any other read as the table
+    reader reads it. Offline and deterministic."""
+
+    generator_id = COMPOSING_READER_ID
+
+    @staticmethod
+    def _read(question: str, passages: list[Passage]) -> ReaderAnswer:
+        return read_two_figures(question, passages)
+
+
+# The readers the arms' wrong-answer categories and the Readers table both read (defs/answering/arms.py,
+# generations.py): their figures feed the report's reader sections and its headline reader figures.
 OFFLINE_READERS = (ExtractiveGenerator(), TableReaderGenerator(), EagerReaderGenerator())
+# The Readers table's: the offline readers and the composing reader, which reads a one-figure question as the table
+# reader does (so it adds nothing to the wrong-answer categories) and is measured for its two-figure questions.
+MEASURED_READERS = (*OFFLINE_READERS, ComposingReaderGenerator())
 
 
 @dataclass(frozen=True)

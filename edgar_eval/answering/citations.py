@@ -24,6 +24,12 @@ equipment" row the plain amount. A passage figure is read as printed (with its o
 and, when it has no scale word and 3+ significant digits, also times every scale the passage text names
 ("(in millions)", "thousands", "$5 million"), so "1,948" under "(In millions)" backs "$1.9 billion".
 
+Shown arithmetic. A figure no cited passage prints is backed when its sentence shows the one step that gives it: two
+figures of the same sentence, each printed in a cited passage, joined by "less" or "minus" (their difference) or
+"plus" (their sum), with no other figure between them ("$3,262 million for the second half: $5,935 million for the year
+less $2,673 million for the six months [P1][P4]"). Magnitudes are compared (the operands' signs are their own,
+checked as printed), within the derived figure's tolerance. Only one step: a figure backed this way backs no other.
+
 Sentences. Split after . ! ? followed by space and a capital, digit, symbol or quote, and at every line
 break. Not after decimal points, abbreviations ("Inc.", "Corp.", "U.S.", "No."), initials, or a list number
 at the start of a line ("1. "). Markers right after the full stop ("... $1.9 billion. [P1]") belong to the
@@ -38,7 +44,14 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from edgar_eval.corpus.figure_match import SignedFigure, backs, reference_figures, stated_figures, tolerance
+from edgar_eval.corpus.figure_match import (
+    SignedFigure,
+    backs,
+    magnitudes_agree,
+    reference_figures,
+    stated_figures,
+    tolerance,
+)
 from edgar_eval.corpus.number_words import SCALE_FACTORS, Figure, find_number_phrases
 from edgar_eval.corpus.sentences import sentence_spans
 
@@ -50,6 +63,7 @@ NO_VALID_CITATION = "no_valid_citation"
 UNSUPPORTED_CLAIM = "unsupported_claim"
 Reason = Literal["no_valid_citation", "unsupported_claim"]
 
+_OPERATOR = re.compile(r"\b(less|minus|plus)\b", re.I)
 _LIST_NUMBER = re.compile(r"[ \t]*(?:\d{1,3}[.)]|\(\d{1,3}\))(?=\s)")
 _PASSAGE_SCALES = (
     (re.compile(r"\b(thousand|million|billion|trillion)s?\b", re.I), None),
@@ -238,10 +252,41 @@ def _check_sentence(
                     f"no {sign}{kind} within {tolerance(figure):g} of {figure.text!r} in {', '.join(cited)}",
                 )
             )
+    checks = _shown_steps(masked, signed, checks)
     failed = next((c for c in checks if not c.backed), None)
     if failed:
         return verdict(checks, UNSUPPORTED_CLAIM, failed.figure, failed.why)
     return verdict(checks, why="every figure backed")
+
+
+def _shown_steps(masked: str, signed: list[SignedFigure], checks: list[FigureCheck]) -> list[FigureCheck]:
+    """The checks with each figure no passage prints backed where the sentence shows the one step giving it (module
+    doc: two passage-backed figures joined by less, minus or plus, nothing but words between them)."""
+    if all(c.backed for c in checks):
+        return checks
+    steps = []
+    for k in range(len(signed) - 1):
+        a, b = signed[k], signed[k + 1]
+        operators = _OPERATOR.findall(masked[a.figure.end : b.figure.start])
+        if not (checks[k].backed and checks[k + 1].backed) or len(operators) != 1:
+            continue
+        if a.figure.is_percent != b.figure.is_percent:
+            continue
+        plus = operators[0].lower() == "plus"
+        value = a.magnitude + b.magnitude if plus else a.magnitude - b.magnitude
+        steps.append((value, a.figure.is_percent, f"{a.figure.text.strip()} {operators[0]} {b.figure.text.strip()}"))
+    out = []
+    for check, stated in zip(checks, signed):
+        step = next(
+            (
+                (value, shown)
+                for value, percent, shown in steps
+                if not check.backed and percent == stated.figure.is_percent and magnitudes_agree(stated.figure, value)
+            ),
+            None,
+        )
+        out.append(replace(check, backed=True, why=f"one step shown in its sentence: {step[1]}") if step else check)
+    return out
 
 
 def check_citations(

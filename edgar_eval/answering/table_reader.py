@@ -263,6 +263,8 @@ class _Found:
     shown: str
     scale_text: str
     chunk_id: str
+    columns: tuple[str, ...] = ()  # its table's columns (the periods the table prints)
+    column: int = 0  # the column read
 
 
 _SHARES_SCALE = re.compile(r"\bshares?\b[^()|]*?\bin\s+(thousands|millions|billions)\b", re.I)
@@ -401,6 +403,8 @@ def _candidates(
                 values[index],
                 f"{body_scale} | {table_scale}",
                 passage.chunk_id,
+                columns,
+                wanted[0],
             )
 
 
@@ -522,6 +526,64 @@ def rows_read(question: str, passages: list[Passage]) -> list[RowRead]:
     return [_row_read(f, asked, passages) for f in best]
 
 
+def _rank(found: _Found) -> tuple:
+    """The order the reader prefers rows in: read as asked, the best label, the earliest passage and line."""
+    return found.guesses, -found.score[0], -found.score[1], found.passage_rank, found.line
+
+
+@dataclass(frozen=True)
+class TableRead:
+    """One table row read for a single-figure question, as the table reader reads it: the row, its label as an answer
+    says it, whether the question asks a share count, and the columns of its table (the periods it prints)."""
+
+    row: RowRead
+    spoken: str
+    share_count: bool
+    columns: tuple[str, ...]
+    column: int
+    passage_rank: int
+
+
+def table_reads(question: str, passages: list[Passage]) -> list[TableRead] | None:
+    """Every row the table reader finds for a single-figure question, in the order it prefers them (the first is the
+    row `read_tables` answers from), or None when the question is not about one line item and one period."""
+    read = _found_rows(question, passages)
+    if read is None:
+        return None
+    asked, found = read
+    return [
+        TableRead(
+            _row_read(f, asked, passages), _spoken(f.label), asked.share_count, f.columns, f.column, f.passage_rank
+        )
+        for f in sorted(found, key=_rank)
+    ]
+
+
+def period_dates(passages: list[Passage], duration: str) -> list[tuple[int, int, int]]:
+    """The end dates (year, month, day) of the columns of the passages' tables that name a duration ("Q", "H", "9M":
+    "Six Months Ended June 30, 2023"), latest first: the periods of that length the passages print."""
+    found = {
+        date
+        for passage in passages
+        for table in _layouts(passage.text)
+        for column in table.columns
+        if _DURATIONS[duration].search(column) and (date := _date_of(column)) is not None
+    }
+    return sorted(found, reverse=True)
+
+
+def columns_dates(columns: Sequence[str]) -> list[tuple[int, int, int]]:
+    """The dates the columns of a table name, or each named year's last day where a column names a year only, leaving
+    out columns of a change, an adjustment or a figure as previously reported."""
+    dates = []
+    for column in columns:
+        if _NOT_THE_FIGURE.search(column):
+            continue
+        date = _date_of(column)
+        dates += [date] if date else [(int(y), 12, 31) for y in _YEAR.findall(column)]
+    return dates
+
+
 def read_tables(question: str, passages: list[Passage], eager: bool = False) -> ReaderAnswer:
     """The table reader's answer. `eager`: the eager reader's (EAGER_READER_ID), which reads as the table reader does
     and, where that would decline, answers from the nearest row and the nearest column instead."""
@@ -531,7 +593,7 @@ def read_tables(question: str, passages: list[Passage], eager: bool = False) -> 
     asked, found = read
     if not found:
         return ReaderAnswer(False, "", None, (), "no table row names the line item with a column for the asked period")
-    best = min(found, key=lambda f: (f.guesses, -f.score[0], -f.score[1], f.passage_rank, f.line))
+    best = min(found, key=_rank)
     row = _row_read(best, asked, passages)
     # a share count is said as one, or it reads as an amount
     unit = " shares" if asked.share_count and not row.per_share else ""

@@ -22,7 +22,12 @@ from edgar_eval.adapters.openai_embeddings import BASE_URL_ENV, MODEL_ENV, OpenA
 from edgar_eval.adapters.parquet_store import Location, OutsideRoot, ParquetStore, is_local, location, under
 from edgar_eval.adapters.rerank_http import HttpReranker, rerank_url
 from edgar_eval.adapters.tape import TAPE_MODES, Tape
-from edgar_eval.answering.answerer import EagerReaderGenerator, ExtractiveGenerator, TableReaderGenerator
+from edgar_eval.answering.answerer import (
+    ComposingReaderGenerator,
+    EagerReaderGenerator,
+    ExtractiveGenerator,
+    TableReaderGenerator,
+)
 from edgar_eval.answering.rerank import LexicalFigureReranker
 from edgar_eval.domain.generation import Generator
 from edgar_eval.domain.names import check_plain_name, plain_name_problem
@@ -56,7 +61,14 @@ PROPOSER_MODEL_ENV = "EDGAR_EVAL_PROPOSER_MODEL"
 PROPOSER_URL_ENV = "EDGAR_EVAL_PROPOSER_URL"
 # a TOML file of run parameters (`edgar-eval run --settings`), such as chunk_size = 600: one experiment, one file
 SETTINGS_FILE_ENV = "EDGAR_EVAL_SETTINGS"
-GENERATORS = ("extractive", "table-reader", "eager-reader", "openai-compatible-chat", "external-rag")
+GENERATORS = (
+    "extractive",
+    "table-reader",
+    "eager-reader",
+    "composing-reader",
+    "openai-compatible-chat",
+    "external-rag",
+)
 # The generators that call a model, through the run's tape, and read their model and URL; the others answer offline.
 MODEL_GENERATORS = ("openai-compatible-chat", "external-rag")
 DEMO_CORPUS_NAME = "demo"
@@ -172,6 +184,8 @@ def _generator(
         return TableReaderGenerator()  # deterministic too
     if kind == "eager-reader":
         return EagerReaderGenerator()  # a model of language models' mis-selections, deterministic as well
+    if kind == "composing-reader":
+        return ComposingReaderGenerator()  # two-figure questions from two table reads, deterministic too
     if tape_mode not in TAPE_MODES:
         raise ValueError(f"unknown tape mode {tape_mode!r}; choose one of {', '.join(TAPE_MODES)}")
     timeout, retry = httpx.Timeout(timeout_s, connect=min(10.0, timeout_s)), RetryPolicy(attempts=attempts)
@@ -660,7 +674,8 @@ class GeneratorResource(dg.ConfigurableResource):
     """The system under test: the generator that answers each golden question from the passages retrieved. Model
     calls go through the run's tape (EvalSettings.tape_mode)."""
 
-    kind: str = "table-reader"  # or "extractive", "eager-reader"; "openai-compatible-chat", "external-rag" (model, url)
+    kind: str = "table-reader"  # or "extractive", "eager-reader", "composing-reader"; "openai-compatible-chat",
+    # "external-rag" (model, url)
     model: str = ""
     url: str = ""
     # How long one call may take and how often a question is tried: how a run waits on a service that hangs. They

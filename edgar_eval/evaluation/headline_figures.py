@@ -155,13 +155,17 @@ def reader_name(reader: str) -> str:
 
 def reader_figures(readers: pd.DataFrame) -> Figures:
     """From reader_accuracy: each reader's right answers over the answerable questions (`reader_accuracy_<reader>`,
-    and per filings the gold needs, `..._one_document`, `..._two_documents`) with its Wilson bounds, and the
-    answerable questions the readers read."""
-    everything = cast(pd.DataFrame, readers[readers.documents == "all"]) if len(readers) else readers
+    per filings the gold needs, `..._one_document`, `..._two_documents`, and per kind of two-document question,
+    `..._<kind>`: `reader_accuracy_composing_reader_granularity`) with its Wilson bounds, and the answerable questions
+    the readers read."""
+    if len(readers) and "kind" in readers:
+        everything = cast(pd.DataFrame, readers[(readers.documents == "all") & (readers.kind.fillna("") == "")])
+    else:
+        everything = cast(pd.DataFrame, readers[readers.documents == "all"]) if len(readers) else readers
     figures: Figures = {"reader_questions": _count(everything, "questions")}
     for row in readers.to_dict("records"):
-        documents = str(row["documents"])
-        suffix = DOCUMENTS.get(documents, f"_{slug(documents)}_documents")
+        documents, kind = str(row["documents"]), str(row.get("kind") or "")
+        suffix = f"_{slug(kind)}" if kind else DOCUMENTS.get(documents, f"_{slug(documents)}_documents")
         if int(row["questions"]):
             figures |= rate_entries(
                 f"reader_accuracy_{reader_name(row['reader'])}{suffix}",

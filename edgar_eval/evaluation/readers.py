@@ -1,4 +1,4 @@
-"""Both offline readers on the same passages: how many answerable questions each answers right, beside the share
+"""The offline readers on the same passages: how many answerable questions each answers right, beside the share
 whose gold chunk the answerer's retriever put in its top K, the ceiling no reader of those passages can pass.
 
 A reader is judged as under arm A (no gate): its answer must pass the citation check and state the gold figure by the
@@ -21,6 +21,7 @@ from edgar_eval.stats.proportions import wilson
 READER_COLUMNS = [
     "reader",
     "documents",  # "all", or how many filings a question's gold needs ("1", "2": golden.two_documents)
+    "kind",  # "" for every question of `documents`; a kind of question whose gold needs two filings, its own row
     "questions",
     "gold_chunk_retrieved",
     "right",
@@ -62,6 +63,7 @@ def reader_outcomes(
                     "right": bool(right),
                     "gold_chunk_retrieved": bool(retrieval.chunk_hit),
                     "document_count": int(getattr(case, "document_count", 1) or 1),
+                    "kind": str(getattr(case, "kind", "") or ""),
                     "answer_text": cast(Generation, checked.generation).text if answered else "",
                 }
             )
@@ -73,24 +75,32 @@ def reader_outcomes(
         "right",
         "gold_chunk_retrieved",
         "document_count",
+        "kind",
         "answer_text",
     ]
     return pd.DataFrame(rows, columns=columns)
 
 
 def summarise_readers(outcomes: pd.DataFrame) -> pd.DataFrame:
-    """Per reader, over all its questions and then per document count (a question whose gold needs one filing, or
-    two): right (Wilson 95%), right where the gold chunk was retrieved, wrong and declined."""
+    """Per reader, over all its questions, then per document count (a question whose gold needs one filing, or two),
+    then per kind of the questions that need two filings (a part of a year, a change, a comparison, a restatement):
+    right (Wilson 95%), right where the gold chunk was retrieved, wrong and declined."""
     rows = []
     counts = outcomes.document_count if "document_count" in outcomes else pd.Series(1, index=outcomes.index)
-    outcomes = outcomes.assign(document_count=counts)
+    kinds = outcomes.kind if "kind" in outcomes else pd.Series("", index=outcomes.index)
+    outcomes = outcomes.assign(document_count=counts, kind=kinds.fillna("").astype(str))
     groups = []
     for reader in dict.fromkeys(outcomes.reader):  # in the order the readers ran
         own = outcomes[outcomes.reader == reader]
-        groups.append((reader, "all", own))
+        groups.append((reader, "all", "", own))
         if counts.nunique() > 1:
-            groups += [(reader, str(n), own[own.document_count == n]) for n in sorted(own.document_count.unique())]
-    for reader, documents, group in groups:
+            groups += [(reader, str(n), "", own[own.document_count == n]) for n in sorted(own.document_count.unique())]
+        several = cast(pd.DataFrame, own[(own.document_count > 1) & (own.kind != "")])
+        groups += [
+            (reader, str(int(group.document_count.iloc[0])), kind, group)
+            for kind, group in several.groupby("kind", sort=True)
+        ]
+    for reader, documents, kind, group in groups:
         right = int(group.right.sum())
         share = wilson(right, len(group))
         hit = group[group.gold_chunk_retrieved]
@@ -98,6 +108,7 @@ def summarise_readers(outcomes: pd.DataFrame) -> pd.DataFrame:
             {
                 "reader": reader,
                 "documents": documents,
+                "kind": kind,
                 "questions": len(group),
                 "gold_chunk_retrieved": int(len(hit)),
                 "right": right,

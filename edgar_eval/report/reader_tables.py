@@ -65,15 +65,17 @@ def _reader_labels(inputs: ReportInputs) -> list[str]:
 
 
 def _reader_documents(readers: pd.DataFrame) -> list[str]:
-    """Which questions each Readers row counts: all, those of one filing, those of two."""
-    return [
-        {"all": "all", "1": "one filing", "2": "two filings"}.get(str(d), str(d))
-        for d in (readers.documents if "documents" in readers else ["all"] * len(readers))
-    ]
+    """Which questions each Readers row counts: all, those of one filing, those of two, and those of two of one kind
+    ("two filings: granularity")."""
+    documents = readers.documents if "documents" in readers else ["all"] * len(readers)
+    kinds = readers.kind.fillna("") if "kind" in readers else [""] * len(readers)
+    named = [{"all": "all", "1": "one filing", "2": "two filings"}.get(str(d), str(d)) for d in documents]
+    return [f"{n}: {md_cell(str(k))}" if k else n for n, k in zip(named, kinds)]
 
 
 def readers_table(inputs: ReportInputs) -> ReportTable:
-    """Both offline readers on the passages the answerer read, beside the gold-chunk hit at the answerer's K."""
+    """The offline readers on the passages the answerer read, beside the gold-chunk hit at the answerer's K: every
+    answerable question, per filings the gold needs, and per kind of two-document question."""
     readers, settings = inputs.readers, inputs.settings
     table = pd.DataFrame(
         {
@@ -97,5 +99,9 @@ def readers_table(inputs: ReportInputs) -> ReportTable:
         "judged as under arm A (citation check, then the gold figure). The gold-chunk hit is the readers' "
         "ceiling: what the reader of these passages could at best find. Arm A's correct-on-answerable and "
         "every gate's recall cost describe the reader marked. In-sample: the reader's rules were tuned on this "
-        "corpus, so its figures here say how it reads the filings it was fitted to, not filings in general.",
+        "corpus, so its figures here say how it reads the filings it was fitted to, not filings in general. The "
+        "composing reader answers a two-document question (a part of a year, a change, a comparison of two companies, "
+        "a restatement) from two table reads composed as the question asks, and any other question as the table "
+        "reader does; the arms do not read it. A two-document kind's rows count its questions only: right means every "
+        "required figure and the direction word.",
     )

@@ -11,7 +11,7 @@ import pandas as pd
 
 from edgar_eval.answering.answerer import (
     ANSWERED,
-    OFFLINE_READERS,
+    MEASURED_READERS,
     answer_question,
     exit_route,
 )
@@ -252,10 +252,11 @@ def generations(
 
 @dg.asset(
     group_name="runs",
-    description="The offline readers (extractive-baseline, table-reader, and the eager reader that errs as language "
-    "models do) on the passages the answerer read, for "
-    "every answerable question, judged as under arm A: right (Wilson 95%), wrong, declined, beside the share whose "
-    "gold chunk was retrieved at the answerer's K (the readers' ceiling).",
+    description="The offline readers (extractive-baseline, table-reader, the eager reader that errs as language "
+    "models do, and the composing reader that answers two-figure questions from two table reads) on the passages the "
+    "answerer read, for every answerable question, judged as under arm A: right (Wilson 95%), wrong, declined, per "
+    "document count and per two-document kind, beside the share whose gold chunk was retrieved at the answerer's K "
+    "(the readers' ceiling).",
 )
 def reader_accuracy(
     context: dg.AssetExecutionContext,
@@ -271,7 +272,7 @@ def reader_accuracy(
         cast(pd.DataFrame, golden[golden.expected_route == "answer"]),
         retrieved,
         texts,
-        OFFLINE_READERS,
+        MEASURED_READERS,
     )
     frame = summarise_readers(outcomes)
     return table_output(
@@ -280,11 +281,16 @@ def reader_accuracy(
             "retriever": settings.answer_retriever,
             "k": settings.top_k,
             "right_share": dg.MetadataValue.json(
-                {f"{r} ({d})": v for r, d, v in zip(frame.reader, frame.documents, frame.right_share.round(4))}
+                {
+                    f"{r} ({k or d})": v
+                    for r, d, k, v in zip(frame.reader, frame.documents, frame.kind, frame.right_share.round(4))
+                }
             ),
             **figure_metadata(reader_figures(frame)),
             "head": table_head(
-                frame, ["reader", "documents", "questions", "gold_chunk_retrieved", "right", "wrong", "declined"]
+                frame,
+                ["reader", "documents", "kind", "questions", "gold_chunk_retrieved", "right", "wrong", "declined"],
+                rows=len(frame),
             ),
         },
     )
