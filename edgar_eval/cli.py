@@ -376,6 +376,27 @@ def baseline(args: argparse.Namespace) -> int:
     return 0
 
 
+def trends(args: argparse.Namespace) -> int:
+    """Write the trends page: each headline figure across the run history's runs, its interval as a band, each point
+    coloured by the system its run measured (defs/report/trends.py)."""
+    _configure(args)
+    try:
+        _ensure_dagster_home()
+        from dagster import DagsterInstance
+
+        from edgar_eval.defs.report.trends import write_trends
+        from edgar_eval.defs.settings import EvalSettings
+
+        settings = EvalSettings.from_env()
+        with DagsterInstance.get() as instance:
+            path, runs = write_trends(instance, settings, Path(args.out) if args.out else None)
+    except (ValueError, OSError) as exc:  # a bad setting or folder: one line
+        print(f"edgar-eval: {exc}", file=sys.stderr)
+        return 2
+    print(f"{runs} runs with figures of {settings.corpus_name!r} drawn in {path}")
+    return 0
+
+
 def gates(args: argparse.Namespace) -> int:
     """Fit the gates on every question of a stored run's corpus and freeze them in gates/<name>.json: the relevance
     model's coefficients and both thresholds, with the corpus's manifest sha256 and companies (evaluation.frozen_gates).
@@ -587,7 +608,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TOML",
         help=f"a file of run parameters named as the settings are (env {SETTINGS_FILE_ENV})",
     )
-    for sub in (run_parser, partitions_parser, baseline_parser, gates_parser, pins_parser):
+    trends_parser = commands.add_parser(
+        "trends",
+        help="write reports/<corpus>/trends.html from the run history: each headline figure across runs, its interval "
+        "as a band, each point coloured by its system (corpus, generator, settings digest)",
+    )
+    trends_parser.add_argument("--out", help="write the page here instead")
+    for sub in (run_parser, partitions_parser, baseline_parser, gates_parser, pins_parser, trends_parser):
         sub.add_argument(
             "--corpus", help=f"folder of EDGAR .htm filings (default: the demo corpus; env {CORPUS_DIR_ENV})"
         )
@@ -668,6 +695,7 @@ def main(argv: list[str] | None = None) -> int:
         "baseline": baseline,
         "gates": gates,
         "pins": pins,
+        "trends": trends,
         "readme": readme,
         "compare": compare,
         "fetch": fetch,

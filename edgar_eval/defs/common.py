@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 import dagster as dg
 import numpy as np
@@ -15,6 +15,7 @@ from edgar_eval.adapters.local_corpus import list_filings
 from edgar_eval.adapters.parquet_store import ParquetStore, StoreError
 from edgar_eval.corpus.parse import ParsedFiling, parse_filing
 from edgar_eval.corpus.partitioned import MissingPartition, PartitionedTable
+from edgar_eval.defs.run_tags import SYSTEM_TAGS
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings
 from edgar_eval.domain.filings import FilingError
 from edgar_eval.domain.ports import Embedder
@@ -31,10 +32,22 @@ def table_head(frame: pd.DataFrame, columns: list[str] | None = None, rows: int 
     return dg.MetadataValue.md(shown.head(rows).to_markdown(index=False) if len(shown) else "(empty)")
 
 
+def system_metadata(tags: Mapping[str, str]) -> dict[str, dg.MetadataValue]:
+    """The system a run measures, from its tags (run_tags.SYSTEM_TAGS: corpus, generator, settings digest), as text
+    entries; a tag the run lacks has no entry."""
+    return {name: dg.MetadataValue.text(tags[tag]) for name, tag in SYSTEM_TAGS.items() if tag in tags}
+
+
 def figure_metadata(figures: dict[str, float | int]) -> dict[str, dg.MetadataValue]:
     """Numeric figures (evaluation.headline_figures) as metadata the UI plots across runs: floats as float entries,
-    counts as int entries. A non-finite float is refused: an undefined figure has no entry."""
+    counts as int entries. A non-finite float is refused: an undefined figure has no entry. Inside a run, the entries
+    `corpus`, `generator` and `settings` name the system the run measures (`system_metadata`), so each point of a
+    figure's chart says which system it is."""
     metadata: dict[str, dg.MetadataValue] = {}
+    try:  # the asset being materialised: its run's tags
+        metadata |= system_metadata(dg.AssetExecutionContext.get().run.tags)
+    except dg.DagsterInvariantViolationError:  # no run (a figure read back outside the graph)
+        pass
     for name, value in figures.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise TypeError(f"figure {name!r}: {value!r} is not a number")

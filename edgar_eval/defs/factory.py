@@ -14,7 +14,7 @@ from edgar_eval.defs.io_manager import parquet_io_manager
 from edgar_eval.defs.jobs import AUTOMATION, EVALUATION_AUTOMATION, build_jobs
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
 from edgar_eval.defs.source_files import OBSERVABLE_SOURCE_FILES
-from edgar_eval.defs.statistics.pins import PinnedCode
+from edgar_eval.defs.statistics.pins import PinnedCode, system_tags
 
 # The evaluation's domains, each a package under defs/ whose modules list their assets (ASSETS) and checks (CHECKS);
 # the corpus's per-filing assets are built by defs/corpus (their partitions and reuse of unchanged tables).
@@ -52,18 +52,19 @@ def build_definitions(
         ).with_attributes(backfill_policy=dg.BackfillPolicy.single_run())
         for asset in domain_definitions("ASSETS", EVALUATION_DOMAINS)
     ]
+    generator = generator or GeneratorResource()
     versioned = with_code_versions(
         [*build_corpus_assets(), *evaluation], resources=(EvalSettings, EmbedderResource, GeneratorResource)
     )
     return dg.Definitions(
         assets=[filing_documents, *OBSERVABLE_SOURCE_FILES, *versioned],
         asset_checks=domain_definitions("CHECKS", (*EVALUATION_DOMAINS, "corpus")),
-        jobs=build_jobs(corpus_executor),
+        jobs=build_jobs(corpus_executor, system_tags(settings, generator)),
         sensors=[corpus_sensor, AUTOMATION],
         resources={
             "settings": settings,
             "embedder": embedder or EmbedderResource(),
-            "generator": generator or GeneratorResource(),
+            "generator": generator,
             "io_manager": parquet_io_manager,
             "pinned_code": PinnedCode.of(versioned),
         },

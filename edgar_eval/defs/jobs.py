@@ -37,17 +37,21 @@ AUTOMATION = dg.AutomationConditionSensorDefinition(
 )
 
 
-def build_jobs(corpus_executor: dg.ExecutorDefinition | None = None) -> list:
-    """`corpus_executor`: the corpus job's own executor, where it differs from the Definitions' (defs/executors.py)."""
+def build_jobs(corpus_executor: dg.ExecutorDefinition | None = None, tags: dict[str, str] | None = None) -> list:
+    """`corpus_executor`: the corpus job's own executor, where it differs from the Definitions' (defs/executors.py);
+    `tags`: every run of either job carries them (the system it measures: statistics/pins.system_tags), whichever
+    launches it (the CLI, the UI's launchpad, a test's run in process)."""
     corpus_job = dg.define_asset_job(
         CORPUS_JOB,
         selection=dg.AssetSelection.groups("corpus") - dg.AssetSelection.assets("filing_documents"),
         description="Parse, chunk and embed one filing partition.",
         executor_def=corpus_executor,
+        run_tags=tags,
     )
     evaluation_job = dg.define_asset_job(
         EVALUATION_JOB,
         selection=dg.AssetSelection.groups(*EVALUATION_GROUPS),
         description="Index, golden questions, runs, statistics and the report, over every current filing partition.",
+        run_tags=tags,
     )
     return [corpus_job, evaluation_job]

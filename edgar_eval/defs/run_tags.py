@@ -16,6 +16,15 @@ from collections.abc import Mapping
 HOST_TAG = "edgar-eval/host"
 PID_TAG = "edgar-eval/pid"
 RUN_TAG = "edgar-eval/run"  # the id of the run the CLI created with these tags (a re-execution's differs)
+# The system a run measures, on every run of the graph's jobs (the UI filters runs by them, and each headline figure's
+# metadata repeats them, so a point of a chart across runs says which system it is): the corpus, the generator under
+# test and the first 12 hex digits of the settings digest (statistics/pins.settings_digest).
+CORPUS_TAG = "edgar-eval/corpus"
+GENERATOR_TAG = "edgar-eval/generator"
+SETTINGS_TAG = "edgar-eval/settings"
+SYSTEM_TAGS = {"corpus": CORPUS_TAG, "generator": GENERATOR_TAG, "settings": SETTINGS_TAG}
+# Set on a run that Ctrl-C stopped (runner.CancelOnInterrupt): the step it stopped, if one was going.
+STOPPED_TAG = "edgar-eval/stopped"
 
 
 def launch_tags(run_id: str) -> dict[str, str]:

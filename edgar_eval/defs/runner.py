@@ -40,7 +40,7 @@ from edgar_eval.defs.corpus.partitions import sync_filings
 from edgar_eval.defs.failures import failure_cause
 from edgar_eval.defs.freshness import INPUTS_TAG, CurrentWork
 from edgar_eval.defs.jobs import CODE_LOCATION, CORPUS_JOB, DEFINITIONS_ATTRIBUTE, DEFINITIONS_MODULE, EVALUATION_JOB
-from edgar_eval.defs.run_tags import HOST_TAG, gone, launch_tags
+from edgar_eval.defs.run_tags import CORPUS_TAG, HOST_TAG, PID_TAG, STOPPED_TAG, gone, launch_tags
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.defs.shards import EVALUATION_RUN_TAGS
 from edgar_eval.defs.source_files import observe_source_files
@@ -48,7 +48,6 @@ from edgar_eval.defs.source_files import observe_source_files
 # The CLI prints each failure in one line itself; the full record, tracebacks included, stays in the run history.
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
-CORPUS_TAG = "edgar-eval/corpus"  # the corpus a run read: one run history may hold several corpora's runs
 # The resources whose settings travel with each run the CLI launches (`run_config_of`).
 RUN_RESOURCES = ("settings", "embedder", "generator")
 UNFINISHED = (dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING)
@@ -269,6 +268,7 @@ class CodeLocationLauncher:
             asset_selection=set(assets) if assets else None,
             run_config=self.run_config,
             tags={
+                **definition.run_tags,  # the system the run measures (jobs.build_jobs), as the UI's launch has them
                 **launch_tags(run_id),
                 CORPUS_TAG: self.corpus_name,
                 **(tags or {}),
@@ -281,10 +281,76 @@ class CodeLocationLauncher:
         )
         on_step = self.on_step if job_name == EVALUATION_JOB else None  # a filing's run: its line says it whole
         on_progress = self.on_progress if job_name in self._followed else None
-        if on_step is None and on_progress is None:
-            return execute_run(job, run, self.instance, raise_on_error=False)
-        with StepFollower(self.instance, run.run_id, on_step, on_progress):
-            return execute_run(job, run, self.instance, raise_on_error=False)
+        with CancelOnInterrupt(self.instance, run.run_id):
+            if on_step is None and on_progress is None:
+                return execute_run(job, run, self.instance, raise_on_error=False)
+            with StepFollower(self.instance, run.run_id, on_step, on_progress):
+                return execute_run(job, run, self.instance, raise_on_error=False)
+
+
+class CancelOnInterrupt:
+    """While a run goes in this process, Ctrl-C marks it canceling before Dagster ends it, so that Dagster ends it as
+    canceled (its own RUN_CANCELED, as for a run terminated from the UI) and writes no RUN_FAILURE. Dagster's SIGINT
+    handler raises in the step before any code of ours runs, then records what the interrupt did (the stopped step's
+    failure, or the multiprocess executor's forwarding it to its steps' processes) and only then reads the run's status
+    to end it: a listener the instance calls for each of the run's events in this process (`add_event_listener`) sees
+    the signal on the wakeup fd (written when it arrives, whatever handler Python runs) and marks the run in between.
+    Dagster still records a step it stopped as failed (a STEP_FAILURE of an interrupt), as it does for its own
+    terminations: the run is tagged `edgar-eval/stopped` with those steps. A signal seen is passed on to the wakeup fd
+    set before (`InterruptWatch`). Outside the main thread (where no signal can be handled) only a stopped step's
+    failure is seen."""
+
+    def __init__(self, instance: dg.DagsterInstance, run_id: str) -> None:
+        self.instance, self.run_id = instance, run_id
+        self.interrupted = False
+        self.stopped: list[str] = []
+        self._read: int | None = None
+
+    def __enter__(self) -> "CancelOnInterrupt":
+        if threading.current_thread() is threading.main_thread():
+            self._read, self._write = os.pipe()
+            os.set_blocking(self._read, False)
+            os.set_blocking(self._write, False)
+            self._previous = signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
+        self.instance.add_event_listener(self.run_id, self._heard)
+        return self
+
+    def _signalled(self) -> bool:
+        if self._read is not None and not self.interrupted:
+            try:
+                self.interrupted = signal.SIGINT in os.read(self._read, 512)
+            except BlockingIOError:
+                pass
+        return self.interrupted
+
+    def _heard(self, entry: object) -> None:
+        event = getattr(entry, "dagster_event", None)
+        if _was_interrupted(event):  # a step stopped in this process
+            self.interrupted = True
+        if not self._signalled():
+            return
+        run = self.instance.get_run_by_id(self.run_id)
+        if run is not None and run.status in (dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED):
+            self.instance.report_run_canceling(run, "interrupted (Ctrl-C): stopping, not failing")
+
+    def __exit__(self, *exc: object) -> None:
+        if self._read is not None:
+            self._signalled()  # one that came after the run's last event
+            signal.set_wakeup_fd(self._previous)
+            os.close(self._read)
+            os.close(self._write)
+            self._read = None
+            if self.interrupted and self._previous != -1:  # the loop over runs sees it too
+                try:
+                    os.write(self._previous, bytes([signal.SIGINT]))
+                except OSError:
+                    pass
+        if self.interrupted:  # the steps it stopped, wherever they ran (a step's process records its own failure)
+            failures = self.instance.all_logs(self.run_id, of_type=dg.DagsterEventType.STEP_FAILURE)
+            events = [record.dagster_event for record in failures]
+            self.stopped = sorted({str(e.step_key) for e in events if e is not None and _was_interrupted(e)})
+            steps = ", ".join(self.stopped) or "no step was going"
+            self.instance.add_run_tags(self.run_id, {STOPPED_TAG: f"Ctrl-C: {steps}"})
 
 
 def end_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
@@ -304,9 +370,17 @@ def end_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
 
 
 def cancel_interrupted_runs(instance: dg.DagsterInstance, since: datetime.datetime) -> list[str]:
-    """Record as canceled, not failed, each run created since `since` that Ctrl-C stopped (Dagster ends such a run
-    as a failure of the step it interrupted): the UI then tells a stopped run from a broken one. Their ids."""
+    """Record as canceled, not failed, each run created since `since` that Ctrl-C stopped: one marked canceling
+    (CancelOnInterrupt) that Dagster had ended before the mark came, or one Dagster ended as a failure of the step it
+    interrupted (a run that CancelOnInterrupt did not watch): the UI then tells a stopped run from a broken one. Their
+    ids."""
     canceled = []
+    # marked canceling at Ctrl-C (CancelOnInterrupt) after Dagster had already ended it: ended as canceled here
+    for run in instance.get_runs(dg.RunsFilter(statuses=[dg.DagsterRunStatus.CANCELING], created_after=since)):
+        ours = run.tags.get(PID_TAG) == str(os.getpid()) or gone(run.run_id, run.tags) is not None
+        if run.tags.get(HOST_TAG) == socket.gethostname() and ours:
+            instance.report_run_canceled(run, "interrupted (Ctrl-C): stopped, not failed")
+            canceled.append(run.run_id)
     ended = {dg.DagsterEventType.STEP_FAILURE, dg.DagsterEventType.RUN_FAILURE}
     for run in instance.get_runs(dg.RunsFilter(statuses=[dg.DagsterRunStatus.FAILURE], created_after=since)):
         failures = [record.dagster_event for record in instance.all_logs(run.run_id, of_type=ended)]
@@ -369,8 +443,10 @@ def _was_interrupted(event: dg.DagsterEvent | None) -> bool:
 
 
 def _interrupted(result: RunResult) -> bool:
-    """Was the run stopped by Ctrl-C?"""
-    return any(_was_interrupted(event) for event in result.all_events)
+    """Was the run stopped by Ctrl-C (a step it stopped, or the run ended as canceled: CancelOnInterrupt)?"""
+    return any(
+        _was_interrupted(event) or event.event_type == dg.DagsterEventType.RUN_CANCELED for event in result.all_events
+    )
 
 
 class InterruptWatch:

@@ -16,7 +16,8 @@ from pathlib import Path
 import dagster as dg
 
 from edgar_eval.adapters.local_corpus import MANIFEST_FILE
-from edgar_eval.defs.settings import LOCATION_FIELDS, EmbedderResource, EvalSettings
+from edgar_eval.defs.run_tags import SYSTEM_TAGS
+from edgar_eval.defs.settings import LOCATION_FIELDS, EmbedderResource, EvalSettings, GeneratorResource
 from edgar_eval.defs.source_files import POLICY_FILES, REVIEW_FILES
 
 # The assets whose code versions stand for the golden rules, the system under test, the gates and the decision rules
@@ -41,6 +42,17 @@ def settings_digest(settings: EvalSettings) -> str:
     """The sha256 of every setting but where things are kept and the protocol's name, as JSON with sorted keys."""
     values = settings.model_dump(mode="json", exclude=set(UNPINNED_SETTINGS))
     return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()
+
+
+def system_tags(settings: EvalSettings, generator: GeneratorResource) -> dict[str, str]:
+    """The tags naming the system a run measures (run_tags.SYSTEM_TAGS): the corpus, the generator's id (its kind and
+    version, a model's name) and the first 12 hex digits of `settings_digest`."""
+    values = {
+        "corpus": settings.corpus_name,
+        "generator": generator.adapter(settings).generator_id,
+        "settings": settings_digest(settings)[:12],
+    }
+    return {SYSTEM_TAGS[name]: value for name, value in values.items()}
 
 
 class PinnedCode(dg.ConfigurableResource):
