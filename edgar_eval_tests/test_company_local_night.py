@@ -1,6 +1,7 @@
-"""The night after one filing changed, on the demo graph: the sharded steps make again only the changed company's
-shard (and the corpus scope's, which reads every filing), keep every other company's, and the report is, byte for byte,
-what a cold run of the changed corpus writes: a kept shard is what a cold run would have made."""
+"""The night after one filing changed, on the demo's filings under another corpus name (a run named demo writes its
+own files back): the sharded steps make again only the changed company's shard (and the corpus scope's, which reads
+every filing), keep every other company's, and the report is, byte for byte, what a cold run of the changed corpus
+writes: a kept shard is what a cold run would have made."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ def _amend(corpus: Path, cik: str) -> str:
 def _settings(home: Path, corpus: Path) -> EvalSettings:
     return EvalSettings(
         corpus_dir=str(corpus),
-        corpus_name="demo",
+        corpus_name="amended",
         data_dir=str(home / "data"),
         reports_dir=str(home / "reports"),
         tapes_dir=str(home / "tapes"),
@@ -86,6 +87,6 @@ def test_one_filing_changed_makes_again_its_company_s_shard_and_the_corpus_scope
     cold = materialise_graph(build_definitions(cold_settings), dg.DagsterInstance.ephemeral(), skip_current=True)
     assert cold.evaluation_succeeded, cold.evaluation_error
     for name in ("report.md", "outcomes.json"):
-        night_file = Path(settings.reports_dir) / "demo" / name
-        cold_file = Path(cold_settings.reports_dir) / "demo" / name
+        night_file = Path(settings.reports_dir) / "amended" / name
+        cold_file = Path(cold_settings.reports_dir) / "amended" / name
         assert night_file.read_bytes() == cold_file.read_bytes(), f"{name}: the night's is the cold run's"
