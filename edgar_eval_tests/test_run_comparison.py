@@ -255,6 +255,10 @@ COMMITTED_COMPARISONS = [  # (first run, second run, extra flags, the committed 
     ("reports/edgar", "reports/chunking-600-100/edgar", ["--allow-golden-change"], "chunking-1000-200_vs_600-100.md"),
     ("reports/demo", "reports/smollm2-135m/demo", [], "demo_table-reader_vs_smollm2-135m.md"),
     ("reports/table-reader/edgar-wide", "reports/edgar-wide", [], "edgar-wide_table-reader_vs_eager-reader.md"),
+    *(  # the reports before BM25 ranked each company's filings by that company's chunks, against those after
+        (f"reports/corpus-wide-bm25/{corpus}", f"reports/{corpus}", [], f"{corpus}_corpus-wide-bm25_vs_company-bm25.md")
+        for corpus in ("demo", "edgar", "edgar-wide")
+    ),
 ]
 
 
