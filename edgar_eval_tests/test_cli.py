@@ -99,8 +99,7 @@ def test_a_corpus_of_garbage_fails_each_filing_for_its_own_reason_and_evaluates_
             "EDGAR_EVAL_GENERATOR",
             "tabel-reader",
             "edgar-eval: unknown generator 'tabel-reader' (EDGAR_EVAL_GENERATOR); choose one of extractive, "
-            "table-reader, eager-reader, "
-            "openai-compatible-chat, external-rag",
+            "table-reader, eager-reader, composing-reader, openai-compatible-chat, external-rag",
         ),
         (
             "EDGAR_EVAL_EMBEDDER",
