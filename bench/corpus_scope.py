@@ -57,7 +57,9 @@ def main() -> int:
     args = parser.parse_args()
     store = Path(args.store)
     defaults = EvalSettings(corpus_dir=".", corpus_name=store.name, data_dir=str(store.parent), reports_dir=".")
-    index_rows = pd.read_parquet(store / "search_index.parquet", columns=["chunk_id", "filing_id", "text", "embedding"])
+    index_rows = pd.read_parquet(
+        store / "search_index.parquet", columns=["chunk_id", "filing_id", "cik", "text", "embedding"]
+    )
     golden = pd.read_parquet(store / "golden_questions.parquet", columns=["question_id", "question", "expected_route"])
     gold = pd.read_parquet(store / "gold_by_search_scope.parquet", columns=["question_id", "search_scope", "rule"])
     embeddings = pd.read_parquet(store / "question_embeddings.parquet").set_index("question_id").embedding
@@ -82,7 +84,15 @@ def main() -> int:
     sizes = []
     for copies in sorted(set(args.copies)):
         filing_ids = [f if copy == 0 else f"{f}~copy{copy}" for copy in range(copies) for f in index_rows.filing_id]
-        rows = pd.DataFrame({"chunk_id": index_rows.chunk_id.tolist() * copies, "filing_id": filing_ids})
+        rows = pd.DataFrame(
+            {
+                "chunk_id": index_rows.chunk_id.tolist() * copies,
+                "filing_id": filing_ids,
+                # a copy is its company's: the corpus scope reads every company's statistics anyway
+                "cik": index_rows.cik.astype(str).tolist() * copies,
+                "text": index_rows.text.tolist() * copies,
+            }
+        )
         dense = DenseIndex(np.tile(vectors, (copies, 1)), filing_ids)
         retrievers = searches(rows, dense, defaults.rrf_k, tokens=tokens)
         scope = sorted(set(filing_ids))

@@ -2,14 +2,15 @@
 length of the whole corpus (edgar_eval/retrieval/bm25.py), so a company's rankings depend on every other company's
 filings: a night that re-evaluated only the companies whose filings changed would give a report a cold run does not
 (docs/deployment.md, "What sharding the evaluation by company has to settle"). The alternative that page names is an
-index per company. This measures what it would change, before anything is built on it, on a store the evaluation
-made: for every question it measured with an answer expected, in the two scopes a company shard would own
-(company_year, the answerer's; company), at each of its depths, BM25's and the hybrid's ranking (dense and BM25 fused
-by RRF, both pools that deep) over the corpus-wide index beside the same search over an index of that company's chunks
-alone; how many chunks they share, and whether the scope's gold chunk (as the evaluation scores it) is in the first
-five and anywhere in each. The corpus-wide side is checked against the evaluation's stored rankings and chunk hits
-(exit 1 where one differs). Questions whose scope holds two companies' filings have no one company's index: counted,
-left out. Last, BM25 in company_year with the company's name taken out of each question, on both indexes.
+index per company. This measures what it would change, before anything is built on it, on a store the evaluation made:
+for every question it measured with an answer expected, in the two scopes a company shard would own (company_year, the
+answerer's; company), at each of its depths, BM25's and the hybrid's ranking (dense and BM25 fused by RRF, both pools
+that deep) over the corpus-wide index beside the same search over an index of that company's chunks alone; how many
+chunks they share, and whether the scope's gold chunk (as the evaluation scores it) is in the first five and anywhere in
+each. The evaluation now ranks by the company's own statistics (retrieval/searches.py, CompanyBM25), so the own-index
+side is checked against its stored rankings and chunk hits (exit 1 where one differs); the corpus-wide side is what the
+evaluation did before. Questions whose scope holds two companies' filings have no one company's index: counted, left
+out. Last, BM25 in company_year with the company's name taken out of each question, on both indexes.
 
     .venv/bin/python bench/shard_bm25.py [--store data/edgar]
 
@@ -115,7 +116,7 @@ def main() -> int:
         (str(g.search_scope), str(g.question_id)): set(g.gold_chunk_ids)
         for g in iter_rows(by_scope.loc[by_scope["rule"].isna()])
     }
-    # the evaluation's own question vectors and rankings: the corpus-wide side is checked to be the search it made
+    # the evaluation's own question vectors and rankings: the own-index side is checked to be the search it made
     vectors = pd.read_parquet(store / "question_embeddings.parquet", columns=["question_id", "embedding"])
     vector_of = {str(q): np.asarray(v, dtype=np.float32) for q, v in zip(vectors.question_id, vectors.embedding)}
     made = read_sharded(ParquetStore(store), "retriever_rankings")
@@ -154,15 +155,16 @@ def main() -> int:
                     gold = scope_gold.get((scope_name, str(made_row.question_id)), set(question.gold_chunk_ids))
                     text, vector = str(question.question), vector_of[str(made_row.question_id)]
                     wide = corpus_wide.top(retriever, text, vector, scope, k)
-                    found.append((gold, wide, own[cik].top(retriever, text, vector, scope, k)))
+                    local = own[cik].top(retriever, text, vector, scope, k)
+                    found.append((gold, wide, local))
                     checked += 1
-                    agreed += wide == list(made_row.chunk_ids) and _hit(gold, wide) == bool(made_row.chunk_hit)
+                    agreed += local == list(made_row.chunk_ids) and _hit(gold, local) == bool(made_row.chunk_hit)
                 _print_row(retriever, scope_name, k, found)
     for scope_name, questions in sorted(spanning.items()):
         print(
             f"{scope_name}: {len(questions)} questions search two companies' filings (no one company's index): left out"
         )
-    print(f"corpus-wide rankings and chunk hits equal to the evaluation's (retriever_rankings): {agreed}/{checked}")
+    print(f"own-index rankings and chunk hits equal to the evaluation's (retriever_rankings): {agreed}/{checked}")
     # Why the two differ: a question names its company, rare in the corpus; taken out, both indexes again
     first = depths[0]
     answerable = golden.loc[golden.index.isin(made.loc[made.search_scope == COMPANY_YEAR].question_id)]

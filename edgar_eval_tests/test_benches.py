@@ -253,7 +253,7 @@ SMOKE: dict[str, dict[str, Smoke]] = {
                 rf"^\| bm25 \| company_year \| 30 \| \d+ \| {NUMBER} \|( \d+/\d+ \({NUMBER}%\) \|){{4}} \d+ / \d+ \|$",
                 r"^\| hybrid \| company \| 50 \| ",
                 # the corpus-wide side is the search the evaluation made (the script exits 1 where it is not)
-                r"^corpus-wide rankings and chunk hits equal to the evaluation's \(retriever_rankings\): "
+                r"^own-index rankings and chunk hits equal to the evaluation's \(retriever_rankings\): "
                 r"([1-9]\d*)/\1$",
                 r"^bm25 company_year, the company's name taken out of each of \d+ questions: gold in first 5 \d+",
             ),

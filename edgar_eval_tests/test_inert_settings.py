@@ -250,7 +250,10 @@ def test_the_corpus_job_reads_no_setting_beyond_those_of_its_digest(tmp_path, de
         data_dir=str(tmp_path / "data"),
         reports_dir=str(tmp_path / "reports"),
     )
+    # Building the definitions names the system under test in every run's tags (its generator reads the tape
+    # settings); what the digest must hold is what the corpus job's steps read, so the recording starts after.
+    definitions = build_definitions(settings)
     _READ_BY_EDGAR_EVAL.clear()
-    assert materialise_corpus(build_definitions(settings), dg.DagsterInstance.ephemeral()) == {}
+    assert materialise_corpus(definitions, dg.DagsterInstance.ephemeral()) == {}
     assert {"corpus_dir", "chunk_size", "data_dir"} <= _READ_BY_EDGAR_EVAL, "the recording sees the steps' reads"
     assert _READ_BY_EDGAR_EVAL <= set(CORPUS_FIELDS), sorted(_READ_BY_EDGAR_EVAL - set(CORPUS_FIELDS))
