@@ -17,8 +17,6 @@ step; their seconds are the run history's step times, the wall time is the CLI's
 from __future__ import annotations
 
 import argparse
-import csv
-import hashlib
 import json
 import os
 import shutil
@@ -32,7 +30,7 @@ warnings.filterwarnings("ignore")
 
 import dagster as dg  # noqa: E402
 
-from edgar_eval.adapters.local_corpus import write_demo_corpus  # noqa: E402
+from edgar_eval.adapters.local_corpus import amend_filing, write_demo_corpus  # noqa: E402
 from edgar_eval.report import scale  # noqa: E402
 from edgar_eval.report.nightly_cost import Measured  # noqa: E402
 from edgar_eval.synthetic.demo import FILINGS_PER_COMPANY, companies_for  # noqa: E402
@@ -87,7 +85,7 @@ def measure(size: int, workers: int, work: Path) -> dict:
         warm = timed()
         with dg.DagsterInstance.from_config(str(home / "dagster")) as instance:
             before = {run.run_id for run in instance.get_runs()}
-        _one_filing_changed(corpus)
+        amend_filing(corpus)
         changed = timed()
         changed_stages, changed_shards = _what_ran(home / "dagster", before)
     return {
@@ -105,7 +103,8 @@ def measure(size: int, workers: int, work: Path) -> dict:
 
 def _what_ran(dagster_home: Path, before: set[str]) -> tuple[dict[str, float], dict[str, list[int]]]:
     """What the runs made after `before` (the one-filing night) ran: each stage's step seconds, and for each sharded
-    step the shards it wrote and those it kept (its materialisation's shards_written and shards_reused)."""
+    step the shards it wrote and those it kept, and the questions it measured again in those it wrote (its
+    materialisation's shards_written, shards_reused and questions_made_again)."""
     stages: dict[str, float] = {}
     shards: dict[str, list[int]] = {}
     with dg.DagsterInstance.from_config(str(dagster_home)) as instance:
@@ -126,29 +125,9 @@ def _what_ran(dagster_home: Path, before: set[str]) -> tuple[dict[str, float], d
                 shards[materialization.asset_key.to_user_string()] = [
                     int(str(figures["shards_written"].value)),
                     int(str(figures["shards_reused"].value)),
+                    int(str(figures["questions_made_again"].value)),
                 ]
     return dict(sorted(stages.items())), dict(sorted(shards.items()))
-
-
-def _one_filing_changed(corpus: Path) -> None:
-    """Change one filing's text (a paragraph added at its end) and its manifest row, as an amended document would:
-    its partition is stale, its chunks differ, and so is what the evaluation read of its company and of the corpus."""
-    manifest = corpus / "manifest.csv"
-    with manifest.open(newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    row = [r for r in rows if r["form"].startswith("10-")][-1]  # a periodic report: the questions are asked of them
-    document = corpus / row["path"]
-    data = document.read_bytes()
-    at = data.rfind(b"</body>") if b"</body>" in data else len(data)
-    data = (
-        data[:at] + b"<p>This report was amended to correct a typographical error in its exhibit index.</p>" + data[at:]
-    )
-    document.write_bytes(data)
-    row["bytes"], row["sha256"] = str(len(data)), hashlib.sha256(data).hexdigest()
-    with manifest.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
 
 
 def main() -> int:

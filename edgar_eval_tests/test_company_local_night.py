@@ -5,14 +5,13 @@ writes: a kept shard is what a cold run would have made."""
 
 from __future__ import annotations
 
-import csv
-import hashlib
 from pathlib import Path
 
 import dagster as dg
+import pandas as pd
 import pytest
 
-from edgar_eval.adapters.local_corpus import write_demo_corpus
+from edgar_eval.adapters.local_corpus import amend_filing, write_demo_corpus
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.runner import materialise_graph
 from edgar_eval.defs.settings import EvalSettings
@@ -21,27 +20,6 @@ pytestmark = pytest.mark.slow(minutes=4)  # the demo graph cold twice and once a
 
 SHARDED = ("answerer_retrievals", "retriever_rankings", "reranked_retrievals", "expanded_retrievals", "generations")
 CHANGED_CIK = "0009000002"
-
-
-def _amend(corpus: Path, cik: str) -> str:
-    """A paragraph added to the company's last periodic report (its text, so its chunks, change) and its manifest row
-    brought in line, as an amended document would be; the filing's path."""
-    manifest = corpus / "manifest.csv"
-    with manifest.open(newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    row = [r for r in rows if r["cik"] == cik and r["form"].startswith("10-")][-1]
-    document = corpus / row["path"]
-    data = document.read_bytes()
-    at = data.rfind(b"</body>")
-    added = b"<p>The company amended this report to correct a typographical error in its exhibit index.</p>"
-    data = data[:at] + added + data[at:]
-    document.write_bytes(data)
-    row["bytes"], row["sha256"] = str(len(data)), hashlib.sha256(data).hexdigest()
-    with manifest.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-    return row["path"]
 
 
 def _settings(home: Path, corpus: Path) -> EvalSettings:
@@ -54,14 +32,30 @@ def _settings(home: Path, corpus: Path) -> EvalSettings:
     )
 
 
-def _shards_made(instance: dg.DagsterInstance) -> dict[str, tuple[int, int]]:
+def _shards_made(instance: dg.DagsterInstance) -> dict[str, tuple[int, int, int]]:
     made = {}
     for asset in SHARDED:
         event = instance.get_latest_materialization_event(dg.AssetKey(asset))
         assert event is not None and event.asset_materialization is not None
         metadata = event.asset_materialization.metadata
-        made[asset] = (int(str(metadata["shards_written"].value)), int(str(metadata["shards_reused"].value)))
+        made[asset] = tuple(
+            int(str(metadata[name].value)) for name in ("shards_written", "shards_reused", "questions_made_again")
+        )
     return made
+
+
+def _searching(settings: EvalSettings, cik: str) -> set[str]:
+    """The golden questions that search the company's filings: its own, and those whose role may read them."""
+    store = Path(settings.data_dir) / settings.corpus_name
+    golden = pd.read_parquet(store / "golden_questions.parquet")
+    filings = set(
+        pd.read_parquet(store / "search_index.parquet", columns=["filing_id", "cik"]).query("cik == @cik").filing_id
+    )
+    return {
+        str(question)
+        for question, asked_of, permitted in zip(golden.question_id, golden.cik, golden.permitted_filing_ids)
+        if asked_of == cik or filings & set(permitted)
+    }
 
 
 def test_one_filing_changed_makes_again_its_company_s_shard_and_the_corpus_scope_s_only(tmp_path):
@@ -71,17 +65,23 @@ def test_one_filing_changed_makes_again_its_company_s_shard_and_the_corpus_scope
     instance = dg.DagsterInstance.ephemeral()
     defs = build_definitions(settings)
     assert materialise_graph(defs, instance, skip_current=True).evaluation_succeeded
-    _amend(corpus, CHANGED_CIK)
+    amend_filing(corpus, CHANGED_CIK)
 
     night = materialise_graph(build_definitions(settings), instance, skip_current=True)
     assert night.evaluation_succeeded, night.evaluation_error
     assert len(night.partitions) - len(night.current_partitions) == 1, "only the changed filing's corpus work"
     made = _shards_made(instance)
-    for asset, (written, kept) in made.items():
+    searching = _searching(settings, CHANGED_CIK)
+    assert searching, "the changed company's questions"
+    for asset, (written, kept, questions) in made.items():
         assert written + kept == 17, asset
         # the changed company's shard made again; the corpus shard where the step measures the corpus scope
-        expected = 1 + (asset in ("retriever_rankings", "reranked_retrievals", "expanded_retrievals"))
-        assert written == expected, (asset, written)
+        in_corpus_scope = asset in ("retriever_rankings", "reranked_retrievals", "expanded_retrievals")
+        assert written == 1 + in_corpus_scope, (asset, written)
+        # in the company's shard, its questions (and those that may read its filings) alone; the other companies'
+        # questions of that shard are kept
+        if not in_corpus_scope:
+            assert 0 < questions <= len(searching), (asset, questions, len(searching))
 
     cold_settings = _settings(tmp_path / "cold", corpus)
     cold = materialise_graph(build_definitions(cold_settings), dg.DagsterInstance.ephemeral(), skip_current=True)

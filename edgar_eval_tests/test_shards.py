@@ -19,6 +19,7 @@ from edgar_eval.defs.shards import (
     SHARDS,
     index_version,
     materialize_shards,
+    question_stamps,
     read_sharded,
     rows_version,
 )
@@ -164,7 +165,7 @@ def _sharded_asset(inputs: dict[str, int], fail: set[str], error: type[RuntimeEr
 
     @dg.asset(partitions_def=SHARDS, backfill_policy=dg.BackfillPolicy.single_run())
     def runs(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
-        def work(shard: str) -> pd.DataFrame:
+        def work(shard: str, only) -> pd.DataFrame:
             if shard in fail:
                 raise error(f"the endpoint answered 503 for shard {shard}")
             return pd.DataFrame({"question_id": [shard], "value": [inputs[shard]], ORDER_COLUMN: [shard]})
@@ -330,3 +331,87 @@ def test_a_company_shard_is_built_from_its_own_companies_filings_and_the_corpus_
     )
     # a step of the answerer's scope alone has nothing to measure in the corpus shard
     assert _slices(golden, rows, ("company_year",), sample)(CORPUS_SHARD) == {}
+
+
+def test_only_the_question_whose_searched_company_changed_is_stamped_anew():
+    """Question by question (question_stamps): a two-document question that may read another company's filing is
+    stale when that company's chunks change; its shard's other questions are not."""
+    from edgar_eval.defs.retrieval.runs import _slices
+
+    golden = _golden()
+    golden["permitted_filing_ids"] = [[f"f{cik}"] for cik in golden.cik]
+    rows = _index_rows(golden)
+    shard = next(key for key in COMPANY_SHARDS if len(shard_questions(golden, key)) > 1)
+    own = shard_questions(golden, shard)
+    other_company = next(cik for cik in sorted(set(golden.cik)) if shard_of(cik) != shard)
+    paired = golden.copy()
+    paired.at[own.index[0], "permitted_filing_ids"] = [f"f{own.cik.iloc[0]}", f"f{other_company}"]
+    edited = rows.assign(text=rows.text.where(rows.cik != other_company, "edited"))
+    before, _ = question_stamps(_slices(paired, rows, SEARCH_SCOPES)(shard))
+    after, _ = question_stamps(_slices(paired, edited, SEARCH_SCOPES)(shard))
+    assert set(before) == set(own.question_id.astype(str))
+    assert {q for q in before if before[q] != after[q]} == {str(own.question_id.iloc[0])}
+
+
+def _per_question_asset(values: dict[str, int], asked: list[tuple[str, frozenset | None]]):
+    """A sharded asset of three questions in shard 00 (two rows each, their value times ten and a hundred) whose
+    slices are each question's value; `asked` records the questions each call of its work measures."""
+
+    @dg.asset(partitions_def=SHARDS, backfill_policy=dg.BackfillPolicy.single_run(), name="runs")
+    def runs(context: dg.AssetExecutionContext, settings: EvalSettings) -> dg.MaterializeResult:
+        def questions(shard: str) -> pd.DataFrame:
+            ids = sorted(values) if shard == "00" else []
+            return pd.DataFrame(
+                {"question_id": ids, "value": [values[q] for q in ids]}, columns=["question_id", "value"]
+            )
+
+        def work(shard: str, only) -> pd.DataFrame:
+            asked.append((shard, None if only is None else frozenset(only)))
+            chosen = questions(shard)
+            if only is not None:
+                chosen = chosen[chosen.question_id.isin(sorted(only))]
+            rows = [
+                {"question_id": q, "figure": v * scale, "note": None if scale == 10 else "x", ORDER_COLUMN: q}
+                for q, v in zip(chosen.question_id, chosen.value)
+                for scale in (10, 100)
+            ]
+            return pd.DataFrame(rows)
+
+        return materialize_shards(context, settings, "runs", work, lambda shard: {"golden": questions(shard)}, {})
+
+    return runs
+
+
+def _per_question_run(settings: EvalSettings, instance, values: dict[str, int], asked: list):
+    result = dg.materialize(
+        [_per_question_asset(values, asked)],
+        instance=instance,
+        resources={"settings": settings},
+        tags=EVALUATION_RUN_TAGS,
+    )
+    [event] = list(result.get_asset_materialization_events())[:1]
+    metadata = event.step_materialization_data.materialization.metadata
+    return metadata["shards_written"].value, metadata["questions_made_again"].value
+
+
+def test_a_shard_whose_inputs_changed_for_one_question_measures_that_question_alone(tmp_path):
+    """The question whose slice changed is measured again; the shard's other questions' rows are kept, and the
+    shard's table is byte for byte the one a cold run of the same inputs writes."""
+    settings, instance = _settings(tmp_path), dg.DagsterInstance.ephemeral()
+    asked: list[tuple[str, frozenset | None]] = []
+    assert _per_question_run(settings, instance, {"a": 1, "b": 2, "c": 3}, asked) == (17, 3)
+    asked.clear()
+    changed = {"a": 1, "b": 5, "c": 3}
+    assert _per_question_run(settings, instance, changed, asked) == (1, 1)
+    assert asked == [("00", frozenset({"b"}))], "the other shards are kept, and in shard 00 only b is measured"
+    store = settings.store()
+    assert read_sharded(store, "runs").figure.tolist() == [10, 100, 50, 500, 30, 300]
+    cold = EvalSettings(**{**settings.model_dump(), "data_dir": str(tmp_path / "cold")})
+    _per_question_run(cold, dg.DagsterInstance.ephemeral(), changed, [])
+    assert store.path("runs", "00").read_bytes() == cold.store().path("runs", "00").read_bytes()
+    # a question gone takes its rows with it, measuring nothing; a setting changed measures every question again
+    asked.clear()
+    assert _per_question_run(settings, instance, {"a": 1, "c": 3}, asked) == (1, 0)
+    assert asked == [] and read_sharded(store, "runs").figure.tolist() == [10, 100, 30, 300]
+    deeper = EvalSettings(**{**settings.model_dump(), "top_k": settings.top_k + 1})
+    assert _per_question_run(deeper, instance, {"a": 1, "c": 3}, asked) == (17, 2)

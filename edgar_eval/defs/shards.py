@@ -5,13 +5,16 @@ A sharded asset runs every shard of its run in one step (one run for all of them
 asset materialize --partition-range 00...corpus`), writes each shard's table itself (a shard
 that fails leaves the others written, and its earlier table untouched), and reuses a shard whose stored table was built
 from the same inputs by the same code: the shard's slice of each input (its questions' rows, the index rows of the
-companies it searches), the files beside the graph it declares, the settings. Unpartitioned readers receive every
-shard read back as the one table an unsharded step would have written (defs/io_manager.py)."""
+companies it searches), the files beside the graph it declares, the settings. Within a shard whose inputs changed,
+only the questions whose own part of them changed are measured again (a two-document question that searches the
+changed company, in another company's shard, among them); the shard's other rows are kept. Unpartitioned readers
+receive every shard read back as the one table an unsharded step would have written (defs/io_manager.py)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Set
 from typing import Callable
 
 import dagster as dg
@@ -34,7 +37,10 @@ EVALUATION_RUN_TAGS = {
     "dagster/asset_partition_range_start": SHARD_KEYS[0],
     "dagster/asset_partition_range_end": SHARD_KEYS[-1],
 }
-ShardWork = Callable[[str], pd.DataFrame]  # a shard's rows, each with its ORDER_COLUMN
+# A shard's rows, each with its ORDER_COLUMN: of every question of the shard, or (given) of these question ids alone.
+ShardWork = Callable[[str, Set[str] | None], pd.DataFrame]
+QUESTION = "question_id"  # the column by which a slice's rows, and a shard's, are each question's
+QUESTION_STAMPS = "questions"  # in a shard's stamp: each question's part of its inputs
 # A shard's failure is its own (the others are still written): a bad input, a store error, and what a model or
 # reranker endpoint or a tape raises (GenerationError, RerankError, TapeMiss: RuntimeErrors).
 _EXPECTED_ERRORS = (FilingError, StoreError, ValueError, KeyError, OSError, RuntimeError)
@@ -136,6 +142,36 @@ def index_version(search_index: pd.DataFrame) -> str:
     return digest.hexdigest()[:16]
 
 
+def company_versions(frame: pd.DataFrame, version: Callable[[pd.DataFrame], str] = index_version) -> dict[str, str]:
+    """Each company's rows of a corpus-wide table (its `cik`) by their version: found once per step, so that each
+    question's slice names the versions of the companies it searches without hashing their rows again."""
+    return {str(cik): version(rows) for cik, rows in frame.groupby(frame.cik.astype(str), sort=True)}
+
+
+def _row_digests(frame: pd.DataFrame) -> list[str]:
+    """Each row's digest, of its cells in column-name order (as rows_version reads them)."""
+    columns = sorted(frame.columns)
+    cells = zip(*(frame[column].to_numpy() for column in columns))
+    return [hashlib.sha256("\x1f".join(map(_cell, row)).encode()).hexdigest()[:16] for row in cells]
+
+
+def question_stamps(slices: dict[str, pd.DataFrame]) -> tuple[dict[str, str], dict[str, str]]:
+    """A shard's inputs, question by question: each question's digest of its rows in every slice with a QUESTION
+    column (in the slice's order), and the versions of the slices without one, which every question of the shard
+    reads and each question's digest holds too. Exact, not rounded as content_version is: a question vector a little
+    different is another search."""
+    common = {name: rows_version(frame) for name, frame in sorted(slices.items()) if QUESTION not in frame.columns}
+    rows: dict[str, list[str]] = {}
+    for name, frame in sorted(slices.items()):
+        if QUESTION not in frame.columns:
+            continue
+        frame = _without_wall_clock(frame)
+        prefix = f"{name}|{'|'.join(sorted(frame.columns))}|"
+        for question, digest in zip(frame[QUESTION].astype(str), _row_digests(frame)):
+            rows.setdefault(question, []).append(prefix + digest)
+    return {question: _digest([common, own]) for question, own in sorted(rows.items())}, common
+
+
 def _digest(parts: object) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
@@ -145,13 +181,49 @@ def _without_wall_clock(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.drop(columns=[column for column in frame.columns if column.endswith("_seconds")])
 
 
-def _reusable(store: ParquetStore, asset: str, shard: str, stamp: dict[str, str]) -> pd.DataFrame | None:
+def _stored_stamp(store: ParquetStore, asset: str, shard: str) -> dict:
+    """A shard's stored stamp (empty: there is no readable table)."""
     if not store.exists(asset, shard) or store.unreadable(asset, shard) is not None:
-        return None
+        return {}
+    return store.stamp(asset, shard)
+
+
+def _read_stored(store: ParquetStore, asset: str, shard: str) -> pd.DataFrame | None:
     try:
-        return store.read(asset, shard) if store.stamp(asset, shard) == stamp else None
+        return store.read(asset, shard)
     except StoreError:
         return None  # unreadable in a column: built again
+
+
+def _in_order(frame: pd.DataFrame) -> pd.DataFrame:
+    """A shard's rows in corpus order (a stable sort: a question's rows of one scope keep the order they were made
+    in), so a shard made whole and one made again in part hold the same rows in the same order."""
+    if not len(frame) or ORDER_COLUMN not in frame.columns:
+        return frame.reset_index(drop=True)
+    return frame.sort_values(ORDER_COLUMN, kind="stable").reset_index(drop=True)
+
+
+def _made_again_in_part(
+    store: ParquetStore, asset: str, shard: str, stored: dict, stamp: dict, work: ShardWork
+) -> tuple[pd.DataFrame, int] | None:
+    """The shard made again for the questions whose inputs changed, its other questions' rows kept from its stored
+    table, when that table was made by the same code from the same shared inputs (else None: made whole). The rows
+    a question's work writes depend on its own inputs alone (its slice rows: its question, its rows of the tables it
+    reads, the versions of the companies it searches), so the result is the table a whole run writes."""
+    if not stored or stored.get(SHARED_STAMP) != stamp[SHARED_STAMP] or stored.get("build_key") != stamp["build_key"]:
+        return None
+    before, now = stored.get(QUESTION_STAMPS) or {}, stamp[QUESTION_STAMPS]
+    if not before or not now:
+        return None
+    kept = sorted(question for question, digest in now.items() if before.get(question) == digest)
+    table = _read_stored(store, asset, shard) if kept else pd.DataFrame()
+    if table is None or (len(table) and QUESTION not in table.columns):
+        return None
+    stale = frozenset(now) - set(kept)
+    parts = [table.loc[table[QUESTION].astype(str).isin(kept).to_numpy()] if len(table) else table]
+    parts.append(work(shard, stale) if stale else pd.DataFrame())
+    made = [frame for frame in parts if len(frame)]
+    return (pd.concat(made, ignore_index=True) if made else pd.DataFrame()), len(stale)
 
 
 def materialize_shards(
@@ -167,12 +239,14 @@ def materialize_shards(
     own, stamped with what it was built from: what every shard shares (`shared_inputs`: the versions of what is not
     a table, such as the generator or the reranker; the files beside the graph the asset declares it reads, by
     content; the settings, less where things are kept; the installed packages; the code version) and the content of
-    the shard's `slices` of its inputs (its questions' rows, the index rows it searches: nothing of another company's
-    shard, so a filing changed stales only the shards that search its company). A shard whose stored stamp is the
-    same is reused. A shard that fails leaves its earlier table untouched, and unlisted in the asset's manifest (so
+    the shard's `slices` of its inputs, question by question (question_stamps: each question's rows, the versions of
+    the companies it searches: nothing of another company's shard, so a filing changed stales only the shards whose
+    questions search its company). A shard whose stored stamp is the same is reused; one whose stamp differs only in
+    some questions' parts is made again for those questions alone (`work` given their ids), its other rows kept.
+    A shard that fails leaves its earlier table untouched, and unlisted in the asset's manifest (so
     nothing reads it beside this run's); the step fails naming it, after the other shards have been written (after an
     endpoint's failure the rest are not attempted). `metadata`: the figures the UI shows, of every shard's rows of
-    this run together."""
+    this run together; questions_made_again counts the questions whose work ran."""
     store = settings.store()
     code_version = str(context.assets_def.code_versions_by_key[context.asset_key])
     declared = context.assets_def.asset_deps[context.asset_key]
@@ -197,7 +271,7 @@ def materialize_shards(
     listed = {shard: stamp for shard, stamp in listed.items() if shard not in context.partition_keys}
     _write_manifest(store, asset, listed)
     errors: dict[str, str] = {}
-    written, reused, rows = 0, 0, 0
+    written, reused, rows, questions_made = 0, 0, 0, 0
     versions: list[str] = []
     frames: list[pd.DataFrame] = []
     endpoint_failed: str | None = None
@@ -206,18 +280,29 @@ def materialize_shards(
             errors[shard] = f"not attempted: {endpoint_failed}"
             continue
         try:
-            # exact, not rounded as content_version is: a question vector a little different is another search
-            own = {name: rows_version(_without_wall_clock(frame)) for name, frame in sorted(slices(shard).items())}
-            stamp = {SHARED_STAMP: shared, "inputs": _digest(own), "build_key": code_version}
-            frame = _reusable(store, asset, shard, stamp)
+            own, common = question_stamps(slices(shard))
+            stamp = {
+                SHARED_STAMP: shared,
+                "inputs": _digest([common, own]),
+                "build_key": code_version,
+                QUESTION_STAMPS: own,
+            }
+            stored = _stored_stamp(store, asset, shard)
+            frame = _read_stored(store, asset, shard) if stored == stamp else None
             if frame is not None:
                 reused += 1
             else:
-                frame = work(shard)
+                in_part = _made_again_in_part(store, asset, shard, stored, stamp, work)
+                if in_part is None:
+                    frame, made = work(shard, None), len(own)
+                else:
+                    frame, made = in_part
                 if len(frame) and ORDER_COLUMN not in frame.columns:
                     raise ValueError(f"{asset}'s shard {shard} has no {ORDER_COLUMN} column to be read back in order")
+                frame = _in_order(frame)
                 store.write(asset, frame, shard, stamp=stamp)
                 written += 1
+                questions_made += made
         except _EXPECTED_ERRORS as exc:
             errors[shard] = f"{type(exc).__name__}: {exc}"
             context.log.error(f"shard {shard}: {errors[shard]}")
@@ -235,6 +320,12 @@ def materialize_shards(
             metadata={"failed_shards": dg.MetadataValue.json(errors)},
         )
     together = in_corpus_order(pd.concat([f for f in frames if len(f)], ignore_index=True)) if rows else pd.DataFrame()
-    figures = {"shards_written": written, "shards_reused": reused, "rows": rows, **metadata(together)}
+    figures = {
+        "shards_written": written,
+        "shards_reused": reused,
+        "questions_made_again": questions_made,
+        "rows": rows,
+        **metadata(together),
+    }
     data_version = dg.DataVersion(versions[0]) if len(versions) == 1 else None
     return dg.MaterializeResult(metadata=figures, data_version=data_version)

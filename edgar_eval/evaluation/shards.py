@@ -18,7 +18,7 @@ then come out the same), and a shard's keys do not move when another shard's que
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 
 import numpy as np
 import pandas as pd
@@ -50,13 +50,17 @@ def _checked(shard: str) -> str:
     return shard
 
 
-def shard_questions(golden: pd.DataFrame, shard: str) -> pd.DataFrame:
+def shard_questions(golden: pd.DataFrame, shard: str, only: Set[str] | None = None) -> pd.DataFrame:
     """The golden questions a shard measures, in the golden set's order: a company shard's companies' questions; the
-    corpus shard draws from every question (its scope's sample is drawn from all of them)."""
+    corpus shard draws from every question (its scope's sample is drawn from all of them). `only`: of these question
+    ids alone (a shard made again for the questions whose inputs changed)."""
     if _checked(shard) == CORPUS_SHARD:
-        return golden
-    mask = golden.cik.astype(str).map(shard_of) == shard
-    return golden.loc[mask.to_numpy()]
+        mask = np.ones(len(golden), dtype=bool)
+    else:
+        mask = (golden.cik.astype(str).map(shard_of) == shard).to_numpy()
+    if only is not None:
+        mask &= golden.question_id.astype(str).isin(only).to_numpy()
+    return golden if mask.all() else golden.loc[mask]
 
 
 def shard_scopes(shard: str, scopes: Sequence[str]) -> tuple[str, ...]:
@@ -70,9 +74,10 @@ def _key_parts(*parts: object) -> str:
     return _SEPARATOR.join(map(str, parts))
 
 
-def question_keys(golden: pd.DataFrame, question_ids: pd.Series) -> np.ndarray:
-    """Each question's key in the golden set's order, made from its own row (GOLDEN_ORDER's columns): the keys sort as
-    the golden set's rows do, which is checked (a golden set in another order raises ValueError)."""
+def question_order(golden: pd.DataFrame, question_ids: pd.Series) -> np.ndarray:
+    """Each row's place in the corpus-wide table of a step that goes question by question in the golden set's order:
+    its question's key, made from the question's own row (GOLDEN_ORDER's columns). The keys sort as the golden set's
+    rows do, which is checked (a golden set in another order raises ValueError)."""
     keys = pd.Series(
         [_key_parts(*row) for row in zip(*(golden[column].astype(str) for column in GOLDEN_ORDER))],
         index=golden.question_id.to_numpy(),
@@ -81,11 +86,6 @@ def question_keys(golden: pd.DataFrame, question_ids: pd.Series) -> np.ndarray:
     if not keys.is_monotonic_increasing or not keys.is_unique:
         raise ValueError(f"the golden questions are not in the golden set's order ({', '.join(GOLDEN_ORDER)})")
     return keys.loc[question_ids.to_numpy()].to_numpy()
-
-
-def question_order(golden: pd.DataFrame, question_ids: pd.Series) -> np.ndarray:
-    """Each row's place in the corpus-wide table of a step that goes question by question in the golden set's order."""
-    return question_keys(golden, question_ids)
 
 
 def case_order(
@@ -97,7 +97,7 @@ def case_order(
     stable, and a question's rows of one scope are in one shard)."""
     scope = pd.Series(range(len(SEARCH_SCOPES)), index=list(SEARCH_SCOPES)).loc[search_scopes.to_numpy()].to_numpy()
     cuts = np.broadcast_to(np.asarray(cut, dtype="int64"), len(question_ids))
-    questions = question_keys(golden, question_ids)
+    questions = question_order(golden, question_ids)
     return np.asarray([_key_parts(f"{c:06d}", s, q) for c, s, q in zip(cuts, scope, questions)], dtype=object)
 
 

@@ -46,7 +46,9 @@ class ScaleRun:
     warm_seconds: float | None = None  # the same command again, nothing changed
     one_changed_seconds: float | None = None  # again after one filing's bytes changed
     one_changed_stage_seconds: dict[str, float] | None = None  # the steps that one-filing night ran, as stage_seconds
-    one_changed_shards: dict[str, list[int]] | None = None  # each sharded step's shards written and kept that night
+    # each sharded step's shards written and kept that night, and (measured since per-question reuse) the questions
+    # it measured again in the shards it wrote
+    one_changed_shards: dict[str, list[int]] | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ScaleRun:
@@ -390,13 +392,15 @@ def _changed_night_lines(runs: list[ScaleRun], paper: Night) -> list[str]:
         f"What the one-filing night ran at {night.filings} filings (one worker, "
         f"{_duration(night.one_changed_seconds or 0)} in all): the changed filing's corpus steps, "
         f"{_duration(corpus)}; each step sharded by company made again only the shards whose inputs moved (the "
-        "changed company's, and the corpus scope's, which reads every filing):",
+        "changed company's, those holding another company's two-document questions that may read its filings, and "
+        "the corpus scope's, which reads every filing), and in each the questions whose inputs moved:",
         "",
-        "| step | shards made again | kept | seconds |",
-        "|---|---|---|---|",
+        "| step | shards made again | kept | questions measured again | seconds |",
+        "|---|---|---|---|---|",
     ]
-    for stage, (written, kept) in sorted(sharded.items()):
-        lines.append(f"| {stage.split(': ', 1)[1]} | {written} | {kept} | {steps.get(stage, 0.0):.1f} |")
+    for stage, (written, kept, *questions) in sorted(sharded.items()):
+        measured = str(questions[0]) if questions else "not recorded"
+        lines.append(f"| {stage.split(': ', 1)[1]} | {written} | {kept} | {measured} | {steps.get(stage, 0.0):.1f} |")
     heaviest = sorted(whole.items(), key=lambda item: (-item[1], item[0]))
     lines += [
         "",

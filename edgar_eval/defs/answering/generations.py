@@ -1,8 +1,10 @@
 """What the system under test answers: the generator's generations over the answerer's passages, the offline readers'
 accuracy, and the answers' noise over index replicas."""
 
+import hashlib
 import json
 import random
+from collections.abc import Set
 from typing import cast
 
 import dagster as dg
@@ -22,7 +24,7 @@ from edgar_eval.defs.common import checked_index, figure_metadata, question_vect
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.retrieval.noise import index_replicas, sample_words, sampled_questions
 from edgar_eval.defs.settings import MODEL_GENERATORS, EmbedderResource, EvalSettings, GeneratorResource
-from edgar_eval.defs.shards import index_version, materialize_shards, shard_asset
+from edgar_eval.defs.shards import materialize_shards, shard_asset
 from edgar_eval.defs.source_files import TAPE_FILES
 from edgar_eval.domain.generation import Generation, GenerationRequest
 from edgar_eval.domain.routes import ANSWER
@@ -192,28 +194,32 @@ def generations(
         "live": live,
     }
 
-    def shard_rows(shard: str) -> pd.DataFrame:
+    def shard_rows(shard: str, only: Set[str] | None = None) -> pd.DataFrame:
         if not shard_scopes(shard, (COMPANY_YEAR,)):  # the answerer searches a company's filings of a year
             return retrieved.iloc[:0]
-        own = shard_questions(golden_questions, shard).question_id
+        own = shard_questions(golden_questions, shard, only).question_id
         return cast(pd.DataFrame, retrieved[retrieved.question_id.isin(own)])
 
     def slices(shard: str) -> dict[str, pd.DataFrame]:
         own = shard_rows(shard)
-        read = set(np.concatenate([np.asarray(ids, dtype=object) for ids in own.chunk_ids])) if len(own) else set()
         return {
             "answerer_retrievals": own,
             "golden_questions": golden.loc[own.question_id].reset_index(),
             "repeated": pd.DataFrame({"question_id": sorted(repeat & set(own.question_id))}),
-            # the passages it reads: the text of each chunk its retrievals found
+            # the passages each question reads: the text of each chunk its retrieval found, in its order
             "passages": pd.DataFrame(
-                {"version": [index_version(cast(pd.DataFrame, search_index[search_index.chunk_id.isin(read)]))]}
+                {
+                    "question_id": own.question_id.to_numpy(),
+                    "texts": [
+                        hashlib.sha256("\x1f".join(texts.loc[list(ids)]).encode()).hexdigest() for ids in own.chunk_ids
+                    ],
+                }
             ),
         }
 
-    def work(shard: str) -> pd.DataFrame:
+    def work(shard: str, only: Set[str] | None) -> pd.DataFrame:
         rows = []
-        own = shard_rows(shard)
+        own = shard_rows(shard, only)
         for retrieval in iter_rows(own):
             case = golden.loc[retrieval.question_id]
             request, generation, row = generation_row(model, case, list(retrieval.chunk_ids), texts)

@@ -2,8 +2,9 @@
 and expanded retrievals."""
 
 import functools
+import json
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence, Set
 from typing import cast
 
 import dagster as dg
@@ -16,7 +17,7 @@ from edgar_eval.defs.common import checked_index, question_vectors
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings
-from edgar_eval.defs.shards import index_version, materialize_shards, shard_asset
+from edgar_eval.defs.shards import company_versions, materialize_shards, rows_version, shard_asset
 from edgar_eval.defs.source_files import POLICY_FILES, access_policy
 from edgar_eval.domain.ports import Reranker
 from edgar_eval.domain.routes import ANSWER
@@ -63,8 +64,8 @@ def answerer_retrievals(
     search = searches(index_rows, index, settings.rrf_k, (retriever,))[retriever]
     slices = _slices(golden, index_rows, (COMPANY_YEAR,), question_embeddings=question_embeddings)
 
-    def work(shard: str) -> pd.DataFrame:
-        questions = shard_questions(golden, shard)
+    def work(shard: str, only: Set[str] | None) -> pd.DataFrame:
+        questions = shard_questions(golden, shard, only)
         if not len(questions) or not shard_scopes(shard, (COMPANY_YEAR,)):
             return pd.DataFrame()
         rows = _answerer_rows(settings, index_rows, index, search, questions, question_embeddings)
@@ -171,44 +172,61 @@ def _slices(
     filing_text: pd.DataFrame | None = None,
     **tables: pd.DataFrame,
 ) -> Callable[[str], dict[str, pd.DataFrame]]:
-    """What a shard of a step measuring these search `scopes` is built from: its golden questions, these tables'
-    rows of them, and the index rows it can search (its stamp's inputs, defs/shards.py). A company shard searches the
-    filings of the companies its questions search (theirs, and a two-document question's other company's), whose
-    index rows (and `filing_text`'s texts, when the step reads them) are its input; the corpus shard the questions of
-    the corpus scope's `sample` (None: every one) over the whole index. A shard that measures none of `scopes` is built
+    """What a shard of a step measuring these search `scopes` is built from, question by question (defs/shards.py's
+    question_stamps): its golden questions, these tables' rows of them, and the versions of the index rows (and of
+    `filing_text`'s texts, when the step reads them) each question can search: a company shard's question those of the
+    companies it searches (its own, and a two-document question's other company's); the corpus shard's questions (of
+    the corpus scope's `sample`; None: every one) the whole index's. A shard that measures none of `scopes` is built
     from nothing."""
+    cik_of_filing = dict(zip(index_rows.filing_id.astype(str), index_rows.cik.astype(str)))
+
+    @functools.cache
+    def versions() -> tuple[dict[str, str], dict[str, str]]:  # each company's index rows and texts, once per step
+        texts = (
+            {}
+            if filing_text is None
+            else company_versions(filing_text.assign(cik=filing_text.filing_id.map(cik_of_filing)), rows_version)
+        )
+        return company_versions(index_rows), texts
+
+    def searched(questions: pd.DataFrame, of: dict[str, str]) -> pd.DataFrame:
+        """Each question's version of what it searches: the versions in `of` of its company's rows and of the
+        companies of the filings its role may read (a search reads no other)."""
+        companies = [
+            sorted({str(cik), *(cik_of_filing.get(str(f), "") for f in permitted)} - {""})
+            for cik, permitted in zip(questions.cik, questions.permitted_filing_ids)
+        ]
+        return pd.DataFrame(
+            {
+                "question_id": questions.question_id.to_numpy(),
+                "version": [json.dumps({c: of.get(c, "") for c in own}, sort_keys=True) for own in companies],
+            }
+        )
 
     def slices(shard: str) -> dict[str, pd.DataFrame]:
         measured = shard_scopes(shard, scopes)
         if not measured:
             return {}
         questions = shard_questions(golden, shard)
-        if shard == CORPUS_SHARD:
-            if sample is not None:
-                questions = cast(pd.DataFrame, questions[questions.question_id.isin(sample)])
-            searched = index_rows
-        else:
-            searched = searched_companies_rows(index_rows, questions)
+        index, texts = versions()
         own = {
             "golden_questions": questions,
-            "search_index": pd.DataFrame({"version": [index_version(searched)]}),
             **{name: _rows_in(_rows_of(table, questions), measured) for name, table in tables.items()},
         }
+        if shard == CORPUS_SHARD:  # every question of the sample searches every company's filings
+            if sample is not None:
+                own["golden_questions"] = cast(pd.DataFrame, questions[questions.question_id.isin(sample)])
+                own.update({name: _rows_of(frame, own["golden_questions"]) for name, frame in own.items()})
+            own["search_index"] = pd.DataFrame({"version": [json.dumps(index, sort_keys=True)]})
+            if filing_text is not None:
+                own["filing_text"] = pd.DataFrame({"version": [json.dumps(texts, sort_keys=True)]})
+            return own
+        own["search_index"] = searched(questions, index)
         if filing_text is not None:
-            own["filing_text"] = cast(pd.DataFrame, filing_text[filing_text.filing_id.isin(searched.filing_id)])
+            own["filing_text"] = searched(questions, texts)
         return own
 
     return slices
-
-
-def searched_companies_rows(index_rows: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
-    """The index rows of the companies these questions search in the scopes of a company: each question's own, and
-    the companies of the filings it may read (a two-document question's other company)."""
-    if not len(questions):
-        return index_rows.iloc[:0]
-    readable = set(np.concatenate([np.asarray(ids, dtype=object) for ids in questions.permitted_filing_ids]))
-    companies = set(questions.cik.astype(str)) | set(index_rows.cik[index_rows.filing_id.isin(readable)].astype(str))
-    return cast(pd.DataFrame, index_rows[index_rows.cik.astype(str).isin(companies)])
 
 
 def _rows_in(frame: pd.DataFrame, scopes: tuple[str, ...]) -> pd.DataFrame:
@@ -254,8 +272,8 @@ def retriever_rankings(
         question_embeddings=question_embeddings,
     )
 
-    def work(shard: str) -> pd.DataFrame:
-        questions = shard_questions(golden, shard)
+    def work(shard: str, only: Set[str] | None) -> pd.DataFrame:
+        questions = shard_questions(golden, shard, only)
         if not len(questions):
             return pd.DataFrame()
         vectors = dict(zip(questions.question_id, question_vectors(question_embeddings, questions.question_id)))
@@ -318,8 +336,8 @@ def reranked_retrievals(
     )
     reranker = settings.reranker_adapter()
 
-    def work(shard: str) -> pd.DataFrame:
-        questions = shard_questions(golden, shard)
+    def work(shard: str, only: Set[str] | None) -> pd.DataFrame:
+        questions = shard_questions(golden, shard, only)
         cases = {
             (case.question_id, case.search_scope): case
             for case in measured_cases(settings, questions, gold_by_search_scope, search_index, sample, shard)
@@ -452,8 +470,8 @@ def expanded_retrievals(
     def reader() -> PassageReader:  # every shard reads passages of the same index and filings: their tables once
         return PassageReader(search_index, texts, settings.table_expansion_rows)
 
-    def work(shard: str) -> pd.DataFrame:
-        questions = shard_questions(golden, shard)
+    def work(shard: str, only: Set[str] | None) -> pd.DataFrame:
+        questions = shard_questions(golden, shard, only)
         cases = measured_cases(settings, questions, gold_by_search_scope, search_index, sample, shard)
         answerable = (case for case in cases if case.expected_route == ANSWER)
         scopes = shard_scopes(shard, settings.search_scopes)
