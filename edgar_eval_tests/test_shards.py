@@ -415,3 +415,19 @@ def test_a_shard_whose_inputs_changed_for_one_question_measures_that_question_al
     assert asked == [] and read_sharded(store, "runs").figure.tolist() == [10, 100, 30, 300]
     deeper = EvalSettings(**{**settings.model_dump(), "top_k": settings.top_k + 1})
     assert _per_question_run(deeper, instance, {"a": 1, "c": 3}, asked) == (17, 2)
+
+
+def test_a_shard_s_questions_narrowed_to_some_ids():
+    """`only` keeps those of the shard's questions alone, whatever the golden frame's arrays (read-only ones, as
+    pandas gives from Parquet, included)."""
+    golden = _golden()
+    shard = next(key for key in COMPANY_SHARDS if len(shard_questions(golden, key)) > 1)
+    own = shard_questions(golden, shard)
+    frozen = golden.copy()
+    for column in frozen.columns:
+        array = frozen[column].to_numpy()
+        array.flags.writeable = False
+    first = str(own.question_id.iloc[0])
+    assert shard_questions(frozen, shard, frozenset({first})).question_id.tolist() == [first]
+    assert shard_questions(frozen, CORPUS_SHARD, frozenset({first})).question_id.tolist() == [first]
+    assert shard_questions(frozen, shard, frozenset()).empty

@@ -59,7 +59,7 @@ def shard_questions(golden: pd.DataFrame, shard: str, only: Set[str] | None = No
     else:
         mask = (golden.cik.astype(str).map(shard_of) == shard).to_numpy()
     if only is not None:
-        mask &= golden.question_id.astype(str).isin(only).to_numpy()
+        mask = mask & golden.question_id.astype(str).isin(sorted(only)).to_numpy()
     return golden if mask.all() else golden.loc[mask]
 
 
