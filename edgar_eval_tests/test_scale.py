@@ -219,7 +219,14 @@ def test_a_night_of_company_shards_makes_again_only_the_stale_shards_part_of_the
     assert scale.stale_shard_share(100) > 0.99, "1% of 10,000 filings touches nearly every one of 16 groups"
     assert scale.stale_shard_share(1) == pytest.approx(1 / 16)
     lines = "\n".join(scale.scale_lines(runs, REAL))
-    assert "| generations | 2 | 15 | 0.5 |" in lines
+    assert "| generations | 2 | 15 | not recorded | 0.5 |" in lines, "a night measured before questions were counted"
+    counted = [
+        scale.ScaleRun(**{**r.__dict__, "one_changed_shards": {"generations": [2, 15, 7]}})
+        if r.one_changed_shards
+        else r
+        for r in runs
+    ]
+    assert "| generations | 2 | 15 | 7 | 0.5 |" in "\n".join(scale.scale_lines(counted, REAL))
     assert "The 1 evaluation steps that are not sharded ran again whole" in lines
     unmeasured = [scale.ScaleRun(**{**r.__dict__, "one_changed_shards": None}) for r in runs]
     whole = scale.night(unmeasured, REAL, filings=1_000)
