@@ -19,14 +19,6 @@ from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorRe
 
 ENV_PREFIXES = ("EDGAR_EVAL_", "DAGSTER_HOME")
 
-# What a step process imports when it opens the instance (SQLAlchemy and Alembic come with the storage: more than half
-# of a step's start-up when left to each process); the Postgres storage where the deploy extra is installed.
-STORAGE_MODULES = (
-    "dagster._core.storage.runs.sqlite",  # private: imported ahead, by name only, to speed a step's start
-    "dagster._core.storage.event_log.sqlite",  # private: as above
-    "dagster._core.storage.schedules.sqlite",  # private: as above
-    "dagster_postgres",
-)
 # What the statistics and the gate scores import where they use it, not when the graph loads (together about two
 # seconds, which a warm `edgar-eval run` or the UI need not pay): a step process forked from the warm server has them.
 STEP_MODULES = ("scipy.stats", "statsmodels.stats.proportion", "sklearn.linear_model")
@@ -52,10 +44,16 @@ def defs() -> dg.Definitions:
 
 def warm() -> None:
     """Load in the fork server (or a Celery worker, before it forks its task processes) what every step process
-    would otherwise load for itself: the storage modules, the libraries the steps import where they use them, the
-    local embedder's weights, and the Definitions built and resolved (the repository, its asset graph and every
-    job)."""
-    for module in (*STORAGE_MODULES, *STEP_MODULES):
+    would otherwise load for itself: the instance's storage modules, the libraries the steps import where they use
+    them, the local embedder's weights, and the Definitions built and resolved (the repository, its asset graph and
+    every job)."""
+    # Opening the instance imports the storage it is configured with (SQLAlchemy and Alembic come with it: more than
+    # half of a step's start-up when left to each process), SQLite or Postgres alike; it is closed before any fork.
+    # Best effort: an instance that cannot be opened here (no DAGSTER_HOME, a database down) is reported by the step
+    # that opens it, in its own words.
+    with contextlib.suppress(Exception), dg.DagsterInstance.get():
+        pass
+    for module in STEP_MODULES:
         with contextlib.suppress(ImportError):
             importlib.import_module(module)
     embedder = EmbedderResource.from_env()

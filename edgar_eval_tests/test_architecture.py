@@ -37,3 +37,34 @@ def test_every_use_of_dagsters_private_modules_says_why_on_its_line():
         if re.search(r"\bdagster\._", line) and "# private:" not in line
     ]
     assert unexplained == [], f"dagster._ used without a `# private: <why>` on its line: {unexplained}"
+
+
+def test_dagsters_tag_names_are_the_ones_its_storage_holds():
+    """run_tags names Dagster's partition and data-version tags by their stored strings rather than importing them from
+    Dagster's private modules: a Dagster release that renamed either would fail here, not in a user's run history."""
+    from dagster._core.definitions.data_version import DATA_VERSION_TAG as DAGSTERS_DATA_VERSION_TAG
+    from dagster._core.storage.tags import PARTITION_NAME_TAG as DAGSTERS_PARTITION_TAG
+
+    from edgar_eval.defs.run_tags import DATA_VERSION_TAG, PARTITION_TAG
+
+    assert (PARTITION_TAG, DATA_VERSION_TAG) == (DAGSTERS_PARTITION_TAG, DAGSTERS_DATA_VERSION_TAG)
+
+
+def test_the_fork_server_warms_the_storage_the_instance_is_configured_with(tmp_path):
+    """`definitions.warm` loads the instance's storage modules by opening it (no module named by hand): a step process
+    forked from the warm server finds them imported."""
+    code = (
+        "import sys\n"
+        "from edgar_eval.definitions import warm\n"
+        "warm()\n"
+        "print(sorted(m for m in sys.modules if m.startswith('dagster._core.storage.') and m.endswith('.sqlite')))\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "DAGSTER_HOME": str(tmp_path), "HOME": str(tmp_path)}
+    env |= {"EDGAR_EVAL_DATA": str(tmp_path / "data"), "EDGAR_EVAL_REPORTS": str(tmp_path / "reports")}
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    loaded = result.stdout.strip().splitlines()[-1]
+    for storage in ("runs", "event_log", "schedules"):
+        assert f"dagster._core.storage.{storage}.sqlite" in loaded, loaded

@@ -20,6 +20,9 @@ from edgar_eval_tests.conftest import DEI_HIDDEN, dei_cover, xhtml
         ("three", "ixt-sec:numwordsen", 3.0),
         ("twenty-one", "ixt-sec:numwordsen", 21.0),
         ("no", "ixt-sec:numwordsen", 0.0),
+        ("None", "ixt-sec:numwordsen", 0.0),
+        ("nil", "ixt-sec:numwordsen", 0.0),
+        ("Nil", "ixt-sec:numwordsen", 0.0),
         ("42", None, 42.0),
     ],
 )
@@ -217,3 +220,22 @@ def test_a_long_dropped_fact_keeps_only_the_start_of_what_it_shows():
 
 def test_the_demo_corpus_drops_no_fact(demo_parsed):
     assert {path: parsed.rejected_facts for path, parsed in demo_parsed.items() if parsed.rejected_facts} == {}
+
+
+def test_a_fact_displayed_as_nil_is_read_as_zero_only_where_its_transformation_reads_words():
+    """Issue 60: facts shown as the word "nil" under ixt-sec:numwordsen were dropped as unreadable; the SEC's
+    transformation reads "no", "none" and "nil" as zero. The same word under a digits format is still refused."""
+    body = dei_cover("10-K") + (
+        "<p>Shares repurchased: "
+        + _fact("us-gaap:StockRepurchasedDuringPeriodShares", "f-nil", "nil", fmt="ixt-sec:numwordsen")
+        + ".</p><p>Dividends declared: "
+        + _fact("us-gaap:CommonStockDividendsPerShareDeclared", "f-none", "None", fmt="ixt-sec:numwordsen")
+        + ".</p><p>Segments: "
+        + _fact("us-gaap:NumberOfOperatingSegments", "f-digits", "nil", fmt="ixt:num-dot-decimal")
+        + ".</p>"
+    )
+    parsed = parse_filing(xhtml(body, hidden=DEI_HIDDEN))
+    values = {f.concept: f.value for f in parsed.facts}
+    assert values["us-gaap:StockRepurchasedDuringPeriodShares"] == 0.0
+    assert values["us-gaap:CommonStockDividendsPerShareDeclared"] == 0.0
+    assert [r.fact_id for r in parsed.rejected_facts] == ["f-digits"]

@@ -8,10 +8,10 @@ import re
 from collections.abc import Iterable
 
 import dagster as dg
-from dagster._core.storage.tags import PARTITION_NAME_TAG  # private: the tag naming a run's partition
 from dagster_shared.error import SerializableErrorInfo
 
 from edgar_eval.defs.jobs import CORPUS_JOB
+from edgar_eval.defs.run_tags import PARTITION_TAG
 
 # What the clients of the services a run depends on raise when they cannot connect to them, and how to name each.
 _SERVICES_DOWN = (
@@ -99,7 +99,7 @@ def failure_cause(events: Iterable[dg.DagsterEvent]) -> str:
 def last_corpus_failure(instance: dg.DagsterInstance, partition: str) -> str | None:
     """Why the latest corpus run of a filing failed, if its latest run failed; None otherwise (never run, succeeded,
     canceled, or still running)."""
-    runs = instance.get_runs(filters=dg.RunsFilter(job_name=CORPUS_JOB, tags={PARTITION_NAME_TAG: partition}), limit=1)
+    runs = instance.get_runs(filters=dg.RunsFilter(job_name=CORPUS_JOB, tags={PARTITION_TAG: partition}), limit=1)
     if not runs or runs[0].status != dg.DagsterRunStatus.FAILURE:
         return None
     records = instance.all_logs(runs[0].run_id)

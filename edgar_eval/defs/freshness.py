@@ -35,13 +35,13 @@ from pathlib import Path
 from typing import Iterable, Mapping, NamedTuple
 
 import dagster as dg
-from dagster._core.definitions.data_version import DATA_VERSION_TAG  # private: a materialisation's version tag
 
 from edgar_eval.adapters.local_corpus import partition_key, read_manifest
 from edgar_eval.adapters.parquet_store import location, table_problem
 from edgar_eval.defs.code_versions import installed_packages
 from edgar_eval.defs.history_queries import chunks
 from edgar_eval.defs.report.assets import code_version
+from edgar_eval.defs.run_tags import DATA_VERSION_TAG
 from edgar_eval.defs.settings import MODEL_GENERATORS, EmbedderResource, EvalSettings, GeneratorResource
 from edgar_eval.defs.shards import MANIFEST, SHARDS
 from edgar_eval.defs.source_files import SOURCE_FILES, TAPE_FILES

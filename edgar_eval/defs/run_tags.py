@@ -25,6 +25,12 @@ SETTINGS_TAG = "edgar-eval/settings"
 SYSTEM_TAGS = {"corpus": CORPUS_TAG, "generator": GENERATOR_TAG, "settings": SETTINGS_TAG}
 # Set on a run that Ctrl-C stopped (runner.CancelOnInterrupt): the step it stopped, if one was going.
 STOPPED_TAG = "edgar-eval/stopped"
+# Dagster's own tags, named by the strings its storage holds: the tag naming a run's partition, and the one carrying an
+# observation's or a materialisation's data version. The strings are part of every instance's stored history (the
+# UI's run filters and Dagster's staleness read them), so they are as stable as the storage's schema; the modules that
+# define them in Dagster are private and move between releases. test_dagster_tags pins them to Dagster's values.
+PARTITION_TAG = "dagster/partition"
+DATA_VERSION_TAG = "dagster/data_version"
 
 
 def launch_tags(run_id: str) -> dict[str, str]:

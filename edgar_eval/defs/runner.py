@@ -30,7 +30,6 @@ from dagster._core.remote_origin import (  # private: the origin a run record ne
     RemoteJobOrigin,
     RemoteRepositoryOrigin,
 )
-from dagster._core.storage.tags import PARTITION_NAME_TAG  # private: the tag naming a run's partition
 from dagster._core.types.loadable_target_origin import (  # private: where a run process loads the code from
     LoadableTargetOrigin,
 )
@@ -40,7 +39,7 @@ from edgar_eval.defs.corpus.partitions import sync_filings
 from edgar_eval.defs.failures import failure_cause
 from edgar_eval.defs.freshness import INPUTS_TAG, CurrentWork
 from edgar_eval.defs.jobs import CODE_LOCATION, CORPUS_JOB, DEFINITIONS_ATTRIBUTE, DEFINITIONS_MODULE, EVALUATION_JOB
-from edgar_eval.defs.run_tags import CORPUS_TAG, HOST_TAG, PID_TAG, STOPPED_TAG, gone, launch_tags
+from edgar_eval.defs.run_tags import CORPUS_TAG, HOST_TAG, PARTITION_TAG, PID_TAG, STOPPED_TAG, gone, launch_tags
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.defs.shards import EVALUATION_RUN_TAGS
 from edgar_eval.defs.source_files import observe_source_files
@@ -272,7 +271,7 @@ class CodeLocationLauncher:
                 **launch_tags(run_id),
                 CORPUS_TAG: self.corpus_name,
                 **(tags or {}),
-                **({PARTITION_NAME_TAG: partition_key} if partition_key else {}),
+                **({PARTITION_TAG: partition_key} if partition_key else {}),
             },
             job_code_origin=job.get_python_origin(),
             remote_job_origin=RemoteJobOrigin(

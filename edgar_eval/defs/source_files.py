@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
-from dagster._core.definitions.data_version import DATA_VERSION_TAG  # private: an observation's data version tag
 
+from edgar_eval.defs.run_tags import DATA_VERSION_TAG
 from edgar_eval.defs.settings import EvalSettings, project_home
 from edgar_eval.domain.routes import NO_POLICY, AccessPolicy, PolicyError
 
@@ -159,7 +159,7 @@ def source_file_changes(instance: dg.DagsterInstance, settings: EvalSettings) ->
         version = files_version(files)
         record = instance.get_latest_data_version_record(source.key, is_source=True)
         observed = record.asset_observation if record is not None else None
-        if observed is not None and observed.tags.get(DATA_VERSION_TAG) == version:
+        if observed is not None and observed.data_version == version:
             continue
         changed.append(
             dg.AssetObservation(source.key, tags={DATA_VERSION_TAG: version}, metadata={"files": len(files)})

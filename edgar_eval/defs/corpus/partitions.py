@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
-from dagster._core.definitions.data_version import DATA_VERSION_TAG  # private: an observation's data version tag
 
 from edgar_eval.adapters.corpus_pins import Document, check_pins, read_documents, stray_demo_documents
 from edgar_eval.adapters.local_corpus import list_filings, write_demo_corpus
 from edgar_eval.defs.history_queries import chunks
+from edgar_eval.defs.run_tags import DATA_VERSION_TAG
 from edgar_eval.defs.settings import CORPUS_DIR_ENV, DEMO_CORPUS_ENV, EvalSettings
 from edgar_eval.defs.source_files import source_file_changes
 

@@ -19,9 +19,9 @@ import subprocess
 from collections.abc import Mapping
 
 import dagster as dg
-from dagster._core.definitions.data_version import DATA_VERSION_TAG  # private: a materialisation's data version tag
 
 from edgar_eval.adapters.parquet_store import Location, is_local
+from edgar_eval.defs.run_tags import DATA_VERSION_TAG
 from edgar_eval.defs.settings import CORPUS_NAME_ENV, EvalSettings
 from edgar_eval.evaluation.run_comparison import RECEIPT_FILE
 

@@ -207,16 +207,14 @@ def _slices(
         measured = shard_scopes(shard, scopes)
         if not measured:
             return {}
-        questions = shard_questions(golden, shard)
+        # the corpus shard measures the corpus scope's sample alone
+        questions = shard_questions(golden, shard, only=sample if shard == CORPUS_SHARD else None)
         index, texts = versions()
         own = {
             "golden_questions": questions,
             **{name: _rows_in(_rows_of(table, questions), measured) for name, table in tables.items()},
         }
         if shard == CORPUS_SHARD:  # every question of the sample searches every company's filings
-            if sample is not None:
-                own["golden_questions"] = cast(pd.DataFrame, questions[questions.question_id.isin(sample)])
-                own.update({name: _rows_of(frame, own["golden_questions"]) for name, frame in own.items()})
             own["search_index"] = pd.DataFrame({"version": [json.dumps(index, sort_keys=True)]})
             if filing_text is not None:
                 own["filing_text"] = pd.DataFrame({"version": [json.dumps(texts, sort_keys=True)]})
