@@ -12,6 +12,7 @@ from typing import cast
 
 import pandas as pd
 
+from edgar_eval.answering.tuned_filings import TUNED_FILINGS
 from edgar_eval.evaluation.search_scopes import corpus_scope_sample
 from edgar_eval.report.experiment_tables import false_answers_by_kind_table
 from edgar_eval.report.html import render_html
@@ -388,6 +389,7 @@ def test_summary_figures_are_the_detail_tables_figures():
     )
     generations = pd.DataFrame({"generator_id": ["table-reader/1"]})
     inputs = _inputs(
+        filings=pd.DataFrame({"sha256": sorted(TUNED_FILINGS["demo"])}),  # the demo's own filings: in-sample
         release=checks,
         false_answers_by_kind=rates,
         comparisons=comparisons,

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 
-from edgar_eval.answering.answerer import tuned_on
 from edgar_eval.report.corpus_tables import corpus_table
 from edgar_eval.report.experiment_tables import (
     TIMINGS_NOTE,
@@ -24,7 +23,7 @@ from edgar_eval.report.markdown import (
     md_cell,
     render_report,
 )
-from edgar_eval.report.reader_tables import _in_sample, readers_table, wrong_answers_table
+from edgar_eval.report.reader_tables import _in_sample, readers_table, tuned_extent, wrong_answers_table
 from edgar_eval.report.readme import PRIMARY
 from edgar_eval.report.release_tables import fixture_tables, receipts_table, release_table, routes_table
 from edgar_eval.report.retrieval_tables import (
@@ -97,8 +96,8 @@ def build_report(inputs: ReportInputs) -> RenderedReport:
     if in_sample:
         preface.append(
             f"- In-sample: the arms read {', '.join(f'`{md_cell(g)}`' for g in in_sample)}, whose rules were tuned on "
-            f"this corpus ({', '.join(tuned_on(in_sample[0]))}): every answering figure below (readers, routes, arms, "
-            "gates, statistics) is in-sample, and says little of filings the reader was not tuned on."
+            f"{tuned_extent(inputs, in_sample[0])}: every answering figure below (readers, routes, arms, "
+            "gates, statistics) is in-sample there, and says little of filings the reader was not tuned on."
         )
     if left_out:
         preface.append(

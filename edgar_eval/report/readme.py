@@ -62,7 +62,7 @@ def readme_figures(reports: dict[str, str]) -> str:
         lines.append(
             f"| `reports/{corpus}/report.md` | {sum(kinds.values())} ({kinds.get('answerable', 0)}) | {retrieval} "
             f"| {chance['30']} / {chance['50']} | {reader['right']} ({reader['reader'].split(' ')[0]}"
-            f"{', in-sample' if '(in-sample)' in reader['reader'] else ''}) "
+            f"{', in-sample' if '(in-sample' in reader['reader'] else ''}) "
             f"| {absent['A']} / {absent['E']} | {PRIMARY}: {primary} | "
             f"{funnel['accepted']} / {funnel['proposed']} |"
         )

@@ -26,7 +26,7 @@ from edgar_eval.report.experiment_tables import (
 )
 from edgar_eval.report.inputs import ReportInputs
 from edgar_eval.report.markdown import Provenance, ReportTable, _share_cell, interval, md_cell, percent
-from edgar_eval.report.reader_tables import _in_sample, _reader_documents, _reader_labels
+from edgar_eval.report.reader_tables import _in_sample, _reader_documents, _reader_labels, tuned_extent
 from edgar_eval.report.readme import PRIMARY
 from edgar_eval.report.release_tables import release_title
 from edgar_eval.retrieval.scope import COMPANY_YEAR
@@ -217,9 +217,9 @@ def summary_table(inputs: ReportInputs, tables: list[ReportTable]) -> ReportTabl
     if in_sample:
         cannot.insert(
             0,
-            f"- In-sample: the arms read {', '.join(f'`{md_cell(g)}`' for g in in_sample)}, tuned on this corpus: "
-            "the reader accuracy, the primary endpoint and the hypotheses above say little of filings the reader was "
-            "not tuned on.",
+            f"- In-sample: the arms read {', '.join(f'`{md_cell(g)}`' for g in in_sample)}, tuned on "
+            f"{tuned_extent(inputs, in_sample[0])}: the reader accuracy, the primary endpoint and the hypotheses above "
+            "say little of filings the reader was not tuned on.",
         )
     companies = _companies(comparisons)
     if companies is not None and companies < CLUSTER_WARNING_BELOW:
