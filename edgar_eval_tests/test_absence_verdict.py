@@ -284,3 +284,54 @@ def test_an_item_called_not_significant_later_in_its_sentence_answers_the_questi
     sentence = "Short-term and variable lease expenses for fiscal years 2025, 2024 and 2023 were not significant."
     verdict = _verdict("us-gaap:VariableLeaseCost", sentence)
     assert verdict.outcome == PRINTED and verdict.rule == rule.PRINTED_NONE
+
+
+REPURCHASES = "us-gaap:PaymentsForRepurchaseOfCommonStock"
+
+
+def test_a_zero_stated_in_words_is_not_asked_as_absent():
+    """Issue 60: filings that say in words the amount was zero ("did not repurchase any shares during fiscal 2025")
+    answer the question, with zero: it is not asked as not reported, and a person decides (the words may deny less
+    than the line item: repurchases under one program). Said of another year, or with a modal ("may not
+    repurchase"), it denies nothing of the asked year."""
+    stated = [
+        "The Company did not repurchase any shares of its common stock during fiscal 2025.",
+        "The Company did not repurchase any shares of its common stock.",
+        "No shares were repurchased under the program in 2025.",
+        "There were no repurchases of common stock during the fiscal year ended June 30, 2025.",
+        "The Company has never repurchased shares of its common stock.",
+    ]
+    for sentence in stated:
+        verdict = _verdict(REPURCHASES, INCOME_STATEMENT + sentence + "\n")
+        assert (verdict.outcome, verdict.rule) == (REVIEW, rule.NIL_NEARBY), sentence
+    for sentence in (
+        "The Company did not repurchase any shares of its common stock during fiscal 2023.",
+        "We may not repurchase shares of our common stock in 2025 if conditions change.",
+    ):
+        assert _verdict(REPURCHASES, INCOME_STATEMENT + sentence + "\n").outcome == ABSENT, sentence
+
+
+def test_a_name_a_sentence_gives_a_tagged_figure_is_learned_like_a_row_label():
+    """Issue 60: names are learned from other companies' tagged sentences too ("Capital spending was $412 million"),
+    two words or more, never across another figure, and never from the company asked about."""
+    text = "In fiscal 2025, capital spending was $412 million."
+    assert rule.sentence_name_at(text, text.index("$")) == "capital spending"
+    text = "Amortization of intangible assets was $88 million."
+    assert rule.sentence_name_at(text, text.index("$")) == "Amortization of intangible assets"
+    text = "Sales rose 4% and capital spending was $412 million."
+    assert rule.sentence_name_at(text, text.index("$")) == ""  # a figure before it: not the sentence's first
+    text = "Charges were $5 million."
+    assert rule.sentence_name_at(text, text.index("$")) == ""  # one word names too much
+    texts = {
+        f"{c}-10k": f"Net sales grew.\nIn fiscal 2025, capital spending was $4{k}2 million.\n"
+        for k, c in enumerate("abc")
+    }
+    facts = [(f"{c}-10k", CAPEX, texts[f"{c}-10k"].index("$") + 1) for c in "abc"]
+    names = PrintedNames.read(facts, texts, {f"{c}-10k": c for c in "abc"})
+    learned = [name for name in names.names(CAPEX, "a") if name.words == "capital spending"]
+    assert [name.companies for name in learned] == [2]  # b and c print it; a, the company asked, is left out
+    two_print = PrintedNames.read(facts[:2], texts, {f"{c}-10k": c for c in "abc"})
+    assert "capital spending" not in [name.words for name in two_print.names(CAPEX, "a")]  # b alone: no consensus
+    spending = INCOME_STATEMENT + "Capital spending was $512 million in fiscal 2025.\n"
+    assert _verdict(CAPEX, spending, names=learned).outcome == PRINTED
+    assert _verdict(CAPEX, spending).outcome == ABSENT  # without what the other companies print: nothing names it

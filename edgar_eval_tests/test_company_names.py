@@ -103,3 +103,25 @@ def test_the_route_gate_uses_the_resolver_and_the_relevance_features_do_not():
     # so a name the resolver knows in other words is the feature's miss, which the per-kind AUROC reports
     spelled_out = ["INTERNATIONAL BUSINESS MACHINES CORPORATION revenue 2024 | 62,753 |"]
     assert relevance_features("What was IBM's revenue in 2024?", spelled_out, [0.8])["name_present"] == 0.0
+
+
+@pytest.mark.parametrize(
+    "registrant, written",
+    [
+        ("MERCK & CO., INC.", "Merck & Co."),  # was "Merck &": cut at the ampersand
+        ("AT&T INC.", "AT&T"),  # was "At&t"
+        ("3M CO", "3M"),  # was "3m"
+        ("CLEVELAND-CLIFFS INC.", "Cleveland-Cliffs"),  # was "Cleveland-cliffs"
+        ("BRISTOL-MYERS SQUIBB COMPANY", "Bristol-Myers Squibb"),
+        ("COSTCO WHOLESALE CORP /NEW", "Costco Wholesale"),  # EDGAR's successor mark
+        ("PROGRESSIVE CORP/OH/", "Progressive"),  # EDGAR's state mark
+        ("WALT DISNEY CO/", "Walt Disney"),
+        ("McDONALD\u2019S CORPORATION", "McDonald\u2019s"),
+        ("BANK OF AMERICA CORP /DE/", "Bank of America"),
+        ("PROCTER & GAMBLE CO", "Procter & Gamble"),
+        ("Merck & Co., Inc.", "Merck & Co."),
+    ],
+)
+def test_a_name_filed_in_capitals_is_written_as_the_company_writes_it(registrant, written):
+    """Issue 60: questions named "Merck &", "At&t", "3m" and "Cleveland-cliffs"."""
+    assert display_name(registrant) == written

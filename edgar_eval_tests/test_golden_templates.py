@@ -261,3 +261,17 @@ def test_a_persons_verdict_admits_or_rejects_a_queued_absence_only_for_the_case_
     rejected = build_golden_questions(*golden_inputs, seed=7, absence_reviews=answered)
     assert first.question_id not in set(rejected.questions.question_id)
     assert "reviewed_answered" in set(rejected.rejections.rule)
+
+
+def test_an_absent_concept_is_asked_once_per_search_scope(demo_build):
+    """Issue 60: where a 10-K and a 10-Q of one fiscal year search the same filings, the same absent concept was asked
+    once per filing (107 distinct of 133 on filings nobody tuned on). Now once per scope: a later filing of the scope
+    draws another concept, and the repeat is recorded with its rule."""
+    absent = demo_build.questions[demo_build.questions.kind == "absent_concept"]
+    scopes = absent.scope_filing_ids.map(lambda ids: tuple(sorted(ids)))
+    repeated = absent.assign(scope=scopes).groupby(["scope", "concept"]).size()
+    assert (repeated == 1).all(), repeated[repeated > 1]
+    assert (scopes.map(len) > 1).any(), "no scope of the demo holds two filings: the rule would go untested"
+    rejections = demo_build.rejections
+    asked_twice = rejections[rejections.rule == fairness.ASKED_IN_SCOPE]
+    assert len(asked_twice) and asked_twice.detail.str.startswith("asked of ").all()

@@ -279,3 +279,34 @@ def test_a_segment_row_printed_again_with_another_figure_is_a_second_fair_answer
     scope = [ScopeText("f0", income + "\n" + subscriptions)]
     assert [r.figures[0] for r in rows_named(scope, "Product", {2025}, "39,253")] == ["14,078"]
     assert rows_named(scope, "Services", {2025}, "14,550") == []
+
+
+def test_a_per_share_figure_or_a_rate_is_never_derived_by_subtraction():
+    """Issue 60: a half-year diluted EPS made by subtracting the six months' EPS from the year's is not the half's (the
+    average share counts differ); nor is a rate's. Amounts and counts still subtract."""
+    for unit, printed, value, half in (("USD/shares", "6.11", 6.11, 2.88), ("pure", "21.5", 0.215, 0.19)):
+        year = {**FY, "unit": unit, "gold_value": value, "printed": printed, "scale": 0}
+        part = {**HALF, "unit": unit, "gold_value": half, "printed": str(half), "scale": 0}
+        rejected, reject = _collect()
+        assert two.granularity([year, part], _Corpus(), reject, printed_answer) == []
+        assert [row[5] for row in rejected] == [two.NOT_ADDITIVE], unit
+    rejected, reject = _collect()
+    assert len(two.granularity([FY, HALF], _Corpus(), reject, printed_answer)) == 1 and not rejected
+
+
+def test_two_companies_lines_are_compared_only_where_they_hold_the_same_things():
+    """Issue 60: one company's "total long-term debt, excluding finance leases" is not the other's total debt, which
+    says nothing of them (or holds them); two lines that say the same, or nothing, are compared."""
+    acme = {**FY, "gold_quote": "| Total long-term debt, excluding finance leases | 60,922 |"}
+    bolt = _side("bolt-10k", "2", "Bolt", "FY", "2025-01-01", "2025-12-31", 70_000e6, "70,000")
+    for quote in ("| Total debt | 70,000 |", "| Total debt, including finance leases | 70,000 |"):
+        rejected, reject = _collect()
+        assert two.cross_company([acme, {**bolt, "gold_quote": quote}], _Corpus(), reject, seed=7) == []
+        assert [row[5] for row in rejected] == [two.NOT_THE_SAME_SCOPE], quote
+    same = {**bolt, "gold_quote": "| Long-term debt, excluding finance leases | 70,000 |"}
+    rejected, reject = _collect()
+    assert len(two.cross_company([acme, same], _Corpus(), reject, seed=7)) == 1 and not rejected
+    assert two.scope_words("| Total debt (including current portion) | 1 |") == {
+        ("with", "current"),
+        ("with", "portion"),
+    }

@@ -52,16 +52,44 @@ def registrant_text(name: str) -> str:
     return re.sub(r"\s+", " ", html.unescape(html.unescape(name))).strip()
 
 
+# EDGAR's marks after a registrant's name: the state of incorporation or a successor ("CORP /DE/", "CORP/OH/",
+# "CO/", "CORP /NEW"), not part of anything a person writes.
+_EDGAR_MARK = re.compile(r"\s*/(?:[A-Z]{2,3}|NEW)?/?\s*$", re.I)
+_COMPANY_SUFFIX = re.compile(r",?\s+(?:inc|incorporated|corp|corporation|ltd|limited|plc|llc)\.?$", re.I)
+_LOWER_IN_NAMES = frozenset({"of", "and", "the", "for", "de"})  # "Bank of America", kept lower inside a name
+
+
+def _name_word(word: str, first: bool) -> str:
+    """An all-capitals word of a name as a person writes it: an initialism kept ("IBM", "RTX", "AT&T", "3M"), a
+    hyphenated name capitalised part by part ("Bristol-Myers"), "Mc" names as such ("McDonald's")."""
+    letters = word.replace("&", "").replace(".", "")
+    if any(c.isdigit() for c in word) or ("&" in word and all(len(part) <= 3 for part in word.split("&"))):
+        return word  # "3M", "AT&T", "S&P"
+    if len(letters) <= 3 and letters.isalpha() and letters not in {"CO", "THE"} and word.lower() not in _LOWER_IN_NAMES:
+        return word
+    if not first and word.lower() in _LOWER_IN_NAMES:
+        return word.lower()
+    if re.fullmatch(r"MC[A-Z].*", word, re.I):
+        return "Mc" + word[2:].capitalize()
+    return "-".join(part.capitalize() for part in word.split("-"))
+
+
 def display_name(registrant: str) -> str:
-    """The name a person would type (module doc)."""
+    """The name a person would type (module doc): the registrant name less EDGAR's marks and the legal suffixes, a
+    name filed in capitals written in the case the company writes itself ("MERCK & CO., INC." -> "Merck & Co.", "AT&T
+    INC." -> "AT&T", "CLEVELAND-CLIFFS INC." -> "Cleveland-Cliffs"): never cut at "&", never case-folded inside a
+    word it keeps."""
     raw = registrant_text(registrant)
-    name = re.sub(r"^the\s+", "", _LEGAL_SUFFIX.sub("", raw).strip(" ,"), flags=re.I)
-    if name.isupper():
-        name = " ".join(
-            w if len(w) <= 3 and w.replace("&", "").isalpha() and w not in {"CO", "THE"} else w.capitalize()
-            for w in name.split()
-        )
-    return name or raw
+    unmarked = _EDGAR_MARK.sub("", raw)
+    name = _LEGAL_SUFFIX.sub("", unmarked).strip(" ,")
+    if re.search(r"(?:&|\band)$", name, re.I):  # "Merck & Co.": its "Co." is part of the name, not a suffix
+        name = _COMPANY_SUFFIX.sub("", unmarked).strip(" ,")
+    name = re.sub(r"^the\s+", "", name, flags=re.I)
+    words = name.split()
+    filed_in_capitals = [w for w in words if any(c.isalpha() for c in w)]
+    if filed_in_capitals and all(w.upper() == w or re.fullmatch(r"Mc[A-Z\W]+", w) for w in filed_in_capitals):
+        name = " ".join(_name_word(w, k == 0) for k, w in enumerate(words))
+    return re.sub(r"& Co$", "& Co.", name) or raw
 
 
 def _variants(name: str) -> set[str]:

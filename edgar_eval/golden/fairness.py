@@ -47,6 +47,9 @@ STATEMENTS_ELSEWHERE = "statements_elsewhere"  # a 10-K of the scope incorporate
 CANNOT_BE_ABSENT = "cannot_be_shown_absent"  # a total or computed figure, or a concept with no distinctive words
 # an absent-concept question worded like a line item the scope does report (another tag, one label)
 LABEL_REPORTED = "label_reported"
+# an absent concept already asked of another filing whose question searches the same filings (a 10-K and a 10-Q of one
+# fiscal year): the same absence, asked twice
+ASKED_IN_SCOPE = "asked_of_another_filing_of_its_scope"
 AWAITING_REVIEW = "awaiting_review"  # the words leave it open and no verdict of a person's is on file
 REVIEWED_ANSWERED = "reviewed_answered"  # a person read the passages: the filing answers it
 # the figure's row joins the line item with another ("Retained earnings and additional paid-in capital")
@@ -86,6 +89,7 @@ RULES = (
     STATEMENTS_ELSEWHERE,
     CANNOT_BE_ABSENT,
     LABEL_REPORTED,
+    ASKED_IN_SCOPE,
     FAMILY_TAGGED,
     PRINTED_ROW,
     HEADING_OVER_COMPONENTS,

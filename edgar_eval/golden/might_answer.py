@@ -497,6 +497,38 @@ def row_label_at(text: str, offset: int) -> str:
     return row_label(line) if line.startswith("|") else ""
 
 
+# Between a sentence's name of an item and its figure: "Capital spending was $", "restructuring charges of $",
+# "advertising costs totaled approximately $".
+_LEAD_IN = frozenset(
+    "was were is are totaled totaling totalled amounted amounting to of approximately about nearly roughly by at in "
+    "for the a an and our its their we recognized recorded incurred".split()
+)
+_SENTENCE_NAME_WORDS = 5  # at most: a name, not a clause
+_NAME_JOINS = frozenset({"of", "and"})  # inside a name ("amortization of intangible assets"), not before it
+
+
+def sentence_name_at(text: str, offset: int) -> str:
+    """The name a sentence gives the figure at `offset` when it is the sentence's first figure: the words just before
+    it in its clause, less the lead-in ("In fiscal 2025, capital spending was $" -> "capital spending"), two to
+    _SENTENCE_NAME_WORDS words; "" where the figure follows another in its sentence or nothing names it."""
+    start = max(text.rfind(". ", 0, offset), text.rfind("\n", 0, offset), text.rfind("; ", 0, offset)) + 1
+    lead = text[start:offset]
+    if _FIGURE.search(_YEAR.sub("", lead).replace("$", "")):  # a year is not a figure; any other is
+        return ""
+    lead = lead.rsplit(",", 1)[-1]  # "In fiscal 2025, capital spending was $": the clause holding the figure
+    words = re.findall(r"[A-Za-z][A-Za-z'\-]*", lead)
+    while words and words[-1].lower() in _LEAD_IN:
+        words.pop()
+    name: list[str] = []
+    while words and len(name) < _SENTENCE_NAME_WORDS:
+        word = words[-1].lower()
+        joins = word in _NAME_JOINS and len(words) > 1 and words[-2].lower() not in _LEAD_IN and name
+        if word in _LEAD_IN and not joins:
+            break
+        name.insert(0, words.pop())
+    return " ".join(name) if len(name) > 1 else ""  # one word ("charges", "plans") names too much
+
+
 def _normal(label: str) -> str:
     label = re.sub(r"\s*\(\d\)|\s*\([a-z]\)$", "", label)  # footnote marks
     return " ".join(label.lower().replace("\u2019", "'").split()).rstrip(":").strip()
@@ -517,12 +549,14 @@ class PrintedNames:
 
     @classmethod
     def read(cls, facts: Iterable[tuple[str, str, int]], texts: Mapping[str, str], cik_of: Mapping[str, str]):
-        """`facts`: (filing_id, concept, offset) of undimensioned numeric facts; `texts`: filing_id -> text."""
+        """`facts`: (filing_id, concept, offset) of undimensioned numeric facts; `texts`: filing_id -> text. A fact in
+        a table row gives its row's label; a fact in a sentence the words that name it there (`sentence_name_at`)."""
         labels: dict[str, dict[str, set[str]]] = {}
         for filing_id, concept, offset in facts:
             if concept not in CONCEPT_LABELS or filing_id not in texts:
                 continue
-            label = _normal(row_label_at(texts[filing_id], int(offset)))
+            text = texts[filing_id]
+            label = _normal(row_label_at(text, int(offset)) or sentence_name_at(text, int(offset)))
             if label and not _YEAR.fullmatch(label):
                 labels.setdefault(concept, {}).setdefault(label, set()).add(cik_of[filing_id])
         row_stems: dict[str, Counter[str]] = {}
@@ -630,11 +664,16 @@ _NIL_VERBS = frozenset(
 )
 
 
+# What a filing says a thing did not happen with: "did not repurchase", "has never paid", "were not declared".
+_NIL_AUXILIARIES = frozenset("did does do has have had was were is are".split())
+
+
 def nil_before(sentence: str, stem: str) -> bool:
     """A word of the item denied in the sentence: "no", "zero" or "nil" at most _NIL_REACH words before it ("we had no
-    outstanding debt balances"), "not ... any" before it ("did not have any borrowings"), or "not" or "never" with a
-    verb of having, making, recording or paying ("did not make matching contributions"). Another verb's "not" ("we may
-    not market") denies nothing of a figure."""
+    outstanding debt balances"), "not ... any" before it ("did not have any borrowings"), "not" or "never" with a
+    verb of having, making, recording or paying ("did not make matching contributions"), or the item's own word as the
+    verb a past or present "not" denies ("the Company did not repurchase any shares", "has never declared"). Another
+    verb's "not" ("we may not market"), or a modal's ("we may not repurchase"), denies nothing of a figure."""
     tokens = [re.sub(r"[^a-z]", "", m.group(0).lower()) for m in _TOKEN.finditer(sentence)]
     stemmed = _stemmer().stemWords(tokens)
     for k, word in enumerate(stemmed):
@@ -645,6 +684,8 @@ def nil_before(sentence: str, stem: str) -> bool:
             return True
         wider = tokens[max(0, k - _NIL_REACH - 3) : k]
         if {"not", "never"} & set(wider) and ("any" in before or _NIL_VERBS & set(wider)):
+            return True
+        if k >= 2 and tokens[k - 1] in ("not", "never") and tokens[k - 2] in _NIL_AUXILIARIES:
             return True
     return False
 

@@ -7,7 +7,9 @@ their filing's own period, passing the fairness rules), each with its evidence i
 
 * `granularity` (D4): the second half or the fourth quarter of a fiscal year, one subtraction: the 10-K's fiscal-year
   figure less a 10-Q's six- or nine-month figure of the same year. Kept only where the 10-K neither tags a period
-  ending at its year end shorter than the year nor prints the difference: otherwise one document answers it.
+  ending at its year end shorter than the year nor prints the difference: otherwise one document answers it. Never
+  of a per-share figure or a rate: a year's earnings per share less six months' is not the second half's (the
+  average share counts differ), so those are not asked.
 * `restatement` (D7): a figure as first reported and as reported now, where a later filing tags the same concept and
   period with another value (a restatement, a stock split, a revised estimate). The later filing supersedes; a ratio
   of a whole number on a per-share or share figure is said to be consistent with a stock split. Not asked where the
@@ -17,7 +19,9 @@ their filing's own period, passing the fairness rules), each with its evidence i
   it), with the direction of the change; each figure printed in a row or sentence that names the item (not a
   schedule's bare "Total"), and one read from a sentence not beside another sentence of the item's words with
   another amount for its year (two fair answers).
-* `cross_company`: which of two companies reported more of one line item for one fiscal year, and both figures.
+* `cross_company`: which of two companies reported more of one line item for one fiscal year, and both figures; not
+  asked where one company's line says it includes or excludes what the other's does not (`scope_words`: "excluding
+  finance leases" against a line that says nothing of them).
 
 Every figure a question's answer must state is in `gold_figures` (value, the answer as printed, its role, whether it
 is required, its filing, page and quote): the judge (evaluation.judge.judge_figures) reads them, and `gold_direction`
@@ -29,12 +33,13 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from edgar_eval.corpus.figure_match import values_differ
-from edgar_eval.golden.might_answer import ScopeText, names_its_figure, rival_sentences, rows_naming
+from edgar_eval.golden.might_answer import ScopeText, names_its_figure, rival_sentences, rows_naming, stems
 
 GRANULARITY = "granularity"
 RESTATEMENT = "restatement"
@@ -46,8 +51,10 @@ PER_COMPANY = 8  # questions of one two-document kind per company (a pair of com
 # Why a pair is not asked (golden_rejections rules, under the kind):
 ONE_DOCUMENT_SUFFICES = "one_document_suffices"  # one filing prints both figures or the derived one
 NO_CHANGE = "no_change"  # the two figures are equal: no direction to state
+NOT_THE_SAME_SCOPE = "not_the_same_scope"  # one company's line includes or excludes what the other's does not
 DERIVED_TOO_SMALL = "derived_figure_too_small"  # the difference has under three significant digits, or is not positive
 NOT_COMPARABLE = "not_comparable"  # two figures of different units or of opposite signs
+NOT_ADDITIVE = "not_additive"  # a per-share figure or a rate: a part of a year is not the year less the months
 QUOTA_TWO_DOCUMENT = "quota_two_document"  # over PER_COMPANY for a company
 NOT_THE_SAME_LINE = "not_the_same_line"  # a restatement's two figures are not printed in rows of one name
 FIRST_PRINTS_LATER = "first_prints_later_figure"  # the first filing prints the later figure too: two lines, no revision
@@ -56,8 +63,10 @@ FIGURE_NOT_NAMED = "figure_not_named"  # the row or sentence printing a figure d
 TWO_DOCUMENT_RULES = (
     ONE_DOCUMENT_SUFFICES,
     NO_CHANGE,
+    NOT_THE_SAME_SCOPE,
     DERIVED_TOO_SMALL,
     NOT_COMPARABLE,
+    NOT_ADDITIVE,
     NOT_THE_SAME_LINE,
     FIRST_PRINTS_LATER,
     RIVAL_SENTENCE,
@@ -177,6 +186,12 @@ def _derived_printed(fy: dict, part: dict, value: float) -> str | None:
     return _plain(abs(value) / 10.0 ** fy["scale"], decimals)
 
 
+def _additive(unit: str | None) -> bool:
+    """Does a year's figure less its first months' give the rest of the year? Not for a per-share figure (the
+    periods' average share counts differ) nor a rate or ratio ("pure"): only for amounts and counts."""
+    return "/" not in str(unit or "") and str(unit or "") != "pure"
+
+
 def _significant_digits(printed: str) -> int:
     digits = printed.replace(",", "").replace(".", "").lstrip("0")
     return len(digits.rstrip("0")) if digits else 0
@@ -206,6 +221,9 @@ def granularity(fair: list[dict], corpus: Corpus, reject: Callable[..., None], a
         where = (GRANULARITY, fy["source_filing_id"], fy["cik"], fy["concept"], fy["period_key"])
         if fy["unit"] != part["unit"] or fy["gold_value"] < 0 or part["gold_value"] < 0:
             reject(*where, NOT_COMPARABLE, f"{fy['gold_answer']} and {part['gold_answer']}")
+            continue
+        if not _additive(fy["unit"]):
+            reject(*where, NOT_ADDITIVE, f"{fy['gold_answer']} less {part['gold_answer']} ({fy['unit']})")
             continue
         shown = _derived_printed(fy, part, value)
         if shown is None or value <= 0 or _significant_digits(shown) < 3:
@@ -355,6 +373,10 @@ def cross_company(fair: list[dict], corpus: Corpus, reject: Callable[..., None],
             if not values_differ(float(first["gold_value"]), float(second["gold_value"])):
                 reject(*where, NO_CHANGE, f"{first['gold_answer']} both")
                 continue
+            if scope_words(first["gold_quote"]) != scope_words(second["gold_quote"]):
+                shown = " / ".join(str(q["gold_quote"]).strip()[:80] for q in (first, second))
+                reject(*where, NOT_THE_SAME_SCOPE, shown)
+                continue
             more = first if first["gold_value"] > second["gold_value"] else second
             year = first["fiscal_year"]
             at = "at the end of" if _period_kind(first) == "instant" else "for"
@@ -386,6 +408,25 @@ def cross_company(fair: list[dict], corpus: Corpus, reject: Callable[..., None],
                 )
             )
     return out
+
+
+_SCOPE_QUALIFIER = re.compile(
+    r"\b(excluding|excludes|exclusive of|other than|without|including|includes|inclusive of)\s+([^,;|)]+)", re.I
+)
+_SCOPE_FILLER = frozenset("a an and any of the its our their all other amounts related".split())
+
+
+def scope_words(quote: str) -> frozenset[tuple[str, str]]:
+    """What the line printing a figure says it includes or leaves out ("Total long-term debt, excluding finance
+    leases" -> {("without", "finance"), ("without", "leases")}), as (with or without, word) pairs: two companies'
+    figures compare as one line item only where their lines say the same (a "Total debt" that holds finance leases and
+    short-term borrowings is not the other's long-term debt without them)."""
+    found = set()
+    for match in _SCOPE_QUALIFIER.finditer(str(quote)):
+        polarity = "with" if match.group(1).lower().startswith("inclu") else "without"
+        words = " ".join(w for w in re.findall(r"[a-z]+", match.group(2).lower()) if w not in _SCOPE_FILLER)
+        found |= {(polarity, stem) for stem in stems(words)}
+    return frozenset(found)
 
 
 def split_ratio(first: float, later: float, unit: str | None, later_printed: str = "") -> int | None:

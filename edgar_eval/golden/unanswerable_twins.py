@@ -76,6 +76,8 @@ def _unanswerable(
     enough = max(1, min(min_companies, len(ciks) - 1))  # a three-company corpus cannot have three others report it
     common = sorted(c for c, who in reporters.items() if len(who) >= enough)
     out: list[dict] = []
+    # the absent concepts asked so far of each search scope (its filings): one filing's question asks the others' too
+    asked_in_scope: dict[tuple[str, ...], dict[str, str]] = {}
     by_filing: dict[str, list[dict]] = {}
     for question in selected:
         by_filing.setdefault(question["source_filing_id"], []).append(question)
@@ -172,13 +174,20 @@ def _unanswerable(
                 reject("absent_concept", rule, filing_id, cik, concept, "", detail)
         seen_labels: set[str | None] = set()
         unique = []
+        already = asked_in_scope.setdefault(tuple(sorted(in_scope)), {})
         for concept in admitted:
             if label_for(concept) in seen_labels:
                 reject("absent_concept", rules.LABEL_REPORTED, filing_id, cik, concept, "", "one label, asked once")
                 continue
+            if concept in already:
+                reject(
+                    "absent_concept", rules.ASKED_IN_SCOPE, filing_id, cik, concept, "", f"asked of {already[concept]}"
+                )
+                continue
             seen_labels.add(label_for(concept))
             unique.append(concept)
         drawn = random.Random(f"{seed}:{filing_id}:absent_concept").sample(unique, min(per_kind, len(unique)))
+        already.update(dict.fromkeys(drawn, filing_id))
         for concept in unique:
             if concept not in drawn:
                 reject("absent_concept", rules.QUOTA_FILING, filing_id, cik, concept, "", f"{per_kind} per filing")
