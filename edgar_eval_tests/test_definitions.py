@@ -72,7 +72,7 @@ GRAPH = {
         "runs",
         {"answerer_retrievals", "golden_questions", "search_index", "generations", "arm_outcomes"},
     ),
-    "evidence_filing_hits": ("statistics", {"retriever_rankings"}),
+    "evidence_filing_hits": ("statistics", {"retriever_rankings", "golden_questions"}),
     "arm_comparisons": ("statistics", {"arm_outcomes", "decision_simulation", "design_power"}),
     "abstention_quality": ("statistics", {"abstention_scores", "arm_outcomes"}),
     "abstention_quality_by_kind": ("statistics", {"abstention_scores", "golden_questions"}),

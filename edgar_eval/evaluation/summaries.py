@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Set
 from typing import cast
 
 import pandas as pd
@@ -198,9 +199,10 @@ def golden_mix(golden: pd.DataFrame) -> pd.DataFrame:
 EVIDENCE_COLUMNS = ["retriever", "k", "questions", "both", "one", "none", "both_share", "both_low", "both_high"]
 
 
-def evidence_filing_hits(runs: pd.DataFrame) -> pd.DataFrame:
-    """Over the two-document questions in the answerer's scope, per retriever and depth: how many had a gold page of
-    both evidence filings among the passages read, of one, of none (Wilson 95% on both)."""
+def evidence_filing_hits(runs: pd.DataFrame, two_document: Set[str]) -> pd.DataFrame:
+    """Over the two-document questions (`two_document`: their ids) in the answerer's scope, per retriever and depth:
+    how many had a gold page of both evidence filings among the passages read, of one, of none (Wilson 95% on both).
+    A one-document question whose figure two filings print is not one of them: either filing answers it."""
     two = cast(
         pd.DataFrame,
         runs[
@@ -208,6 +210,7 @@ def evidence_filing_hits(runs: pd.DataFrame) -> pd.DataFrame:
             & runs.error.isna()
             & (runs.search_scope == COMPANY_YEAR)
             & (runs.evidence_filings >= 2)
+            & runs.question_id.isin(sorted(two_document))
         ],
     )
     rows = []

@@ -171,12 +171,14 @@ def retrieval_slices(
     group_name="statistics",
     description="Retrieval per evidence filing: over the two-document questions (golden.two_documents) in the "
     "answerer's scope, per retriever and depth, how many had a gold page of both evidence filings among the passages "
-    "read, of one, and of none (Wilson 95% on both). A two-document question needs both.",
+    "read, of one, and of none (Wilson 95% on both). A two-document question needs both; a one-document question "
+    "whose figure two filings print is not counted.",
 )
 def evidence_filing_hits(
-    context: dg.AssetExecutionContext, retriever_rankings: pd.DataFrame
+    context: dg.AssetExecutionContext, retriever_rankings: pd.DataFrame, golden_questions: pd.DataFrame
 ) -> dg.Output[pd.DataFrame]:
-    table = summarise_evidence_filings(retriever_rankings)
+    two_document = set(golden_questions.question_id[golden_questions.document_count >= 2].astype(str))
+    table = summarise_evidence_filings(retriever_rankings, two_document)
     return table_output(
         table,
         {
