@@ -179,3 +179,31 @@ def test_unanswerable_evidence_shows_the_scope_s_rows_printing_the_concept_s_wor
     cases = template_cases(golden, texts, {"1": ["f1"]})
     assert "| Stock-based compensation expense | 450 | 420 |" in cases.evidence.iloc[0]
     assert "We grant awards" not in cases.evidence.iloc[0]
+
+
+def test_the_audit_table_prints_each_kinds_yield_per_10k_and_per_10q_beside_its_defect_rate():
+    """Issue 60: a rule that yields nothing is not sound, it is empty: the audit shows how many questions of a kind
+    the rules build per 10-K and per 10-Q beside how often they are wrong."""
+    from edgar_eval.report.golden_tables import audit_table, kind_yields
+
+    golden = pd.DataFrame(
+        {
+            "kind": ["absent_concept"] * 5 + ["granularity"],
+            "source_form": ["10-K", "10-K", "10-K", "10-Q", "10-Q", "10-K"],
+        }
+    )
+    filings = pd.DataFrame({"form": ["10-K", "10-K", "10-Q", "8-K"]})
+    yields = kind_yields(golden, filings)
+    assert yields["absent_concept"] == {"10-K": "1.50", "10-Q": "2.00"}
+    assert yields["granularity"] == {"10-K": "0.50", "10-Q": "0.00"}
+    judged = pd.DataFrame(
+        {
+            "case_id": ["a", "b"],
+            "kind": ["absent_concept", "pattern:D1"],
+            "status": ["correct", "unreviewed"],
+            "reviewer_role": ["independent", ""],
+        }
+    )
+    frame = audit_table(judged, yields).frame.set_index("kind")
+    assert frame.loc["absent_concept", "questions per 10-K"] == "1.50"
+    assert frame.loc["pattern:D1", "questions per 10-Q"] == ""

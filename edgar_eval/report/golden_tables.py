@@ -317,7 +317,8 @@ def pattern_tables(inputs: ReportInputs) -> list[ReportTable]:
     if len(inputs.golden_audit):
         audited = inputs.golden_audit
         current = audited[audited.current.astype(bool)] if "current" in audited else audited
-        tables += [audit_table(cast(pd.DataFrame, current)), audit_reviewers_table(cast(pd.DataFrame, current))]
+        yields = kind_yields(inputs.golden, inputs.filings)
+        tables += [audit_table(cast(pd.DataFrame, current), yields), audit_reviewers_table(cast(pd.DataFrame, current))]
         if "current" in audited and (~audited.current.astype(bool)).any():
             tables.append(audit_kept_table(cast(pd.DataFrame, audited[~audited.current.astype(bool)])))
     return tables
@@ -351,11 +352,30 @@ def audit_kept_table(kept: pd.DataFrame) -> ReportTable:
     )
 
 
-def audit_table(judged: pd.DataFrame) -> ReportTable:
+def kind_yields(golden: pd.DataFrame, filings: pd.DataFrame) -> dict[str, dict[str, str]]:
+    """Per kind, its questions per 10-K and per 10-Q of the run (by the form of the filing each is built from), to
+    two decimals: how much of a kind the rules yield, printed beside how often it is wrong."""
+    if not len(golden) or "source_form" not in golden or "form" not in filings:
+        return {}
+    per_form = {form: int((filings.form == form).sum()) for form in ("10-K", "10-Q")}
+    pairs = zip(golden.kind.astype(str), golden.source_form.astype(str))
+    counts: dict[tuple[str, str], int] = {}
+    for pair in pairs:
+        counts[pair] = counts.get(pair, 0) + 1
+    return {
+        str(kind): {form: f"{counts.get((str(kind), form), 0) / n:.2f}" if n else "n/a" for form, n in per_form.items()}
+        for kind in sorted(set(golden.kind))
+    }
+
+
+def audit_table(judged: pd.DataFrame, yields: dict[str, dict[str, str]] | None = None) -> ReportTable:
     summary = audit_summary(judged)
+    yields = yields or {}
     frame = pd.DataFrame(
         {
             "kind": summary.kind,
+            "questions per 10-K": [yields.get(kind, {}).get("10-K", "") for kind in summary.kind],
+            "questions per 10-Q": [yields.get(kind, {}).get("10-Q", "") for kind in summary.kind],
             "sampled": summary.sampled,
             "reviewed": summary.reviewed,
             "defects": summary.defects,
@@ -375,7 +395,9 @@ def audit_table(judged: pd.DataFrame) -> ReportTable:
         "case) read against the filings; verdicts in reviews/<corpus>/, each bound to its case's sha256. A defect is "
         "a wrong route or gold, or, for an unanswerable case, a scope that answers it by one computation from printed "
         "lines (computable). The defect rate is over reviewed cases; a case awaiting review is counted as awaiting, "
-        "never as correct. Who gave the verdicts is the next table.",
+        "never as correct. Beside it, the kind's yield: its golden questions per 10-K and per 10-Q of this corpus (by "
+        "the form of the filing each is built from; a hard-question pattern has none). Who gave the verdicts is the "
+        "next table.",
     )
 
 
