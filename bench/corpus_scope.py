@@ -26,9 +26,12 @@ import numpy as np
 import pandas as pd
 from nightly_cost import machine  # bench/nightly_cost.py, beside this script
 
+from edgar_eval.adapters.parquet_store import ParquetStore
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.shards import read_sharded
 from edgar_eval.evaluation.question_sample import seeded_sample
 from edgar_eval.evaluation.search_scopes import corpus_scope_eligible
+from edgar_eval.evaluation.shards import CORPUS_SHARD
 from edgar_eval.retrieval.bm25 import ChunkTokens
 from edgar_eval.retrieval.dense import DenseIndex
 from edgar_eval.retrieval.scope import CORPUS
@@ -39,12 +42,10 @@ def _noise_questions(store: Path) -> dict[str, int]:
     """The corpus-scope questions each noise band of the store's evaluation searched, its replicas' together (a
     replica leaves companies out, so fewer than the fair ones each)."""
     counts = {}
-    for band, depth_column in (("retrieval_noise", "k"), ("rerank_noise", "candidates")):
-        table = pd.read_parquet(
-            store / f"{band}.parquet", columns=["replica", "search_scope", depth_column, "questions"]
-        )
+    for band in ("retrieval_noise", "rerank_noise"):
+        table = read_sharded(ParquetStore(store), band, [CORPUS_SHARD], ["replica", "search_scope", "question_id"])
         corpus = table[table.search_scope == CORPUS]
-        counts[band] = int(corpus.groupby("replica").questions.max().sum()) if len(corpus) else 0
+        counts[band] = int(corpus.groupby("replica").question_id.nunique().sum()) if len(corpus) else 0
     return counts
 
 

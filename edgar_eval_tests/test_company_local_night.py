@@ -18,7 +18,25 @@ from edgar_eval.defs.settings import EvalSettings
 
 pytestmark = pytest.mark.slow(minutes=4)  # the demo graph cold twice and once after the change
 
-SHARDED = ("answerer_retrievals", "retriever_rankings", "reranked_retrievals", "expanded_retrievals", "generations")
+SHARDED = (
+    "answerer_retrievals",
+    "retriever_rankings",
+    "reranked_retrievals",
+    "expanded_retrievals",
+    "generations",
+    "retrieval_noise",
+    "rerank_noise",
+    "answering_noise",
+    "reader_answers",
+    "gate_features",
+)
+IN_CORPUS_SCOPE = (
+    "retriever_rankings",
+    "reranked_retrievals",
+    "expanded_retrievals",
+    "retrieval_noise",
+    "rerank_noise",
+)
 CHANGED_CIK = "0009000002"
 
 
@@ -76,7 +94,7 @@ def test_one_filing_changed_makes_again_its_company_s_shard_and_the_corpus_scope
     for asset, (written, kept, questions) in made.items():
         assert written + kept == 17, asset
         # the changed company's shard made again; the corpus shard where the step measures the corpus scope
-        in_corpus_scope = asset in ("retriever_rankings", "reranked_retrievals", "expanded_retrievals")
+        in_corpus_scope = asset in IN_CORPUS_SCOPE
         assert written == 1 + in_corpus_scope, (asset, written)
         # in the company's shard, its questions (and those that may read its filings) alone; the other companies'
         # questions of that shard are kept

@@ -13,7 +13,18 @@ from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.defs.shards import SHARDS
 
 REPO = Path(__file__).resolve().parents[1]
-SHARDED = {"answerer_retrievals", "retriever_rankings", "reranked_retrievals", "expanded_retrievals", "generations"}
+SHARDED = {
+    "answerer_retrievals",
+    "retriever_rankings",
+    "reranked_retrievals",
+    "expanded_retrievals",
+    "generations",
+    "retrieval_noise",
+    "rerank_noise",
+    "answering_noise",
+    "reader_answers",
+    "gate_features",
+}
 GRAPH = {
     "filing_documents": ("corpus", set()),
     "filings": ("corpus", {"filing_documents"}),
@@ -59,8 +70,10 @@ GRAPH = {
     ),
     "expansion_metrics": ("statistics", {"expanded_retrievals"}),
     "generations": ("runs", {"answerer_retrievals", "golden_questions", "search_index"}),
-    "abstention_scores": ("runs", {"answerer_retrievals", "golden_questions", "search_index", "golden_set"}),
-    "reader_accuracy": ("runs", {"answerer_retrievals", "golden_questions", "search_index"}),
+    "gate_features": ("runs", {"answerer_retrievals", "golden_questions", "search_index"}),
+    "abstention_scores": ("runs", {"gate_features", "golden_set"}),
+    "reader_answers": ("runs", {"answerer_retrievals", "golden_questions", "search_index"}),
+    "reader_accuracy": ("runs", {"reader_answers"}),
     "arm_outcomes": ("runs", {"abstention_scores", "generations", "golden_questions"}),
     "arm_statistics": ("statistics", {"arm_outcomes"}),
     "arm_costs": ("statistics", {"arm_outcomes"}),
@@ -70,7 +83,7 @@ GRAPH = {
     "arm_answers_by_kind": ("statistics", {"arm_outcomes"}),
     "wrong_answers": (
         "runs",
-        {"answerer_retrievals", "golden_questions", "search_index", "generations", "arm_outcomes"},
+        {"answerer_retrievals", "golden_questions", "search_index", "generations", "arm_outcomes", "reader_answers"},
     ),
     "evidence_filing_hits": ("statistics", {"retriever_rankings", "golden_questions"}),
     "arm_comparisons": ("statistics", {"arm_outcomes", "decision_simulation", "design_power"}),
@@ -84,19 +97,16 @@ GRAPH = {
     "rerank_metrics": ("statistics", {"reranked_retrievals"}),
     "retrieval_noise": (
         "runs",
-        {"search_index", "golden_questions", "question_embeddings", "gold_by_search_scope", "retriever_rankings"},
+        {"search_index", "golden_questions", "question_embeddings", "gold_by_search_scope"},
     ),
-    "retrieval_noise_band": ("statistics", {"retrieval_noise"}),
-    "answering_noise": (
-        "runs",
-        {"search_index", "golden_questions", "question_embeddings", "arm_outcomes"},
-    ),
-    "answering_noise_band": ("statistics", {"answering_noise"}),
+    "retrieval_noise_band": ("statistics", {"retrieval_noise", "retriever_rankings"}),
+    "answering_noise": ("runs", {"search_index", "golden_questions", "question_embeddings"}),
+    "answering_noise_band": ("statistics", {"answering_noise", "arm_outcomes"}),
     "rerank_noise": (
         "runs",
-        {"search_index", "golden_questions", "question_embeddings", "gold_by_search_scope", "reranked_retrievals"},
+        {"search_index", "golden_questions", "question_embeddings", "gold_by_search_scope"},
     ),
-    "rerank_noise_band": ("statistics", {"rerank_noise"}),
+    "rerank_noise_band": ("statistics", {"rerank_noise", "reranked_retrievals"}),
     "determinism": ("statistics", {"generations"}),
     "citation_mutations": (
         "statistics",

@@ -43,6 +43,21 @@ def test_a_replica_leaves_seeded_companies_out_and_stores_the_rest_in_a_seeded_o
     assert left_out == [] and len(rows) == 2, "the only company stays"
 
 
+def test_a_replica_keeps_each_company_s_rows_in_one_order_whatever_the_other_companies_hold():
+    """The order a replica stores a company's rows in reads only those rows, so a filing changed elsewhere leaves
+    every other company's rankings in the replica as they were (what lets its questions be kept, shard by shard)."""
+    index = pd.concat([_index(), _index().assign(cik=lambda t: t.cik + "2", chunk_id=lambda t: t.chunk_id + "x")])
+    rows, left_out = perturbed_index(index, seed=5, companies_left_out=1)
+    grown = pd.concat([index, pd.DataFrame({"chunk_id": ["new1", "new2"], "cik": ["B", "C2"], "filing_id": "g"})])
+    again, left_again = perturbed_index(grown, seed=5, companies_left_out=1)
+    assert left_again == left_out, "the same companies: the choice reads the companies alone"
+    for company in sorted(set(rows.cik)):
+        before = rows[rows.cik == company].chunk_id.tolist()
+        after = [chunk for chunk in again[again.cik == company].chunk_id if chunk in set(before)]
+        assert after == before, company
+    assert rows.chunk_id.tolist() != sorted(rows.chunk_id), "not the index's own order"
+
+
 def _runs(hits: dict[str, bool], **fields) -> list[dict]:
     base = {"search_scope": "corpus", "retriever": "bm25", "k": 30}
     return [{**base, **fields, "question_id": q, "page_hit": hit} for q, hit in hits.items()]

@@ -302,7 +302,7 @@ def test_a_company_shard_is_built_from_its_own_companies_filings_and_the_corpus_
     """A company shard's inputs are its questions and the index rows of the companies they search (a two-document
     question's other company among them), so another company's filings changing leaves it as it was; the corpus
     scope's sample, drawn from every question, and the whole index are the corpus shard's alone."""
-    from edgar_eval.defs.retrieval.runs import _slices
+    from edgar_eval.defs.retrieval.runs import shard_slices
 
     golden = _golden()
     golden["permitted_filing_ids"] = [[f"f{cik}"] for cik in golden.cik]
@@ -312,31 +312,31 @@ def test_a_company_shard_is_built_from_its_own_companies_filings_and_the_corpus_
     others = [q for q in golden.question_id if q not in set(own.question_id)]
     other_company = next(cik for cik in sorted(set(golden.cik)) if shard_of(cik) != shard)
     sample = frozenset([own.question_id.iloc[0], others[0]])
-    before = _stamped(_slices(golden, rows, SEARCH_SCOPES, sample), shard)
+    before = _stamped(shard_slices(golden, rows, SEARCH_SCOPES, sample), shard)
     assert set(before) == {"golden_questions", "search_index"}
     # another company's chunk edited, the sample moved among other shards' questions: the company shard is the same
     edited = rows.assign(text=rows.text.where(rows.cik != other_company, "edited"))
-    assert _stamped(_slices(golden, edited, SEARCH_SCOPES, frozenset([others[1]])), shard) == before
-    assert _stamped(_slices(golden, edited, SEARCH_SCOPES, sample), CORPUS_SHARD) != _stamped(
-        _slices(golden, rows, SEARCH_SCOPES, sample), CORPUS_SHARD
+    assert _stamped(shard_slices(golden, edited, SEARCH_SCOPES, frozenset([others[1]])), shard) == before
+    assert _stamped(shard_slices(golden, edited, SEARCH_SCOPES, sample), CORPUS_SHARD) != _stamped(
+        shard_slices(golden, rows, SEARCH_SCOPES, sample), CORPUS_SHARD
     ), "the corpus shard reads every chunk"
-    assert _stamped(_slices(golden, rows, SEARCH_SCOPES, frozenset([others[1]])), CORPUS_SHARD) != _stamped(
-        _slices(golden, rows, SEARCH_SCOPES, sample), CORPUS_SHARD
+    assert _stamped(shard_slices(golden, rows, SEARCH_SCOPES, frozenset([others[1]])), CORPUS_SHARD) != _stamped(
+        shard_slices(golden, rows, SEARCH_SCOPES, sample), CORPUS_SHARD
     ), "and the sample"
     # a two-document question of this shard that may read the other company's filing: that company is its input
     paired = golden.copy()
     paired.at[own.index[0], "permitted_filing_ids"] = [f"f{own.cik.iloc[0]}", f"f{other_company}"]
-    assert _stamped(_slices(paired, edited, SEARCH_SCOPES, sample), shard) != _stamped(
-        _slices(paired, rows, SEARCH_SCOPES, sample), shard
+    assert _stamped(shard_slices(paired, edited, SEARCH_SCOPES, sample), shard) != _stamped(
+        shard_slices(paired, rows, SEARCH_SCOPES, sample), shard
     )
     # a step of the answerer's scope alone has nothing to measure in the corpus shard
-    assert _slices(golden, rows, ("company_year",), sample)(CORPUS_SHARD) == {}
+    assert shard_slices(golden, rows, ("company_year",), sample)(CORPUS_SHARD) == {}
 
 
 def test_only_the_question_whose_searched_company_changed_is_stamped_anew():
     """Question by question (question_stamps): a two-document question that may read another company's filing is
     stale when that company's chunks change; its shard's other questions are not."""
-    from edgar_eval.defs.retrieval.runs import _slices
+    from edgar_eval.defs.retrieval.runs import shard_slices
 
     golden = _golden()
     golden["permitted_filing_ids"] = [[f"f{cik}"] for cik in golden.cik]
@@ -347,8 +347,8 @@ def test_only_the_question_whose_searched_company_changed_is_stamped_anew():
     paired = golden.copy()
     paired.at[own.index[0], "permitted_filing_ids"] = [f"f{own.cik.iloc[0]}", f"f{other_company}"]
     edited = rows.assign(text=rows.text.where(rows.cik != other_company, "edited"))
-    before, _ = question_stamps(_slices(paired, rows, SEARCH_SCOPES)(shard))
-    after, _ = question_stamps(_slices(paired, edited, SEARCH_SCOPES)(shard))
+    before, _ = question_stamps(shard_slices(paired, rows, SEARCH_SCOPES)(shard))
+    after, _ = question_stamps(shard_slices(paired, edited, SEARCH_SCOPES)(shard))
     assert set(before) == set(own.question_id.astype(str))
     assert {q for q in before if before[q] != after[q]} == {str(own.question_id.iloc[0])}
 

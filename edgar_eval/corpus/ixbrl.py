@@ -16,13 +16,14 @@ XBRLI_NS = "http://www.xbrl.org/2003/instance"
 XBRLDI_NS = "http://xbrl.org/2006/xbrldi"
 REJECTED_DISPLAYED_CHARACTERS = 200  # of a dropped fact's displayed text, kept with its reason
 
+# ixt-sec:numwordsen: "no", "none" and "nil" are 0
 _NUMBER_WORDS = {
     "no": 0,
     "none": 0,
     "nil": 0,
     **UNIT_WORDS,
     **TEN_WORDS,
-}  # ixt-sec:numwordsen: "no", "none", "nil" are 0
+}
 _MAGNITUDE_WORDS = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 _ZERO_FORMATS = {"fixed-zero", "zerodash", "zero-dash", "fixedzero"}
 

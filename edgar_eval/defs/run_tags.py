@@ -28,7 +28,8 @@ STOPPED_TAG = "edgar-eval/stopped"
 # Dagster's own tags, named by the strings its storage holds: the tag naming a run's partition, and the one carrying an
 # observation's or a materialisation's data version. The strings are part of every instance's stored history (the
 # UI's run filters and Dagster's staleness read them), so they are as stable as the storage's schema; the modules that
-# define them in Dagster are private and move between releases. test_dagster_tags pins them to Dagster's values.
+# define them in Dagster are private and move between releases. test_dagsters_tag_names_are_the_ones_its_storage_holds
+# (test_architecture.py) pins them to Dagster's values.
 PARTITION_TAG = "dagster/partition"
 DATA_VERSION_TAG = "dagster/data_version"
 

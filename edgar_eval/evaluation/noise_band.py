@@ -12,11 +12,11 @@ inside the band is not evidence that either is better.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Iterable
 from typing import cast
 
-import numpy as np
 import pandas as pd
 
 from edgar_eval.corpus.frames import iter_groups
@@ -55,15 +55,24 @@ def noise_sample(questions: pd.DataFrame, size: int, seed: int) -> pd.DataFrame:
     return seeded_sample(questions, size, seed)
 
 
+def left_out_companies(companies: Iterable[str], seed: int, companies_left_out: int) -> list[str]:
+    """The companies a replica leaves out of the index (seeded; at most a quarter of the companies, and at least one
+    while two or more are indexed, so most questions are still measured). It reads the companies alone, so a filing
+    changed leaves every replica's choice as it was."""
+    indexed = sorted(set(companies))
+    most = max(len(indexed) // 4, 1) if len(indexed) > 1 else 0
+    return sorted(random.Random(seed).sample(indexed, min(companies_left_out, most)))
+
+
 def perturbed_index(index_rows: pd.DataFrame, seed: int, companies_left_out: int) -> tuple[pd.DataFrame, list[str]]:
-    """The index without `companies_left_out` companies' filings (seeded; at most a quarter of the companies, and at
-    least one while two or more are indexed, so most questions are still measured), its rows in a seeded order; and
-    the companies left out."""
-    companies = sorted(index_rows.cik.unique())
-    most = max(len(companies) // 4, 1) if len(companies) > 1 else 0
-    left_out = sorted(random.Random(seed).sample(companies, min(companies_left_out, most)))
-    kept = cast(pd.DataFrame, index_rows[~index_rows.cik.isin(left_out)])
-    order = np.random.default_rng(seed).permutation(len(kept))
+    """The index without the companies left_out_companies draws, its rows in a seeded order; and the companies left
+    out. The order sorts each chunk by a seeded hash of its id, so any company's rows keep one order among themselves
+    whatever the other companies hold: a filing changed moves the replica's rankings of its own company's questions
+    only, and a replica's questions can be measured again one by one (defs/shards.py)."""
+    left_out = left_out_companies(index_rows.cik.astype(str), seed, companies_left_out)
+    kept = cast(pd.DataFrame, index_rows[~index_rows.cik.astype(str).isin(left_out)])
+    keys = [hashlib.blake2b(f"{seed}\x1f{chunk}".encode(), digest_size=8).digest() for chunk in kept.chunk_id]
+    order = sorted(range(len(keys)), key=keys.__getitem__)
     return kept.iloc[order].reset_index(drop=True), left_out
 
 
@@ -91,6 +100,18 @@ def replica_deltas(replica_runs: pd.DataFrame, measured_runs: pd.DataFrame) -> p
             }
         )
     return pd.DataFrame(rows)
+
+
+def retrieval_deltas(replica_runs: pd.DataFrame, measured_runs: pd.DataFrame) -> pd.DataFrame:
+    """replica_deltas of the replicas' runs (retrieval_noise: with each replica's left_out companies) against the
+    measurement's runs that found something (retriever_rankings without an error), each replica's row naming the
+    companies it left out."""
+    measured = cast(pd.DataFrame, measured_runs[measured_runs.error.isna()])
+    deltas = replica_deltas(replica_runs, measured)
+    if len(deltas):
+        left_out = replica_runs.drop_duplicates("replica").set_index("replica").left_out
+        deltas["left_out"] = deltas.replica.map(lambda replica: list(left_out[replica]))
+    return deltas
 
 
 def noise_band(deltas: pd.DataFrame) -> pd.DataFrame:

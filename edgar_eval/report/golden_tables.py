@@ -3,6 +3,7 @@ the hard-question funnel, the frozen pattern set and its baseline, and the golde
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import cast
 
 import pandas as pd
@@ -358,10 +359,7 @@ def kind_yields(golden: pd.DataFrame, filings: pd.DataFrame) -> dict[str, dict[s
     if not len(golden) or "source_form" not in golden or "form" not in filings:
         return {}
     per_form = {form: int((filings.form == form).sum()) for form in ("10-K", "10-Q")}
-    pairs = zip(golden.kind.astype(str), golden.source_form.astype(str))
-    counts: dict[tuple[str, str], int] = {}
-    for pair in pairs:
-        counts[pair] = counts.get(pair, 0) + 1
+    counts = Counter(zip(golden.kind.astype(str), golden.source_form.astype(str)))
     return {
         str(kind): {form: f"{counts.get((str(kind), form), 0) / n:.2f}" if n else "n/a" for form, n in per_form.items()}
         for kind in sorted(set(golden.kind))

@@ -2,6 +2,7 @@
 category."""
 
 import time
+from collections.abc import Set
 from typing import cast
 
 import dagster as dg
@@ -14,15 +15,16 @@ from edgar_eval.answering.answerer import (
 from edgar_eval.answering.period_guard import period_guard, printed_years
 from edgar_eval.answering.relevance import FEATURES, relevance_features
 from edgar_eval.corpus.frames import iter_rows
-from edgar_eval.defs.answering.generations import figure_correct
+from edgar_eval.defs.answering.generations import answerer_shard_rows, figure_correct, passage_slices
 from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.shards import materialize_shards, shard_asset
 from edgar_eval.defs.source_files import GATES_FILES
 from edgar_eval.domain.routes import ANSWER, NO_ANSWER
 from edgar_eval.evaluation.abstention import cross_fit, mask_arms
 from edgar_eval.evaluation.frozen_gates import apply_frozen_gates, read_gates
-from edgar_eval.evaluation.readers import reader_outcomes
+from edgar_eval.evaluation.shards import ORDER_COLUMN
 from edgar_eval.evaluation.wrong_answers import RIGHT, categories_of, category_table
 
 # What the gates read, and all they read: the question (its text, its company for the folds, and its route, the label
@@ -33,57 +35,90 @@ GATE_INPUTS = {
     "golden_questions": dg.AssetIn(metadata=columns_of("question_id", "question", "cik", "expected_route")),
     "answerer_retrievals": dg.AssetIn(metadata=columns_of("question_id", "chunk_ids", "cosines")),
     "search_index": dg.AssetIn(metadata=columns_of("chunk_id", "text")),
-    "golden_set": dg.AssetIn(metadata=columns_of("question_id", "split")),
 }
 
 
-@dg.asset(
-    group_name="runs",
+@shard_asset(
+    "Per question the gates score (expected to be answered or to exit by no_answer): the period guard's verdict (the "
+    "years the passages the generator read print as periods: table header years, fiscal years and period ends in "
+    "sentences; no filing metadata or tagged fact), the top cosine and the relevance model's features (retrieval "
+    "features and the question's capitalised names against the passages; no company-name resolver), and the seconds "
+    "they took. abstention_scores fits the thresholds on them.",
     ins=GATE_INPUTS,
-    deps=[GATES_FILES.key],
-    description="Per question: the period guard's verdict (the years the passages the generator read print as "
-    "periods: table header years, fiscal years and period ends in sentences; no filing metadata or tagged fact), the "
-    "top cosine score and the relevance model's score (retrieval features and the question's capitalised names "
-    "against the passages; no company-name resolver), each with its threshold admitting 90% of the fitting "
-    "questions' answerable ones. The dev split fits: eval questions are scored by a model and thresholds fitted on "
-    "the whole dev split, dev questions two-fold by company within dev. With a frozen gates file (setting gates_file) "
-    "nothing is fitted here: its model and thresholds, fitted on another corpus's companies, score every question, "
-    "and every question is eval.",
 )
-def abstention_scores(
+def gate_features(
     context: dg.AssetExecutionContext,
     settings: EvalSettings,
     answerer_retrievals: pd.DataFrame,
     golden_questions: pd.DataFrame,
     search_index: pd.DataFrame,
-    golden_set: pd.DataFrame,
-) -> dg.Output[pd.DataFrame]:
+) -> dg.MaterializeResult:
     # The gates read the question and the passages the generator read, nothing the golden builder made its twins
     # from (tagged facts' fiscal years, the company-name resolver): a gate that did would be right by construction.
     # They decide answer against no_answer: a question expected to exit by review or deny is not theirs to score.
     golden = cast(pd.DataFrame, golden_questions[golden_questions.expected_route.isin([ANSWER, NO_ANSWER])])
-    retrieved = answerer_retrievals.set_index("question_id")
+    by_id = golden.set_index("question_id")
+    retrieved = answerer_retrievals.sort_values("question_id")
     texts = search_index.set_index("chunk_id").text
-    rows = []
-    for question in iter_rows(golden):
-        retrieval = retrieved.loc[question.question_id]
-        started = time.perf_counter()
-        passages = [texts[c] for c in retrieval.chunk_ids]
-        guard = period_guard(question.question, printed_years(passages))
-        features = relevance_features(question.question, passages, sorted(retrieval.cosines, reverse=True))
-        rows.append(
-            {
-                "question_id": question.question_id,
-                "cik": question.cik,
-                "answerable": question.expected_route == "answer",
-                "period_pass": guard.passes,
-                "period_reason": guard.reason,
-                **features,
-                "gate_seconds": time.perf_counter() - started,
-            }
-        )
-    split = golden_set[["question_id", "split"]]
-    frame = pd.DataFrame(rows).merge(split, on="question_id", how="left", validate="one_to_one")
+
+    def slices(shard: str) -> dict[str, pd.DataFrame]:
+        return passage_slices(by_id, answerer_shard_rows(golden, retrieved, shard), texts)
+
+    def work(shard: str, only: Set[str] | None) -> pd.DataFrame:
+        own = answerer_shard_rows(golden, retrieved, shard, only).set_index("question_id")
+        rows = []
+        for question in iter_rows(cast(pd.DataFrame, golden[golden.question_id.isin(own.index)])):
+            retrieval = own.loc[question.question_id]
+            started = time.perf_counter()
+            passages = [texts[c] for c in retrieval.chunk_ids]
+            guard = period_guard(question.question, printed_years(passages))
+            features = relevance_features(question.question, passages, sorted(retrieval.cosines, reverse=True))
+            rows.append(
+                {
+                    "question_id": question.question_id,
+                    "cik": question.cik,
+                    "answerable": question.expected_route == "answer",
+                    "period_pass": guard.passes,
+                    "period_reason": guard.reason,
+                    **features,
+                    "gate_seconds": time.perf_counter() - started,
+                }
+            )
+        frame = pd.DataFrame(rows)
+        # by question id: the gates may not read the golden order's columns (its kind); abstention_scores puts the
+        # rows back in the golden set's order
+        return frame.assign(**{ORDER_COLUMN: frame.question_id.astype(str)}) if rows else frame
+
+    def figures(rows: pd.DataFrame) -> dict:
+        return {
+            "questions": len(rows),
+            "period_pass_rate": float(rows.period_pass.mean()) if len(rows) else float("nan"),
+            "features": ", ".join(FEATURES),
+        }
+
+    return materialize_shards(context, settings, "gate_features", work, slices, {}, figures)
+
+
+@dg.asset(
+    group_name="runs",
+    deps=[GATES_FILES.key],
+    description="Per question the gates score (gate_features): the period guard's verdict, the top cosine score and "
+    "the relevance model's score, each with its threshold admitting 90% of the fitting questions' answerable ones. "
+    "The dev split fits: eval questions are scored by a model and thresholds fitted on the whole dev split, dev "
+    "questions two-fold by company within dev. With a frozen gates file (setting gates_file) nothing is fitted here: "
+    "its model and thresholds, fitted on another corpus's companies, score every question, and every question is "
+    "eval.",
+)
+def abstention_scores(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    gate_features: pd.DataFrame,
+    golden_set: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    # in the golden set's order (golden_set holds the golden questions' rows in their order), the split beside
+    splits = cast(pd.DataFrame, golden_set[["question_id", "split"]])
+    frame = cast(pd.DataFrame, splits.merge(gate_features, on="question_id", validate="one_to_one"))
+    frame = cast(pd.DataFrame, frame[[*gate_features.columns, "split"]])
     frozen = settings.gates_path()
     scored = cross_fit(frame) if frozen is None else apply_frozen_gates(frame.drop(columns="split"), read_gates(frozen))
     brier = float(np.mean((scored.relevance_score - scored.answerable.astype(float)) ** 2))
@@ -157,21 +192,16 @@ def wrong_answers(
     search_index: pd.DataFrame,
     generations: pd.DataFrame,
     arm_outcomes: pd.DataFrame,
+    reader_answers: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
     golden = golden_questions.set_index("question_id")
-    retrieved = answerer_retrievals.set_index("question_id")
-    texts = search_index.set_index("chunk_id").text
     read = {q: list(ids) for q, ids in zip(answerer_retrievals.question_id, answerer_retrievals.chunk_ids)}
     gold_read = dict(zip(answerer_retrievals.question_id, answerer_retrievals.chunk_hit.astype(bool)))
     company_of = dict(zip(search_index.filing_id, search_index.cik.astype(str)))
     text_of = dict(zip(search_index.chunk_id, search_index.text))
     frames = []
-    readers = reader_outcomes(
-        cast(pd.DataFrame, golden[golden.expected_route == ANSWER]),
-        retrieved,
-        texts,
-        OFFLINE_READERS,
-    )
+    offline = {reader.generator_id for reader in OFFLINE_READERS}
+    readers = cast(pd.DataFrame, reader_answers[reader_answers.reader.isin(offline)])
     for reader, own in readers.groupby("reader", sort=True):
         frames.append(categories_of(f"reader {reader}", own, golden, read, gold_read, text_of, company_of))
     answers = generations.set_index("question_id")
@@ -197,4 +227,4 @@ def wrong_answers(
     )
 
 
-ASSETS = [wrong_answers, abstention_scores, arm_outcomes]
+ASSETS = [wrong_answers, gate_features, abstention_scores, arm_outcomes]

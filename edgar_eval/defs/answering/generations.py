@@ -22,7 +22,8 @@ from edgar_eval.answering.extractive import Passage
 from edgar_eval.corpus.frames import iter_rows
 from edgar_eval.defs.common import checked_index, figure_metadata, question_vectors, table_head, table_output
 from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
-from edgar_eval.defs.retrieval.noise import index_replicas, sample_words, sampled_questions
+from edgar_eval.defs.retrieval.noise import IndexReplicas, sample_words, sampled_questions
+from edgar_eval.defs.retrieval.runs import shard_slices
 from edgar_eval.defs.settings import MODEL_GENERATORS, EmbedderResource, EvalSettings, GeneratorResource
 from edgar_eval.defs.shards import materialize_shards, shard_asset
 from edgar_eval.defs.source_files import TAPE_FILES
@@ -31,23 +32,21 @@ from edgar_eval.domain.routes import ANSWER
 from edgar_eval.evaluation.abstention import judge_exits
 from edgar_eval.evaluation.headline_figures import reader_figures
 from edgar_eval.evaluation.judge import judge_case
-from edgar_eval.evaluation.noise_band import answer_deltas
 from edgar_eval.evaluation.readers import reader_outcomes, summarise_readers
-from edgar_eval.evaluation.shards import ORDER_COLUMN, shard_questions, shard_scopes
+from edgar_eval.evaluation.shards import ORDER_COLUMN, question_order, shard_questions, shard_scopes
 from edgar_eval.retrieval.scope import COMPANY_YEAR
 
 
-@dg.asset(
-    deps=[TAPE_FILES.key],
-    group_name="runs",
+@shard_asset(
+    "The noise band of the answering figures: arm A (no gate) repeated over the noise band's index replicas "
+    "(retrieval_noise's: companies left out, rows in another order), every question of the noise sample "
+    "(retrieval_noise's) of the companies still in it searched by the answerer's retriever at its K in the answerer's "
+    "scope, answered by the generator and judged as arm A is; per replica and question, answered, figure correct, "
+    "correct and false answer. answering_noise_band pairs them with the measurement. Measured for a deterministic "
+    "offline generator only: a model's replicas would be new calls no tape holds, so for one the table is empty and "
+    "the report says not measured.",
+    deps=(TAPE_FILES.key,),
     pool=MODEL_ENDPOINT_POOL,
-    description="The noise band of the answering figures: arm A (no gate) repeated over the noise band's index "
-    "replicas (retrieval_noise's: companies left out, rows in another order), every question of the noise sample "
-    "(retrieval_noise's) of the companies still in "
-    "it searched by the answerer's retriever at its K in the answerer's scope, answered by the generator and judged "
-    "as arm A is; per replica, answer accuracy and false-answer rate there and in the measurement on the same "
-    "questions, and the difference in points. Measured for a deterministic offline generator only: a model's "
-    "replicas would be new calls no tape holds, so for one the table is empty and the report says not measured.",
 )
 def answering_noise(
     context: dg.AssetExecutionContext,
@@ -57,21 +56,25 @@ def answering_noise(
     search_index: pd.DataFrame,
     golden_questions: pd.DataFrame,
     question_embeddings: pd.DataFrame,
-    arm_outcomes: pd.DataFrame,
-) -> dg.Output[pd.DataFrame]:
+) -> dg.MaterializeResult:
     checked_index(settings, embedder, search_index)
     model = generator.adapter(settings)
-    measured = cast(pd.DataFrame, arm_outcomes[arm_outcomes.arm == "A"])
-    runs = []
     deterministic = bool(getattr(model, "deterministic", False))
     sample = sampled_questions(settings, golden_questions)
-    if deterministic:
-        retriever = settings.answer_search()
-        vectors = dict(zip(sample.question_id, question_vectors(question_embeddings, sample.question_id)))
-        for replica in index_replicas(settings, search_index):
+    retriever = settings.answer_search()
+    replicas = IndexReplicas(settings, search_index)
+    slices = shard_slices(sample, search_index, (COMPANY_YEAR,), question_embeddings=question_embeddings)
+
+    def work(shard: str, only: Set[str] | None) -> pd.DataFrame:
+        questions = shard_questions(sample, shard, only)
+        if not deterministic or not len(questions) or not shard_scopes(shard, (COMPANY_YEAR,)):
+            return pd.DataFrame()
+        vectors = dict(zip(questions.question_id, question_vectors(question_embeddings, questions.question_id)))
+        runs = []
+        for replica in replicas:
             search = replica.searches(settings.rrf_k, (retriever,))[retriever]
             chunk_ids, texts = replica.rows.chunk_id.to_numpy(), replica.rows.set_index("chunk_id").text
-            for case in iter_rows(cast(pd.DataFrame, sample[~sample.cik.isin(replica.left_out)])):
+            for case in iter_rows(cast(pd.DataFrame, questions[~questions.cik.isin(replica.left_out)])):
                 hits = search(vectors[case.question_id], case.question, list(case.permitted_filing_ids), settings.top_k)
                 _, _, row = generation_row(model, case, [str(c) for c in chunk_ids[[h.row for h in hits]]], texts)
                 answered = bool(row["answered"])
@@ -84,25 +87,25 @@ def answering_noise(
                         "figure_correct": answered and figure_correct(row["answer_text"], case),
                     }
                 )
-    replica_runs = pd.DataFrame(
-        runs, columns=["replica", "question_id", "expected_route", "answered", "figure_correct"]
-    )
-    replica_runs["correct"], replica_runs["false_answer"] = judge_exits(  # as arm A judges: no gate keeps any back
-        replica_runs.expected_route.to_numpy() == ANSWER,
-        replica_runs.answered.to_numpy(bool),
-        replica_runs.figure_correct.to_numpy(bool),
-    )
-    deltas = answer_deltas(replica_runs, measured)
-    return table_output(
-        deltas,
-        {
+        frame = pd.DataFrame(runs, columns=["replica", "question_id", "expected_route", "answered", "figure_correct"])
+        frame["correct"], frame["false_answer"] = judge_exits(  # as arm A judges: no gate keeps any back
+            frame.expected_route.to_numpy() == ANSWER,
+            frame.answered.to_numpy(bool),
+            frame.figure_correct.to_numpy(bool),
+        )
+        return frame.assign(**{ORDER_COLUMN: question_order(golden_questions, frame.question_id)})
+
+    def figures(rows: pd.DataFrame) -> dict:
+        return {
             "generator": model.generator_id,
             "measured": deterministic,
             "replicas": settings.noise_replicas if deterministic else 0,
             "questions_sampled": sample_words(sample, golden_questions),
-            "largest_swing_points": float(deltas.delta_points.abs().max()) if len(deltas) else 0.0,
-        },
-    )
+            "answers": len(rows),
+        }
+
+    shared = {**replicas.stamp(), "generator": json.dumps(generator.model_dump(mode="json"), sort_keys=True)}
+    return materialize_shards(context, settings, "answering_noise", work, slices, shared, figures)
 
 
 def figure_correct(answer_text: str, case) -> bool:
@@ -153,6 +156,36 @@ def generation_row(
     )
 
 
+def passage_slices(golden: pd.DataFrame, retrieved: pd.DataFrame, texts: pd.Series) -> dict[str, pd.DataFrame]:
+    """What a shard of a step that reads the answerer's passages is built from, question by question: the golden
+    questions (`golden`: indexed by question_id) and answerer retrievals (`retrieved`) of its questions, and the text
+    of each chunk each question read, in its order (`texts`: by chunk id)."""
+    return {
+        "answerer_retrievals": retrieved,
+        "golden_questions": golden.loc[retrieved.question_id].reset_index(),
+        "passages": pd.DataFrame(
+            {
+                "question_id": retrieved.question_id.to_numpy(),
+                "texts": [
+                    hashlib.sha256("\x1f".join(texts.loc[list(ids)]).encode()).hexdigest()
+                    for ids in retrieved.chunk_ids
+                ],
+            }
+        ),
+    }
+
+
+def answerer_shard_rows(
+    golden_questions: pd.DataFrame, retrieved: pd.DataFrame, shard: str, only: Set[str] | None = None
+) -> pd.DataFrame:
+    """The answerer's retrievals of a shard's questions (of `only`, when given): none in the corpus shard, since the
+    answerer searches a company's filings of a year."""
+    if not shard_scopes(shard, (COMPANY_YEAR,)):
+        return retrieved.iloc[:0]
+    own = shard_questions(golden_questions, shard, only).question_id
+    return cast(pd.DataFrame, retrieved[retrieved.question_id.isin(own)])
+
+
 DETERMINISM_SAMPLE = 40  # questions asked twice to measure whether the same prompt gives the same text
 
 
@@ -195,26 +228,13 @@ def generations(
     }
 
     def shard_rows(shard: str, only: Set[str] | None = None) -> pd.DataFrame:
-        if not shard_scopes(shard, (COMPANY_YEAR,)):  # the answerer searches a company's filings of a year
-            return retrieved.iloc[:0]
-        own = shard_questions(golden_questions, shard, only).question_id
-        return cast(pd.DataFrame, retrieved[retrieved.question_id.isin(own)])
+        return answerer_shard_rows(golden_questions, retrieved, shard, only)
 
     def slices(shard: str) -> dict[str, pd.DataFrame]:
         own = shard_rows(shard)
         return {
-            "answerer_retrievals": own,
-            "golden_questions": golden.loc[own.question_id].reset_index(),
+            **passage_slices(golden, own, texts),
             "repeated": pd.DataFrame({"question_id": sorted(repeat & set(own.question_id))}),
-            # the passages each question reads: the text of each chunk its retrieval found, in its order
-            "passages": pd.DataFrame(
-                {
-                    "question_id": own.question_id.to_numpy(),
-                    "texts": [
-                        hashlib.sha256("\x1f".join(texts.loc[list(ids)]).encode()).hexdigest() for ids in own.chunk_ids
-                    ],
-                }
-            ),
         }
 
     def work(shard: str, only: Set[str] | None) -> pd.DataFrame:
@@ -256,31 +276,55 @@ def generations(
     return materialize_shards(context, settings, "generations", work, slices, corpus_wide, figures)
 
 
-@dg.asset(
-    group_name="runs",
-    description="The offline readers (extractive-baseline, table-reader, the eager reader that errs as language "
-    "models do, and the composing reader that answers two-figure questions from two table reads) on the passages the "
-    "answerer read, for every answerable question, judged as under arm A: right (Wilson 95%), wrong, declined, per "
-    "document count and per two-document kind, beside the share whose gold chunk was retrieved at the answerer's K "
-    "(the readers' ceiling).",
+@shard_asset(
+    "The offline readers (extractive-baseline, table-reader, the eager reader that errs as language models do, and the "
+    "composing reader that answers two-figure questions from two table reads) on the passages the answerer read, for "
+    "every answerable question: per reader and question, the citation-checked outcome, whether it states the gold "
+    "(judged as under arm A), whether the gold chunk was among the passages, and the answer.",
 )
-def reader_accuracy(
+def reader_answers(
     context: dg.AssetExecutionContext,
     settings: EvalSettings,
     answerer_retrievals: pd.DataFrame,
     golden_questions: pd.DataFrame,
     search_index: pd.DataFrame,
-) -> dg.Output[pd.DataFrame]:
+) -> dg.MaterializeResult:
     golden = golden_questions.set_index("question_id")
-    retrieved = answerer_retrievals.set_index("question_id")
+    answerable = cast(pd.DataFrame, golden_questions[golden_questions.expected_route == ANSWER])
+    retrieved = answerer_retrievals.sort_values("question_id")
     texts = search_index.set_index("chunk_id").text
-    outcomes = reader_outcomes(
-        cast(pd.DataFrame, golden[golden.expected_route == "answer"]),
-        retrieved,
-        texts,
-        MEASURED_READERS,
-    )
-    frame = summarise_readers(outcomes)
+    place = {reader.generator_id: number for number, reader in enumerate(MEASURED_READERS)}
+
+    def slices(shard: str) -> dict[str, pd.DataFrame]:
+        return passage_slices(golden, answerer_shard_rows(answerable, retrieved, shard), texts)
+
+    def work(shard: str, only: Set[str] | None) -> pd.DataFrame:
+        own = answerer_shard_rows(answerable, retrieved, shard, only)
+        if not len(own):
+            return pd.DataFrame()
+        frame = reader_outcomes(golden.loc[own.question_id], own.set_index("question_id"), texts, MEASURED_READERS)
+        # reader by reader, each in question id order, as reader_outcomes writes the whole set
+        order = [f"{place[reader]:03d}|{question}" for reader, question in zip(frame.reader, frame.question_id)]
+        return frame.assign(**{ORDER_COLUMN: order})
+
+    def figures(rows: pd.DataFrame) -> dict:
+        return {"readers": ", ".join(place), "answers": len(rows)}
+
+    return materialize_shards(context, settings, "reader_answers", work, slices, {}, figures)
+
+
+@dg.asset(
+    group_name="runs",
+    description="The offline readers' accuracy (reader_answers): right (Wilson 95%), wrong, declined, per document "
+    "count and per two-document kind, beside the share whose gold chunk was retrieved at the answerer's K (the "
+    "readers' ceiling).",
+)
+def reader_accuracy(
+    context: dg.AssetExecutionContext,
+    settings: EvalSettings,
+    reader_answers: pd.DataFrame,
+) -> dg.Output[pd.DataFrame]:
+    frame = summarise_readers(reader_answers)
     return table_output(
         frame,
         {
@@ -302,4 +346,4 @@ def reader_accuracy(
     )
 
 
-ASSETS = [answering_noise, generations, reader_accuracy]
+ASSETS = [answering_noise, generations, reader_answers, reader_accuracy]

@@ -21,6 +21,7 @@ from edgar_eval.defs.statistics.arms import (
     read_protocol,
 )
 from edgar_eval.evaluation.gate_quality import risk_coverage_curves
+from edgar_eval.evaluation.noise_band import retrieval_deltas
 from edgar_eval.evaluation.paired_comparisons import EXPLORATORY_METHOD
 from edgar_eval.evaluation.run_comparison import OUTCOMES_FILE, outcomes_json, run_outcomes
 from edgar_eval.report.builder import build_report
@@ -136,7 +137,7 @@ def report(
             expansion=expansion_metrics,
             expansion_rows=settings.table_expansion_rows,
             noise_band=retrieval_noise_band,
-            noise=retrieval_noise,
+            noise=retrieval_deltas(retrieval_noise, retriever_rankings),
             answer_noise_band=answering_noise_band,
             rerank_noise_band=rerank_noise_band,
             scope_gold=gold_by_search_scope,

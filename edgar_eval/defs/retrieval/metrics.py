@@ -9,7 +9,7 @@ from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.evaluation.headline_figures import (
     page_hit_figures,
 )
-from edgar_eval.evaluation.noise_band import noise_band, rerank_band
+from edgar_eval.evaluation.noise_band import noise_band, rerank_band, rerank_deltas, retrieval_deltas
 from edgar_eval.evaluation.summaries import (
     SLICES,
     expansion_statistics,
@@ -61,8 +61,9 @@ def retrieval_noise_band(
     context: dg.AssetExecutionContext,
     settings: EvalSettings,
     retrieval_noise: pd.DataFrame,
+    retriever_rankings: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
-    band = noise_band(retrieval_noise)
+    band = noise_band(retrieval_deltas(retrieval_noise, retriever_rankings))
     return table_output(band, {"head": table_head(band, ["search_scope", "retriever", "k", "band_low", "band_high"])})
 
 
@@ -75,8 +76,9 @@ def rerank_noise_band(
     context: dg.AssetExecutionContext,
     settings: EvalSettings,
     rerank_noise: pd.DataFrame,
+    reranked_retrievals: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
-    band = rerank_band(rerank_noise)
+    band = rerank_band(rerank_deltas(rerank_noise, reranked_retrievals))
     return table_output(
         band, {"head": table_head(band, ["search_scope", "candidates", "kept", "after_low", "after_high"])}
     )

@@ -62,7 +62,7 @@ def answerer_retrievals(
     index, _ = checked_index(settings, embedder, index_rows)
     retriever = settings.answer_search()
     search = searches(index_rows, index, settings.rrf_k, (retriever,))[retriever]
-    slices = _slices(golden, index_rows, (COMPANY_YEAR,), question_embeddings=question_embeddings)
+    slices = shard_slices(golden, index_rows, (COMPANY_YEAR,), question_embeddings=question_embeddings)
 
     def work(shard: str, only: Set[str] | None) -> pd.DataFrame:
         questions = shard_questions(golden, shard, only)
@@ -164,7 +164,7 @@ def measured_cases(
     )
 
 
-def _slices(
+def shard_slices(
     golden: pd.DataFrame,
     index_rows: pd.DataFrame,
     scopes: Sequence[str],
@@ -261,7 +261,7 @@ def retriever_rankings(
     dense, _ = checked_index(settings, embedder, index_rows)
     retrievers = searches(index_rows, dense, settings.rrf_k)
     sample = corpus_sample(settings, golden, gold_by_search_scope)
-    slices = _slices(
+    slices = shard_slices(
         golden,
         index_rows,
         settings.search_scopes,
@@ -324,7 +324,7 @@ def reranked_retrievals(
         ],
     )
     sample = corpus_sample(settings, golden, gold_by_search_scope)
-    slices = _slices(
+    slices = shard_slices(
         golden,
         search_index,
         settings.search_scopes,
@@ -341,8 +341,8 @@ def reranked_retrievals(
             for case in measured_cases(settings, questions, gold_by_search_scope, search_index, sample, shard)
         }
         own = _rows_in(_rows_of(ranked, questions), shard_scopes(shard, settings.search_scopes))
-        frame = pd.DataFrame(_rerank_cuts(settings, reranker, own, chunks, cases))
-        return _with_order(frame, golden, settings)
+        frame = pd.DataFrame(rerank_cut_rows(settings, reranker, own, chunks, cases))
+        return with_cut_order(frame, golden, settings)
 
     def figures(rows: pd.DataFrame) -> dict:
         return {
@@ -359,7 +359,7 @@ def reranked_retrievals(
         reranker.close()
 
 
-def _with_order(frame: pd.DataFrame, golden: pd.DataFrame, settings: EvalSettings) -> pd.DataFrame:
+def with_cut_order(frame: pd.DataFrame, golden: pd.DataFrame, settings: EvalSettings) -> pd.DataFrame:
     """A shard's rows of a step that goes cut by cut (rerank_cuts), with their corpus order."""
     if not len(frame):
         return frame
@@ -374,7 +374,7 @@ def chunk_columns(index_rows: pd.DataFrame) -> dict[str, dict]:
     return {column: dict(zip(index_rows.chunk_id, index_rows[column])) for column in ("text", "filing_id", "pages")}
 
 
-def _rerank_cuts(
+def rerank_cut_rows(
     settings: EvalSettings, reranker: Reranker, ranked: pd.DataFrame, chunks: dict[str, dict], cases: dict
 ) -> list[dict]:
     """Each rerank cut over the answerer's retriever's runs of answerable questions (`ranked`): the kept passages and
@@ -453,7 +453,7 @@ def expanded_retrievals(
     texts = filing_text.frame(keys)
     ranked = cast(pd.DataFrame, retriever_rankings[retriever_rankings.retriever == settings.answer_retriever])
     sample = corpus_sample(settings, golden, gold_by_search_scope)
-    slices = _slices(
+    slices = shard_slices(
         golden,
         search_index,
         settings.search_scopes,
@@ -486,7 +486,7 @@ def expanded_retrievals(
                 reader() if settings.table_expansion_rows > 0 else None,
             )
         )
-        return _with_order(frame, golden, settings)
+        return with_cut_order(frame, golden, settings)
 
     def figures(rows: pd.DataFrame) -> dict:
         return {

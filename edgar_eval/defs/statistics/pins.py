@@ -21,12 +21,13 @@ from edgar_eval.defs.settings import LOCATION_FIELDS, EmbedderResource, EvalSett
 from edgar_eval.defs.source_files import POLICY_FILES, REVIEW_FILES
 
 # The assets whose code versions stand for the golden rules, the system under test, the gates and the decision rules
-# (arm_comparisons reaches evaluation/exact_decisions.py and the tests it calls).
-PINNED_ASSETS = {
-    "golden_code": "golden_questions",
-    "generator_code": "generations",
-    "gates_code": "abstention_scores",
-    "decision_code": "arm_comparisons",
+# (arm_comparisons reaches evaluation/exact_decisions.py and the tests it calls). The gates are two assets: the
+# features each question is scored on (gate_features) and the thresholds' fit (abstention_scores).
+PINNED_ASSETS: dict[str, tuple[str, ...]] = {
+    "golden_code": ("golden_questions",),
+    "generator_code": ("generations",),
+    "gates_code": ("gate_features", "abstention_scores"),
+    "decision_code": ("arm_comparisons",),
 }
 # Settings that say where things are, which protocol a run reads, or whether model calls are recorded or replayed (a
 # replay gives the recorded run's figures): none moves a figure of the run.
@@ -68,7 +69,14 @@ class PinnedCode(dg.ConfigurableResource):
     @classmethod
     def of(cls, assets: list[dg.AssetsDefinition]) -> "PinnedCode":
         versions = {key: asset.code_versions_by_key.get(key) for asset in assets for key in asset.keys}
-        return cls(**{pin: versions.get(dg.AssetKey(name)) or "" for pin, name in PINNED_ASSETS.items()})
+
+        def pinned(names: tuple[str, ...]) -> str:
+            found = [versions.get(dg.AssetKey(name)) or "" for name in names]
+            if len(found) == 1 or not all(found):
+                return found[0] if len(found) == 1 else ""
+            return hashlib.sha256("\n".join(found).encode()).hexdigest()[:16]  # as long as one asset's version
+
+        return cls(**{pin: pinned(names) for pin, names in PINNED_ASSETS.items()})
 
 
 def embedder_pin(embedder: EmbedderResource) -> str:

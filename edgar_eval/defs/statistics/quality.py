@@ -9,7 +9,7 @@ from edgar_eval.corpus.frames import iter_groups, iter_rows
 from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.evaluation import mutation_power, run_profile
-from edgar_eval.evaluation.noise_band import answer_band
+from edgar_eval.evaluation.noise_band import answer_band, answer_deltas
 
 
 @dg.asset(
@@ -126,8 +126,9 @@ def answering_noise_band(
     context: dg.AssetExecutionContext,
     settings: EvalSettings,
     answering_noise: pd.DataFrame,
+    arm_outcomes: pd.DataFrame,
 ) -> dg.Output[pd.DataFrame]:
-    band = answer_band(answering_noise)
+    band = answer_band(answer_deltas(answering_noise, cast(pd.DataFrame, arm_outcomes[arm_outcomes.arm == "A"])))
     return table_output(band, {"head": table_head(band, ["figure", "arm", "band_low", "band_high"])})
 
 
