@@ -190,8 +190,8 @@ def run(args: argparse.Namespace) -> int:
     instance, invoked = None, datetime.datetime.now(datetime.timezone.utc)
     try:
         instance = history
-        for run_id in end_orphaned_runs(instance):
-            print(f"run {run_id} was killed mid-run (its process is gone): marked failed, its pool slots freed")
+        for run_id, ended_as in end_orphaned_runs(instance):
+            print(f"run {run_id} {ended_as}")
         launcher = CodeLocationLauncher.of(
             instance, os.getcwd(), defs(), on_step=_show_step, on_progress=_ProgressLines(settings, generator)
         )

@@ -5,8 +5,11 @@ no baseline leaves the regression gate not applied (Skipped), not Failed."""
 
 from __future__ import annotations
 
+import datetime
 import os
 import signal
+import subprocess
+import sys
 import time
 import uuid
 
@@ -21,8 +24,8 @@ from edgar_eval.defs.answering.checks import regression_gate
 from edgar_eval.defs.common import figure_metadata
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.jobs import CORPUS_JOB, EVALUATION_JOB
-from edgar_eval.defs.run_tags import CORPUS_TAG, GENERATOR_TAG, SETTINGS_TAG, STOPPED_TAG
-from edgar_eval.defs.runner import CancelOnInterrupt, InterruptWatch
+from edgar_eval.defs.run_tags import CORPUS_TAG, GENERATOR_TAG, PID_TAG, SETTINGS_TAG, STOPPED_TAG, launch_tags
+from edgar_eval.defs.runner import CancelOnInterrupt, InterruptWatch, cancel_interrupted_runs, end_orphaned_runs
 from edgar_eval.defs.settings import EvalSettings, GeneratorResource
 from edgar_eval.defs.statistics.pins import settings_digest, system_tags
 from edgar_eval.evaluation.regression_gate import baseline_json, dev_cases
@@ -159,6 +162,36 @@ def test_a_ctrl_c_run_ends_canceled_with_no_failure_event(watched):
     # Dagster ends the step it stopped with a failure of an interrupt, as for its own terminations: the tag names it
     assert run.tags[STOPPED_TAG] == "Ctrl-C: interrupted"
     assert watch.interrupted
+
+
+def _created_not_started(instance: dg.DagsterInstance, tags: dict[str, str]) -> str:
+    """A run made as the CLI makes one (its launch tags), that nothing started: Ctrl-C came while it was made."""
+    run_id = str(uuid.uuid4())
+    instance.create_run_for_job(job_def=_interrupted_job(), run_id=run_id, tags={**launch_tags(run_id), **tags})
+    return run_id
+
+
+def test_a_run_ctrl_c_stopped_while_it_was_made_ends_canceled_not_unstarted_for_ever():
+    instance = dg.DagsterInstance.ephemeral()
+    since = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=1)
+    ours = _created_not_started(instance, {})
+    a_live_process_s = _created_not_started(instance, {PID_TAG: "1"})  # pid 1 lives: not ours, not gone
+    assert cancel_interrupted_runs(instance, since) == [ours]
+    run = instance.get_run_by_id(ours)
+    assert run is not None and run.status == dg.DagsterRunStatus.CANCELED
+    other = instance.get_run_by_id(a_live_process_s)
+    assert other is not None and other.status == dg.DagsterRunStatus.NOT_STARTED
+
+
+def test_a_run_whose_process_died_before_it_started_is_ended_by_the_next_cli_run():
+    instance = dg.DagsterInstance.ephemeral()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    orphan = _created_not_started(instance, {PID_TAG: str(dead.pid)})
+    alive = _created_not_started(instance, {})  # this process's: it lives, so it is left as it is
+    assert [run_id for run_id, _ in end_orphaned_runs(instance)] == [orphan]
+    assert instance.get_run_by_id(orphan).status == dg.DagsterRunStatus.CANCELED  # type: ignore[union-attr]
+    assert instance.get_run_by_id(alive).status == dg.DagsterRunStatus.NOT_STARTED  # type: ignore[union-attr]
 
 
 def _gate_run(tmp_path, monkeypatch, baseline: pd.DataFrame | None, correct: list[bool]):

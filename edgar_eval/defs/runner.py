@@ -50,6 +50,7 @@ QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}
 # The resources whose settings travel with each run the CLI launches (`run_config_of`).
 RUN_RESOURCES = ("settings", "embedder", "generator")
 UNFINISHED = (dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING)
+NOT_STARTED = dg.DagsterRunStatus.NOT_STARTED  # a run created that no executor took up yet
 
 
 @dataclass
@@ -352,11 +353,11 @@ class CancelOnInterrupt:
             self.instance.add_run_tags(self.run_id, {STOPPED_TAG: f"Ctrl-C: {steps}"})
 
 
-def end_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
+def end_orphaned_runs(instance: dg.DagsterInstance) -> list[tuple[str, str]]:
     """Mark failed every unfinished run that a CLI process on this machine launched and that process is gone (killed
     mid-run), and free the concurrency-pool slots its steps held, which the next run's steps would otherwise wait for
-    for ever. A deployment's daemon does the same for runs it launched (run_monitoring in deploy/dagster.yaml). The
-    ids of the runs ended."""
+    for ever; mark canceled every run such a process created and never started. A deployment's daemon does the same
+    for runs it launched (run_monitoring in deploy/dagster.yaml). Each run ended: its id and what it was left as."""
     ended = []
     for run in instance.get_runs(dg.RunsFilter(statuses=list(UNFINISHED), tags={HOST_TAG: socket.gethostname()})):
         why = gone(run.run_id, run.tags)
@@ -364,7 +365,13 @@ def end_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
             continue
         instance.report_run_failed(run, f"{why}: killed mid-run")
         instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
-        ended.append(run.run_id)
+        ended.append((run.run_id, "was killed mid-run (its process is gone): marked failed, its pool slots freed"))
+    # created, never started: the process was stopped while it made the run (Ctrl-C or a kill before the first step)
+    for run in instance.get_runs(dg.RunsFilter(statuses=[NOT_STARTED], tags={HOST_TAG: socket.gethostname()})):
+        why = gone(run.run_id, run.tags)
+        if why is not None:
+            instance.report_run_canceled(run, f"{why}: stopped before the run started")
+            ended.append((run.run_id, "was stopped before it started (its process is gone): marked canceled"))
     return ended
 
 
@@ -374,6 +381,12 @@ def cancel_interrupted_runs(instance: dg.DagsterInstance, since: datetime.dateti
     interrupted (a run that CancelOnInterrupt did not watch): the UI then tells a stopped run from a broken one. Their
     ids."""
     canceled = []
+    # created by this process and never started: Ctrl-C came while the run was being made, before it was watched
+    for run in instance.get_runs(dg.RunsFilter(statuses=[NOT_STARTED], created_after=since)):
+        ours = run.tags.get(PID_TAG) == str(os.getpid()) or gone(run.run_id, run.tags) is not None
+        if run.tags.get(HOST_TAG) == socket.gethostname() and ours:
+            instance.report_run_canceled(run, "interrupted (Ctrl-C) before the run started")
+            canceled.append(run.run_id)
     # marked canceling at Ctrl-C (CancelOnInterrupt) after Dagster had already ended it: ended as canceled here
     for run in instance.get_runs(dg.RunsFilter(statuses=[dg.DagsterRunStatus.CANCELING], created_after=since)):
         ours = run.tags.get(PID_TAG) == str(os.getpid()) or gone(run.run_id, run.tags) is not None
