@@ -29,6 +29,8 @@ SHARDED = (
     "answering_noise",
     "reader_answers",
     "gate_features",
+    "wrong_answers",
+    "citation_mutations",
 )
 IN_CORPUS_SCOPE = (
     "retriever_rankings",

@@ -24,6 +24,8 @@ SHARDED = {
     "answering_noise",
     "reader_answers",
     "gate_features",
+    "wrong_answers",
+    "citation_mutations",
 }
 GRAPH = {
     "filing_documents": ("corpus", set()),

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Set
-from typing import Callable
+from typing import Callable, cast
 
 import dagster as dg
 import numpy as np
@@ -29,7 +29,8 @@ from edgar_eval.defs.settings import LOCATION_FIELDS, EvalSettings
 from edgar_eval.defs.source_files import SOURCE_FILES
 from edgar_eval.domain.filings import FilingError
 from edgar_eval.domain.versioning import content_version
-from edgar_eval.evaluation.shards import ORDER_COLUMN, SHARD_KEYS, in_corpus_order
+from edgar_eval.evaluation.shards import ORDER_COLUMN, SHARD_KEYS, in_corpus_order, shard_questions, shard_scopes
+from edgar_eval.retrieval.scope import COMPANY_YEAR
 
 SHARDS = dg.StaticPartitionsDefinition(list(SHARD_KEYS))
 # A run of the evaluation job covers every shard: Dagster's partition range tags, over the whole static set.
@@ -97,13 +98,15 @@ def _write_manifest(store: ParquetStore, asset: str, listed: dict[str, dict[str,
     store.write(asset, pd.DataFrame(rows, columns=["shard", "stamp"]), MANIFEST)
 
 
-def shard_asset(description: str, deps: tuple = (), pool: str | None = None, ins: dict | None = None):
+def shard_asset(
+    description: str, deps: tuple = (), pool: str | None = None, ins: dict | None = None, group_name: str = "runs"
+):
     """A per-question asset of the evaluation, one partition per shard; it writes its shards (materialize_shards)."""
     return dg.asset(
         deps=list(deps),
         ins=ins,
         description=description + " One partition per shard of companies (evaluation/shards.py).",
-        group_name="runs",
+        group_name=group_name,
         partitions_def=SHARDS,
         # every shard in one run, as `edgar-eval run` runs them: `dagster asset materialize --partition-range` runs
         # a range only of assets with this policy (a policy of several runs needs the daemon's backfill)
@@ -329,3 +332,33 @@ def materialize_shards(
     }
     data_version = dg.DataVersion(versions[0]) if len(versions) == 1 else None
     return dg.MaterializeResult(metadata=figures, data_version=data_version)
+
+
+def passage_slices(golden: pd.DataFrame, retrieved: pd.DataFrame, texts: pd.Series) -> dict[str, pd.DataFrame]:
+    """What a shard of a step that reads the answerer's passages is built from, question by question: the golden
+    questions (`golden`: indexed by question_id) and answerer retrievals (`retrieved`) of its questions, and the text
+    of each chunk each question read, in its order (`texts`: by chunk id)."""
+    return {
+        "answerer_retrievals": retrieved,
+        "golden_questions": golden.loc[retrieved.question_id].reset_index(),
+        "passages": pd.DataFrame(
+            {
+                "question_id": retrieved.question_id.to_numpy(),
+                "texts": [
+                    hashlib.sha256("\x1f".join(texts.loc[list(ids)]).encode()).hexdigest()
+                    for ids in retrieved.chunk_ids
+                ],
+            }
+        ),
+    }
+
+
+def answerer_shard_rows(
+    golden_questions: pd.DataFrame, retrieved: pd.DataFrame, shard: str, only: Set[str] | None = None
+) -> pd.DataFrame:
+    """The answerer's retrievals of a shard's questions (of `only`, when given): none in the corpus shard, since the
+    answerer searches a company's filings of a year."""
+    if not shard_scopes(shard, (COMPANY_YEAR,)):
+        return retrieved.iloc[:0]
+    own = shard_questions(golden_questions, shard, only).question_id
+    return cast(pd.DataFrame, retrieved[retrieved.question_id.isin(own)])

@@ -413,8 +413,9 @@ def _changed_night_lines(runs: list[ScaleRun], paper: Night) -> list[str]:
         f"seconds (the stages' fits); one filing changed makes one of the {len(COMPANY_SHARDS)} company shards "
         f"stale, and 1% changed ({paper.filings * CHANGED_SHARE:,.0f} filings of about {NIGHT_COMPANIES} companies) "
         f"{paper.incremental_stale_shards:.1%} of them: the shards are fixed groups of companies, so a night that "
-        "touches many companies touches nearly every group, and the steps that are not sharded (the noise bands, "
-        "the golden builder, the gates' fit, the statistics) run whole every night.",
+        "touches many companies touches nearly every group, and the steps that are not sharded (the golden builder, "
+        "the question embeddings, the gates' fit, the statistics) run whole every night. This counts whole stale "
+        "shards, not the questions measured again in them, so it overstates a night's sharded part.",
     ]
     return lines
 

@@ -15,14 +15,14 @@ from edgar_eval.answering.answerer import (
 from edgar_eval.answering.period_guard import period_guard, printed_years
 from edgar_eval.answering.relevance import FEATURES, relevance_features
 from edgar_eval.corpus.frames import iter_rows
-from edgar_eval.defs.answering.generations import answerer_shard_rows, figure_correct, passage_slices
+from edgar_eval.defs.answering.generations import figure_correct
 from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.io_manager import columns_of
 from edgar_eval.defs.settings import EvalSettings
-from edgar_eval.defs.shards import materialize_shards, shard_asset
+from edgar_eval.defs.shards import answerer_shard_rows, materialize_shards, passage_slices, shard_asset
 from edgar_eval.defs.source_files import GATES_FILES
 from edgar_eval.domain.routes import ANSWER, NO_ANSWER
-from edgar_eval.evaluation.abstention import cross_fit, mask_arms
+from edgar_eval.evaluation.abstention import ARMS, cross_fit, mask_arms
 from edgar_eval.evaluation.frozen_gates import apply_frozen_gates, read_gates
 from edgar_eval.evaluation.shards import ORDER_COLUMN
 from edgar_eval.evaluation.wrong_answers import RIGHT, categories_of, category_table
@@ -177,10 +177,9 @@ def arm_outcomes(
     )
 
 
-@dg.asset(
-    group_name="runs",
-    description="Why each wrong answer is wrong, for every reader and every arm (evaluation.wrong_answers): per system "
-    "and question, its category from provenance: right; superseded value, scale or sign slip, wrong period (another "
+@shard_asset(
+    "Why each wrong answer is wrong, for every reader and every arm (evaluation.wrong_answers): per system and "
+    "question, its category from provenance: right; superseded value, scale or sign slip, wrong period (another "
     "column of the gold row), wrong filing, wrong company, wrong line (another row beside the gold row), another "
     "figure read, printed nowhere read; declined with or without the gold passage read; withheld by a gate.",
 )
@@ -193,38 +192,65 @@ def wrong_answers(
     generations: pd.DataFrame,
     arm_outcomes: pd.DataFrame,
     reader_answers: pd.DataFrame,
-) -> dg.Output[pd.DataFrame]:
+) -> dg.MaterializeResult:
     golden = golden_questions.set_index("question_id")
+    retrieved = answerer_retrievals.sort_values("question_id")
     read = {q: list(ids) for q, ids in zip(answerer_retrievals.question_id, answerer_retrievals.chunk_ids)}
     gold_read = dict(zip(answerer_retrievals.question_id, answerer_retrievals.chunk_hit.astype(bool)))
     company_of = dict(zip(search_index.filing_id, search_index.cik.astype(str)))
     text_of = dict(zip(search_index.chunk_id, search_index.text))
-    frames = []
-    offline = {reader.generator_id for reader in OFFLINE_READERS}
+    texts = search_index.set_index("chunk_id").text
+    offline = sorted(reader.generator_id for reader in OFFLINE_READERS)
     readers = cast(pd.DataFrame, reader_answers[reader_answers.reader.isin(offline)])
-    for reader, own in readers.groupby("reader", sort=True):
-        frames.append(categories_of(f"reader {reader}", own, golden, read, gold_read, text_of, company_of))
     answers = generations.set_index("question_id")
-    for arm, own in arm_outcomes.groupby("arm", sort=True):
-        scored = own.assign(
-            right=own.correct.astype(bool),
-            answer_text=[str(answers.answer_text.get(q, "")) for q in own.question_id],
-            generated=[bool(answers.answered.get(q, False)) for q in own.question_id],
-        )
-        frames.append(categories_of(f"arm {arm}", scored, golden, read, gold_read, text_of, company_of))
-    frame = pd.concat(frames, ignore_index=True)
-    table = category_table(frame)
-    wrong = cast(pd.DataFrame, frame[~frame.category.isin([RIGHT])])
-    return table_output(
-        frame,
-        {
+    # every system's rows in one table: the readers' (by id) then the arms' (by name), each in question id order
+    systems = [f"reader {reader}" for reader in offline] + [f"arm {arm}" for arm in sorted(ARMS)]
+    place = {system: number for number, system in enumerate(systems)}
+
+    def of(table: pd.DataFrame, questions: pd.Series) -> pd.DataFrame:
+        return cast(pd.DataFrame, table[table.question_id.isin(questions)])
+
+    def slices(shard: str) -> dict[str, pd.DataFrame]:
+        own = answerer_shard_rows(golden_questions, retrieved, shard)
+        asked = own.question_id
+        return {
+            **passage_slices(golden, own, texts),
+            "reader_answers": of(readers, asked),
+            "arm_outcomes": of(arm_outcomes, asked),
+            "generations": of(cast(pd.DataFrame, generations[["question_id", "answer_text", "answered"]]), asked),
+        }
+
+    def work(shard: str, only: Set[str] | None) -> pd.DataFrame:
+        asked = answerer_shard_rows(golden_questions, retrieved, shard, only).question_id
+        frames = []
+        for reader, own in of(readers, asked).groupby("reader", sort=True):
+            frames.append(categories_of(f"reader {reader}", own, golden, read, gold_read, text_of, company_of))
+        for arm, own in of(arm_outcomes, asked).groupby("arm", sort=True):
+            scored = own.assign(
+                right=own.correct.astype(bool),
+                answer_text=[str(answers.answer_text.get(q, "")) for q in own.question_id],
+                generated=[bool(answers.answered.get(q, False)) for q in own.question_id],
+            )
+            frames.append(categories_of(f"arm {arm}", scored, golden, read, gold_read, text_of, company_of))
+        frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        if not len(frame):
+            return frame
+        order = [f"{place[system]:03d}|{question}" for system, question in zip(frame.system, frame.question_id)]
+        return frame.assign(**{ORDER_COLUMN: order})
+
+    def figures(frame: pd.DataFrame) -> dict:
+        if not len(frame):
+            return {"systems": 0}
+        wrong = cast(pd.DataFrame, frame[~frame.category.isin([RIGHT])])
+        return {
             "systems": int(frame.system.nunique()),
             "by_category": dg.MetadataValue.json(
                 wrong[wrong.system == "arm A"].category.value_counts().sort_index().to_dict()
             ),
-            "head": table_head(table, ["system", "kind", "category", "questions"], rows=12),
-        },
-    )
+            "head": table_head(category_table(frame), ["system", "kind", "category", "questions"], rows=12),
+        }
+
+    return materialize_shards(context, settings, "wrong_answers", work, slices, {}, figures)
 
 
 ASSETS = [wrong_answers, gate_features, abstention_scores, arm_outcomes]

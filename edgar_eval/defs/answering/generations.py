@@ -1,7 +1,6 @@
 """What the system under test answers: the generator's generations over the answerer's passages, the offline readers'
 accuracy, and the answers' noise over index replicas."""
 
-import hashlib
 import json
 import random
 from collections.abc import Set
@@ -25,7 +24,7 @@ from edgar_eval.defs.executors import MODEL_ENDPOINT_POOL
 from edgar_eval.defs.retrieval.noise import IndexReplicas, sample_words, sampled_questions
 from edgar_eval.defs.retrieval.runs import shard_slices
 from edgar_eval.defs.settings import MODEL_GENERATORS, EmbedderResource, EvalSettings, GeneratorResource
-from edgar_eval.defs.shards import materialize_shards, shard_asset
+from edgar_eval.defs.shards import answerer_shard_rows, materialize_shards, passage_slices, shard_asset
 from edgar_eval.defs.source_files import TAPE_FILES
 from edgar_eval.domain.generation import Generation, GenerationRequest
 from edgar_eval.domain.routes import ANSWER
@@ -154,36 +153,6 @@ def generation_row(
             "tape_key": generation.tape_key if generation else None,
         },
     )
-
-
-def passage_slices(golden: pd.DataFrame, retrieved: pd.DataFrame, texts: pd.Series) -> dict[str, pd.DataFrame]:
-    """What a shard of a step that reads the answerer's passages is built from, question by question: the golden
-    questions (`golden`: indexed by question_id) and answerer retrievals (`retrieved`) of its questions, and the text
-    of each chunk each question read, in its order (`texts`: by chunk id)."""
-    return {
-        "answerer_retrievals": retrieved,
-        "golden_questions": golden.loc[retrieved.question_id].reset_index(),
-        "passages": pd.DataFrame(
-            {
-                "question_id": retrieved.question_id.to_numpy(),
-                "texts": [
-                    hashlib.sha256("\x1f".join(texts.loc[list(ids)]).encode()).hexdigest()
-                    for ids in retrieved.chunk_ids
-                ],
-            }
-        ),
-    }
-
-
-def answerer_shard_rows(
-    golden_questions: pd.DataFrame, retrieved: pd.DataFrame, shard: str, only: Set[str] | None = None
-) -> pd.DataFrame:
-    """The answerer's retrievals of a shard's questions (of `only`, when given): none in the corpus shard, since the
-    answerer searches a company's filings of a year."""
-    if not shard_scopes(shard, (COMPANY_YEAR,)):
-        return retrieved.iloc[:0]
-    own = shard_questions(golden_questions, shard, only).question_id
-    return cast(pd.DataFrame, retrieved[retrieved.question_id.isin(own)])
 
 
 DETERMINISM_SAMPLE = 40  # questions asked twice to measure whether the same prompt gives the same text

@@ -1,5 +1,6 @@
 """The instrument's own quality: stage latency, citation mutations, determinism and the answering noise band."""
 
+from collections.abc import Set
 from typing import cast
 
 import dagster as dg
@@ -8,8 +9,10 @@ import pandas as pd
 from edgar_eval.corpus.frames import iter_groups, iter_rows
 from edgar_eval.defs.common import table_head, table_output
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.shards import answerer_shard_rows, materialize_shards, passage_slices, shard_asset
 from edgar_eval.evaluation import mutation_power, run_profile
 from edgar_eval.evaluation.noise_band import answer_band, answer_deltas
+from edgar_eval.evaluation.shards import ORDER_COLUMN
 
 
 @dg.asset(
@@ -49,12 +52,12 @@ def stage_latency(
     return table_output(table, {"head": table_head(table, rows=4)})
 
 
-@dg.asset(
+@shard_asset(
+    "The mutation test of the citation check and the judge: every answer arm A got right, with one figure changed in "
+    "five ways (last digit, sign flipped, scale word, the other column of its table row, rounded to one significant "
+    "digit), checked again against the passages it was generated from (withheld?) and judged again against its golden "
+    "case (wrong?).",
     group_name="statistics",
-    description="The mutation test of the citation check and the judge: every answer arm A got right, with one figure "
-    "changed in five ways (last digit, sign flipped, scale word, the other column of its table row, rounded to one "
-    "significant digit), checked again against the passages it was generated from (withheld?) and judged again "
-    "against its golden case (wrong?).",
 )
 def citation_mutations(
     context: dg.AssetExecutionContext,
@@ -64,39 +67,58 @@ def citation_mutations(
     answerer_retrievals: pd.DataFrame,
     search_index: pd.DataFrame,
     golden_questions: pd.DataFrame,
-) -> dg.Output[pd.DataFrame]:
+) -> dg.MaterializeResult:
     outcomes = arm_outcomes
-    right = set(outcomes[(outcomes.arm == "A") & outcomes.answered & outcomes.correct].question_id)
+    right = cast(pd.DataFrame, outcomes[(outcomes.arm == "A") & outcomes.answered & outcomes.correct])
     texts = search_index.set_index("chunk_id").text
-    chunk_ids = answerer_retrievals.set_index("question_id").chunk_ids
     golden = golden_questions.set_index("question_id")
-    generated = generations
-    answers = [
-        mutation_power.MutatedAnswer(
-            g.question_id,
-            g.answer_text,
-            [texts[c] for c in chunk_ids[g.question_id]],
-            float(golden.gold_value[g.question_id]),
-            golden.gold_answer[g.question_id],
-            golden.label[g.question_id],
-            int(golden.fiscal_year[g.question_id]),
-            golden.gold_figures[g.question_id],
-            golden.gold_direction[g.question_id],
-        )
-        for g in iter_rows(cast(pd.DataFrame, generated[generated.question_id.isin(right)]).sort_values("question_id"))
-    ]
-    table = mutation_power.citation_mutations(answers)  # empty when arm A got nothing right: the report says n/a
-    summary = mutation_power.mutation_summary(table)
-    return table_output(
-        table,
-        {
-            "answers": len(answers),
+    of_right = cast(pd.DataFrame, answerer_retrievals[answerer_retrievals.question_id.isin(right.question_id)])
+    retrieved = of_right.sort_values("question_id")
+    answered = generations.set_index("question_id")
+
+    def slices(shard: str) -> dict[str, pd.DataFrame]:
+        own = answerer_shard_rows(golden_questions, retrieved, shard)
+        return {
+            **passage_slices(golden, own, texts),
+            "answers": pd.DataFrame(
+                {
+                    "question_id": own.question_id.to_numpy(),
+                    "answer_text": answered.answer_text.loc[own.question_id].to_numpy(),
+                }
+            ),
+        }
+
+    def work(shard: str, only: Set[str] | None) -> pd.DataFrame:
+        own = answerer_shard_rows(golden_questions, retrieved, shard, only)
+        answers = [
+            mutation_power.MutatedAnswer(
+                r.question_id,
+                answered.answer_text[r.question_id],
+                [texts[c] for c in r.chunk_ids],
+                float(golden.gold_value[r.question_id]),
+                golden.gold_answer[r.question_id],
+                golden.label[r.question_id],
+                int(golden.fiscal_year[r.question_id]),
+                golden.gold_figures[r.question_id],
+                golden.gold_direction[r.question_id],
+            )
+            for r in iter_rows(own)
+        ]
+        table = mutation_power.citation_mutations(answers)  # empty when arm A got nothing right: the report says n/a
+        return table.assign(**{ORDER_COLUMN: table.question_id.astype(str)}) if len(table) else pd.DataFrame()
+
+    def figures(table: pd.DataFrame) -> dict:
+        table = table if len(table) else pd.DataFrame(columns=mutation_power.MUTATION_COLUMNS)
+        summary = mutation_power.mutation_summary(table)
+        return {
+            "answers": len(right),
             "mutants": len(table),
             "withheld": int(table.withheld.sum()),
             "judged_wrong": int(table.judged_wrong.sum()),
             "per_kind": table_head(summary, ["kind", "mutants", "withheld", "judged_wrong"], rows=5),
-        },
-    )
+        }
+
+    return materialize_shards(context, settings, "citation_mutations", work, slices, {}, figures)
 
 
 @dg.asset(
