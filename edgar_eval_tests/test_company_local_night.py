@@ -15,23 +15,10 @@ from edgar_eval.adapters.local_corpus import amend_filing, write_demo_corpus
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.runner import materialise_graph
 from edgar_eval.defs.settings import EvalSettings
+from edgar_eval.defs.shards import SHARDS
 
 pytestmark = pytest.mark.slow(minutes=4)  # the demo graph cold twice and once after the change
 
-SHARDED = (
-    "answerer_retrievals",
-    "retriever_rankings",
-    "reranked_retrievals",
-    "expanded_retrievals",
-    "generations",
-    "retrieval_noise",
-    "rerank_noise",
-    "answering_noise",
-    "reader_answers",
-    "gate_features",
-    "wrong_answers",
-    "citation_mutations",
-)
 IN_CORPUS_SCOPE = (
     "retriever_rankings",
     "reranked_retrievals",
@@ -52,9 +39,15 @@ def _settings(home: Path, corpus: Path) -> EvalSettings:
     )
 
 
-def _shards_made(instance: dg.DagsterInstance) -> dict[str, tuple[int, int, int]]:
+def _sharded(defs: dg.Definitions) -> list[str]:
+    """The evaluation's per-question assets: those partitioned by shard."""
+    graph = defs.resolve_asset_graph()
+    return sorted(key.to_user_string() for key in graph.get_all_asset_keys() if graph.get(key).partitions_def == SHARDS)
+
+
+def _shards_made(instance: dg.DagsterInstance, sharded: list[str]) -> dict[str, tuple[int, int, int]]:
     made = {}
-    for asset in SHARDED:
+    for asset in sharded:
         event = instance.get_latest_materialization_event(dg.AssetKey(asset))
         assert event is not None and event.asset_materialization is not None
         metadata = event.asset_materialization.metadata
@@ -90,7 +83,8 @@ def test_one_filing_changed_makes_again_its_company_s_shard_and_the_corpus_scope
     night = materialise_graph(build_definitions(settings), instance, skip_current=True)
     assert night.evaluation_succeeded, night.evaluation_error
     assert len(night.partitions) - len(night.current_partitions) == 1, "only the changed filing's corpus work"
-    made = _shards_made(instance)
+    made = _shards_made(instance, _sharded(defs))
+    assert len(made) == 12, sorted(made)
     searching = _searching(settings, CHANGED_CIK)
     assert searching, "the changed company's questions"
     for asset, (written, kept, questions) in made.items():

@@ -4,7 +4,7 @@ changed one filing searches the replicas again only for the questions that searc
 (statistics) pair the replicas' rows with the measurement's."""
 
 import json
-from collections.abc import Set
+from collections.abc import Callable, Iterator, Set
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -28,7 +28,7 @@ from edgar_eval.defs.shards import materialize_shards, shard_asset
 from edgar_eval.defs.source_files import POLICY_FILES
 from edgar_eval.domain.routes import ANSWER
 from edgar_eval.evaluation.noise_band import left_out_companies, noise_sample, perturbed_index
-from edgar_eval.evaluation.search_scopes import search_runs
+from edgar_eval.evaluation.search_scopes import ScopedCase, search_runs
 from edgar_eval.evaluation.shards import ORDER_COLUMN, case_order, shard_questions
 from edgar_eval.retrieval.bm25 import ChunkTokens
 from edgar_eval.retrieval.dense import DenseIndex
@@ -54,31 +54,14 @@ def retrieval_noise(
     gold_by_search_scope: pd.DataFrame,
 ) -> dg.MaterializeResult:
     checked_index(settings, embedder, search_index)  # an index built differently is refused, as the measurement does
-    sample = sampled_questions(settings, golden_questions)
-    answerable = cast(pd.DataFrame, sample[sample.expected_route == ANSWER])
-    # the corpus scope's questions are the measurement's sample, not drawn from the band's
-    in_corpus_scope = corpus_sample(settings, golden_questions, gold_by_search_scope)
-    replicas = IndexReplicas(settings, search_index)
-    slices = shard_slices(
-        answerable,
-        search_index,
-        settings.search_scopes,
-        in_corpus_scope,
-        gold_by_search_scope=gold_by_search_scope,
-        question_embeddings=question_embeddings,
-    )
+    band = NoiseBand.of(settings, search_index, golden_questions, question_embeddings, gold_by_search_scope)
+    replicas = band.replicas
 
     def work(shard: str, only: Set[str] | None) -> pd.DataFrame:
-        questions = shard_questions(answerable, shard, only)
-        if not len(questions):
-            return pd.DataFrame()
-        vectors = dict(zip(questions.question_id, question_vectors(question_embeddings, questions.question_id)))
         runs = []
-        for replica in replicas:
-            kept = cast(pd.DataFrame, questions[~questions.cik.isin(replica.left_out)])
-            cases = measured_cases(settings, kept, gold_by_search_scope, replica.rows, in_corpus_scope, shard)
+        for replica, cases, vectors in band.cases(shard, only):
             found = search_runs(
-                replica.rows, replica.searches(settings.rrf_k), cases, vectors, settings.retrieval_depths
+                replica.rows, replica.searches(settings.rrf_k), cases.values(), vectors, settings.retrieval_depths
             )
             runs.extend({"replica": replica.number, **{key: run[key] for key in NOISE_KEYS}} for run in found)
         frame = pd.DataFrame(runs, columns=["replica", *NOISE_KEYS])
@@ -88,12 +71,12 @@ def retrieval_noise(
     def figures(rows: pd.DataFrame) -> dict:
         return {
             "replicas": settings.noise_replicas,
-            "questions_sampled": sample_words(sample, golden_questions),
+            "questions_sampled": sample_words(band.sample, golden_questions),
             "left_out": dg.MetadataValue.json({str(r): companies for r, companies in replicas.left_out.items()}),
             "searches": len(rows),
         }
 
-    return materialize_shards(context, settings, "retrieval_noise", work, slices, replicas.stamp(), figures)
+    return materialize_shards(context, settings, "retrieval_noise", work, band.slices, replicas.stamp(), figures)
 
 
 NOISE_KEYS = ["question_id", "search_scope", "retriever", "k", "page_hit"]
@@ -109,6 +92,63 @@ def sample_words(sample: pd.DataFrame, golden_questions: pd.DataFrame) -> str:
     """The noise sample's size in the asset's metadata: '170 of 170 (all)', or '2500 of 31044 (seeded sample)'."""
     whole = len(sample) == len(golden_questions)
     return f"{len(sample)} of {len(golden_questions)} ({'all' if whole else 'seeded sample'})"
+
+
+@dataclass(frozen=True)
+class NoiseBand:
+    """What the retrieval and rerank bands share: the noise sample, its answerable questions, the corpus scope's
+    sample, the replicas, and the slices each shard is stamped with (the measurement's, over these questions)."""
+
+    settings: EvalSettings
+    sample: pd.DataFrame
+    answerable: pd.DataFrame
+    in_corpus_scope: frozenset[str] | None
+    replicas: "IndexReplicas"
+    question_embeddings: pd.DataFrame
+    gold_by_search_scope: pd.DataFrame
+    slices: Callable[[str], dict[str, pd.DataFrame]]
+
+    @classmethod
+    def of(
+        cls,
+        settings: EvalSettings,
+        search_index: pd.DataFrame,
+        golden_questions: pd.DataFrame,
+        question_embeddings: pd.DataFrame,
+        gold_by_search_scope: pd.DataFrame,
+    ) -> "NoiseBand":
+        sample = sampled_questions(settings, golden_questions)
+        answerable = cast(pd.DataFrame, sample[sample.expected_route == ANSWER])
+        # the corpus scope's questions are the measurement's sample, not drawn from the band's
+        in_corpus_scope = corpus_sample(settings, golden_questions, gold_by_search_scope)
+        slices = shard_slices(
+            answerable,
+            search_index,
+            settings.search_scopes,
+            in_corpus_scope,
+            gold_by_search_scope=gold_by_search_scope,
+            question_embeddings=question_embeddings,
+        )
+        replicas = IndexReplicas(settings, search_index)
+        return cls(
+            settings, sample, answerable, in_corpus_scope, replicas, question_embeddings, gold_by_search_scope, slices
+        )
+
+    def cases(
+        self, shard: str, only: Set[str] | None
+    ) -> Iterator[tuple["IndexReplica", dict[tuple[str, str], ScopedCase], dict[str, np.ndarray]]]:
+        """Per replica, the shard's questions (of `only`, when given) of the companies still in it as the measurement
+        searches them there, by (question, scope), and their vectors; nothing for a shard without questions."""
+        questions = shard_questions(self.answerable, shard, only)
+        if not len(questions):
+            return
+        vectors = dict(zip(questions.question_id, question_vectors(self.question_embeddings, questions.question_id)))
+        for replica in self.replicas:
+            kept = cast(pd.DataFrame, questions[~questions.cik.isin(replica.left_out)])
+            found = measured_cases(
+                self.settings, kept, self.gold_by_search_scope, replica.rows, self.in_corpus_scope, shard
+            )
+            yield replica, {(case.question_id, case.search_scope): case for case in found}, vectors
 
 
 @dataclass(frozen=True)
@@ -184,36 +224,17 @@ def rerank_noise(
     gold_by_search_scope: pd.DataFrame,
 ) -> dg.MaterializeResult:
     checked_index(settings, embedder, search_index)
-    sample = sampled_questions(settings, golden_questions)
-    answerable = cast(pd.DataFrame, sample[sample.expected_route == ANSWER])
+    band = NoiseBand.of(settings, search_index, golden_questions, question_embeddings, gold_by_search_scope)
+    replicas = band.replicas
     retriever, depths = settings.answer_search(), sorted({candidates for candidates, _ in settings.cuts()})
     reranker = settings.reranker_adapter()
     if isinstance(reranker, LexicalFigureReranker):  # deterministic: the replicas' repeated passages scored once
         reranker = LexicalFigureReranker(remember_scores=True)
     chunks = chunk_columns(search_index)  # a replica holds some of the index's chunks, each as the index has it
-    in_corpus_scope = corpus_sample(settings, golden_questions, gold_by_search_scope)
-    replicas = IndexReplicas(settings, search_index)
-    slices = shard_slices(
-        answerable,
-        search_index,
-        settings.search_scopes,
-        in_corpus_scope,
-        gold_by_search_scope=gold_by_search_scope,
-        question_embeddings=question_embeddings,
-    )
 
     def work(shard: str, only: Set[str] | None) -> pd.DataFrame:
-        questions = shard_questions(answerable, shard, only)
-        if not len(questions):
-            return pd.DataFrame()
-        vectors = dict(zip(questions.question_id, question_vectors(question_embeddings, questions.question_id)))
         runs = []
-        for replica in replicas:
-            kept = cast(pd.DataFrame, questions[~questions.cik.isin(replica.left_out)])
-            cases = {
-                (c.question_id, c.search_scope): c
-                for c in measured_cases(settings, kept, gold_by_search_scope, replica.rows, in_corpus_scope, shard)
-            }
+        for replica, cases, vectors in band.cases(shard, only):
             search = replica.searches(settings.rrf_k, (retriever,))
             found = search_runs(replica.rows, search, cases.values(), vectors, depths)
             ranked = pd.DataFrame(run for run in found if run["error"] is None)
@@ -225,13 +246,13 @@ def rerank_noise(
         return {
             "reranker": reranker.reranker_id,
             "replicas": settings.noise_replicas,
-            "questions_sampled": sample_words(sample, golden_questions),
+            "questions_sampled": sample_words(band.sample, golden_questions),
             "reranked": len(rows),
         }
 
     try:
         shared = {**replicas.stamp(), "reranker": reranker.reranker_id}
-        return materialize_shards(context, settings, "rerank_noise", work, slices, shared, figures)
+        return materialize_shards(context, settings, "rerank_noise", work, band.slices, shared, figures)
     finally:
         reranker.close()
 
