@@ -228,3 +228,25 @@ def test_a_band_on_the_sample_estimates_the_band_on_every_question():
         cast(pd.DataFrame, replicas[replicas.question_id.isin(sample)]), measured
     ).delta_points.iloc[0]
     assert abs(sampled - whole) < 1.0, f"the sample's band {sampled:+.2f} against every question's {whole:+.2f}"
+
+
+def test_a_noise_step_that_measured_nothing_gives_empty_deltas_and_bands():
+    """A generator whose replicas are not measured, no replica, or no question: every shard stored with no row and
+    no column. Each band is then empty, not an error."""
+    from edgar_eval.evaluation.noise_band import (
+        answer_band,
+        answer_deltas,
+        rerank_band,
+        rerank_deltas,
+        retrieval_deltas,
+    )
+
+    nothing = pd.DataFrame()
+    measured = pd.DataFrame({"question_id": ["q1"], "correct": [True], "false_answer": [False]})
+    assert answer_band(answer_deltas(nothing, measured)).empty
+    rankings = pd.DataFrame(_runs({"q1": True})).assign(error=None)
+    assert noise_band(retrieval_deltas(nothing, rankings)).empty
+    reranked = pd.DataFrame(
+        {"question_id": ["q1"], "search_scope": ["corpus"], "candidates": [30], "kept": [5]}
+    ).assign(page_hit_before=True, page_hit_after=True)
+    assert rerank_band(rerank_deltas(nothing, reranked)).empty

@@ -80,6 +80,8 @@ def replica_deltas(replica_runs: pd.DataFrame, measured_runs: pd.DataFrame) -> p
     """Per replica, scope, retriever and depth: page hits in the replica and in the measurement over the same
     questions (those the replica searched), and the difference in points."""
     keys = ["question_id", "search_scope", "retriever", "k"]
+    if _nothing_measured(replica_runs):
+        return pd.DataFrame(columns=RETRIEVAL_DELTA_COLUMNS)
     measured = cast(pd.DataFrame, measured_runs[keys + ["page_hit"]]).rename(columns={"page_hit": "measured_hit"})
     paired = replica_runs.merge(measured, on=keys, how="inner", validate="many_to_one")
     rows = []
@@ -99,13 +101,33 @@ def replica_deltas(replica_runs: pd.DataFrame, measured_runs: pd.DataFrame) -> p
                 "delta_points": 100.0 * (replica_hits - measured_hits) / n if n else 0.0,
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=RETRIEVAL_DELTA_COLUMNS)
+
+
+RETRIEVAL_DELTA_COLUMNS = [
+    "replica",
+    "search_scope",
+    "retriever",
+    "k",
+    "questions",
+    "replica_page_hits",
+    "measured_page_hits",
+    "delta_points",
+]
+
+
+def _nothing_measured(replica_runs: pd.DataFrame) -> bool:
+    """A noise step's table with no row: no replica measured anything (no replica, no question of the sample, or a
+    generator whose replicas are not measured), stored with no columns where no shard had a row."""
+    return replica_runs.empty or "question_id" not in replica_runs.columns
 
 
 def retrieval_deltas(replica_runs: pd.DataFrame, measured_runs: pd.DataFrame) -> pd.DataFrame:
     """replica_deltas of the replicas' runs (retrieval_noise: with each replica's left_out companies) against the
     measurement's runs that found something (retriever_rankings without an error), each replica's row naming the
     companies it left out."""
+    if _nothing_measured(replica_runs):
+        return pd.DataFrame(columns=[*RETRIEVAL_DELTA_COLUMNS, "left_out"])
     measured = cast(pd.DataFrame, measured_runs[measured_runs.error.isna()])
     deltas = replica_deltas(replica_runs, measured)
     if len(deltas):
@@ -155,6 +177,8 @@ def answer_deltas(replica_runs: pd.DataFrame, measured_arm: pd.DataFrame) -> pd.
     """Per replica and answering figure: the rate in the replica (`replica_runs`: replica, question_id,
     expected_route, correct, false_answer) and in the measurement (`measured_arm`: the measured arm's outcomes) over
     the same questions, and the difference in points. An expected route other than answer counts as unanswerable."""
+    if _nothing_measured(replica_runs):
+        return pd.DataFrame(columns=ANSWER_DELTA_COLUMNS)
     measured = cast(pd.DataFrame, measured_arm[["question_id", "correct", "false_answer"]]).rename(
         columns={"correct": "measured_correct", "false_answer": "measured_false_answer"}
     )
@@ -177,9 +201,10 @@ def answer_deltas(replica_runs: pd.DataFrame, measured_arm: pd.DataFrame) -> pd.
                     "delta_points": 100.0 * (replica_hits - measured_hits) / n if n else 0.0,
                 }
             )
-    return pd.DataFrame(
-        rows, columns=["replica", "figure", "questions", "replica_hits", "measured_hits", "delta_points"]
-    )
+    return pd.DataFrame(rows, columns=ANSWER_DELTA_COLUMNS)
+
+
+ANSWER_DELTA_COLUMNS = ["replica", "figure", "questions", "replica_hits", "measured_hits", "delta_points"]
 
 
 def answer_band(deltas: pd.DataFrame, arm: str = "A") -> pd.DataFrame:
@@ -208,6 +233,8 @@ def rerank_deltas(replica_rows: pd.DataFrame, measured_rows: pd.DataFrame) -> pd
     `replica_rows`: reranked_retrievals' rows of each replica (with a replica column); `measured_rows`: the measured
     reranked_retrievals."""
     keys = ["question_id", *RERANK_KEYS]
+    if _nothing_measured(replica_rows):
+        return pd.DataFrame(columns=RERANK_DELTA_COLUMNS)
     measured = cast(pd.DataFrame, measured_rows[[*keys, "page_hit_before", "page_hit_after"]]).rename(
         columns={"page_hit_before": "measured_before", "page_hit_after": "measured_after"}
     )
@@ -221,9 +248,10 @@ def rerank_deltas(replica_rows: pd.DataFrame, measured_rows: pd.DataFrame) -> pd
             measured_hits = int(group[f"measured_{when}"].to_numpy(bool).sum())
             row[f"delta_{when}_points"] = 100.0 * (replica_hits - measured_hits) / n if n else 0.0
         rows.append({**row, "questions": n})
-    return pd.DataFrame(
-        rows, columns=["replica", *RERANK_KEYS, "delta_before_points", "delta_after_points", "questions"]
-    )
+    return pd.DataFrame(rows, columns=RERANK_DELTA_COLUMNS)
+
+
+RERANK_DELTA_COLUMNS = ["replica", *RERANK_KEYS, "delta_before_points", "delta_after_points", "questions"]
 
 
 def rerank_band(deltas: pd.DataFrame) -> pd.DataFrame:
