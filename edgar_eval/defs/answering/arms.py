@@ -25,7 +25,7 @@ from edgar_eval.domain.routes import ANSWER, NO_ANSWER
 from edgar_eval.evaluation.abstention import ARMS, cross_fit, mask_arms
 from edgar_eval.evaluation.frozen_gates import apply_frozen_gates, read_gates
 from edgar_eval.evaluation.shards import ORDER_COLUMN
-from edgar_eval.evaluation.wrong_answers import RIGHT, categories_of, category_table
+from edgar_eval.evaluation.wrong_answers import RIGHT, SYSTEM_COLUMNS, categories_of, category_table
 
 # What the gates read, and all they read: the question (its text, its company for the folds, and its route, the label
 # the relevance model and thresholds are fitted on within dev) and the passages the generator read. Not the tagged
@@ -232,9 +232,9 @@ def wrong_answers(
                 generated=[bool(answers.answered.get(q, False)) for q in own.question_id],
             )
             frames.append(categories_of(f"arm {arm}", scored, golden, read, gold_read, text_of, company_of))
-        frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SYSTEM_COLUMNS)
         if not len(frame):
-            return frame
+            return frame  # with its columns: a run with no question still has the table its readers read
         order = [f"{place[system]:03d}|{question}" for system, question in zip(frame.system, frame.question_id)]
         return frame.assign(**{ORDER_COLUMN: order})
 

@@ -269,9 +269,9 @@ def reader_answers(
 
     def work(shard: str, only: Set[str] | None) -> pd.DataFrame:
         own = answerer_shard_rows(answerable, retrieved, shard, only)
-        if not len(own):
-            return pd.DataFrame()
         frame = reader_outcomes(golden.loc[own.question_id], own.set_index("question_id"), texts, MEASURED_READERS)
+        if not len(frame):
+            return frame  # with its columns: a run with no answerable question still has the table its readers read
         # reader by reader, each in question id order, as reader_outcomes writes the whole set
         order = [f"{place[reader]:03d}|{question}" for reader, question in zip(frame.reader, frame.question_id)]
         return frame.assign(**{ORDER_COLUMN: order})

@@ -105,10 +105,11 @@ def citation_mutations(
             for r in iter_rows(own)
         ]
         table = mutation_power.citation_mutations(answers)  # empty when arm A got nothing right: the report says n/a
-        return table.assign(**{ORDER_COLUMN: table.question_id.astype(str)}) if len(table) else pd.DataFrame()
+        # with its columns when empty: a run whose arm A got nothing right still has the table the report reads
+        return table.assign(**{ORDER_COLUMN: table.question_id.astype(str)}) if len(table) else table
 
     def figures(table: pd.DataFrame) -> dict:
-        table = table if len(table) else pd.DataFrame(columns=mutation_power.MUTATION_COLUMNS)
+        table = table if len(table.columns) else pd.DataFrame(columns=mutation_power.MUTATION_COLUMNS)
         summary = mutation_power.mutation_summary(table)
         return {
             "answers": len(right),
