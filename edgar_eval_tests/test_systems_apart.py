@@ -24,7 +24,15 @@ from edgar_eval.defs.answering.checks import regression_gate
 from edgar_eval.defs.common import figure_metadata
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.jobs import CORPUS_JOB, EVALUATION_JOB
-from edgar_eval.defs.run_tags import CORPUS_TAG, GENERATOR_TAG, PID_TAG, SETTINGS_TAG, STOPPED_TAG, launch_tags
+from edgar_eval.defs.run_tags import (
+    CORPUS_TAG,
+    GENERATOR_TAG,
+    PID_TAG,
+    RUN_TAG,
+    SETTINGS_TAG,
+    STOPPED_TAG,
+    launch_tags,
+)
 from edgar_eval.defs.runner import CancelOnInterrupt, InterruptWatch, cancel_interrupted_runs, end_orphaned_runs
 from edgar_eval.defs.settings import EvalSettings, GeneratorResource
 from edgar_eval.defs.statistics.pins import settings_digest, system_tags
@@ -176,6 +184,9 @@ def test_a_run_ctrl_c_stopped_while_it_was_made_ends_canceled_not_unstarted_for_
     since = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=1)
     ours = _created_not_started(instance, {})
     a_live_process_s = _created_not_started(instance, {PID_TAG: "1"})  # pid 1 lives: not ours, not gone
+    # a re-execution from the UI inherits its parent's tags, this process's pid among them, but not its run id
+    re_executed = _created_not_started(instance, {})
+    instance.add_run_tags(re_executed, {RUN_TAG: "the-parent-run"})
     assert cancel_interrupted_runs(instance, since) == [ours]
     run = instance.get_run_by_id(ours)
     assert run is not None and run.status == dg.DagsterRunStatus.CANCELED

@@ -39,7 +39,16 @@ from edgar_eval.defs.corpus.partitions import sync_filings
 from edgar_eval.defs.failures import failure_cause
 from edgar_eval.defs.freshness import INPUTS_TAG, CurrentWork
 from edgar_eval.defs.jobs import CODE_LOCATION, CORPUS_JOB, DEFINITIONS_ATTRIBUTE, DEFINITIONS_MODULE, EVALUATION_JOB
-from edgar_eval.defs.run_tags import CORPUS_TAG, HOST_TAG, PARTITION_TAG, PID_TAG, STOPPED_TAG, gone, launch_tags
+from edgar_eval.defs.run_tags import (
+    CORPUS_TAG,
+    HOST_TAG,
+    PARTITION_TAG,
+    PID_TAG,
+    RUN_TAG,
+    STOPPED_TAG,
+    gone,
+    launch_tags,
+)
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.defs.shards import EVALUATION_RUN_TAGS
 from edgar_eval.defs.source_files import observe_source_files
@@ -383,14 +392,12 @@ def cancel_interrupted_runs(instance: dg.DagsterInstance, since: datetime.dateti
     canceled = []
     # created by this process and never started: Ctrl-C came while the run was being made, before it was watched
     for run in instance.get_runs(dg.RunsFilter(statuses=[NOT_STARTED], created_after=since)):
-        ours = run.tags.get(PID_TAG) == str(os.getpid()) or gone(run.run_id, run.tags) is not None
-        if run.tags.get(HOST_TAG) == socket.gethostname() and ours:
+        if _this_process_s(run) or gone(run.run_id, run.tags) is not None:
             instance.report_run_canceled(run, "interrupted (Ctrl-C) before the run started")
             canceled.append(run.run_id)
     # marked canceling at Ctrl-C (CancelOnInterrupt) after Dagster had already ended it: ended as canceled here
     for run in instance.get_runs(dg.RunsFilter(statuses=[dg.DagsterRunStatus.CANCELING], created_after=since)):
-        ours = run.tags.get(PID_TAG) == str(os.getpid()) or gone(run.run_id, run.tags) is not None
-        if run.tags.get(HOST_TAG) == socket.gethostname() and ours:
+        if _this_process_s(run) or gone(run.run_id, run.tags) is not None:
             instance.report_run_canceled(run, "interrupted (Ctrl-C): stopped, not failed")
             canceled.append(run.run_id)
     ended = {dg.DagsterEventType.STEP_FAILURE, dg.DagsterEventType.RUN_FAILURE}
@@ -403,6 +410,18 @@ def cancel_interrupted_runs(instance: dg.DagsterInstance, since: datetime.dateti
             instance.report_run_canceled(run, "interrupted (Ctrl-C): stopped, not failed")
             canceled.append(run.run_id)
     return canceled
+
+
+def _this_process_s(run: dg.DagsterRun) -> bool:
+    """Whether this process created the run: its host and pid, and its own id in the run tag (a run re-executed from
+    the UI inherits its parent's tags, so host and pid alone would claim it; a process whose pid repeats on every
+    start, as pid 1 in a container, would claim another start's runs)."""
+    tags = run.tags
+    return (
+        tags.get(HOST_TAG) == socket.gethostname()
+        and tags.get(PID_TAG) == str(os.getpid())
+        and tags.get(RUN_TAG) == run.run_id
+    )
 
 
 _INTERRUPTS = ("DagsterExecutionInterruptedError", "KeyboardInterrupt")

@@ -1,6 +1,7 @@
 """The six arms over the one generation: the gates' scores, each arm's outcome per question, and the wrong answers by
 category."""
 
+import json
 import time
 from collections.abc import Set
 from typing import cast
@@ -215,6 +216,13 @@ def wrong_answers(
         asked = own.question_id
         return {
             **passage_slices(golden, own, texts),
+            # the company of each filing read: a figure printed in another filing is a wrong filing or a wrong company
+            "companies_read": pd.DataFrame(
+                {
+                    "question_id": asked.to_numpy(),
+                    "companies": [json.dumps([company_of.get(f, "") for f in filings]) for filings in own.filing_ids],
+                }
+            ),
             "reader_answers": of(readers, asked),
             "arm_outcomes": of(arm_outcomes, asked),
             "generations": of(cast(pd.DataFrame, generations[["question_id", "answer_text", "answered"]]), asked),
