@@ -10,6 +10,7 @@ from edgar_eval.evaluation.noise_band import (
     answer_band,
     answer_deltas,
     beyond_band,
+    left_out_companies,
     noise_band,
     noise_sample,
     perturbed_index,
@@ -29,17 +30,23 @@ def _index() -> pd.DataFrame:
     )
 
 
+def _replica(index: pd.DataFrame, seed: int, companies_left_out: int) -> tuple[pd.DataFrame, list[str]]:
+    """A replica as IndexReplicas builds one: its companies left out drawn from the index's companies, then its rows."""
+    left_out = left_out_companies(index.cik.astype(str), seed, companies_left_out)
+    return perturbed_index(index, seed, left_out), left_out
+
+
 def test_a_replica_leaves_seeded_companies_out_and_stores_the_rest_in_a_seeded_order():
-    rows, left_out = perturbed_index(_index(), seed=3, companies_left_out=2)
+    rows, left_out = _replica(_index(), seed=3, companies_left_out=2)
     assert len(left_out) == 1 and not set(rows.cik) & set(left_out), "at most a quarter of six companies"
     assert sorted(rows.chunk_id) == sorted(_index()[~_index().cik.isin(left_out)].chunk_id)
     twelve = pd.concat([_index(), _index().assign(cik=lambda t: t.cik + "2")])
-    assert len(perturbed_index(twelve, 3, 2)[1]) == 2
-    again, same = perturbed_index(_index(), seed=3, companies_left_out=2)
+    assert len(_replica(twelve, 3, 2)[1]) == 2
+    again, same = _replica(_index(), seed=3, companies_left_out=2)
     assert same == left_out and again.chunk_id.tolist() == rows.chunk_id.tolist(), "seeded: the same replica again"
-    orders = {tuple(perturbed_index(_index(), seed, 1)[0].chunk_id) for seed in range(5)}
+    orders = {tuple(_replica(_index(), seed, 1)[0].chunk_id) for seed in range(5)}
     assert len(orders) > 1, "another seed, another index"
-    rows, left_out = perturbed_index(_index().head(2), seed=3, companies_left_out=2)
+    rows, left_out = _replica(_index().head(2), seed=3, companies_left_out=2)
     assert left_out == [] and len(rows) == 2, "the only company stays"
 
 
@@ -47,9 +54,9 @@ def test_a_replica_keeps_each_company_s_rows_in_one_order_whatever_the_other_com
     """The order a replica stores a company's rows in reads only those rows, so a filing changed elsewhere leaves
     every other company's rankings in the replica as they were (what lets its questions be kept, shard by shard)."""
     index = pd.concat([_index(), _index().assign(cik=lambda t: t.cik + "2", chunk_id=lambda t: t.chunk_id + "x")])
-    rows, left_out = perturbed_index(index, seed=5, companies_left_out=1)
+    rows, left_out = _replica(index, seed=5, companies_left_out=1)
     grown = pd.concat([index, pd.DataFrame({"chunk_id": ["new1", "new2"], "cik": ["B", "C2"], "filing_id": "g"})])
-    again, left_again = perturbed_index(grown, seed=5, companies_left_out=1)
+    again, left_again = _replica(grown, seed=5, companies_left_out=1)
     assert left_again == left_out, "the same companies: the choice reads the companies alone"
     for company in sorted(set(rows.cik)):
         before = rows[rows.cik == company].chunk_id.tolist()

@@ -374,8 +374,9 @@ def _per_question_asset(values: dict[str, int], asked: list[tuple[str, frozenset
                 {"question_id": q, "figure": v * scale, "note": None if scale == 10 else "x", ORDER_COLUMN: q}
                 for q, v in zip(chosen.question_id, chosen.value)
                 for scale in (10, 100)
+                if v  # a question of value 0 yields no row, as a question nothing was measured on
             ]
-            return pd.DataFrame(rows)
+            return pd.DataFrame(rows, columns=["question_id", "figure", "note", ORDER_COLUMN])
 
         return materialize_shards(context, settings, "runs", work, lambda shard: {"golden": questions(shard)}, {})
 
@@ -415,6 +416,21 @@ def test_a_shard_whose_inputs_changed_for_one_question_measures_that_question_al
     assert asked == [] and read_sharded(store, "runs").figure.tolist() == [10, 100, 30, 300]
     deeper = EvalSettings(**{**settings.model_dump(), "top_k": settings.top_k + 1})
     assert _per_question_run(deeper, instance, {"a": 1, "c": 3}, asked) == (17, 2)
+
+
+def test_a_shard_made_again_in_part_with_no_row_left_is_the_table_a_cold_run_writes(tmp_path):
+    """A shard whose questions, measured again in part, all yield no row keeps its columns: its file is byte for byte
+    a cold run's (it was stored with no columns, which a cold run never writes)."""
+    settings, instance = _settings(tmp_path), dg.DagsterInstance.ephemeral()
+    assert _per_question_run(settings, instance, {"a": 1}, []) == (17, 1)
+    asked: list[tuple[str, frozenset | None]] = []
+    assert _per_question_run(settings, instance, {"a": 0}, asked) == (1, 1)
+    assert asked == [("00", frozenset({"a"}))], "made again in part, for its one question"
+    cold = EvalSettings(**{**settings.model_dump(), "data_dir": str(tmp_path / "cold")})
+    _per_question_run(cold, dg.DagsterInstance.ephemeral(), {"a": 0}, [])
+    store = settings.store()
+    assert store.path("runs", "00").read_bytes() == cold.store().path("runs", "00").read_bytes()
+    assert list(read_sharded(store, "runs").columns) == ["question_id", "figure", "note"]
 
 
 def test_a_shard_s_questions_narrowed_to_some_ids():

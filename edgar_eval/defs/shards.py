@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Set
+from collections.abc import Mapping, Set
 from typing import Callable, cast
 
 import dagster as dg
@@ -226,7 +226,10 @@ def _made_again_in_part(
     parts = [table.loc[table[QUESTION].astype(str).isin(kept).to_numpy()] if len(table) else table]
     parts.append(work(shard, stale) if stale else pd.DataFrame())
     made = [frame for frame in parts if len(frame)]
-    return (pd.concat(made, ignore_index=True) if made else pd.DataFrame()), len(stale)
+    if made:
+        return pd.concat(made, ignore_index=True), len(stale)
+    # no row: the columns the work gave (or the stored table's), as a whole run stores a shard with no row
+    return next((frame for frame in reversed(parts) if len(frame.columns)), pd.DataFrame()), len(stale)
 
 
 def materialize_shards(
@@ -334,10 +337,10 @@ def materialize_shards(
     return dg.MaterializeResult(metadata=figures, data_version=data_version)
 
 
-def passage_slices(golden: pd.DataFrame, retrieved: pd.DataFrame, texts: pd.Series) -> dict[str, pd.DataFrame]:
+def passage_slices(golden: pd.DataFrame, retrieved: pd.DataFrame, texts: Mapping[str, str]) -> dict[str, pd.DataFrame]:
     """What a shard of a step that reads the answerer's passages is built from, question by question: the golden
     questions (`golden`: indexed by question_id) and answerer retrievals (`retrieved`) of its questions, and the text
-    of each chunk each question read, in its order (`texts`: by chunk id)."""
+    of each chunk each question read, in its order (`texts`: by chunk id, a dict or a Series)."""
     return {
         "answerer_retrievals": retrieved,
         "golden_questions": golden.loc[retrieved.question_id].reset_index(),
@@ -345,7 +348,7 @@ def passage_slices(golden: pd.DataFrame, retrieved: pd.DataFrame, texts: pd.Seri
             {
                 "question_id": retrieved.question_id.to_numpy(),
                 "texts": [
-                    hashlib.sha256("\x1f".join(texts.loc[list(ids)]).encode()).hexdigest()
+                    hashlib.sha256("\x1f".join(texts[chunk] for chunk in ids).encode()).hexdigest()
                     for ids in retrieved.chunk_ids
                 ],
             }

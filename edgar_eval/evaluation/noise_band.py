@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import cast
 
 import pandas as pd
@@ -64,23 +64,22 @@ def left_out_companies(companies: Iterable[str], seed: int, companies_left_out: 
     return sorted(random.Random(seed).sample(indexed, min(companies_left_out, most)))
 
 
-def perturbed_index(index_rows: pd.DataFrame, seed: int, companies_left_out: int) -> tuple[pd.DataFrame, list[str]]:
-    """The index without the companies left_out_companies draws, its rows in a seeded order; and the companies left
-    out. The order sorts each chunk by a seeded hash of its id, so any company's rows keep one order among themselves
-    whatever the other companies hold: a filing changed moves the replica's rankings of its own company's questions
-    only, and a replica's questions can be measured again one by one (defs/shards.py)."""
-    left_out = left_out_companies(index_rows.cik.astype(str), seed, companies_left_out)
-    kept = cast(pd.DataFrame, index_rows[~index_rows.cik.astype(str).isin(left_out)])
+def perturbed_index(index_rows: pd.DataFrame, seed: int, left_out: Sequence[str]) -> pd.DataFrame:
+    """The index without the companies `left_out` (left_out_companies draws them), its rows in a seeded order. The
+    order sorts each chunk by a seeded hash of its id, so any company's rows keep one order among themselves whatever
+    the other companies hold: a filing changed moves the replica's rankings of its own company's questions only, and a
+    replica's questions can be measured again one by one (defs/shards.py)."""
+    kept = cast(pd.DataFrame, index_rows[~index_rows.cik.astype(str).isin(list(left_out))])
     keys = [hashlib.blake2b(f"{seed}\x1f{chunk}".encode(), digest_size=8).digest() for chunk in kept.chunk_id]
     order = sorted(range(len(keys)), key=keys.__getitem__)
-    return kept.iloc[order].reset_index(drop=True), left_out
+    return kept.iloc[order].reset_index(drop=True)
 
 
 def replica_deltas(replica_runs: pd.DataFrame, measured_runs: pd.DataFrame) -> pd.DataFrame:
     """Per replica, scope, retriever and depth: page hits in the replica and in the measurement over the same
     questions (those the replica searched), and the difference in points."""
     keys = ["question_id", "search_scope", "retriever", "k"]
-    if _nothing_measured(replica_runs):
+    if replica_runs.empty:  # no replica measured anything (none, no question, a model generator)
         return pd.DataFrame(columns=RETRIEVAL_DELTA_COLUMNS)
     measured = cast(pd.DataFrame, measured_runs[keys + ["page_hit"]]).rename(columns={"page_hit": "measured_hit"})
     paired = replica_runs.merge(measured, on=keys, how="inner", validate="many_to_one")
@@ -116,17 +115,11 @@ RETRIEVAL_DELTA_COLUMNS = [
 ]
 
 
-def _nothing_measured(replica_runs: pd.DataFrame) -> bool:
-    """A noise step's table with no row: no replica measured anything (no replica, no question of the sample, or a
-    generator whose replicas are not measured), stored with no columns where no shard had a row."""
-    return replica_runs.empty or "question_id" not in replica_runs.columns
-
-
 def retrieval_deltas(replica_runs: pd.DataFrame, measured_runs: pd.DataFrame) -> pd.DataFrame:
     """replica_deltas of the replicas' runs (retrieval_noise: with each replica's left_out companies) against the
     measurement's runs that found something (retriever_rankings without an error), each replica's row naming the
     companies it left out."""
-    if _nothing_measured(replica_runs):
+    if replica_runs.empty:  # no replica measured anything (none, no question, a model generator)
         return pd.DataFrame(columns=[*RETRIEVAL_DELTA_COLUMNS, "left_out"])
     measured = cast(pd.DataFrame, measured_runs[measured_runs.error.isna()])
     deltas = replica_deltas(replica_runs, measured)
@@ -177,7 +170,7 @@ def answer_deltas(replica_runs: pd.DataFrame, measured_arm: pd.DataFrame) -> pd.
     """Per replica and answering figure: the rate in the replica (`replica_runs`: replica, question_id,
     expected_route, correct, false_answer) and in the measurement (`measured_arm`: the measured arm's outcomes) over
     the same questions, and the difference in points. An expected route other than answer counts as unanswerable."""
-    if _nothing_measured(replica_runs):
+    if replica_runs.empty:  # no replica measured anything (none, no question, a model generator)
         return pd.DataFrame(columns=ANSWER_DELTA_COLUMNS)
     measured = cast(pd.DataFrame, measured_arm[["question_id", "correct", "false_answer"]]).rename(
         columns={"correct": "measured_correct", "false_answer": "measured_false_answer"}
@@ -233,7 +226,7 @@ def rerank_deltas(replica_rows: pd.DataFrame, measured_rows: pd.DataFrame) -> pd
     `replica_rows`: reranked_retrievals' rows of each replica (with a replica column); `measured_rows`: the measured
     reranked_retrievals."""
     keys = ["question_id", *RERANK_KEYS]
-    if _nothing_measured(replica_rows):
+    if replica_rows.empty:  # no replica measured anything
         return pd.DataFrame(columns=RERANK_DELTA_COLUMNS)
     measured = cast(pd.DataFrame, measured_rows[[*keys, "page_hit_before", "page_hit_after"]]).rename(
         columns={"page_hit_before": "measured_before", "page_hit_after": "measured_after"}

@@ -200,7 +200,6 @@ def wrong_answers(
     gold_read = dict(zip(answerer_retrievals.question_id, answerer_retrievals.chunk_hit.astype(bool)))
     company_of = dict(zip(search_index.filing_id, search_index.cik.astype(str)))
     text_of = dict(zip(search_index.chunk_id, search_index.text))
-    texts = search_index.set_index("chunk_id").text
     offline = sorted(reader.generator_id for reader in OFFLINE_READERS)
     readers = cast(pd.DataFrame, reader_answers[reader_answers.reader.isin(offline)])
     answers = generations.set_index("question_id")
@@ -215,7 +214,7 @@ def wrong_answers(
         own = answerer_shard_rows(golden_questions, retrieved, shard)
         asked = own.question_id
         return {
-            **passage_slices(golden, own, texts),
+            **passage_slices(golden, own, text_of),
             # the company of each filing read: a figure printed in another filing is a wrong filing or a wrong company
             "companies_read": pd.DataFrame(
                 {

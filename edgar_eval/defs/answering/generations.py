@@ -66,26 +66,28 @@ def answering_noise(
 
     def work(shard: str, only: Set[str] | None) -> pd.DataFrame:
         questions = shard_questions(sample, shard, only)
-        if not deterministic or not len(questions) or not shard_scopes(shard, (COMPANY_YEAR,)):
-            return pd.DataFrame()
-        vectors = dict(zip(questions.question_id, question_vectors(question_embeddings, questions.question_id)))
         runs = []
-        for replica in replicas:
-            search = replica.searches(settings.rrf_k, (retriever,))[retriever]
-            chunk_ids, texts = replica.rows.chunk_id.to_numpy(), replica.rows.set_index("chunk_id").text
-            for case in iter_rows(cast(pd.DataFrame, questions[~questions.cik.isin(replica.left_out)])):
-                hits = search(vectors[case.question_id], case.question, list(case.permitted_filing_ids), settings.top_k)
-                _, _, row = generation_row(model, case, [str(c) for c in chunk_ids[[h.row for h in hits]]], texts)
-                answered = bool(row["answered"])
-                runs.append(
-                    {
-                        "replica": replica.number,
-                        "question_id": case.question_id,
-                        "expected_route": case.expected_route,
-                        "answered": answered,
-                        "figure_correct": answered and figure_correct(row["answer_text"], case),
-                    }
-                )
+        # none measured (a model generator, no question, the corpus shard): the table keeps its columns, with no row
+        if deterministic and len(questions) and shard_scopes(shard, (COMPANY_YEAR,)):
+            vectors = dict(zip(questions.question_id, question_vectors(question_embeddings, questions.question_id)))
+            for replica in replicas:
+                search = replica.searches(settings.rrf_k, (retriever,))[retriever]
+                chunk_ids, texts = replica.rows.chunk_id.to_numpy(), replica.rows.set_index("chunk_id").text
+                for case in iter_rows(cast(pd.DataFrame, questions[~questions.cik.isin(replica.left_out)])):
+                    hits = search(
+                        vectors[case.question_id], case.question, list(case.permitted_filing_ids), settings.top_k
+                    )
+                    _, _, row = generation_row(model, case, [str(c) for c in chunk_ids[[h.row for h in hits]]], texts)
+                    answered = bool(row["answered"])
+                    runs.append(
+                        {
+                            "replica": replica.number,
+                            "question_id": case.question_id,
+                            "expected_route": case.expected_route,
+                            "answered": answered,
+                            "figure_correct": answered and figure_correct(row["answer_text"], case),
+                        }
+                    )
         frame = pd.DataFrame(runs, columns=["replica", "question_id", "expected_route", "answered", "figure_correct"])
         frame["correct"], frame["false_answer"] = judge_exits(  # as arm A judges: no gate keeps any back
             frame.expected_route.to_numpy() == ANSWER,

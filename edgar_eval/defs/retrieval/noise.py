@@ -197,9 +197,8 @@ class IndexReplicas:
             tokens = ChunkTokens(self._index.chunk_id, self._index.text)  # the columns, not copies of them
             self._built = []
             for replica in range(self._settings.noise_replicas):
-                rows, left_out = perturbed_index(
-                    self._index, self._seed(replica), self._settings.noise_companies_left_out
-                )
+                left_out = self.left_out[replica]
+                rows = perturbed_index(self._index, self._seed(replica), left_out)
                 dense = DenseIndex(np.stack(rows.embedding.to_numpy()), rows.filing_id.tolist())
                 self._built.append(IndexReplica(replica, rows, left_out, dense, tokens))
         return iter(self._built)
