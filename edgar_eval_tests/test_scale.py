@@ -227,6 +227,17 @@ def test_a_night_of_company_shards_makes_again_only_the_stale_shards_part_of_the
         for r in runs
     ]
     assert "| generations | 2 | 15 | 7 | 0.5 |" in "\n".join(scale.scale_lines(counted, REAL))
+    # a night that re-measured question by question (its counts recorded): the sharded part made again is the
+    # questions of the companies touched, not the groups they fall in
+    by_question = scale.night(counted, REAL, filings=1_000)
+    assert by_question is not None and by_question.per_question and not night.per_question
+    assert scale.stale_question_share(1) == pytest.approx(1 / 500)
+    assert scale.stale_question_share(100) == pytest.approx(0.181, abs=0.001), "about 91 of 500 companies"
+    assert by_question.one_changed_seconds == pytest.approx(10.0 + 5_000.0 * (0.25 + 0.75 / 500))
+    assert by_question.incremental_seconds == pytest.approx(
+        100.0 + 5_000.0 * (0.25 + 0.75 * scale.stale_question_share(10))
+    )
+    assert by_question.incremental_seconds < night.incremental_seconds
     assert "The 1 evaluation steps that are not sharded ran again whole" in lines
     unmeasured = [scale.ScaleRun(**{**r.__dict__, "one_changed_shards": None}) for r in runs]
     whole = scale.night(unmeasured, REAL, filings=1_000)

@@ -184,7 +184,10 @@ class Night:
     incremental_seconds: float  # 1% of filings changed: their corpus work and the evaluation they make stale
     one_changed_seconds: float  # one filing changed: its corpus work and the evaluation it makes stale
     sharded_share: float  # of the evaluation's seconds at the night's size, the company shards' (from the fits)
-    incremental_stale_shards: float  # the share of company shards 1% of the filings changed makes stale (expected)
+    # the share of the sharded steps' work that 1% of the filings changed makes again (expected): the questions of the
+    # companies they touch where the measured night re-measured question by question, else the shards they touch
+    incremental_stale_share: float
+    per_question: bool  # whether the measured night re-measured question by question (its counts recorded)
     full_workers: int | None  # workers that bring a full re-run under an hour; None: no number does
     speedup: float | None  # one worker's wall over two workers' at the largest size both measured; None: not measured
     speedup_filings: int | None  # that size
@@ -214,7 +217,9 @@ def night(
     # the corpus scope's part of the real run grows as every step does in `linear`: held as measured on its own instead
     evaluation = linear if scope is None else linear - scope.measured_run_seconds * growth + scope.sampled_seconds
     sharded = sharded_share(runs, filings)
-    stale = stale_shard_share(filings * CHANGED_SHARE)
+    per_question = measured_per_question(runs)
+    stale_share = stale_question_share if per_question else stale_shard_share
+    stale = stale_share(filings * CHANGED_SHARE)
     # the corpus scope is a shard of its own that every night measures again; of the rest, the company shards' part
     # is made again only where a changed filing's company is, and every other step again whole
     always = scope.sampled_seconds if scope is not None else 0.0
@@ -235,9 +240,10 @@ def night(
         evaluation_exponent=exponent,
         fitted_exponent=fitted,
         incremental_seconds=incremental,
-        one_changed_seconds=corpus / filings + evaluated(1 / len(COMPANY_SHARDS)),
+        one_changed_seconds=corpus / filings + evaluated(stale_share(1)),
         sharded_share=sharded,
-        incremental_stale_shards=stale,
+        incremental_stale_share=stale,
+        per_question=per_question,
         full_workers=workers_within_hour(corpus, evaluation),
         speedup=speedup,
         speedup_filings=max(both) if both else None,
@@ -266,11 +272,32 @@ def sharded_share(runs: list[ScaleRun], filings: float) -> float:
     return sum(seconds for stage, seconds in stages.items() if stage in sharded) / sum(stages.values())
 
 
+def measured_per_question(runs: list[ScaleRun]) -> bool:
+    """Whether the measured one-filing night re-measured the sharded steps question by question: it recorded the
+    questions each step measured again (a night measured before per-question reuse made every stale shard whole)."""
+    night = changed_night(runs)
+    shards = night.one_changed_shards if night is not None else None
+    return bool(shards) and all(len(made) >= 3 for made in (shards or {}).values())
+
+
+def touched_companies(changed_filings: float, companies: int = NIGHT_COMPANIES) -> float:
+    """The expected number of companies that changed filings touch, each filing of a company drawn at random."""
+    return companies * (1 - (1 - 1 / companies) ** changed_filings)
+
+
 def stale_shard_share(changed_filings: float, companies: int = NIGHT_COMPANIES) -> float:
-    """The expected share of the company shards that changed filings make stale, each filing of a company drawn at
-    random: the companies they touch, each in one of the fixed shards (evaluation/shards.py)."""
-    touched = companies * (1 - (1 - 1 / companies) ** changed_filings)
-    return 1 - (1 - 1 / len(COMPANY_SHARDS)) ** touched
+    """The expected share of the company shards that changed filings make stale: the companies they touch, each in
+    one of the fixed shards (evaluation/shards.py). What a step that makes a stale shard whole makes again."""
+    return 1 - (1 - 1 / len(COMPANY_SHARDS)) ** touched_companies(changed_filings, companies)
+
+
+def stale_question_share(changed_filings: float, companies: int = NIGHT_COMPANIES) -> float:
+    """The expected share of the company shards' questions that changed filings make stale: those of the companies
+    they touch (a question is stamped with the versions of the companies it searches), the questions spread evenly
+    over the companies. What a step that re-measures a shard question by question makes again; a two-document
+    question that reads a second company's filings is stale with either, which this leaves out (a few per cent of
+    the questions)."""
+    return touched_companies(changed_filings, companies) / companies
 
 
 def _duration(seconds: float) -> str:
@@ -402,6 +429,7 @@ def _changed_night_lines(runs: list[ScaleRun], paper: Night) -> list[str]:
         measured = str(questions[0]) if questions else "not recorded"
         lines.append(f"| {stage.split(': ', 1)[1]} | {written} | {kept} | {measured} | {steps.get(stage, 0.0):.1f} |")
     heaviest = sorted(whole.items(), key=lambda item: (-item[1], item[0]))
+    changed = paper.filings * CHANGED_SHARE
     lines += [
         "",
         f"The {len(whole)} evaluation steps that are not sharded ran again whole, {_duration(sum(whole.values()))} "
@@ -410,14 +438,42 @@ def _changed_night_lines(runs: list[ScaleRun], paper: Night) -> list[str]:
         + ".",
         "",
         f"On paper at {paper.filings:,} filings the sharded steps are {paper.sharded_share:.0%} of the evaluation's "
-        f"seconds (the stages' fits); one filing changed makes one of the {len(COMPANY_SHARDS)} company shards "
-        f"stale, and 1% changed ({paper.filings * CHANGED_SHARE:,.0f} filings of about {NIGHT_COMPANIES} companies) "
-        f"{paper.incremental_stale_shards:.1%} of them: the shards are fixed groups of companies, so a night that "
-        "touches many companies touches nearly every group, and the steps that are not sharded (the golden builder, "
-        "the question embeddings, the gates' fit, the statistics) run whole every night. This counts whole stale "
-        "shards, not the questions measured again in them, so it overstates a night's sharded part.",
+        "seconds (the stages' fits). "
+        + (
+            "They re-measure a stale shard question by question, so a night makes again the questions of the "
+            f"companies its changed filings touch: one filing, one company of about {NIGHT_COMPANIES}; 1% changed "
+            f"({changed:,.0f} filings), about {touched_companies(changed):.0f} companies, "
+            f"{paper.incremental_stale_share:.1%} of the questions (were stale shards made whole, "
+            f"{stale_shard_share(changed):.1%} of the work: the shards are fixed groups of companies, and a night "
+            "that touches many companies touches nearly every group). Each step's own start-up, which the one-filing "
+            "night above shows as a second or two per step, is left out. "
+            if paper.per_question
+            else f"One filing changed makes one of the {len(COMPANY_SHARDS)} company shards stale, and 1% changed "
+            f"({changed:,.0f} filings of about {NIGHT_COMPANIES} companies) {paper.incremental_stale_share:.1%} of "
+            "them: the shards are fixed groups of companies, so a night that touches many companies touches nearly "
+            "every group. "
+        )
+        + "The steps that are not sharded (the golden builder, the question embeddings, the gates' fit, the "
+        "statistics) run whole every night, and the corpus scope's sample is measured again whenever any filing "
+        "changes, since its searches read every filing." + _incremental_parts(paper),
     ]
     return lines
+
+
+def _incremental_parts(paper: Night) -> str:
+    """The incremental night on paper, part by part, where the corpus scope was measured on its own."""
+    scope = paper.corpus_scope
+    if scope is None:
+        return ""
+    rest = paper.evaluation_seconds - scope.sampled_seconds
+    unsharded = rest * (1 - paper.sharded_share)
+    sharded = rest * paper.sharded_share * paper.incremental_stale_share
+    corpus = paper.incremental_seconds - scope.sampled_seconds - unsharded - sharded
+    return (
+        f" The incremental night on paper, {_duration(paper.incremental_seconds)}, is: the corpus scope's sample "
+        f"{_duration(scope.sampled_seconds)}, the steps that are not sharded {_duration(unsharded)}, the sharded "
+        f"steps' stale part {_duration(sharded)}, and the changed filings' corpus work {_duration(corpus)}."
+    )
 
 
 def _corpus_scope_words(cost: CorpusScopeCost, paper: Night) -> str:
