@@ -11,6 +11,7 @@ from edgar_eval.golden.audit import (
     audit_summary,
     draw_sample,
     read_audit_file,
+    read_audit_plan,
     review_sheet,
     reviewer_summary,
     template_cases,
@@ -154,6 +155,25 @@ def test_a_computable_verdict_is_a_defect_and_verdicts_are_counted_by_who_gave_t
 def test_more_of_one_kind_is_drawn_when_asked():
     sample = draw_sample(_cases(), seed=7, per_kind=20, sizes={"other_year": 25})
     assert sample.kind.value_counts().to_dict() == {"answerable": 20, "other_year": 25, "pattern:D1": 3}
+
+
+def test_a_kind_with_a_seed_of_its_own_is_drawn_afresh_and_the_other_kinds_stay_where_they_were():
+    """A rule changed for one kind is audited on a fresh draw of that kind (its seed committed in the plan before the
+    draw), while the other kinds keep the sample, and so the verdicts, they had."""
+    plan = read_audit_plan(
+        'seed = 7\nper_kind = 10\nbuilt_on_ciks = []\n[kind_seeds]\nother_year = 8\n', "audit-plan.toml"
+    )
+    assert plan.kind_seeds == {"other_year": 8}
+    before = draw_sample(_cases(), plan.seed, plan.per_kind)
+    after = draw_sample(_cases(), plan.seed, plan.per_kind, kind_seeds=plan.kind_seeds)
+
+    def drawn(sample: pd.DataFrame, kind: str) -> set[str]:
+        return set(sample[sample.kind == kind].case_id)
+
+    assert drawn(after, "answerable") == drawn(before, "answerable")
+    assert drawn(after, "pattern:D1") == drawn(before, "pattern:D1")
+    assert len(drawn(after, "other_year")) == 10 and drawn(after, "other_year") != drawn(before, "other_year")
+    assert read_audit_plan("seed = 7\nper_kind = 10\n", "audit-plan.toml").kind_seeds == {}
 
 
 def test_unanswerable_evidence_shows_the_scope_s_rows_printing_the_concept_s_words():

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import cast
 
 import pandas as pd
@@ -56,16 +56,23 @@ def _draw_rank(seed: int, case_id: str) -> str:
 
 
 def draw_sample(
-    cases: pd.DataFrame, seed: int, per_kind: int = 20, sizes: dict[str, int] | None = None
+    cases: pd.DataFrame,
+    seed: int,
+    per_kind: int = 20,
+    sizes: dict[str, int] | None = None,
+    kind_seeds: dict[str, int] | None = None,
 ) -> pd.DataFrame:
     """`cases` has case_id, kind and the SAMPLE_COLUMNS' text; pattern cases (kind "pattern:Dn") are all kept.
-    `sizes` draws more of a kind than `per_kind` (the absent-concept claim is the hardest, and audited deepest)."""
+    `sizes` draws more of a kind than `per_kind` (the absent-concept claim is the hardest, and audited deepest);
+    `kind_seeds` draws a kind afresh under a seed of its own (after a rule changed for that kind alone), leaving the
+    other kinds' samples, and their verdicts, where they were."""
     picked = []
     for kind, group in sorted(iter_groups(cases.groupby("kind")), key=lambda pair: pair[0]):
         ids = sorted(group.case_id)
         if not kind.startswith("pattern:"):
             size = (sizes or {}).get(kind, per_kind)
-            ids = sorted(ids, key=lambda case_id: _draw_rank(seed, case_id))[:size]
+            drawn = (kind_seeds or {}).get(kind, seed)
+            ids = sorted(ids, key=lambda case_id: _draw_rank(drawn, case_id))[:size]
         picked.append(group[group.case_id.isin(ids)])
     if not picked:
         return pd.DataFrame(columns=SAMPLE_COLUMNS)
@@ -246,6 +253,7 @@ class AuditPlan:
     built_on_ciks: frozenset[str]
     note: str = ""
     every_company: frozenset[str] = frozenset()  # kinds drawn from every company (no held-out company holds them)
+    kind_seeds: dict[str, int] = field(default_factory=dict)  # kinds drawn afresh under a seed of their own
 
 
 def read_audit_plan(text: str, where: str) -> AuditPlan:
@@ -260,6 +268,7 @@ def read_audit_plan(text: str, where: str) -> AuditPlan:
             frozenset(str(c).lstrip("0") for c in plan.get("built_on_ciks", [])),
             str(plan.get("note", "")),
             frozenset(str(k) for k in plan.get("every_company", [])),
+            {str(k): int(v) for k, v in plan.get("kind_seeds", {}).items()},
         )
     except (tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as exc:
         raise AuditFileError(f"{where}: not an audit plan (seed, per_kind, sizes, built_on_ciks): {exc}") from None

@@ -250,7 +250,9 @@ def golden_audit(
             )
         except audit.AuditFileError as exc:
             raise dg.Failure(str(exc)) from exc
-        sample = audit.draw_sample(audit.held_out_cases(cases, plan), plan.seed, plan.per_kind, plan.sizes)
+        sample = audit.draw_sample(
+            audit.held_out_cases(cases, plan), plan.seed, plan.per_kind, plan.sizes, plan.kind_seeds
+        )
     else:
         sizes = {"absent_concept": settings.audit_absent_concept}
         sample = audit.draw_sample(cases, settings.golden_seed, settings.audit_per_kind, sizes)
