@@ -335,3 +335,131 @@ def test_a_name_a_sentence_gives_a_tagged_figure_is_learned_like_a_row_label():
     spending = INCOME_STATEMENT + "Capital spending was $512 million in fiscal 2025.\n"
     assert _verdict(CAPEX, spending, names=learned).outcome == PRINTED
     assert _verdict(CAPEX, spending).outcome == ABSENT  # without what the other companies print: nothing names it
+
+
+# Issue 60: elements learned to report the same holding, from what other companies print beside them.
+CURRENT_DEFERRED_REVENUE = "us-gaap:ContractWithCustomerLiabilityCurrent"  # labelled "current deferred revenue"
+DEFERRED_REVENUE_ELEMENT = "us-gaap:DeferredRevenueCurrent"
+
+
+def _printed(rows_by_company: dict[str, list[tuple[str, str]]]) -> PrintedNames:
+    """Each company's 10-K prints its rows (label, element) under a year header, each row's figure tagged with the
+    row's element."""
+    texts, facts, cik_of = {}, [], {}
+    for cik, rows in rows_by_company.items():
+        text = "| | 2025 | 2024 |\n" + "".join(
+            f"| {label} | 3,{k:03d} | 2,{k:03d} |\n" for k, (label, _) in enumerate(rows)
+        )
+        filing = f"{cik}-10k"
+        texts[filing], cik_of[filing] = text, cik
+        for label, element in rows:
+            facts.append((filing, element, text.index(f"| {label} |") + len(label) + 4))
+    return PrintedNames.read(facts, texts, cik_of)
+
+
+MEMBERSHIP_BALANCE = "| | 2025 | 2024 |\n| Deferred subscription fees | 2,174 | 2,042 |\n| Accounts payable | 9,100 |\n"
+
+
+def _asked(printed: PrintedNames, cik: str, tagged: tuple[str, ...] = (DEFERRED_REVENUE_ELEMENT,)):
+    concept = CURRENT_DEFERRED_REVENUE
+    names = printed.names(concept, cik)
+    scope = [ScopeText("asked-10k", MEMBERSHIP_BALANCE, tagged)]
+    return absence_verdict(scope, concept, {2025}, names, frozenset(), printed.kin(concept, cik))
+
+
+def test_an_element_other_companies_print_under_the_concepts_name_answers_it_whatever_the_row_says():
+    """Audit defect (edgar-wide, issue 60): a retailer's "Deferred membership fees" row, tagged as current deferred
+    revenue's sibling element, answers "current deferred revenue" although no word of the row names it. Two other
+    companies print that element as "Deferred revenue": it joins the concept's family for the question."""
+    printed = _printed(
+        {
+            "b": [
+                ("Deferred revenue", DEFERRED_REVENUE_ELEMENT),
+                ("Accounts payable", "us-gaap:AccountsPayableCurrent"),
+            ],
+            "c": [("Deferred revenue", DEFERRED_REVENUE_ELEMENT)],
+            "d": [("Current deferred revenue", CURRENT_DEFERRED_REVENUE)],
+        }
+    )
+    [kin] = printed.kin(CURRENT_DEFERRED_REVENUE, "a")
+    assert (kin.element, kin.words, kin.companies) == (DEFERRED_REVENUE_ELEMENT, "deferred revenue", 2)
+    verdict = _asked(printed, "a")
+    assert verdict.outcome == PRINTED and verdict.rule == rule.FAMILY_TAGGED
+    assert "2 other companies print as 'deferred revenue'" in verdict.detail
+    assert _asked(printed, "a", tagged=()).outcome == ABSENT  # nothing the filing prints or tags names it
+    assert _asked(printed, "a", tagged=("us-gaap:DeferredRevenueNoncurrent",)).outcome == ABSENT  # whole names only
+
+
+def test_an_element_only_the_asked_company_prints_under_the_name_teaches_nothing():
+    """Leave one company out: what the asked company prints itself is never evidence of its own family."""
+    printed = _printed(
+        {
+            "a": [("Deferred revenue", DEFERRED_REVENUE_ELEMENT)],
+            "b": [("Deferred revenue", DEFERRED_REVENUE_ELEMENT)],
+            "c": [("Deferred revenue", DEFERRED_REVENUE_ELEMENT)],
+        }
+    )
+    assert [k.companies for k in printed.kin(CURRENT_DEFERRED_REVENUE, "z")] == [3]
+    assert [k.companies for k in printed.kin(CURRENT_DEFERRED_REVENUE, "a")] == [2]  # b and c, not a
+    alone = _printed({"a": [("Deferred revenue", DEFERRED_REVENUE_ELEMENT)], "b": [("Accounts payable", "x:Other")]})
+    assert alone.kin(CURRENT_DEFERRED_REVENUE, "a") == []
+    assert _asked(alone, "a").outcome == ABSENT
+
+
+def test_one_other_company_is_no_consensus():
+    printed = _printed(
+        {"b": [("Deferred revenue", DEFERRED_REVENUE_ELEMENT)], "c": [("Accounts payable", "x:AccountsPayable")]}
+    )
+    assert printed.kin(CURRENT_DEFERRED_REVENUE, "a") == []
+    assert _asked(printed, "a").outcome == ABSENT
+
+
+def test_an_element_printed_under_words_sharing_one_word_with_the_concept_does_not_join():
+    """ "Other current liabilities" shares a common word, "Contract assets" a word of the XBRL name, "Deferred revenue
+    and customer deposits" adds a holding of its own, and "Deferred income taxes" misses a distinctive word: none names
+    current deferred revenue, however many companies print it."""
+    rows = [
+        ("Other current liabilities", "us-gaap:OtherLiabilitiesCurrent"),
+        ("Contract assets", "us-gaap:ContractWithCustomerAssetNetCurrent"),
+        ("Deferred revenue and customer deposits", "x:DeferredRevenueAndDeposits"),
+        ("Deferred income taxes", "us-gaap:DeferredIncomeTaxLiabilitiesNet"),
+    ]
+    printed = _printed({cik: rows for cik in "bcde"})
+    assert printed.kin(CURRENT_DEFERRED_REVENUE, "a") == []
+    tagged = tuple(element for _, element in rows)
+    assert _asked(printed, "a", tagged=tagged).outcome == ABSENT
+
+
+def test_an_element_most_companies_print_as_something_else_is_a_wider_holding():
+    """Two companies print the element under the concept's name, three under another: under KIN_SHARE, it does not
+    join (an accrued-liabilities element a few filers use for one of its lines is not that line)."""
+    wide = "us-gaap:AccruedLiabilitiesCurrent"
+    printed = _printed(
+        {
+            "b": [("Deferred revenue", wide)],
+            "c": [("Deferred revenue", wide)],
+            "d": [("Accrued liabilities", wide)],
+            "e": [("Accrued liabilities", wide)],
+            "f": [("Accrued expenses", wide)],
+        }
+    )
+    assert printed.kin(CURRENT_DEFERRED_REVENUE, "a") == []  # 2 of the 5 others
+    assert _asked(printed, "a", tagged=(wide,)).outcome == ABSENT
+    # asked of f, 2 of the 4 others print it under the concept's name: at KIN_SHARE, it joins
+    assert [k.element for k in printed.kin(CURRENT_DEFERRED_REVENUE, "f")] == [wide]
+
+
+def test_a_printed_label_names_a_concept_with_its_words_and_none_of_its_own():
+    label = label_name(CURRENT_DEFERRED_REVENUE)
+    assert label is not None
+    for words, named in (
+        ("deferred revenue", True),
+        ("deferred revenues, current", True),
+        ("total current deferred revenue", True),
+        ("deferred revenue, current portion", False),  # "portion" is no word of the concept's: conservative
+        ("deferred revenue and customer deposits", False),
+        ("contract assets", False),
+        ("other current liabilities", False),
+        ("current", False),
+    ):
+        assert rule.names_concept(words, CURRENT_DEFERRED_REVENUE, [label]) is named, words

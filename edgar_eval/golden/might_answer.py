@@ -383,6 +383,14 @@ class ScopeText:
                 return e
         return None
 
+    def kin_tagged(self, elements: Iterable[str]) -> Evidence | None:
+        """A tagged element of those learned to report the same holding (`PrintedNames.kin`), matched whole, or None."""
+        wanted = set(elements)
+        for _, e in self.entries:
+            if e.kind == "tagged" and e.shown in wanted:
+                return e
+        return None
+
 
 @dataclass(frozen=True)
 class Asked:
@@ -460,6 +468,7 @@ FORWARD_SCHEDULE = "forward_schedule"
 RARE_ROW_SHARE = 0.005  # a word in under 1 of 200 of the other companies' row labels names few lines: a row holding
 # two of the item's rare words beside a figure might be the asked one under another name
 NAME_CONSENSUS = 2  # a row label is a name of the concept when at least two other companies print it beside the concept
+KIN_SHARE = 0.5  # an element joins a family when half the other companies printing it or more name the concept
 _NAME_SPAN = 3  # words a sentence may put between a name's words ("interest paid" in "interest, net of amounts, paid")
 _AMOUNT_REACH = 12  # words between a sentence's name and its amount
 _TOTAL_WORDS = frozenset({"total", "net"})
@@ -482,6 +491,32 @@ def label_name(concept: str) -> Name | None:
     label = CONCEPT_LABELS.get(concept, "")
     distinctive = stems(label) - common_stems() - _TOTAL_WORDS
     return Name(label, distinctive) if distinctive else None
+
+
+@dataclass(frozen=True)
+class Kin:
+    """An element learned to report the same holding as an asked concept: other companies print it under a name of
+    the concept (`PrintedNames.kin`)."""
+
+    element: str  # the element as tagged, "us-gaap:DeferredRevenueCurrent"
+    words: str  # the commonest name of the concept the other companies print beside it
+    companies: int  # how many other companies print it under a name of the concept
+
+    def said(self) -> str:
+        return f"{self.element}, which {self.companies} other companies print as {self.words!r}"
+
+
+def names_concept(label: str, concept: str, names: Iterable[Name]) -> bool:
+    """Whether a printed label names the concept: it holds every distinctive word of one of the concept's names (its
+    question label, or a name other companies print beside it) and no word of its own, every word being one of that
+    name's, the concept's label's or its XBRL name's ("total" and "net" aside). "Deferred revenue" names current
+    deferred revenue; "Contract assets", "Deferred revenue and customer deposits" or "Other current liabilities" do
+    not."""
+    held = stems(label) - _TOTAL_WORDS
+    if not held - common_stems():
+        return False
+    allowed = concept_stems(concept)
+    return any(name.distinctive and name.distinctive <= held and held <= allowed | stems(name.words) for name in names)
 
 
 def row_label(row: str) -> str:
@@ -540,9 +575,17 @@ class PrintedNames:
     texts; every use leaves the asked company out (`names`, `rare_stems`), so nothing the rule learns comes from the
     filing it judges."""
 
-    def __init__(self, labels: Mapping[str, Mapping[str, set[str]]], row_stems: Mapping[str, Counter[str]]):
+    def __init__(
+        self,
+        labels: Mapping[str, Mapping[str, set[str]]],
+        row_stems: Mapping[str, Counter[str]],
+        elements: Mapping[str, Mapping[str, set[str]]] | None = None,
+    ):
         self._labels = labels  # concept -> normalised row label -> ciks printing it
         self._row_stems = row_stems  # cik -> stem -> row labels holding it (the label-count under "")
+        self._elements = elements or {}  # every element, labelled or not -> normalised row label -> ciks printing it
+        self._by_stem: dict[str, set[tuple[str, str]]] | None = None
+        self._kin: dict[tuple[str, str], list[Kin]] = {}
         self._all: Counter[str] = Counter()
         for counts in row_stems.values():
             self._all.update(counts)
@@ -552,13 +595,16 @@ class PrintedNames:
         """`facts`: (filing_id, concept, offset) of undimensioned numeric facts; `texts`: filing_id -> text. A fact in
         a table row gives its row's label; a fact in a sentence the words that name it there (`sentence_name_at`)."""
         labels: dict[str, dict[str, set[str]]] = {}
+        elements: dict[str, dict[str, set[str]]] = {}
         for filing_id, concept, offset in facts:
-            if concept not in CONCEPT_LABELS or filing_id not in texts:
+            if filing_id not in texts:
                 continue
             text = texts[filing_id]
             label = _normal(row_label_at(text, int(offset)) or sentence_name_at(text, int(offset)))
             if label and not _YEAR.fullmatch(label):
-                labels.setdefault(concept, {}).setdefault(label, set()).add(cik_of[filing_id])
+                elements.setdefault(concept, {}).setdefault(label, set()).add(cik_of[filing_id])
+                if concept in CONCEPT_LABELS:
+                    labels.setdefault(concept, {}).setdefault(label, set()).add(cik_of[filing_id])
         row_stems: dict[str, Counter[str]] = {}
         for filing_id in sorted(texts):
             seen = {_normal(row_label(line)) for line in texts[filing_id].splitlines() if line.lstrip().startswith("|")}
@@ -567,7 +613,7 @@ class PrintedNames:
                 if label:
                     counts.update(stems(label))
                     counts[""] += 1
-        return cls(labels, row_stems)
+        return cls(labels, row_stems, elements)
 
     def names(self, concept: str, cik: str) -> list[Name]:
         """The concept's label and the row labels at least NAME_CONSENSUS other companies print beside it, each with
@@ -583,6 +629,46 @@ class PrintedNames:
                 continue
             if (own is not None and distinctive & own.distinctive) or len(distinctive & words) >= 2:
                 found.append(Name(label, distinctive, others))
+        return found
+
+    def kin(self, concept: str, cik: str) -> list["Kin"]:
+        """The elements other companies print under a name of `concept` (learned family, module doc): an element E
+        other than the concept joins when at least NAME_CONSENSUS companies other than `cik` print a row label or a
+        sentence's name beside E's facts that names the concept (`names_concept`), and they are at least KIN_SHARE
+        of the other companies printing E at all (an element most filers print as something else, such as accrued
+        liabilities for a few filers' accrued compensation, is a wider holding, not the same one)."""
+        key = (concept, cik)
+        if key not in self._kin:
+            self._kin[key] = self._learn_kin(concept, cik)
+        return self._kin[key]
+
+    def _learn_kin(self, concept: str, cik: str) -> list["Kin"]:
+        names = [name for name in self.names(concept, cik) if name.distinctive]
+        if not names:
+            return []
+        if self._by_stem is None:  # (element, label) pairs by the stems of the label: read once
+            self._by_stem = {}
+            for element, printed in self._elements.items():
+                for label in printed:
+                    for stem in stems(label):
+                        self._by_stem.setdefault(stem, set()).add((element, label))
+        candidates: set[tuple[str, str]] = set()
+        for name in names:
+            postings = [self._by_stem.get(stem, set()) for stem in name.distinctive]
+            candidates |= set.intersection(*postings)
+        naming: dict[str, set[str]] = {}
+        shown: dict[str, tuple[int, str]] = {}
+        for element, label in sorted(candidates):
+            others = self._elements[element][label] - {cik}
+            if element == concept or not others or not names_concept(label, concept, names):
+                continue
+            naming.setdefault(element, set()).update(others)
+            shown[element] = min(shown.get(element, (0, label)), (-len(others), label))
+        found = []
+        for element, ciks in sorted(naming.items()):
+            printing = set().union(*self._elements[element].values()) - {cik}
+            if len(ciks) >= NAME_CONSENSUS and len(ciks) >= KIN_SHARE * len(printing):
+                found.append(Kin(element, shown[element][1], len(ciks)))
         return found
 
     def rare_stems(self, concept: str, cik: str) -> frozenset[str]:
@@ -696,16 +782,22 @@ def absence_verdict(
     years: set[int],
     names: list[Name],
     rare: frozenset[str] = frozenset(),
+    kin: Iterable[Kin] = (),
 ) -> AbsenceVerdict:
     """Whether the scope prints the line item for one of `years` (module doc): the first printed evidence, else the
     passages a person must read (review), else absent. `names`: PrintedNames.names (or the label alone); `rare`:
-    PrintedNames.rare_stems."""
+    PrintedNames.rare_stems; `kin`: PrintedNames.kin, the elements learned to report the same holding."""
     texts = list(scope)
     family = TAXONOMY_FAMILIES.get(concept, ())
+    learned = {k.element: k for k in kin}
     for text in texts:
         tagged = text.family_tagged(family)
         if tagged is not None:
             return AbsenceVerdict(PRINTED, FAMILY_TAGGED, (tagged,), tagged.describe())
+        tagged = text.kin_tagged(learned)
+        if tagged is not None:
+            why = f"{tagged.describe()}: {learned[tagged.shown].said()}"
+            return AbsenceVerdict(PRINTED, FAMILY_TAGGED, (tagged,), why)
     label = stems(CONCEPT_LABELS.get(concept, "")) - _TOTAL_WORDS
     covering = max(2, len(label) // 2 + 1)
     # the item's words: every name's distinctive ones and its rare ones ("payroll", "employee", "benefits" for accrued

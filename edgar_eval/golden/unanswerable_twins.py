@@ -272,7 +272,8 @@ def _absence(
         return rules.LABEL_REPORTED, f"the scope tags another concept labelled {label!r}: it is answerable"
     names = scope.printed_names.names(concept, cik)
     rare = scope.printed_names.rare_stems(concept, cik)
-    verdict = absence_verdict(scope.scope_texts(in_scope), concept, years, names, rare)
+    kin = scope.printed_names.kin(concept, cik)
+    verdict = absence_verdict(scope.scope_texts(in_scope), concept, years, names, rare, kin)
     if verdict.outcome == PRINTED:
         return verdict.rule, verdict.detail
     if verdict.outcome == ABSENT:
