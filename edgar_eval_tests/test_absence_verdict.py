@@ -461,5 +461,32 @@ def test_a_printed_label_names_a_concept_with_its_words_and_none_of_its_own():
         ("contract assets", False),
         ("other current liabilities", False),
         ("current", False),
+        ("deferred", False),  # one word names too much
     ):
         assert rule.names_concept(words, CURRENT_DEFERRED_REVENUE, [label]) is named, words
+
+
+def test_an_element_another_company_tags_beside_the_concept_with_another_value_is_another_holding():
+    """Two companies print a tax note's row "Deferred revenue" beside a deferred tax asset element; a third tags that
+    element and the asked concept for one period with different values: two holdings, the element does not join. An
+    element tagged for periods of time (a change in the balance) never joins a balance's family."""
+    tax_asset = "us-gaap:DeferredTaxAssetsDeferredIncome"
+    rows = {"b": [("Deferred revenue", tax_asset)], "c": [("Deferred revenue", tax_asset)]}
+    texts = {f"{c}-10k": "| | 2025 |\n| Deferred revenue | 1,000 |\n" for c in "bcd"}
+    cik_of = {f"{c}-10k": c for c in "bcd"}
+    facts = [(f"{c}-10k", tax_asset, texts[f"{c}-10k"].index("1,000")) for c in rows]
+    instant = "instant||2025-12-31"
+    same = {("d-10k", CURRENT_DEFERRED_REVENUE, instant): {900.0}, ("d-10k", tax_asset, instant): {900.0}}
+    assert [k.element for k in PrintedNames.read(facts, texts, cik_of, same).kin(CURRENT_DEFERRED_REVENUE, "a")] == [
+        tax_asset
+    ]
+    apart = {("d-10k", CURRENT_DEFERRED_REVENUE, instant): {900.0}, ("d-10k", tax_asset, instant): {210.0}}
+    printed = PrintedNames.read(facts, texts, cik_of, apart)
+    assert printed.kin(CURRENT_DEFERRED_REVENUE, "a") == []
+    assert _asked(printed, "a", tagged=(tax_asset,)).outcome == ABSENT
+    assert printed.kin(CURRENT_DEFERRED_REVENUE, "d") != []  # d is asked: what d tags is left out
+    flow = {
+        ("d-10k", CURRENT_DEFERRED_REVENUE, instant): {900.0},
+        ("b-10k", tax_asset, "duration|2025-01-01|2025-12-31"): {45.0},
+    }
+    assert PrintedNames.read(facts, texts, cik_of, flow).kin(CURRENT_DEFERRED_REVENUE, "a") == []

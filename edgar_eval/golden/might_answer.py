@@ -513,7 +513,7 @@ def names_concept(label: str, concept: str, names: Iterable[Name]) -> bool:
     deferred revenue; "Contract assets", "Deferred revenue and customer deposits" or "Other current liabilities" do
     not."""
     held = stems(label) - _TOTAL_WORDS
-    if not held - common_stems():
+    if len(held) < 2 or not held - common_stems():  # one word ("Other", "Deferred") names too much
         return False
     allowed = concept_stems(concept)
     return any(name.distinctive and name.distinctive <= held and held <= allowed | stems(name.words) for name in names)
@@ -580,10 +580,17 @@ class PrintedNames:
         labels: Mapping[str, Mapping[str, set[str]]],
         row_stems: Mapping[str, Counter[str]],
         elements: Mapping[str, Mapping[str, set[str]]] | None = None,
+        figures: Mapping[str, Mapping[str, Mapping[str, set[float]]]] | None = None,
     ):
         self._labels = labels  # concept -> normalised row label -> ciks printing it
         self._row_stems = row_stems  # cik -> stem -> row labels holding it (the label-count under "")
         self._elements = elements or {}  # every element, labelled or not -> normalised row label -> ciks printing it
+        self._figures = figures or {}  # cik -> filing_id -> element -> period key -> undimensioned values
+        self._period_kinds: dict[str, set[str]] = {}  # element -> "instant", "duration": a balance or a flow
+        for filings in self._figures.values():
+            for tagged in filings.values():
+                for element, periods in tagged.items():
+                    self._period_kinds.setdefault(element, set()).update(p.split("|", 1)[0] for p in periods)
         self._by_stem: dict[str, set[tuple[str, str]]] | None = None
         self._kin: dict[tuple[str, str], list[Kin]] = {}
         self._all: Counter[str] = Counter()
@@ -591,9 +598,17 @@ class PrintedNames:
             self._all.update(counts)
 
     @classmethod
-    def read(cls, facts: Iterable[tuple[str, str, int]], texts: Mapping[str, str], cik_of: Mapping[str, str]):
+    def read(
+        cls,
+        facts: Iterable[tuple[str, str, int]],
+        texts: Mapping[str, str],
+        cik_of: Mapping[str, str],
+        period_values: Mapping[tuple[str, str, str], set[float]] | None = None,
+    ):
         """`facts`: (filing_id, concept, offset) of undimensioned numeric facts; `texts`: filing_id -> text. A fact in
-        a table row gives its row's label; a fact in a sentence the words that name it there (`sentence_name_at`)."""
+        a table row gives its row's label; a fact in a sentence the words that name it there (`sentence_name_at`).
+        `period_values`: (filing_id, concept, period key) -> the undimensioned values tagged, to tell two holdings
+        apart (`kin`)."""
         labels: dict[str, dict[str, set[str]]] = {}
         elements: dict[str, dict[str, set[str]]] = {}
         for filing_id, concept, offset in facts:
@@ -613,7 +628,29 @@ class PrintedNames:
                 if label:
                     counts.update(stems(label))
                     counts[""] += 1
-        return cls(labels, row_stems, elements)
+        figures: dict[str, dict[str, dict[str, dict[str, set[float]]]]] = {}
+        for (filing_id, concept, period), values in (period_values or {}).items():
+            if filing_id in cik_of:
+                by_filing = figures.setdefault(cik_of[filing_id], {}).setdefault(filing_id, {})
+                by_filing.setdefault(concept, {})[period] = set(values)
+        return cls(labels, row_stems, elements, figures)
+
+    def told_apart(self, concept: str, element: str, cik: str) -> bool:
+        """Whether a company other than `cik` tags both for one period with different values: two holdings, however
+        its rows name them (a deferred tax asset on deferred revenue beside the deferred revenue itself); or one is
+        tagged as a balance, the other as a flow (a cash flow statement's change in prepaid expenses)."""
+        kinds, theirs_kinds = self._period_kinds.get(concept), self._period_kinds.get(element)
+        if kinds and theirs_kinds and not kinds & theirs_kinds:
+            return True
+        for company, filings in self._figures.items():
+            if company == cik:
+                continue
+            for tagged in filings.values():
+                if concept in tagged and element in tagged:
+                    ours, theirs = tagged[concept], tagged[element]
+                    if any(ours[p] != theirs[p] for p in ours.keys() & theirs.keys()):
+                        return True
+        return False
 
     def names(self, concept: str, cik: str) -> list[Name]:
         """The concept's label and the row labels at least NAME_CONSENSUS other companies print beside it, each with
@@ -636,7 +673,8 @@ class PrintedNames:
         other than the concept joins when at least NAME_CONSENSUS companies other than `cik` print a row label or a
         sentence's name beside E's facts that names the concept (`names_concept`), and they are at least KIN_SHARE
         of the other companies printing E at all (an element most filers print as something else, such as accrued
-        liabilities for a few filers' accrued compensation, is a wider holding, not the same one)."""
+        liabilities for a few filers' accrued compensation, is a wider holding, not the same one); and no other company
+        tags both for one period with different values (`told_apart`)."""
         key = (concept, cik)
         if key not in self._kin:
             self._kin[key] = self._learn_kin(concept, cik)
@@ -667,7 +705,9 @@ class PrintedNames:
         found = []
         for element, ciks in sorted(naming.items()):
             printing = set().union(*self._elements[element].values()) - {cik}
-            if len(ciks) >= NAME_CONSENSUS and len(ciks) >= KIN_SHARE * len(printing):
+            if len(ciks) < NAME_CONSENSUS or len(ciks) < KIN_SHARE * len(printing):
+                continue
+            if not self.told_apart(concept, element, cik):
                 found.append(Kin(element, shown[element][1], len(ciks)))
         return found
 

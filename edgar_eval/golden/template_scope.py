@@ -101,6 +101,7 @@ class _Scope:
             zip(printed.filing_id, printed.concept, printed.offset.astype(int)),
             {f: t for f, t in self.texts.items() if f in cik_of},
             cik_of,
+            self.period_values,
         )
         self._printing: dict[str, list[str]] | None = None
 
