@@ -30,11 +30,20 @@ taxonomy family (`TAXONOMY_FAMILIES`: "materials and supplies" is an inventory);
 are incorporated from an exhibit the corpus lacks (`statements_elsewhere`). Tag names, extension concept names and
 the cover page are not printed evidence.
 
+The family is also learned, per question (`PrintedNames.kin`, issue 60): an element E joins the asked concept's family
+when at least NAME_CONSENSUS companies other than the asked one print, beside E's facts, a row label or a sentence's
+name that names the concept (`names_concept`: all the distinctive words of one of its names, two words at least, none
+that is not the concept's own), they are at least KIN_SHARE of the other companies printing E at all, and no other
+company tells the two apart (`told_apart`: both tagged for one period with different values, or one a balance and the
+other a flow). "Deferred membership fees" tagged us-gaap:DeferredRevenueCurrent answers current deferred revenue
+because other companies print that element as "Deferred revenue". The hand entries stay as regression fixtures.
+
 Blind spots, said in docs/golden-questions.md too: a line printed under a name no other company of the corpus uses
-and with none of the item's rare words, a figure printed only in a chart or an image, and statements filed beside
-the 10-K under words `statements_elsewhere` does not read. The shipped MiniLM embedder was tried as a further signal
-and does not separate such synonyms from unrelated lines (cosine 0.51 for inventories against materials and
-supplies, 0.47 against property and equipment), so it is not used.
+and with none of the item's rare words, under an element no two other companies print as the concept; a figure
+printed only in a chart or an image; and statements filed beside the 10-K under words `statements_elsewhere` does not
+read. The shipped MiniLM embedder was tried as a further signal and does not separate such synonyms from unrelated
+lines (cosine 0.51 for inventories against materials and supplies, 0.47 against property and equipment), so it is
+not used.
 """
 
 from __future__ import annotations
@@ -580,7 +589,7 @@ class PrintedNames:
         labels: Mapping[str, Mapping[str, set[str]]],
         row_stems: Mapping[str, Counter[str]],
         elements: Mapping[str, Mapping[str, set[str]]] | None = None,
-        figures: Mapping[str, Mapping[str, Mapping[str, set[float]]]] | None = None,
+        figures: Mapping[str, Mapping[str, Mapping[str, Mapping[str, set[float]]]]] | None = None,
     ):
         self._labels = labels  # concept -> normalised row label -> ciks printing it
         self._row_stems = row_stems  # cik -> stem -> row labels holding it (the label-count under "")
