@@ -8,6 +8,8 @@ import contextlib
 import datetime
 import os
 import shlex
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -17,6 +19,7 @@ from edgar_eval.defs.settings import (
     CORPUS_NAME_ENV,
     PARALLEL_ENV,
     PROPOSALS_ENV,
+    RUN_WORKER_ENV,
     SETTINGS_FILE_ENV,
     project_home,
 )
@@ -687,7 +690,83 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def supervised_run(argv: list[str], command: list[str] | None = None) -> int:
+    """`edgar-eval run` from a terminal: the work is done by a worker process in a session of its own, so a terminal's
+    Ctrl-C (sent to its foreground process group) reaches this process alone, never the worker's children (Dagster's
+    step processes and fork server, the compute-log mirrors `tail -F` and `watch_orphans.py`, a filing's run process),
+    which died of it printing tracebacks. The first Ctrl-C is passed to the worker alone, which stops its runs as
+    before (recorded canceled, exit 130); a second Ctrl-C, or SIGTERM, ends the worker's whole session at once (SIGKILL)
+    and records canceled the runs it left unfinished. The worker writes to the same terminal. Its exit code is this
+    process's; killed, 130. `command`: the worker's (default: this CLI again, with `argv`)."""
+    pending: list[int] = []  # signals heard before the worker was started, passed on once it is
+    worker: subprocess.Popen | None = None
+    heard = [0]
+
+    def on_signal(signum: int, _frame: object) -> None:
+        heard[0] += 1
+        if worker is None:
+            pending.append(signum)
+        elif heard[0] == 1 and signum == signal.SIGINT:
+            os.kill(worker.pid, signal.SIGINT)  # the worker alone: it stops its runs and steps itself
+        else:
+            try:
+                os.killpg(worker.pid, signal.SIGKILL)  # its session's group: every process it started
+            except ProcessLookupError:
+                pass
+
+    previous = {signum: signal.signal(signum, on_signal) for signum in (signal.SIGINT, signal.SIGTERM)}
+    started = datetime.datetime.now(datetime.timezone.utc)
+    try:
+        worker = subprocess.Popen(
+            command or [sys.executable, "-m", "edgar_eval", *argv],
+            env={**os.environ, RUN_WORKER_ENV: str(os.getpid())},
+            start_new_session=True,
+        )
+        for signum in pending:  # heard while the worker was being started
+            heard[0] -= 1
+            on_signal(signum, None)
+        while True:
+            try:
+                code = worker.wait()
+                break
+            except InterruptedError:  # pragma: no cover - Python retries wait() itself after a handled signal
+                continue
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if code >= 0:
+        return code
+    # killed: a second Ctrl-C or SIGTERM; the runs its processes left unfinished are recorded canceled
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a third Ctrl-C while they are recorded changes nothing
+    ended = _cancel_runs_left_by_a_killed_worker(started)
+    print(
+        f"edgar-eval: interrupted again: stopped at once ({ended} run(s) left unfinished recorded canceled); no report "
+        "was written (what was materialised before stays, each asset whole or not at all)",
+        file=sys.stderr,
+    )
+    return EXIT_INTERRUPTED
+
+
+def _cancel_runs_left_by_a_killed_worker(since: datetime.datetime) -> int:
+    """Record canceled the runs a killed worker created since `since` and left unfinished; how many (0 when the run
+    history cannot be opened: the next `edgar-eval run` ends them, as it ends every run whose process is gone)."""
+    try:
+        _ensure_dagster_home()
+        from dagster import DagsterInstance
+
+        from edgar_eval.defs.runner import cancel_runs_of_gone_processes
+
+        with DagsterInstance.get() as instance:
+            return len(cancel_runs_of_gone_processes(instance, since))
+    except Exception:  # noqa: BLE001 - the interrupt's exit must not depend on the run history
+        return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    if argv is None and sys.argv[1:2] == ["run"] and not os.environ.get(RUN_WORKER_ENV):
+        # started from a shell (the console script or `python -m edgar_eval`); a test's main([...]) runs in process
+        if "-h" not in sys.argv and "--help" not in sys.argv:
+            return supervised_run(sys.argv[1:])
     args = build_parser().parse_args(argv)
     return {
         "run": run,

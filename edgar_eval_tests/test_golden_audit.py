@@ -161,7 +161,7 @@ def test_a_kind_with_a_seed_of_its_own_is_drawn_afresh_and_the_other_kinds_stay_
     """A rule changed for one kind is audited on a fresh draw of that kind (its seed committed in the plan before the
     draw), while the other kinds keep the sample, and so the verdicts, they had."""
     plan = read_audit_plan(
-        'seed = 7\nper_kind = 10\nbuilt_on_ciks = []\n[kind_seeds]\nother_year = 8\n', "audit-plan.toml"
+        "seed = 7\nper_kind = 10\nbuilt_on_ciks = []\n[kind_seeds]\nother_year = 8\n", "audit-plan.toml"
     )
     assert plan.kind_seeds == {"other_year": 8}
     before = draw_sample(_cases(), plan.seed, plan.per_kind)

@@ -23,6 +23,7 @@ from edgar_eval.defs.settings import (
     EMBEDDER_ENV,
     GENERATOR_ENV,
     PROPOSALS_ENV,
+    RUN_WORKER_ENV,
     EmbedderResource,
     EvalSettings,
     GeneratorResource,
@@ -47,6 +48,7 @@ KNOWN_VARIABLES = frozenset(
         "EDGAR_EVAL_PARALLEL_RUNS",
         PROPOSALS_ENV,
         "EDGAR_EVAL_ROLE",
+        RUN_WORKER_ENV,  # not a setting: `edgar-eval run` sets it in its worker process (cli.supervised_run)
         EMBEDDER_ENV,
         "EDGAR_EVAL_EMBEDDINGS_BASE_URL",
         "EDGAR_EVAL_EMBEDDINGS_MODEL",

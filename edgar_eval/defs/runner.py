@@ -384,6 +384,20 @@ def end_orphaned_runs(instance: dg.DagsterInstance) -> list[tuple[str, str]]:
     return ended
 
 
+def cancel_runs_of_gone_processes(instance: dg.DagsterInstance, since: datetime.datetime) -> list[str]:
+    """After the CLI's worker was killed on a second Ctrl-C (cli.supervised_run): record canceled each run created on
+    this host since `since` that its processes left unfinished (their processes are gone), and free the pool slots its
+    steps held; then what `cancel_interrupted_runs` ends. Their ids."""
+    canceled = []
+    host = {HOST_TAG: socket.gethostname()}
+    for run in instance.get_runs(dg.RunsFilter(statuses=[*UNFINISHED, NOT_STARTED], tags=host, created_after=since)):
+        if gone(run.run_id, run.tags) is not None:
+            instance.report_run_canceled(run, "interrupted twice (Ctrl-C): stopped at once")
+            instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
+            canceled.append(run.run_id)
+    return canceled + cancel_interrupted_runs(instance, since)
+
+
 def cancel_interrupted_runs(instance: dg.DagsterInstance, since: datetime.datetime) -> list[str]:
     """Record as canceled, not failed, each run created since `since` that Ctrl-C stopped: one marked canceling
     (CancelOnInterrupt) that Dagster had ended before the mark came, or one Dagster ended as a failure of the step it

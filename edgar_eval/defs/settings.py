@@ -42,6 +42,9 @@ RERANKERS = ("lexical", "endpoint")
 CORPUS_DIR_ENV = "EDGAR_EVAL_CORPUS_DIR"
 CORPUS_NAME_ENV = "EDGAR_EVAL_CORPUS_NAME"
 HOME_ENV = "EDGAR_EVAL_HOME"
+# Set by `edgar-eval run` in the process that does its work (the worker), to the pid of the process the terminal started
+# (cli.supervised_run): a terminal's Ctrl-C reaches that process alone. Not a setting.
+RUN_WORKER_ENV = "EDGAR_EVAL_RUN_WORKER"
 DATA_ENV = "EDGAR_EVAL_DATA"  # where tables go: a folder or an fsspec URL (default: data/ in the project home)
 REPORTS_ENV = "EDGAR_EVAL_REPORTS"  # where reports go: a folder or an fsspec URL (default: reports/ in the home)
 DEMO_CORPUS_ENV = "EDGAR_EVAL_DEMO_CORPUS"  # where the demo corpus is generated (default: data/demo_corpus)

@@ -1,0 +1,132 @@
+"""A terminal's Ctrl-C reaches `edgar-eval run`'s own process alone (issue 59, item 4): the work runs in a worker in
+a session of its own (cli.supervised_run), so the worker's children never hear it; the first Ctrl-C goes to the worker,
+a second one or SIGTERM ends the worker's whole session at once. Here on constructed workers (a Python script standing
+in for the CLI's work and its step processes), the supervisor itself started as a terminal starts a command: in a
+process group of its own, which the test signals as a terminal's Ctrl-C does."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+# The worker: starts a child (as Dagster starts step processes and log mirrors), which notes a SIGINT it hears;
+# stops on its first SIGINT with 130 unless told to ignore it; notes what it heard in `heard`.
+WORKER = textwrap.dedent(
+    """
+    import os, signal, subprocess, sys, time
+    heard, ignore = sys.argv[1], sys.argv[2] == "ignore"
+    CHILD = (
+        "import signal, sys, time\\n"
+        "signal.signal(signal.SIGINT, lambda *a: open(sys.argv[1], 'a').write('child SIGINT\\\\n'))\\n"
+        "while True: time.sleep(0.1)"
+    )
+    child = subprocess.Popen([sys.executable, "-c", CHILD, heard])
+    with open(heard, "a") as out:
+        out.write(f"child {child.pid}\\n")
+
+    def on_int(signum, frame):
+        with open(heard, "a") as out:
+            out.write("worker SIGINT\\n")
+        if not ignore:
+            child.terminate()
+            sys.exit(130)
+
+    signal.signal(signal.SIGINT, on_int)
+    with open(heard, "a") as out:
+        out.write("ready\\n")
+    while True:
+        time.sleep(0.1)
+    """
+)
+
+# The supervisor as the console script runs it, with the constructed worker as its command.
+SUPERVISOR = textwrap.dedent(
+    """
+    import sys
+    from edgar_eval import cli
+    cli._cancel_runs_left_by_a_killed_worker = lambda since: 0  # no run history here
+    sys.exit(cli.supervised_run([], [sys.executable, sys.argv[1], sys.argv[2], sys.argv[3]]))
+    """
+)
+
+
+def _start(tmp_path: Path, ignore: bool) -> tuple[subprocess.Popen, Path]:
+    worker, supervisor, heard = tmp_path / "worker.py", tmp_path / "supervisor.py", tmp_path / "heard.txt"
+    worker.write_text(WORKER)
+    supervisor.write_text(SUPERVISOR)
+    process = subprocess.Popen(
+        [sys.executable, str(supervisor), str(worker), str(heard), "ignore" if ignore else "stop"],
+        start_new_session=True,  # a process group of its own, as a terminal's foreground job
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while "ready" not in (heard.read_text() if heard.exists() else ""):
+        assert time.monotonic() < deadline, "the worker did not start"
+        time.sleep(0.05)
+    return process, heard
+
+
+def _child_pid(heard: Path) -> int:
+    return int(next(line for line in heard.read_text().splitlines() if line.startswith("child ")).split()[1])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is reaped by init soon after: read its state
+    status = Path(f"/proc/{pid}/stat")
+    return not status.exists() or status.read_text().split(") ", 1)[1][0] != "Z"
+
+
+def test_a_terminal_s_ctrl_c_reaches_the_worker_alone_and_it_stops_with_130(tmp_path):
+    process, heard = _start(tmp_path, ignore=False)
+    os.killpg(process.pid, signal.SIGINT)  # the terminal's Ctrl-C: to the whole foreground group
+    assert process.wait(timeout=30) == 130
+    assert heard.read_text().count("worker SIGINT") == 1, "passed on to the worker once"
+    assert "child SIGINT" not in heard.read_text(), "the worker's children never hear it"
+    assert "Traceback" not in (process.stderr.read() if process.stderr else "")
+
+
+def test_a_second_ctrl_c_ends_the_worker_and_its_children_at_once(tmp_path):
+    process, heard = _start(tmp_path, ignore=True)  # a worker that does not stop (a hang)
+    child = _child_pid(heard)
+    os.killpg(process.pid, signal.SIGINT)
+    deadline = time.monotonic() + 10
+    while "worker SIGINT" not in heard.read_text():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert process.poll() is None, "the first Ctrl-C is the worker's to act on"
+    started = time.monotonic()
+    os.killpg(process.pid, signal.SIGINT)
+    assert process.wait(timeout=10) == 130
+    assert time.monotonic() - started < 5
+    deadline = time.monotonic() + 10
+    while _alive(child):
+        assert time.monotonic() < deadline, "the worker's child outlived it"
+        time.sleep(0.05)
+    stderr = process.stderr.read() if process.stderr else ""
+    assert "interrupted again: stopped at once" in stderr and "Traceback" not in stderr
+
+
+def test_sigterm_ends_the_worker_s_session_at_once(tmp_path):
+    process, heard = _start(tmp_path, ignore=True)
+    child = _child_pid(heard)
+    os.kill(process.pid, signal.SIGTERM)
+    assert process.wait(timeout=10) == 130
+    assert "worker SIGINT" not in heard.read_text()
+    deadline = time.monotonic() + 10
+    while _alive(child):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
