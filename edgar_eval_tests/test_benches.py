@@ -288,6 +288,17 @@ SMOKE: dict[str, dict[str, Smoke]] = {
             check=lambda i: _calibration_written(i),
         )
     },
+    "interrupts": {
+        # one corpus trial: a cold first run of its own (the store it interrupts), the trial, and the rerun
+        "corpus": Smoke(
+            args=lambda i: ["--trials", "1", "--phases", "corpus", "--work", str(i.scratch / "interrupts")],
+            printed=(
+                r"^  1 corpus +group .* 130 ",
+                r"^summary: 1 trials \(corpus; SIGINT to the group, seed 0\): 1 clean; exit codes 130: 1; "
+                r"with a traceback 0; escalated 0;",
+            ),
+        )
+    },
     "ui_plots": {
         "demo": Smoke(
             args=lambda i: ["--dagster-home", str(i.dagster_home)],

@@ -1,11 +1,14 @@
 """The command line as a user meets it, run as a subprocess: bad input gets one clear line and a non-zero exit, no
 traceback; Ctrl-C stops the run with exit 130, runs no further partition and writes no report."""
 
+import contextlib
+import datetime
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import IO, cast
 
@@ -392,3 +395,68 @@ def test_demo_corpus_writes_a_synthetic_corpus_of_about_the_filings_asked(home):
     assert len(list((home / "scaled").rglob("*.htm"))) == 31
     again = _cli(home, "demo-corpus", str(home / "scaled"), "--filings", "30")
     assert "is already up to date" in again.stdout
+
+
+def _interrupted(
+    home: Path, corpus: Path, phase: str, delay: float, second: int | None = None
+) -> tuple[int, float, str]:
+    """Start `edgar-eval run` as a terminal's foreground job (a session and process group of its own), wait for the
+    phase (corpus: its `corpus` line; evaluation: the last filing's line), `delay` seconds more, then Ctrl-C the whole
+    group as a terminal does; `second`: half a second later send the CLI that signal too. Its exit code, the seconds
+    from the first signal to its exit, and all it printed."""
+    environment = {**os.environ, "EDGAR_EVAL_HOME": str(home), "DAGSTER_HOME": str(home / ".dagster_home")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "edgar_eval", "run", "--corpus", str(corpus), "--name", "stopped"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=environment,
+        cwd=home,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    seen: list[str] = []
+    for line in cast(IO[str], process.stdout):
+        seen.append(line)
+        started = line.startswith("corpus '") if phase == "corpus" else "[16/16," in line
+        if started:
+            break
+    time.sleep(delay)
+    signalled = time.monotonic()
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGINT)
+        if second is not None:
+            time.sleep(0.5)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, second)
+    try:
+        out, _ = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, _ = process.communicate()
+        raise AssertionError(f"{phase} + {delay} s: still going 60 s after Ctrl-C:\n{''.join(seen)}{out}") from None
+    return process.returncode, time.monotonic() - signalled, "".join(seen) + out
+
+
+def test_ctrl_c_of_the_terminal_at_any_moment_of_either_phase_ends_cleanly(home):
+    """Issue 59: a terminal's Ctrl-C (SIGINT to the whole process group) at several moments of the corpus phase (cold
+    partitions' runs in the CLI's process) and of the evaluation (the multiprocess executor's step processes): each
+    time exit 130 within seconds, no traceback from any process (the compute-log mirrors, the fork server and the
+    step processes are out of the terminal's process group), and every run it created recorded canceled or
+    successful; a second Ctrl-C, or a SIGTERM, soon after the first ends it as cleanly."""
+    corpus = home / "corpus"
+    write_demo_corpus(str(corpus))
+    trials = [("corpus", 2.0, None), ("corpus", 6.0, None), ("corpus", 12.0, signal.SIGTERM)]
+    trials += [("evaluation", 1.0, None), ("evaluation", 5.0, None), ("evaluation", 12.0, None)]
+    trials += [("evaluation", 3.0, signal.SIGINT)]
+    for phase, delay, second in trials:
+        since = datetime.datetime.now(datetime.timezone.utc)
+        code, seconds, said = _interrupted(home, corpus, phase, delay, second)
+        what = f"{phase} + {delay} s{' and a second signal' if second else ''}"
+        assert code == 130, f"{what}: exit {code}\n{said[-3000:]}"
+        assert "Traceback" not in said, f"{what}: a traceback\n{said}"
+        assert seconds < 30, f"{what}: {seconds:.0f} s to exit"
+        with dg.DagsterInstance.from_config(str(home / ".dagster_home")) as instance:
+            statuses = [run.status for run in instance.get_runs(dg.RunsFilter(created_after=since))]
+        assert statuses, f"{what}: no run was created"
+        assert set(statuses) <= {dg.DagsterRunStatus.CANCELED, dg.DagsterRunStatus.SUCCESS}, f"{what}: {statuses}"
