@@ -11,6 +11,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -125,6 +126,9 @@ def _show_step(step: str, seconds: float | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    supervisor = os.environ.get(RUN_WORKER_ENV, "")
+    if supervisor.isdigit():  # the worker of `supervised_run`: it goes when its supervisor goes
+        die_with_the_supervisor(int(supervisor))
     _configure(args)
     try:
         home = _ensure_dagster_home()  # first: it silences Dagster's notices before the graph's modules load
@@ -745,6 +749,20 @@ def supervised_run(argv: list[str], command: list[str] | None = None) -> int:
         file=sys.stderr,
     )
     return EXIT_INTERRUPTED
+
+
+def die_with_the_supervisor(supervisor: int, every: float = 0.2) -> None:
+    """In the worker: once the process that started it is gone (SIGKILLed, as a CI job's timeout or `kill -9` of the
+    terminal's job does), end the worker's whole session at once, as that kill ended every process of the CLI before
+    the worker had a session of its own; what was materialised stays, the runs are ended by the next `edgar-eval run`
+    (their process is gone)."""
+
+    def watch() -> None:
+        while os.getppid() == supervisor:
+            time.sleep(every)
+        os.killpg(0, signal.SIGKILL)  # this process's group: the worker, its fork server, step processes and mirrors
+
+    threading.Thread(target=watch, name="supervisor-watch", daemon=True).start()
 
 
 def _cancel_runs_left_by_a_killed_worker(since: datetime.datetime) -> int:

@@ -41,7 +41,11 @@ WORKER = textwrap.dedent(
             sys.exit(130)
 
     signal.signal(signal.SIGINT, on_int)
+    from edgar_eval.cli import die_with_the_supervisor  # as the CLI's worker does
+
+    die_with_the_supervisor(int(os.environ["EDGAR_EVAL_RUN_WORKER"]), every=0.05)
     with open(heard, "a") as out:
+        out.write(f"worker {os.getpid()}\\n")
         out.write("ready\\n")
     while True:
         time.sleep(0.1)
@@ -118,6 +122,20 @@ def test_a_second_ctrl_c_ends_the_worker_and_its_children_at_once(tmp_path):
         time.sleep(0.05)
     stderr = process.stderr.read() if process.stderr else ""
     assert "interrupted again: stopped at once" in stderr and "Traceback" not in stderr
+
+
+def test_the_worker_and_its_children_go_when_the_cli_is_killed(tmp_path):
+    """SIGKILL of the CLI alone (a CI job's timeout, `kill -9`): the worker, in a session of its own, does not outlive
+    it; it ends its session, as the kill of the CLI's process group ended every process before."""
+    process, heard = _start(tmp_path, ignore=True)
+    child = _child_pid(heard)
+    worker = int(next(line for line in heard.read_text().splitlines() if line.startswith("worker ")).split()[1])
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while _alive(worker) or _alive(child):
+        assert time.monotonic() < deadline, "the worker or its child outlived the CLI"
+        time.sleep(0.05)
 
 
 def test_sigterm_ends_the_worker_s_session_at_once(tmp_path):
