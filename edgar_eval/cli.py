@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
+import logging
 import os
 import shlex
 import signal
@@ -129,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
     supervisor = os.environ.get(RUN_WORKER_ENV, "")
     if supervisor.isdigit():  # the worker of `supervised_run`: it goes when its supervisor goes
         die_with_the_supervisor(int(supervisor))
+    quiet_interrupted_pool_closes()
     _configure(args)
     try:
         home = _ensure_dagster_home()  # first: it silences Dagster's notices before the graph's modules load
@@ -763,6 +765,30 @@ def die_with_the_supervisor(supervisor: int, every: float = 0.2) -> None:
         os.killpg(0, signal.SIGKILL)  # this process's group: the worker, its fork server, step processes and mirrors
 
     threading.Thread(target=watch, name="supervisor-watch", daemon=True).start()
+
+
+class _NoInterruptedClose(logging.Filter):
+    """Drops SQLAlchemy's 'Exception closing connection' record when the exception is the interrupt itself: SQLAlchemy
+    logs it with its traceback and raises it again, and the worker handles the interrupt (exit 130). Any other error
+    closing a connection is logged as before."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not (isinstance(error, KeyboardInterrupt) or type(error).__name__ == "DagsterExecutionInterruptedError")
+
+
+def quiet_interrupted_pool_closes() -> None:
+    """Filter each of SQLAlchemy's pool loggers (one per pool class: a filter on a parent logger does not see their
+    records), so a Ctrl-C that lands while the run history closes a connection (while a run is being created) prints
+    no traceback. Written by a helper session for issue 59 and taken from its branch."""
+    from sqlalchemy import pool
+
+    for name in dir(pool):
+        cls = getattr(pool, name)
+        if isinstance(cls, type) and issubclass(cls, pool.Pool):
+            logger = logging.getLogger(f"{cls.__module__}.{cls.__name__}")
+            if not any(isinstance(existing, _NoInterruptedClose) for existing in logger.filters):
+                logger.addFilter(_NoInterruptedClose())
 
 
 def _cancel_runs_left_by_a_killed_worker(since: datetime.datetime) -> int:

@@ -148,3 +148,25 @@ def test_sigterm_ends_the_worker_s_session_at_once(tmp_path):
     while _alive(child):
         assert time.monotonic() < deadline
         time.sleep(0.05)
+
+
+def test_an_interrupt_while_a_connection_closes_prints_no_traceback_and_other_errors_still_do(caplog):
+    """SQLAlchemy logs 'Exception closing connection' with its traceback when Ctrl-C lands while the run history
+    closes a connection, then raises the interrupt again (which the worker handles): that record is dropped; a real
+    error closing a connection is still logged."""
+    import logging
+
+    from sqlalchemy.pool import QueuePool
+
+    from edgar_eval.cli import quiet_interrupted_pool_closes
+
+    quiet_interrupted_pool_closes()
+    logger = logging.getLogger(f"{QueuePool.__module__}.{QueuePool.__name__}")
+    for error in (KeyboardInterrupt(), ValueError("the disk is gone")):
+        try:
+            raise error
+        except BaseException:  # noqa: BLE001 - as SQLAlchemy's pool catches it
+            with caplog.at_level(logging.ERROR, logger=logger.name):
+                logger.error("Exception closing connection", exc_info=True)
+    logged = [record.exc_info[1] for record in caplog.records if record.exc_info]
+    assert [type(error) for error in logged] == [ValueError]
