@@ -63,6 +63,33 @@ SUPERVISOR = textwrap.dedent(
 )
 
 
+STARTED: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def _nothing_left_behind():
+    """A test that fails leaves no supervisor, worker or child running: each one's session is killed at teardown."""
+    yield
+    heard_pids = []
+    for process in STARTED:
+        heard = Path(process.args[3]) if isinstance(process.args, list) and len(process.args) > 3 else None
+        if heard is not None and heard.exists():
+            heard_pids += [
+                int(words[1])
+                for words in (line.split() for line in heard.read_text().splitlines())
+                if len(words) == 2 and words[0] in ("child", "worker") and words[1].isdigit()
+            ]
+        for pid in [process.pid, *heard_pids]:
+            try:
+                group = os.getpgid(pid)
+                if group != os.getpgid(0):  # never the test's own group (a pid gone and used again)
+                    os.killpg(group, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        process.wait(timeout=10)
+    STARTED.clear()
+
+
 def _start(tmp_path: Path, ignore: bool) -> tuple[subprocess.Popen, Path]:
     worker, supervisor, heard = tmp_path / "worker.py", tmp_path / "supervisor.py", tmp_path / "heard.txt"
     worker.write_text(WORKER)
@@ -73,6 +100,7 @@ def _start(tmp_path: Path, ignore: bool) -> tuple[subprocess.Popen, Path]:
         stderr=subprocess.PIPE,
         text=True,
     )
+    STARTED.append(process)
     deadline = time.monotonic() + 30
     while "ready" not in (heard.read_text() if heard.exists() else ""):
         assert time.monotonic() < deadline, "the worker did not start"
