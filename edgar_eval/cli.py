@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
-import logging
 import os
 import shlex
 import signal
@@ -130,7 +129,6 @@ def run(args: argparse.Namespace) -> int:
     supervisor = os.environ.get(RUN_WORKER_ENV, "")
     if supervisor.isdigit():  # the worker of `supervised_run`: it goes when its supervisor goes
         die_with_the_supervisor(int(supervisor))
-    quiet_interrupted_pool_closes()
     _configure(args)
     try:
         home = _ensure_dagster_home()  # first: it silences Dagster's notices before the graph's modules load
@@ -145,7 +143,10 @@ def run(args: argparse.Namespace) -> int:
         cancel_interrupted_runs,
         end_orphaned_runs,
         materialise_graph,
+        quiet_interrupted_pool_closes,
     )
+
+    quiet_interrupted_pool_closes()  # before the run history is opened
     from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource, unread_settings
 
     try:
@@ -709,10 +710,11 @@ def supervised_run(argv: list[str], command: list[str] | None = None) -> int:
     heard = [0]
 
     def on_signal(signum: int, _frame: object) -> None:
-        heard[0] += 1
         if worker is None:
             pending.append(signum)
-        elif heard[0] == 1 and signum == signal.SIGINT:
+            return
+        heard[0] += 1
+        if heard[0] == 1 and signum == signal.SIGINT:
             os.kill(worker.pid, signal.SIGINT)  # the worker alone: it stops its runs and steps itself
         else:
             try:
@@ -729,14 +731,8 @@ def supervised_run(argv: list[str], command: list[str] | None = None) -> int:
             start_new_session=True,
         )
         for signum in pending:  # heard while the worker was being started
-            heard[0] -= 1
             on_signal(signum, None)
-        while True:
-            try:
-                code = worker.wait()
-                break
-            except InterruptedError:  # pragma: no cover - Python retries wait() itself after a handled signal
-                continue
+        code = worker.wait()  # a handled signal does not end the wait: Python retries it (PEP 475)
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
@@ -765,30 +761,6 @@ def die_with_the_supervisor(supervisor: int, every: float = 0.2) -> None:
         os.killpg(0, signal.SIGKILL)  # this process's group: the worker, its fork server, step processes and mirrors
 
     threading.Thread(target=watch, name="supervisor-watch", daemon=True).start()
-
-
-class _NoInterruptedClose(logging.Filter):
-    """Drops SQLAlchemy's 'Exception closing connection' record when the exception is the interrupt itself: SQLAlchemy
-    logs it with its traceback and raises it again, and the worker handles the interrupt (exit 130). Any other error
-    closing a connection is logged as before."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        error = record.exc_info[1] if record.exc_info else None
-        return not (isinstance(error, KeyboardInterrupt) or type(error).__name__ == "DagsterExecutionInterruptedError")
-
-
-def quiet_interrupted_pool_closes() -> None:
-    """Filter each of SQLAlchemy's pool loggers (one per pool class: a filter on a parent logger does not see their
-    records), so a Ctrl-C that lands while the run history closes a connection (while a run is being created) prints
-    no traceback. Written by a helper session for issue 59 and taken from its branch."""
-    from sqlalchemy import pool
-
-    for name in dir(pool):
-        cls = getattr(pool, name)
-        if isinstance(cls, type) and issubclass(cls, pool.Pool):
-            logger = logging.getLogger(f"{cls.__module__}.{cls.__name__}")
-            if not any(isinstance(existing, _NoInterruptedClose) for existing in logger.filters):
-                logger.addFilter(_NoInterruptedClose())
 
 
 def _cancel_runs_left_by_a_killed_worker(since: datetime.datetime) -> int:

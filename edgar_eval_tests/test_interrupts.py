@@ -186,7 +186,7 @@ def test_an_interrupt_while_a_connection_closes_prints_no_traceback_and_other_er
 
     from sqlalchemy.pool import QueuePool
 
-    from edgar_eval.cli import quiet_interrupted_pool_closes
+    from edgar_eval.defs.runner import quiet_interrupted_pool_closes
 
     quiet_interrupted_pool_closes()
     logger = logging.getLogger(f"{QueuePool.__module__}.{QueuePool.__name__}")

@@ -7,6 +7,7 @@ so the UI lists it under its job and code location; tests that build Definitions
 from __future__ import annotations
 
 import datetime
+import logging
 import os
 import signal
 import socket
@@ -368,20 +369,25 @@ def end_orphaned_runs(instance: dg.DagsterInstance) -> list[tuple[str, str]]:
     for ever; mark canceled every run such a process created and never started. A deployment's daemon does the same
     for runs it launched (run_monitoring in deploy/dagster.yaml). Each run ended: its id and what it was left as."""
     ended = []
-    for run in instance.get_runs(dg.RunsFilter(statuses=list(UNFINISHED), tags={HOST_TAG: socket.gethostname()})):
-        why = gone(run.run_id, run.tags)
-        if why is None:
-            continue
+    for run, why in _runs_of_gone_processes(instance, list(UNFINISHED)):
         instance.report_run_failed(run, f"{why}: killed mid-run")
         instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
         ended.append((run.run_id, "was killed mid-run (its process is gone): marked failed, its pool slots freed"))
     # created, never started: the process was stopped while it made the run (Ctrl-C or a kill before the first step)
-    for run in instance.get_runs(dg.RunsFilter(statuses=[NOT_STARTED], tags={HOST_TAG: socket.gethostname()})):
-        why = gone(run.run_id, run.tags)
-        if why is not None:
-            instance.report_run_canceled(run, f"{why}: stopped before the run started")
-            ended.append((run.run_id, "was stopped before it started (its process is gone): marked canceled"))
+    for run, why in _runs_of_gone_processes(instance, [NOT_STARTED]):
+        instance.report_run_canceled(run, f"{why}: stopped before the run started")
+        ended.append((run.run_id, "was stopped before it started (its process is gone): marked canceled"))
     return ended
+
+
+def _runs_of_gone_processes(
+    instance: dg.DagsterInstance, statuses: list[dg.DagsterRunStatus], since: datetime.datetime | None = None
+) -> list[tuple[dg.DagsterRun, str]]:
+    """The runs in `statuses` (created since `since`, when given) that a CLI process on this host launched and whose
+    process is gone, each with why it is over (run_tags.gone)."""
+    host = {HOST_TAG: socket.gethostname()}
+    runs = instance.get_runs(dg.RunsFilter(statuses=statuses, tags=host, created_after=since))
+    return [(run, why) for run in runs if (why := gone(run.run_id, run.tags)) is not None]
 
 
 def cancel_runs_of_gone_processes(instance: dg.DagsterInstance, since: datetime.datetime) -> list[str]:
@@ -389,12 +395,10 @@ def cancel_runs_of_gone_processes(instance: dg.DagsterInstance, since: datetime.
     this host since `since` that its processes left unfinished (their processes are gone), and free the pool slots its
     steps held; then what `cancel_interrupted_runs` ends. Their ids."""
     canceled = []
-    host = {HOST_TAG: socket.gethostname()}
-    for run in instance.get_runs(dg.RunsFilter(statuses=[*UNFINISHED, NOT_STARTED], tags=host, created_after=since)):
-        if gone(run.run_id, run.tags) is not None:
-            instance.report_run_canceled(run, "interrupted twice (Ctrl-C): stopped at once")
-            instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
-            canceled.append(run.run_id)
+    for run, _ in _runs_of_gone_processes(instance, [*UNFINISHED, NOT_STARTED], since):
+        instance.report_run_canceled(run, "interrupted twice (Ctrl-C): stopped at once")
+        instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
+        canceled.append(run.run_id)
     return canceled + cancel_interrupted_runs(instance, since)
 
 
@@ -439,6 +443,30 @@ def _this_process_s(run: dg.DagsterRun) -> bool:
 
 
 _INTERRUPTS = ("DagsterExecutionInterruptedError", "KeyboardInterrupt")
+
+
+class _NoInterruptedClose(logging.Filter):
+    """Drops SQLAlchemy's 'Exception closing connection' record when the exception is the interrupt itself: SQLAlchemy
+    logs it with its traceback and raises it again, and the CLI handles the interrupt (exit 130). Any other error
+    closing a connection is logged as before."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return type(error).__name__ not in _INTERRUPTS
+
+
+def quiet_interrupted_pool_closes() -> None:
+    """Filter each of SQLAlchemy's pool loggers (one per pool class: a filter on a parent logger does not see their
+    records), so a Ctrl-C that lands while the run history closes a connection (while a run is being created) prints
+    no traceback. Written by a helper session for issue 59 and taken from its branch."""
+    from sqlalchemy import pool
+
+    for name in dir(pool):
+        cls = getattr(pool, name)
+        if isinstance(cls, type) and issubclass(cls, pool.Pool):
+            logger = logging.getLogger(f"{cls.__module__}.{cls.__name__}")
+            if not any(isinstance(existing, _NoInterruptedClose) for existing in logger.filters):
+                logger.addFilter(_NoInterruptedClose())
 
 
 def _interrupt_in(error: object) -> bool:
