@@ -72,7 +72,7 @@ def _nothing_left_behind():
     yield
     heard_pids = []
     for process in STARTED:
-        heard = Path(process.args[3]) if isinstance(process.args, list) and len(process.args) > 3 else None
+        heard = Path(os.fsdecode(process.args[3])) if isinstance(process.args, list) and len(process.args) > 3 else None
         if heard is not None and heard.exists():
             heard_pids += [
                 int(words[1])
