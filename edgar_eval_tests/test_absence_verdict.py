@@ -490,3 +490,54 @@ def test_an_element_another_company_tags_beside_the_concept_with_another_value_i
         ("b-10k", tax_asset, "duration|2025-01-01|2025-12-31"): {45.0},
     }
     assert PrintedNames.read(facts, texts, cik_of, flow).kin(CURRENT_DEFERRED_REVENUE, "a") == []
+
+
+# Issue 60, third round: a holding that contains the asked item, said to be nil, answers it with none.
+FINISHED_GOODS = "us-gaap:InventoryFinishedGoodsNetOfReserves"
+CURRENT_DEBT = "us-gaap:LongTermDebtCurrent"
+
+
+def test_a_wider_holding_said_nil_answers_the_item_with_none():
+    """Audit defect (third round): "has no short-term borrowings" answers "commercial paper outstanding" (none), a
+    holding the taxonomy sums into short-term borrowings; so for finished goods within inventories and the current
+    portion within long-term debt. Every sentence is written for the test."""
+    denied = [
+        (COMMERCIAL_PAPER, "The Company has no short-term borrowings."),
+        (COMMERCIAL_PAPER, "At December 31, 2025, we did not have any short-term debt outstanding."),
+        (COMMERCIAL_PAPER, "There were no short-term bank borrowings at year end."),
+        (FINISHED_GOODS, "As a services company, we hold no inventories."),
+        (CURRENT_DEBT, "We had no long-term debt as of the end of fiscal 2025."),
+    ]
+    for concept, sentence in denied:
+        verdict = _verdict(concept, INCOME_STATEMENT + sentence + "\n")
+        assert (verdict.outcome, verdict.rule) == (PRINTED, rule.WIDER_NONE), sentence
+        assert sentence[:40] in verdict.detail and "contains the item" in verdict.detail
+
+
+def test_a_wider_holding_named_without_a_denial_or_denied_in_part_does_not_answer_the_item():
+    """The guards: a sentence naming the wider holding without denying it; one denying it for another year, or with a
+    modal; one narrowed to a facility or a subsidiary, or excepting the item; one where the name modifies another
+    noun ("no inventory write-downs"); and an item with no wider holding listed."""
+    kept = [
+        (COMMERCIAL_PAPER, "Short-term borrowings consist of bank loans and overdrafts."),
+        (COMMERCIAL_PAPER, "Short-term debt was $1,200 million at December 31, 2025."),
+        (COMMERCIAL_PAPER, "The Company had no short-term borrowings at the end of fiscal 2023."),
+        (COMMERCIAL_PAPER, "We may not have short-term borrowings available on favorable terms."),
+        (COMMERCIAL_PAPER, "There were no short-term borrowings outstanding under the revolving credit facility."),
+        (COMMERCIAL_PAPER, "Our foreign subsidiaries had no short-term debt."),
+        (COMMERCIAL_PAPER, "We had no short-term borrowings other than commercial paper notes."),
+        (FINISHED_GOODS, "We recorded no inventory write-downs in fiscal 2025."),
+        (CURRENT_DEBT, "There are no long-term debt maturities until 2030."),
+        (ADVERTISING, "The Company has no short-term borrowings."),
+    ]
+    for concept, sentence in kept:
+        verdict = _verdict(concept, INCOME_STATEMENT + sentence + "\n")
+        assert verdict.rule != rule.WIDER_NONE, sentence
+
+
+def test_the_wider_holdings_are_labelled_concepts_and_never_the_item_itself():
+    for concept, holdings in rule.WIDER_HOLDINGS.items():
+        assert concept in rule.CONCEPT_LABELS, concept
+        own = rule.stems(rule.CONCEPT_LABELS[concept])
+        for holding in holdings:
+            assert rule.stems(holding) != own, (concept, holding)  # wider than the item, not its own name

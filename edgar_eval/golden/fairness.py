@@ -22,6 +22,7 @@ from edgar_eval.golden.might_answer import (
     PRINTED_OTHER_PERIODS,
     PRINTED_ROW,
     PRINTED_SENTENCE,
+    WIDER_NONE,
     row_label,
     stems,
 )
@@ -95,6 +96,7 @@ RULES = (
     HEADING_OVER_COMPONENTS,
     PRINTED_SENTENCE,
     PRINTED_NONE,
+    WIDER_NONE,
     PRINTED_OTHER_PERIODS,
     NEAR_ROW,
     NIL_NEARBY,

@@ -10,7 +10,9 @@ candidate into one of three outcomes (`absence_verdict`):
 * printed (rejected): a name of the line item, all its distinctive words together, in a table row's label, a heading
   over rows of figures, or a sentence, with a figure for the asked period in that row or sentence (a row under a
   column header of the asked year, or a table that names no year; a sentence naming the asked year or no year); or a
-  sentence saying there is none ("no commercial paper outstanding", "not material"), which answers it too.
+  sentence saying there is none ("no commercial paper outstanding", "not material"), which answers it too; or a
+  sentence saying a holding that contains the item is nil ("no short-term borrowings" for commercial paper:
+  `WIDER_HOLDINGS`, the taxonomy's own containments), which answers it with none.
 * review (a person decides, `absence_review_queue`): a name printed with figures for other periods only; a row or
   heading of figures for the period that holds most of the label's words ("Other current assets" for prepaid expenses
   and other current assets) or one of the item's rare words ("Purchases of property, equipment and software" for
@@ -468,6 +470,8 @@ PRINTED_ROW = "printed_in_row"  # a row names it, with a figure for the period
 HEADING_OVER_COMPONENTS = "heading_over_components"  # a heading names it over rows of figures: one addition
 PRINTED_SENTENCE = "printed_in_sentence"  # a sentence names it with an amount, for the period or no period
 PRINTED_NONE = "printed_as_none"  # a sentence says there is none, or that it is not material
+# a sentence says a holding that contains the item is nil ("no short-term borrowings" for commercial paper): none
+WIDER_NONE = "wider_holding_said_none"
 # For a person (the review queue):
 PRINTED_OTHER_PERIODS = "printed_for_other_periods"  # named with figures of other periods only
 NEAR_ROW = "near_row_printed"  # a row of figures for the period holding most of the label's words or two of the item's
@@ -811,18 +815,98 @@ def nil_before(sentence: str, stem: str) -> bool:
     verb's "not" ("we may not market"), or a modal's ("we may not repurchase"), denies nothing of a figure."""
     tokens = [re.sub(r"[^a-z]", "", m.group(0).lower()) for m in _TOKEN.finditer(sentence)]
     stemmed = _stemmer().stemWords(tokens)
-    for k, word in enumerate(stemmed):
-        if word != stem:
+    return any(word == stem and _denied_at(tokens, k) for k, word in enumerate(stemmed))
+
+
+def _denied_at(tokens: list[str], k: int) -> bool:
+    """Whether the words before `tokens[k]` deny it (nil_before's reading: a "no" within reach, "not ... any", "not"
+    with a verb of having or paying, or the word itself the verb a "not" denies)."""
+    before = tokens[max(0, k - _NIL_REACH) : k]
+    if _NIL_DETERMINERS & set(before):
+        return True
+    wider = tokens[max(0, k - _NIL_REACH - 3) : k]
+    if {"not", "never"} & set(wider) and ("any" in before or _NIL_VERBS & set(wider)):
+        return True
+    return k >= 2 and tokens[k - 1] in ("not", "never") and tokens[k - 2] in _NIL_AUXILIARIES
+
+
+# Wider holdings, by the US-GAAP taxonomy's own calculation relations: each element on the right sums the asked one
+# with others that are never negative, so a filing that says the wider holding is nil ("Abbott has no short-term
+# borrowings") says the asked one is nil too: the answer is none, not "not reported". Written as taxonomy structure,
+# one entry per containment, not from the filings a rule was checked on:
+# * us-gaap:ShortTermBorrowings (short-term borrowings, short-term debt) sums CommercialPaper with bank loans,
+#   overdrafts and other short-term notes.
+# * us-gaap:InventoryNet (inventories) sums InventoryFinishedGoods with work in process, raw materials and supplies.
+# * us-gaap:LongTermDebt (long-term debt) sums LongTermDebtCurrent and LongTermDebtNoncurrent.
+# * us-gaap:OperatingLeaseLiability (operating lease liabilities) sums its Current and Noncurrent parts.
+# * us-gaap:AccruedLiabilitiesCurrent (accrued liabilities) holds EmployeeRelatedLiabilitiesCurrent among its lines.
+# A total whose parts may be negative is no containment of a nil (no income tax expense overall says nothing of the
+# current federal part), nor is a net one (no net deferred tax assets after a full valuation allowance leaves the
+# loss carryforwards' gross assets whole); neither is listed.
+WIDER_HOLDINGS: dict[str, tuple[str, ...]] = {
+    "us-gaap:CommercialPaper": ("short-term borrowings", "short-term debt"),
+    "us-gaap:InventoryFinishedGoodsNetOfReserves": ("inventories",),
+    "us-gaap:LongTermDebtCurrent": ("long-term debt",),
+    "us-gaap:LongTermDebtNoncurrent": ("long-term debt",),
+    "us-gaap:OperatingLeaseLiabilityCurrent": ("operating lease liabilities",),
+    "us-gaap:OperatingLeaseLiabilityNoncurrent": ("operating lease liabilities",),
+    "us-gaap:EmployeeRelatedLiabilitiesCurrent": ("accrued liabilities",),
+}
+_HOLDING_SPAN = 1  # a word a sentence may put inside a wider holding's name ("short-term bank borrowings")
+# What may follow a denied holding's name when the denial is of the holding itself: a verb, a preposition of time or
+# place, the sentence's end. Any other word makes the name a modifier of something else ("no inventory write-downs",
+# "no long-term debt maturities in 2026"), which denies that other thing, not the holding.
+_HOLDING_FOLLOWERS = frozenset(
+    "outstanding was were is are at as on during for in or and nor balance balances held recorded reported "
+    "since until through".split()
+)
+# A denial narrowed to part of the company or one arrangement ("no short-term borrowings under the revolving credit
+# facility", "our European subsidiaries had no short-term debt"), or one that excepts the asked item itself ("no
+# short-term borrowings other than commercial paper"): it does not deny the whole holding.
+_QUALIFIED = re.compile(
+    r"\b(?:under|subsidiar\w*|facilit\w*|agreements?|segments?|revolv\w*|lines?\s+of\s+credit|credit\s+lines?|"
+    r"other\s+than|except\w*|exclud\w*|apart\s+from|besides)\b",
+    re.I,
+)
+
+
+def denies_holding(sentence: str, holding: str) -> bool:
+    """The sentence says the named holding is nil, whole: its name's words together (`_HOLDING_SPAN` more at most),
+    denied the way nil_before reads a denial ("Abbott has no short-term borrowings", "did not have any short-term
+    debt"), followed by a verb, a preposition or the sentence's end (`_HOLDING_FOLLOWERS`), and not narrowed to a part
+    or an arrangement (`_QUALIFIED`). A sentence that names the holding without denying it says nothing of a nil."""
+    if _QUALIFIED.search(sentence):
+        return False
+    words = _WORD.findall(sentence.lower().replace("\u2019", "'"))
+    stemmed = _stemmer().stemWords(words)
+    wanted = _stemmer().stemWords(_WORD.findall(holding.lower()))
+    span = len(wanted) + _HOLDING_SPAN
+    for start, stem in enumerate(stemmed):
+        if stem != wanted[0]:
             continue
-        before = tokens[max(0, k - _NIL_REACH) : k]
-        if _NIL_DETERMINERS & set(before):
-            return True
-        wider = tokens[max(0, k - _NIL_REACH - 3) : k]
-        if {"not", "never"} & set(wider) and ("any" in before or _NIL_VERBS & set(wider)):
-            return True
-        if k >= 2 and tokens[k - 1] in ("not", "never") and tokens[k - 2] in _NIL_AUXILIARIES:
+        rest, end = list(wanted[1:]), start
+        for k in range(start + 1, min(len(stemmed), start + span)):
+            if rest and stemmed[k] == rest[0]:
+                rest.pop(0)
+                end = k
+        if rest:
+            continue
+        after = words[end + 1] if end + 1 < len(words) else ""
+        if (not after or after in _HOLDING_FOLLOWERS) and _denied_at(words, start):
             return True
     return False
+
+
+def wider_holding_nil(scope: Iterable["ScopeText"], concept: str, years: set[int]) -> Evidence | None:
+    """A sentence of the scope saying a holding that contains the asked one (`WIDER_HOLDINGS`) is nil, for one of
+    `years` or for no year it names (the time guard of the item's own nil sentences), or None."""
+    for text in scope:
+        for holding in WIDER_HOLDINGS.get(concept, ()):
+            for k in text.holding(stems(holding)):
+                e = text.entries[k][1]
+                if e.kind == "sentence" and e.for_period(years) and denies_holding(e.shown, holding):
+                    return e
+    return None
 
 
 def absence_verdict(
@@ -883,6 +967,10 @@ def absence_verdict(
             elif e.kind == "sentence" and e.for_period(years) and held & said_words:
                 if any(nil_before(e.shown, word) for word in sorted(held & said_words)):
                     nil_nearby.append(e)  # "we had no outstanding debt balances" for a current portion of debt
+    wider = wider_holding_nil(texts, concept, years)
+    if wider is not None:
+        why = f"{wider.describe()}: it says a holding that contains the item is nil"
+        return AbsenceVerdict(PRINTED, WIDER_NONE, (wider,), why)
     if other_periods or near_rows or nil_nearby:
         rule = PRINTED_OTHER_PERIODS if other_periods else NEAR_ROW if near_rows else NIL_NEARBY
         found = other_periods + near_rows + nil_nearby
