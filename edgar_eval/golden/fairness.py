@@ -29,6 +29,9 @@ from edgar_eval.golden.might_answer import (
 from edgar_eval.golden.two_documents import TWO_DOCUMENT_RULES
 
 # Rule names, in the order they are applied; the first that fails is the recorded reason.
+# a weighted-average share count off tenfold or more from its filing's net income / EPS: its tagged scale is wrong
+# (golden.share_counts), so no question is built from it
+SHARE_SCALE = "share_count_scale_disagrees"
 BOILERPLATE = "boilerplate_concept"
 DIMENSIONED = "dimensioned_fact"
 OTHER_PERIOD = "outside_reported_periods"
@@ -70,6 +73,7 @@ YEAR_PRINTED = (
 # counted, but not what a reader of the rejections looks for first.
 PRE_FILTERS = (BOILERPLATE, DIMENSIONED, OTHER_PERIOD, NOT_PRINTED, NO_LABEL)
 RULES = (
+    SHARE_SCALE,
     BOILERPLATE,
     DIMENSIONED,
     OTHER_PERIOD,

@@ -43,6 +43,7 @@ from edgar_eval.golden.might_answer import row_label_at, stems
 from edgar_eval.golden.question_wording import _question_id, printed_answer
 from edgar_eval.golden.quotas import _apply_quotas
 from edgar_eval.golden.segment_questions import SEGMENT, _segment_questions
+from edgar_eval.golden.share_counts import scale_conflicts
 from edgar_eval.golden.template_scope import _Scope
 from edgar_eval.golden.unanswerable_twins import REVIEW_QUEUE_COLUMNS, _unanswerable
 from edgar_eval.golden.value_conflicts import CONFLICTING, _conflicting_values, _value_conflicts
@@ -131,6 +132,18 @@ def build_golden_questions(
     for filing_id, why in scope.statements_elsewhere.items():  # one row per filing, whatever its candidates
         reject("absent_concept", rules.STATEMENTS_ELSEWHERE, filing_id, scope.filing[filing_id].cik, "", "", why)
     candidates = _own_period_facts(cast(pd.DataFrame, facts[facts.filing_id.isin(scope.index)]), filings)
+    # A share count the filing's own earnings and EPS say is tagged at the wrong scale is asked in no question: left
+    # out before any kind (answerable, twin, restatement, two-document) is drawn from the candidates.
+    misscaled = scale_conflicts(candidates)
+    if misscaled:
+        keys = list(zip(candidates.filing_id, candidates.concept, candidates.period_key))
+        dropped = pd.Series([k in misscaled for k in keys], index=candidates.index) & (
+            candidates.dimensions.fillna("") == ""
+        )
+        for fact in iter_rows(cast(pd.DataFrame, candidates[dropped])):
+            where = (fact.filing_id, fact.cik, fact.concept, fact.period_key)
+            reject("answerable", rules.SHARE_SCALE, *where, misscaled[(fact.filing_id, fact.concept, fact.period_key)])
+        candidates = cast(pd.DataFrame, candidates[~dropped]).reset_index(drop=True)
     eligible: list[dict] = []
     for fact in iter_rows(candidates):
         failed = _first_failing_rule(fact)
