@@ -338,7 +338,7 @@ def test_a_name_a_sentence_gives_a_tagged_figure_is_learned_like_a_row_label():
 
 
 # Issue 60: elements learned to report the same holding, from what other companies print beside them.
-CURRENT_DEFERRED_REVENUE = "us-gaap:ContractWithCustomerLiabilityCurrent"  # labelled "current deferred revenue"
+CONTRACT_LIABILITIES = "us-gaap:ContractWithCustomerLiabilityCurrent"  # labelled "current contract liabilities"
 DEFERRED_REVENUE_ELEMENT = "us-gaap:DeferredRevenueCurrent"
 
 
@@ -361,31 +361,31 @@ MEMBERSHIP_BALANCE = "| | 2025 | 2024 |\n| Deferred subscription fees | 2,174 | 
 
 
 def _asked(printed: PrintedNames, cik: str, tagged: tuple[str, ...] = (DEFERRED_REVENUE_ELEMENT,)):
-    concept = CURRENT_DEFERRED_REVENUE
+    concept = CONTRACT_LIABILITIES
     names = printed.names(concept, cik)
     scope = [ScopeText("asked-10k", MEMBERSHIP_BALANCE, tagged)]
     return absence_verdict(scope, concept, {2025}, names, frozenset(), printed.kin(concept, cik))
 
 
 def test_an_element_other_companies_print_under_the_concepts_name_answers_it_whatever_the_row_says():
-    """Audit defect (edgar-wide, issue 60): a retailer's "Deferred membership fees" row, tagged as current deferred
-    revenue's sibling element, answers "current deferred revenue" although no word of the row names it. Two other
-    companies print that element as "Deferred revenue": it joins the concept's family for the question."""
+    """Issue 60: a row "Deferred subscription fees", tagged with an element other companies print under the concept's
+    name, answers "current contract liabilities" although no word of the row names it. Two other companies print that
+    element as "Contract liabilities": it joins the concept's family for the question."""
     printed = _printed(
         {
             "b": [
-                ("Deferred revenue", DEFERRED_REVENUE_ELEMENT),
+                ("Contract liabilities", DEFERRED_REVENUE_ELEMENT),
                 ("Accounts payable", "us-gaap:AccountsPayableCurrent"),
             ],
-            "c": [("Deferred revenue", DEFERRED_REVENUE_ELEMENT)],
-            "d": [("Current deferred revenue", CURRENT_DEFERRED_REVENUE)],
+            "c": [("Contract liabilities", DEFERRED_REVENUE_ELEMENT)],
+            "d": [("Current contract liabilities", CONTRACT_LIABILITIES)],
         }
     )
-    [kin] = printed.kin(CURRENT_DEFERRED_REVENUE, "a")
-    assert (kin.element, kin.words, kin.companies) == (DEFERRED_REVENUE_ELEMENT, "deferred revenue", 2)
+    [kin] = printed.kin(CONTRACT_LIABILITIES, "a")
+    assert (kin.element, kin.words, kin.companies) == (DEFERRED_REVENUE_ELEMENT, "contract liabilities", 2)
     verdict = _asked(printed, "a")
     assert verdict.outcome == PRINTED and verdict.rule == rule.FAMILY_TAGGED
-    assert "2 other companies print as 'deferred revenue'" in verdict.detail
+    assert "2 other companies print as 'contract liabilities'" in verdict.detail
     assert _asked(printed, "a", tagged=()).outcome == ABSENT  # nothing the filing prints or tags names it
     assert _asked(printed, "a", tagged=("us-gaap:DeferredRevenueNoncurrent",)).outcome == ABSENT  # whole names only
 
@@ -394,38 +394,42 @@ def test_an_element_only_the_asked_company_prints_under_the_name_teaches_nothing
     """Leave one company out: what the asked company prints itself is never evidence of its own family."""
     printed = _printed(
         {
-            "a": [("Deferred revenue", DEFERRED_REVENUE_ELEMENT)],
-            "b": [("Deferred revenue", DEFERRED_REVENUE_ELEMENT)],
-            "c": [("Deferred revenue", DEFERRED_REVENUE_ELEMENT)],
+            "a": [("Contract liabilities", DEFERRED_REVENUE_ELEMENT)],
+            "b": [("Contract liabilities", DEFERRED_REVENUE_ELEMENT)],
+            "c": [("Contract liabilities", DEFERRED_REVENUE_ELEMENT)],
         }
     )
-    assert [k.companies for k in printed.kin(CURRENT_DEFERRED_REVENUE, "z")] == [3]
-    assert [k.companies for k in printed.kin(CURRENT_DEFERRED_REVENUE, "a")] == [2]  # b and c, not a
-    alone = _printed({"a": [("Deferred revenue", DEFERRED_REVENUE_ELEMENT)], "b": [("Accounts payable", "x:Other")]})
-    assert alone.kin(CURRENT_DEFERRED_REVENUE, "a") == []
+    assert [k.companies for k in printed.kin(CONTRACT_LIABILITIES, "z")] == [3]
+    assert [k.companies for k in printed.kin(CONTRACT_LIABILITIES, "a")] == [2]  # b and c, not a
+    alone = _printed(
+        {"a": [("Contract liabilities", DEFERRED_REVENUE_ELEMENT)], "b": [("Accounts payable", "x:Other")]}
+    )
+    assert alone.kin(CONTRACT_LIABILITIES, "a") == []
     assert _asked(alone, "a").outcome == ABSENT
 
 
 def test_one_other_company_is_no_consensus():
     printed = _printed(
-        {"b": [("Deferred revenue", DEFERRED_REVENUE_ELEMENT)], "c": [("Accounts payable", "x:AccountsPayable")]}
+        {"b": [("Contract liabilities", DEFERRED_REVENUE_ELEMENT)], "c": [("Accounts payable", "x:AccountsPayable")]}
     )
-    assert printed.kin(CURRENT_DEFERRED_REVENUE, "a") == []
+    assert printed.kin(CONTRACT_LIABILITIES, "a") == []
     assert _asked(printed, "a").outcome == ABSENT
 
 
 def test_an_element_printed_under_words_sharing_one_word_with_the_concept_does_not_join():
-    """ "Other current liabilities" shares a common word, "Contract assets" a word of the XBRL name, "Deferred revenue
-    and customer deposits" adds a holding of its own, and "Deferred income taxes" misses a distinctive word: none names
-    current deferred revenue, however many companies print it."""
+    """ "Other current liabilities" shares common words, "Contract assets" and "Contract costs" a word of the XBRL name
+    with one of their own, "Contract liabilities and customer deposits" adds a holding of its own, and "Deferred
+    revenue" is a wider holding under other words: none names current contract liabilities, however many companies
+    print it."""
     rows = [
         ("Other current liabilities", "us-gaap:OtherLiabilitiesCurrent"),
         ("Contract assets", "us-gaap:ContractWithCustomerAssetNetCurrent"),
-        ("Deferred revenue and customer deposits", "x:DeferredRevenueAndDeposits"),
-        ("Deferred income taxes", "us-gaap:DeferredIncomeTaxLiabilitiesNet"),
+        ("Contract liabilities and customer deposits", "x:ContractLiabilitiesAndDeposits"),
+        ("Contract costs", "us-gaap:CapitalizedContractCostNet"),
+        ("Deferred revenue", DEFERRED_REVENUE_ELEMENT),
     ]
     printed = _printed({cik: rows for cik in "bcde"})
-    assert printed.kin(CURRENT_DEFERRED_REVENUE, "a") == []
+    assert printed.kin(CONTRACT_LIABILITIES, "a") == []
     tagged = tuple(element for _, element in rows)
     assert _asked(printed, "a", tagged=tagged).outcome == ABSENT
 
@@ -436,60 +440,61 @@ def test_an_element_most_companies_print_as_something_else_is_a_wider_holding():
     wide = "us-gaap:AccruedLiabilitiesCurrent"
     printed = _printed(
         {
-            "b": [("Deferred revenue", wide)],
-            "c": [("Deferred revenue", wide)],
+            "b": [("Contract liabilities", wide)],
+            "c": [("Contract liabilities", wide)],
             "d": [("Accrued liabilities", wide)],
             "e": [("Accrued liabilities", wide)],
             "f": [("Accrued expenses", wide)],
         }
     )
-    assert printed.kin(CURRENT_DEFERRED_REVENUE, "a") == []  # 2 of the 5 others
+    assert printed.kin(CONTRACT_LIABILITIES, "a") == []  # 2 of the 5 others
     assert _asked(printed, "a", tagged=(wide,)).outcome == ABSENT
     # asked of f, 2 of the 4 others print it under the concept's name: at KIN_SHARE, it joins
-    assert [k.element for k in printed.kin(CURRENT_DEFERRED_REVENUE, "f")] == [wide]
+    assert [k.element for k in printed.kin(CONTRACT_LIABILITIES, "f")] == [wide]
 
 
 def test_a_printed_label_names_a_concept_with_its_words_and_none_of_its_own():
-    label = label_name(CURRENT_DEFERRED_REVENUE)
+    label = label_name(CONTRACT_LIABILITIES)
     assert label is not None
     for words, named in (
-        ("deferred revenue", True),
-        ("deferred revenues, current", True),
-        ("total current deferred revenue", True),
-        ("deferred revenue, current portion", False),  # "portion" is no word of the concept's: conservative
-        ("deferred revenue and customer deposits", False),
+        ("contract liabilities", True),
+        ("contract liabilities, current", True),
+        ("total current contract liabilities", True),
+        ("contract liabilities, current portion", False),  # "portion" is no word of the concept's: conservative
+        ("contract liabilities and customer deposits", False),
+        ("deferred revenue", False),  # a wider holding, tagged apart: no word of the concept's own
         ("contract assets", False),
         ("other current liabilities", False),
         ("current", False),
-        ("deferred", False),  # one word names too much
+        ("contract", False),  # one word names too much
     ):
-        assert rule.names_concept(words, CURRENT_DEFERRED_REVENUE, [label]) is named, words
+        assert rule.names_concept(words, CONTRACT_LIABILITIES, [label]) is named, words
 
 
 def test_an_element_another_company_tags_beside_the_concept_with_another_value_is_another_holding():
-    """Two companies print a tax note's row "Deferred revenue" beside a deferred tax asset element; a third tags that
-    element and the asked concept for one period with different values: two holdings, the element does not join. An
-    element tagged for periods of time (a change in the balance) never joins a balance's family."""
+    """Two companies print a tax note's row "Contract liabilities" beside a deferred tax asset element; a third tags
+    that element and the asked concept for one period with different values: two holdings, the element does not join.
+    An element tagged for periods of time (a change in the balance) never joins a balance's family."""
     tax_asset = "us-gaap:DeferredTaxAssetsDeferredIncome"
-    rows = {"b": [("Deferred revenue", tax_asset)], "c": [("Deferred revenue", tax_asset)]}
-    texts = {f"{c}-10k": "| | 2025 |\n| Deferred revenue | 1,000 |\n" for c in "bcd"}
+    rows = {"b": [("Contract liabilities", tax_asset)], "c": [("Contract liabilities", tax_asset)]}
+    texts = {f"{c}-10k": "| | 2025 |\n| Contract liabilities | 1,000 |\n" for c in "bcd"}
     cik_of = {f"{c}-10k": c for c in "bcd"}
     facts = [(f"{c}-10k", tax_asset, texts[f"{c}-10k"].index("1,000")) for c in rows]
     instant = "instant||2025-12-31"
-    same = {("d-10k", CURRENT_DEFERRED_REVENUE, instant): {900.0}, ("d-10k", tax_asset, instant): {900.0}}
-    assert [k.element for k in PrintedNames.read(facts, texts, cik_of, same).kin(CURRENT_DEFERRED_REVENUE, "a")] == [
+    same = {("d-10k", CONTRACT_LIABILITIES, instant): {900.0}, ("d-10k", tax_asset, instant): {900.0}}
+    assert [k.element for k in PrintedNames.read(facts, texts, cik_of, same).kin(CONTRACT_LIABILITIES, "a")] == [
         tax_asset
     ]
-    apart = {("d-10k", CURRENT_DEFERRED_REVENUE, instant): {900.0}, ("d-10k", tax_asset, instant): {210.0}}
+    apart = {("d-10k", CONTRACT_LIABILITIES, instant): {900.0}, ("d-10k", tax_asset, instant): {210.0}}
     printed = PrintedNames.read(facts, texts, cik_of, apart)
-    assert printed.kin(CURRENT_DEFERRED_REVENUE, "a") == []
+    assert printed.kin(CONTRACT_LIABILITIES, "a") == []
     assert _asked(printed, "a", tagged=(tax_asset,)).outcome == ABSENT
-    assert printed.kin(CURRENT_DEFERRED_REVENUE, "d") != []  # d is asked: what d tags is left out
+    assert printed.kin(CONTRACT_LIABILITIES, "d") != []  # d is asked: what d tags is left out
     flow = {
-        ("d-10k", CURRENT_DEFERRED_REVENUE, instant): {900.0},
+        ("d-10k", CONTRACT_LIABILITIES, instant): {900.0},
         ("b-10k", tax_asset, "duration|2025-01-01|2025-12-31"): {45.0},
     }
-    assert PrintedNames.read(facts, texts, cik_of, flow).kin(CURRENT_DEFERRED_REVENUE, "a") == []
+    assert PrintedNames.read(facts, texts, cik_of, flow).kin(CONTRACT_LIABILITIES, "a") == []
 
 
 # Issue 60, third round: a holding that contains the asked item, said to be nil, answers it with none.
@@ -541,3 +546,16 @@ def test_the_wider_holdings_are_labelled_concepts_and_never_the_item_itself():
         own = rule.stems(rule.CONCEPT_LABELS[concept])
         for holding in holdings:
             assert rule.stems(holding) != own, (concept, holding)  # wider than the item, not its own name
+
+
+def test_a_contract_liability_is_asked_by_its_own_name_not_as_deferred_revenue():
+    """Issue 60, third round: "current deferred revenue" named a wider holding filers tag apart (deferred membership
+    fees under us-gaap:DeferredRevenueCurrent), so a filing printing deferred revenue answered an absent-concept
+    question worded as it; and "total debt" named more than us-gaap:LongTermDebt holds. Each is asked by its own name,
+    and a row printing the wider holding does not answer it by its words."""
+    assert rule.CONCEPT_LABELS[CONTRACT_LIABILITIES] == "current contract liabilities"
+    assert rule.CONCEPT_LABELS["us-gaap:LongTermDebt"] == "long-term debt, including current portion"
+    deferred = "| | 2025 | 2024 |\n| Deferred revenue | 2,174 | 2,042 |\n"
+    assert _verdict(CONTRACT_LIABILITIES, deferred).outcome != PRINTED
+    own = "| | 2025 | 2024 |\n| Contract liabilities | 2,174 | 2,042 |\n"
+    assert _verdict(CONTRACT_LIABILITIES, own).rule == rule.PRINTED_ROW

@@ -68,16 +68,21 @@ CONCEPT_LABELS = {
     "us-gaap:Assets": "total assets",
     "us-gaap:AccountsPayableCurrent": "accounts payable",
     "us-gaap:EmployeeRelatedLiabilitiesCurrent": "accrued compensation",
-    "us-gaap:ContractWithCustomerLiabilityCurrent": "current deferred revenue",
+    # The element's own name (the taxonomy's "Contract with Customer, Liability, Current"): "deferred revenue" names
+    # a wider holding filers tag apart (us-gaap:DeferredRevenueCurrent: deferred membership fees, say), and one that
+    # tags both reports two figures, so a question worded as deferred revenue would be false where it is printed.
+    "us-gaap:ContractWithCustomerLiabilityCurrent": "current contract liabilities",
     "us-gaap:LiabilitiesCurrent": "total current liabilities",
     "us-gaap:OperatingLeaseLiabilityCurrent": "current operating lease liabilities",
     "us-gaap:OperatingLeaseLiabilityNoncurrent": "non-current operating lease liabilities",
     "us-gaap:OperatingLeaseLiability": "total operating lease liabilities",
     "us-gaap:FinanceLeaseLiability": "finance lease liabilities",
     # "long-term debt" alone is two figures in one filing: the balance sheet's non-current line and the debt note's
-    # total carrying amount with the current portion (an independent audit's defect, Abbott FY2023)
+    # total carrying amount with the current portion (an independent audit's defect, Abbott FY2023). "Total debt"
+    # names a wider holding still: it adds short-term borrowings and commercial paper, which us-gaap:LongTermDebt
+    # leaves out, so the element is asked by its own reading, with its current portion.
     "us-gaap:LongTermDebtNoncurrent": "long-term debt, net of current portion",
-    "us-gaap:LongTermDebt": "total debt",
+    "us-gaap:LongTermDebt": "long-term debt, including current portion",
     "us-gaap:OtherLiabilitiesNoncurrent": "other long-term liabilities",
     "us-gaap:Liabilities": "total liabilities",
     "us-gaap:RetainedEarningsAccumulatedDeficit": "retained earnings",

@@ -37,8 +37,8 @@ when at least NAME_CONSENSUS companies other than the asked one print, beside E'
 name that names the concept (`names_concept`: all the distinctive words of one of its names, two words at least, none
 that is not the concept's own), they are at least KIN_SHARE of the other companies printing E at all, and no other
 company tells the two apart (`told_apart`: both tagged for one period with different values, or one a balance and the
-other a flow). "Deferred membership fees" tagged us-gaap:DeferredRevenueCurrent answers current deferred revenue
-because other companies print that element as "Deferred revenue". The hand entries stay as regression fixtures.
+other a flow). A row "Deferred subscription fees" tagged with an element that other companies print as "Contract
+liabilities" answers current contract liabilities. The hand entries stay as regression fixtures.
 
 Blind spots, said in docs/golden-questions.md too: a line printed under a name no other company of the corpus uses
 and with none of the item's rare words, under an element no two other companies print as the concept; a figure
@@ -522,9 +522,9 @@ class Kin:
 def names_concept(label: str, concept: str, names: Iterable[Name]) -> bool:
     """Whether a printed label names the concept: it holds every distinctive word of one of the concept's names (its
     question label, or a name other companies print beside it) and no word of its own, every word being one of that
-    name's, the concept's label's or its XBRL name's ("total" and "net" aside). "Deferred revenue" names current
-    deferred revenue; "Contract assets", "Deferred revenue and customer deposits" or "Other current liabilities" do
-    not."""
+    name's, the concept's label's or its XBRL name's ("total" and "net" aside). "Contract liabilities" names current
+    contract liabilities; "Contract assets", "Contract liabilities and customer deposits", "Deferred revenue" (a wider
+    holding filers tag apart) or "Other current liabilities" do not."""
     held = stems(label) - _TOTAL_WORDS
     if len(held) < 2 or not held - common_stems():  # one word ("Other", "Deferred") names too much
         return False
@@ -1057,7 +1057,8 @@ def rows_naming(scope: Iterable[ScopeText], label: str, years: set[int], yearles
     `yearless` (an annual report's columns are its year and the year before: for the year before only), with two
     figures or more under a header that names no year. Rows under a year header first, then the closest names. A
     filing that prints such a row for a year answers a question about that year itself ("Total long-term debt |
-    53,067 | 44,111" for total debt), whatever figure a question's gold took from another table."""
+    53,067 | 44,111" for long-term debt with its current portion), whatever figure a question's gold took from another
+    table."""
     wanted = stems(label) - _TOTAL_WORDS
     found = [
         (not e.years, len(held - wanted - _TOTAL_WORDS), k, e)
