@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import cast
 
 import pandas as pd
 
@@ -61,9 +62,9 @@ def scale_conflicts(facts: pd.DataFrame) -> dict[tuple[str, str, str], str]:
     """(filing_id, concept, period_key) of each undimensioned weighted-average share count whose tagged value differs
     by SCALE_FACTOR or more from its filing's net income / EPS for the same period -> why (module doc). `facts`: the
     builder's candidate facts (filing_id, concept, period_key, dimensions, value)."""
-    plain = facts[(facts.dimensions.fillna("") == "") & facts.value.notna()]
     wanted = set(SHARE_COUNTS) | {c for eps, income in SHARE_COUNTS.values() for c in (*eps, *income)}
-    plain = plain[plain.concept.isin(wanted)]
+    kept = (facts.dimensions.fillna("") == "") & facts.value.notna() & facts.concept.isin(wanted)
+    plain = cast(pd.DataFrame, facts[kept])
     tagged: dict[tuple[str, str, str], float] = {}
     for filing_id, concept, period_key, value in zip(plain.filing_id, plain.concept, plain.period_key, plain.value):
         tagged.setdefault((filing_id, concept, period_key), float(value))  # the first tagged, as the builder asks
