@@ -42,6 +42,12 @@ def defs() -> dg.Definitions:
     return _built(tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(ENV_PREFIXES))))
 
 
+def job_named(name: str) -> dg.JobDefinition:
+    """The code location's job of that name: what a run the CLI launched reloads in a step process or on a Celery
+    worker (runner.CodeLocationLauncher, through Dagster's public `build_reconstructable_job`)."""
+    return defs().get_job_def(name)
+
+
 def warm() -> None:
     """Load in the fork server (or a Celery worker, before it forks its task processes) what every step process
     would otherwise load for itself: the instance's storage modules, the libraries the steps import where they use

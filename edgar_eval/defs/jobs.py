@@ -10,6 +10,7 @@ import dagster as dg
 # The code location the UI loads (workspace.yaml, pyproject's [tool.dagster]); the CLI launches runs in it.
 DEFINITIONS_MODULE = "edgar_eval.definitions"
 DEFINITIONS_ATTRIBUTE = "defs"
+JOB_RECONSTRUCTOR = "job_named"  # the function of DEFINITIONS_MODULE a run process reloads a job by
 CODE_LOCATION = "edgar_eval"
 CORPUS_JOB = "corpus_job"
 EVALUATION_JOB = "evaluation_job"

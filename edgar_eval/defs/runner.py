@@ -19,12 +19,6 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol, Sequence
 
 import dagster as dg
-from dagster._core.definitions.reconstruct import (  # private: the code a run process reloads by module name
-    ReconstructableRepository,
-)
-from dagster._core.definitions.repository_definition.valid_definitions import (  # private: Definitions' repo name
-    SINGLETON_REPOSITORY_NAME,
-)
 from dagster._core.execution.api import execute_run  # private: runs a created run record in this process
 from dagster._core.remote_origin import (  # private: the origin a run record needs for the UI to re-execute it
     InProcessCodeLocationOrigin,
@@ -39,7 +33,14 @@ from edgar_eval.adapters.service_progress import MARKER as PROGRESS_MARKER
 from edgar_eval.defs.corpus.partitions import sync_filings
 from edgar_eval.defs.failures import failure_cause
 from edgar_eval.defs.freshness import INPUTS_TAG, CurrentWork
-from edgar_eval.defs.jobs import CODE_LOCATION, CORPUS_JOB, DEFINITIONS_ATTRIBUTE, DEFINITIONS_MODULE, EVALUATION_JOB
+from edgar_eval.defs.jobs import (
+    CODE_LOCATION,
+    CORPUS_JOB,
+    DEFINITIONS_ATTRIBUTE,
+    DEFINITIONS_MODULE,
+    EVALUATION_JOB,
+    JOB_RECONSTRUCTOR,
+)
 from edgar_eval.defs.run_tags import (
     CORPUS_TAG,
     HOST_TAG,
@@ -56,6 +57,10 @@ from edgar_eval.defs.source_files import observe_source_files
 
 # The CLI prints each failure in one line itself; the full record, tracebacks included, stays in the run history.
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+
+# The name Dagster gives the repository of any Definitions, the code location's included: the UI finds a run's job by
+# it (read from an empty Definitions, so no private constant is imported).
+REPOSITORY_NAME = dg.Definitions().get_repository_def().name
 
 # The resources whose settings travel with each run the CLI launches (`run_config_of`).
 RUN_RESOURCES = ("settings", "embedder", "generator")
@@ -247,9 +252,7 @@ class CodeLocationLauncher:
         # a filing's run calls a service only to embed through one: a local embedder's runs are not followed
         embedder = run_config.get("resources", {}).get("embedder", {}).get("config", {})
         self._followed = {EVALUATION_JOB} | ({CORPUS_JOB} if embedder.get("kind", "minilm") != "minilm" else set())
-        self.repository = ReconstructableRepository.for_module(
-            DEFINITIONS_MODULE, DEFINITIONS_ATTRIBUTE, working_directory
-        )
+        self._working_directory = working_directory
         self._location = InProcessCodeLocationOrigin(
             LoadableTargetOrigin(
                 executable_path=sys.executable,
@@ -267,7 +270,13 @@ class CodeLocationLauncher:
         tags: Mapping[str, str] | None = None,
         assets: Sequence[dg.AssetKey] | None = None,
     ) -> RunResult:
-        job = self.repository.get_reconstructable_job(job_name)
+        # What a run process (a step's, a Celery worker's) reloads: the code location's job, by module and function
+        job = dg.build_reconstructable_job(
+            DEFINITIONS_MODULE,
+            JOB_RECONSTRUCTOR,
+            reconstructable_args=(job_name,),
+            reconstructor_working_directory=self._working_directory,
+        )
         definition = job.get_definition()
         if assets:
             job = job.get_subset(asset_selection=set(assets))
@@ -286,7 +295,7 @@ class CodeLocationLauncher:
             },
             job_code_origin=job.get_python_origin(),
             remote_job_origin=RemoteJobOrigin(
-                RemoteRepositoryOrigin(self._location, SINGLETON_REPOSITORY_NAME), job_name
+                RemoteRepositoryOrigin(self._location, REPOSITORY_NAME), job_name
             ),
         )
         on_step = self.on_step if job_name == EVALUATION_JOB else None  # a filing's run: its line says it whole
