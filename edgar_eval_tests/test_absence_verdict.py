@@ -512,6 +512,8 @@ def test_a_wider_holding_said_nil_answers_the_item_with_none():
         (COMMERCIAL_PAPER, "There were no short-term bank borrowings at year end."),
         (FINISHED_GOODS, "As a services company, we hold no inventories."),
         (CURRENT_DEBT, "We had no long-term debt as of the end of fiscal 2025."),
+        (COMMERCIAL_PAPER, "The Company does not have short-term debt."),
+        (COMMERCIAL_PAPER, "We had no outstanding short-term borrowings at December 31, 2025."),
     ]
     for concept, sentence in denied:
         verdict = _verdict(concept, INCOME_STATEMENT + sentence + "\n")
@@ -533,6 +535,9 @@ def test_a_wider_holding_named_without_a_denial_or_denied_in_part_does_not_answe
         (COMMERCIAL_PAPER, "We had no short-term borrowings other than commercial paper notes."),
         (FINISHED_GOODS, "We recorded no inventory write-downs in fiscal 2025."),
         (CURRENT_DEBT, "There are no long-term debt maturities until 2030."),
+        (CURRENT_DEBT, "Therefore, the Company is not filing any instruments evidencing long-term debt."),
+        (COMMERCIAL_PAPER, "We may not have any short-term borrowings available when we need them."),
+        (COMMERCIAL_PAPER, "No covenant restricts our short-term borrowings."),
         (ADVERTISING, "The Company has no short-term borrowings."),
     ]
     for concept, sentence in kept:

@@ -294,9 +294,7 @@ class CodeLocationLauncher:
                 **({PARTITION_TAG: partition_key} if partition_key else {}),
             },
             job_code_origin=job.get_python_origin(),
-            remote_job_origin=RemoteJobOrigin(
-                RemoteRepositoryOrigin(self._location, REPOSITORY_NAME), job_name
-            ),
+            remote_job_origin=RemoteJobOrigin(RemoteRepositoryOrigin(self._location, REPOSITORY_NAME), job_name),
         )
         on_step = self.on_step if job_name == EVALUATION_JOB else None  # a filing's run: its line says it whole
         on_progress = self.on_progress if job_name in self._followed else None

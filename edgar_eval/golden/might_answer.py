@@ -892,8 +892,36 @@ def denies_holding(sentence: str, holding: str) -> bool:
         if rest:
             continue
         after = words[end + 1] if end + 1 < len(words) else ""
-        if (not after or after in _HOLDING_FOLLOWERS) and _denied_at(words, start):
+        if (not after or after in _HOLDING_FOLLOWERS) and _holding_denied_at(words, start):
             return True
+    return False
+
+
+# Words a denial may put between its "no" (or "any") and the holding it denies: "no outstanding short-term debt".
+_HOLDING_MODIFIERS = frozenset("outstanding other such material significant".split())
+_MODALS = frozenset("may might could would should can cannot will shall".split())
+
+
+def _holding_denied_at(words: list[str], start: int) -> bool:
+    """Whether the words right before a holding's name deny the holding itself: "no" (or "zero", "nil"), "not ... any"
+    or "not" with a verb of having, with at most one modifier between ("no outstanding short-term borrowings", "did
+    not have any short-term debt", "does not hold inventories"). Stricter than nil_before's reach: a denial of another
+    noun the holding merely qualifies ("not filing any instruments evidencing long-term debt") or a modal's ("may not
+    have any short-term debt available") denies nothing of it."""
+    k = start - 1
+    if k >= 0 and words[k] in _HOLDING_MODIFIERS:
+        k -= 1
+    if k < 0:
+        return False
+    if words[k] in _NIL_DETERMINERS:
+        return True
+    if words[k] == "any":
+        k -= 1  # the verb before "any": "did not have any", "has never had any"
+    elif words[k] not in _NIL_VERBS:
+        return False
+    for j in range(k, max(-1, k - 3), -1):  # "not" or "never" at most two words before: "does not hold", "did not have"
+        if words[j] in ("not", "never"):
+            return j == 0 or words[j - 1] not in _MODALS
     return False
 
 
