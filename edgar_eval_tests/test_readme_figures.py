@@ -73,3 +73,27 @@ def test_nightly_cost_scales_corpus_work_by_megabytes_and_the_evaluation_by_fili
     assert slow.workers is None and any(
         "No number of workers" in line for line in nightly_cost.estimate_lines(measured, slow)
     )
+
+
+def test_readme_quick_check_count_is_the_tests_it_collects():
+    """The README's quick check names how many tests it runs: the number pytest collects for that very command (its
+    time, measured alone on two cores, is said as measured, not checked: a timed test would fail on a busy machine)."""
+    import re
+    import subprocess
+    import sys
+
+    readme = (REPO / "README.md").read_text()
+    said = re.search(r'-m "not slow"` runs ([\d,]+) tests', readme)
+    assert said, "the README's quick check no longer says how many tests it runs"
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "not slow", "-p", "no:xdist"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    count = re.search(r"(\d+)(?:/\d+)? tests? collected", collected)
+    assert count, collected[-2000:]
+    assert int(said.group(1).replace(",", "")) == int(count.group(1)), (
+        f"README says {said.group(1)} quick-check tests; pytest collects {count.group(1)}: update README.md"
+    )
