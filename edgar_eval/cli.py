@@ -144,9 +144,11 @@ def run(args: argparse.Namespace) -> int:
         end_orphaned_runs,
         materialise_graph,
         quiet_interrupted_pool_closes,
+        quiet_ungated_step_notices,
     )
 
     quiet_interrupted_pool_closes()  # before the run history is opened
+    quiet_ungated_step_notices()  # the regression gate not applied is said once, below
     from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource, unread_settings
 
     try:
@@ -247,6 +249,12 @@ def run(args: argparse.Namespace) -> int:
     elif graph.evaluation_stale_because:
         print(f"evaluation ran: {graph.evaluation_stale_because}")
     print(f"report: {settings.report_dir() / 'report.md'}")
+    baseline = generator.baseline_path(settings)
+    if not graph.evaluation_current and not baseline.is_file():
+        print(
+            f"regression gate not applied: no baseline at {baseline} for this corpus and generator "
+            "(`edgar-eval baseline` writes one from a run you trust)"
+        )
     for line in _decision_lines(settings):
         print(line)
     # a command that works as printed: the venv's dagster, which is not on PATH unless the venv is activated

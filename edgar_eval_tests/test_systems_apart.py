@@ -6,6 +6,7 @@ no baseline leaves the regression gate not applied (Skipped), not Failed."""
 from __future__ import annotations
 
 import datetime
+import logging
 import os
 import signal
 import subprocess
@@ -33,7 +34,14 @@ from edgar_eval.defs.run_tags import (
     STOPPED_TAG,
     launch_tags,
 )
-from edgar_eval.defs.runner import CancelOnInterrupt, InterruptWatch, cancel_interrupted_runs, end_orphaned_runs
+from edgar_eval.defs.runner import (
+    STEP_SCHEDULER_LOGGER,
+    CancelOnInterrupt,
+    InterruptWatch,
+    cancel_interrupted_runs,
+    end_orphaned_runs,
+    quiet_ungated_step_notices,
+)
 from edgar_eval.defs.settings import EvalSettings, GeneratorResource
 from edgar_eval.defs.statistics.pins import settings_digest, system_tags
 from edgar_eval.evaluation.regression_gate import baseline_json, dev_cases
@@ -205,7 +213,7 @@ def test_a_run_whose_process_died_before_it_started_is_ended_by_the_next_cli_run
     assert instance.get_run_by_id(alive).status == dg.DagsterRunStatus.NOT_STARTED  # type: ignore[union-attr]
 
 
-def _gate_run(tmp_path, monkeypatch, baseline: pd.DataFrame | None, correct: list[bool]):
+def _gate_run(tmp_path, monkeypatch, baseline: pd.DataFrame | None, correct: list[bool], downstream: bool = False):
     """The regression gate over constructed outcomes of four dev questions, with the eager reader as the generator,
     against `baseline` (none: no baseline file). The check's latest execution record and the run's event log."""
     monkeypatch.setenv("EDGAR_EVAL_HOME", str(tmp_path))
@@ -222,6 +230,10 @@ def _gate_run(tmp_path, monkeypatch, baseline: pd.DataFrame | None, correct: lis
     def golden_set() -> pd.DataFrame:
         return split
 
+    @dg.asset
+    def statistics_of_the_arms(arm_outcomes: pd.DataFrame) -> int:  # a step the blocking gate gates
+        return len(arm_outcomes)
+
     settings, generator = _settings(tmp_path), GeneratorResource(kind="eager-reader")
     if baseline is not None:
         path = generator.baseline_path(settings)
@@ -229,7 +241,7 @@ def _gate_run(tmp_path, monkeypatch, baseline: pd.DataFrame | None, correct: lis
         path.write_text(baseline_json(dev_cases(baseline, split)))
     instance = dg.DagsterInstance.ephemeral()
     result = dg.materialize_to_memory(
-        [arm_outcomes, golden_set, regression_gate],
+        [arm_outcomes, golden_set, regression_gate, *([statistics_of_the_arms] if downstream else [])],
         instance=instance,
         resources={"settings": settings, "generator": generator},
         raise_on_error=False,
@@ -248,6 +260,28 @@ def test_a_generator_without_a_baseline_is_not_gated_and_the_check_is_not_failed
     assert dg.DagsterEventType.ASSET_CHECK_EVALUATION not in {event.event_type for event in result.all_events}
     said = [line for line in logs if line.startswith("regression_gate not applied: no baseline at ")]
     assert said and "baselines/demo/eager-reader_1.json for 4 dev cases" in said[0], logs
+
+
+def test_a_gate_not_applied_is_said_once_by_the_cli_not_once_per_gated_step(tmp_path, monkeypatch, caplog):
+    """Dagster's step scheduler warns, for each step the blocking gate gates, that the gate recorded no result: a
+    dozen lines in the CLI's output on every run of a generator with no baseline. The CLI silences exactly those
+    (`quiet_ungated_step_notices`, by the scheduler's logger name: a Dagster release that moved it fails the first half
+    here) and says once that the gate was not applied (cli.run)."""
+    scheduler = logging.getLogger(STEP_SCHEDULER_LOGGER)
+    kept_filters = list(scheduler.filters)
+    try:
+        with caplog.at_level(logging.WARNING, logger=STEP_SCHEDULER_LOGGER):
+            _gate_run(tmp_path / "loud", monkeypatch, None, [True, True], downstream=True)
+        noticed = [r.getMessage() for r in caplog.records if r.name == STEP_SCHEDULER_LOGGER]
+        assert any("'arm_outcomes:regression_gate' emitted no result" in m for m in noticed), noticed
+        caplog.clear()
+        quiet_ungated_step_notices()
+        with caplog.at_level(logging.WARNING, logger=STEP_SCHEDULER_LOGGER):
+            result, *_ = _gate_run(tmp_path / "quiet", monkeypatch, None, [True, True], downstream=True)
+        assert result.success
+        assert [r.getMessage() for r in caplog.records if "emitted no result" in r.getMessage()] == []
+    finally:
+        scheduler.filters = kept_filters
 
 
 def test_a_generator_with_a_baseline_is_still_gated(tmp_path, monkeypatch):

@@ -476,6 +476,27 @@ def quiet_interrupted_pool_closes() -> None:
                 logger.addFilter(_NoInterruptedClose())
 
 
+# The logger of Dagster's step scheduler (the run's orchestrating process: here, the CLI's worker), by its name. A
+# blocking asset check that records no result makes it warn once for every step downstream of it; the regression gate
+# records none where the generator has no baseline (not applied, by design: Skipped in the UI), which the CLI says once
+# in its own words (cli.run), instead of thirteen of these.
+STEP_SCHEDULER_LOGGER = "dagster._core.execution.plan.active"
+
+
+class _NoUngatedStepNotices(logging.Filter):
+    """Drops 'Blocking asset check ... emitted no result ...; downstream step ... will proceed without gating on it'."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not (message.startswith("Blocking asset check") and "emitted no result" in message)
+
+
+def quiet_ungated_step_notices() -> None:
+    logger = logging.getLogger(STEP_SCHEDULER_LOGGER)
+    if not any(isinstance(existing, _NoUngatedStepNotices) for existing in logger.filters):
+        logger.addFilter(_NoUngatedStepNotices())
+
+
 def _interrupt_in(error: object) -> bool:
     """Does this serialised error, or any error it was raised from or during, come from Ctrl-C?"""
     seen = 0
