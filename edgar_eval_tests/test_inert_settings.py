@@ -202,6 +202,31 @@ def test_the_corpus_job_s_settings_enter_both_digests_and_the_evaluation_s_only_
     ), "the endpoint reranker reads its URL"
 
 
+def test_a_corpus_folder_or_store_moved_elsewhere_changes_neither_digest(asset_graph, tmp_path):
+    """Where the corpus folder, the tables and the reports are kept is no input (settings.WHERE_FIELDS): a filing is
+    its bytes, a table not at the new place is found missing and made again. A corpus copied or moved under the same
+    name keeps its work (it re-made every partition and re-ran the evaluation before). Its name is an input: it names
+    the tables' folder and the reviews, policies and tapes a run reads."""
+    base = EvalSettings(
+        corpus_dir=str(tmp_path / "here" / "corpus"),
+        corpus_name="x",
+        data_dir=str(tmp_path / "here" / "data"),
+        reports_dir=str(tmp_path / "here" / "reports"),
+    )
+    resources = (EmbedderResource(), GeneratorResource())
+    moved = base.model_copy(
+        update={
+            "corpus_dir": str(tmp_path / "there" / "corpus"),
+            "data_dir": str(tmp_path / "there" / "data"),
+            "reports_dir": str(tmp_path / "there" / "reports"),
+        }
+    )
+    assert _digests(asset_graph, moved, *resources) == _digests(asset_graph, base, *resources)
+    renamed = _digests(asset_graph, base.model_copy(update={"corpus_name": "y"}), *resources)
+    corpus, evaluation = _digests(asset_graph, base, *resources)
+    assert renamed[0] != corpus and renamed[1] != evaluation
+
+
 def test_a_tape_is_an_input_only_of_a_run_that_calls_a_model_through_it(asset_graph, tmp_path):
     base = EvalSettings(
         corpus_dir=str(tmp_path / "corpus"),

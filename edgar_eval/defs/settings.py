@@ -346,14 +346,15 @@ class EvalSettings(dg.ConfigurableResource):
         return generator.kind in MODEL_GENERATORS or self.proposer_on
 
     def read_by_corpus(self) -> dict[str, object]:
-        """The settings the corpus job reads: where the corpus and its tables are, and how it is chunked."""
-        return {name: getattr(self, name) for name in CORPUS_FIELDS}
+        """The settings the corpus job reads for what it makes: the corpus's name and how it is chunked (not where the
+        corpus and its tables are: WHERE_FIELDS)."""
+        return {name: getattr(self, name) for name in CORPUS_FIELDS if name not in WHERE_FIELDS}
 
     def read_by_evaluation(self, generator: "GeneratorResource") -> dict[str, object]:
         """The settings the evaluation reads: all of them but those of a component the run does not use (the
         proposer without both its model and URL, the endpoint reranker's URL and model under the lexical reranker,
-        the tape when nothing calls a model)."""
-        unread: set[str] = set()
+        the tape when nothing calls a model), nor where things are kept (WHERE_FIELDS)."""
+        unread: set[str] = set(WHERE_FIELDS)
         if not self.proposer_on:
             unread.update(PROPOSER_FIELDS)
         if self.reranker != "endpoint":
@@ -598,6 +599,12 @@ class EvalSettings(dg.ConfigurableResource):
 # Where the run's files live and what it reads are named by their own options (--corpus, --name, --proposals, the
 # environment); a settings file holds the run's parameters only.
 LOCATION_FIELDS = ("corpus_dir", "corpus_name", "data_dir", "reports_dir", "proposals", "tapes_dir")
+# The settings that say where things are kept, not what is made of them: a filing is read by its bytes (its sha256),
+# the tables, tapes and proposals by what they hold (their versions and contents are inputs of their own), and a table
+# or report not at the new place is found missing and made again. So a corpus folder or a store moved or copied
+# elsewhere keeps its work. The corpus's name is not among them: it names the tables' folder and the reviews,
+# policies and tapes a run reads.
+WHERE_FIELDS = frozenset(LOCATION_FIELDS) - {"corpus_name"}
 
 
 def settings_file(path: Path) -> dict:

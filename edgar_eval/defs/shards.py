@@ -25,7 +25,7 @@ from edgar_eval.adapters.chat_generator import GenerationError
 from edgar_eval.adapters.parquet_store import ParquetStore, StoreError
 from edgar_eval.adapters.rerank_http import RerankError
 from edgar_eval.defs.code_versions import installed_packages
-from edgar_eval.defs.settings import LOCATION_FIELDS, EvalSettings
+from edgar_eval.defs.settings import WHERE_FIELDS, EvalSettings
 from edgar_eval.defs.source_files import SOURCE_FILES
 from edgar_eval.domain.filings import FilingError
 from edgar_eval.domain.versioning import content_version
@@ -51,11 +51,6 @@ _ENDPOINT_ERRORS = (GenerationError, RerankError)
 # is read only as that list has it, so a run that fails half way leaves no mix of two evaluations to be read as one.
 MANIFEST = "manifest"
 SHARED_STAMP = "shared"  # the part of a shard's stamp every shard of one evaluation has in common
-# The settings that say where things are kept, not what is measured: a shard reads the filings, the tables, the tapes
-# and what the proposals became by what they hold (their versions are in its stamp), so a store moved or copied
-# elsewhere keeps its shards. The corpus's name stays in the stamp: it also names the folders of the reviews, policies
-# and tapes a run reads.
-WHERE_SETTINGS = frozenset(LOCATION_FIELDS) - {"corpus_name"}
 
 
 def read_sharded(
@@ -264,7 +259,7 @@ def materialize_shards(
                 for source in SOURCE_FILES
                 if source.key in declared
             },
-            "settings": settings.model_dump(mode="json", exclude=set(WHERE_SETTINGS)),
+            "settings": settings.model_dump(mode="json", exclude=set(WHERE_FIELDS)),
             "packages": installed_packages(),
             "code_version": code_version,
         }
