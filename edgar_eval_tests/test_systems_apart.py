@@ -6,6 +6,7 @@ no baseline leaves the regression gate not applied (Skipped), not Failed."""
 from __future__ import annotations
 
 import datetime
+import io
 import logging
 import os
 import signal
@@ -35,7 +36,6 @@ from edgar_eval.defs.run_tags import (
     launch_tags,
 )
 from edgar_eval.defs.runner import (
-    STEP_SCHEDULER_LOGGER,
     CancelOnInterrupt,
     InterruptWatch,
     cancel_interrupted_runs,
@@ -264,24 +264,23 @@ def test_a_generator_without_a_baseline_is_not_gated_and_the_check_is_not_failed
 
 def test_a_gate_not_applied_is_said_once_by_the_cli_not_once_per_gated_step(tmp_path, monkeypatch, caplog):
     """Dagster's step scheduler warns, for each step the blocking gate gates, that the gate recorded no result: a
-    dozen lines in the CLI's output on every run of a generator with no baseline. The CLI silences exactly those
-    (`quiet_ungated_step_notices`, by the scheduler's logger name: a Dagster release that moved it fails the first half
-    here) and says once that the gate was not applied (cli.run)."""
-    scheduler = logging.getLogger(STEP_SCHEDULER_LOGGER)
-    kept_filters = list(scheduler.filters)
+    dozen lines in the CLI's output on every run of a generator with no baseline. The CLI prints Dagster's warnings
+    through a handler of its own that leaves exactly those out (`quiet_ungated_step_notices`), and says once that the
+    gate was not applied (cli.run)."""
+    with caplog.at_level(logging.WARNING, logger="dagster"):
+        _gate_run(tmp_path / "loud", monkeypatch, None, [True, True], downstream=True)
+    noticed = [r.getMessage() for r in caplog.records]
+    assert any("'arm_outcomes:regression_gate' emitted no result" in m for m in noticed), noticed
+    printed = io.StringIO()
+    handler = quiet_ungated_step_notices(printed)
     try:
-        with caplog.at_level(logging.WARNING, logger=STEP_SCHEDULER_LOGGER):
-            _gate_run(tmp_path / "loud", monkeypatch, None, [True, True], downstream=True)
-        noticed = [r.getMessage() for r in caplog.records if r.name == STEP_SCHEDULER_LOGGER]
-        assert any("'arm_outcomes:regression_gate' emitted no result" in m for m in noticed), noticed
-        caplog.clear()
-        quiet_ungated_step_notices()
-        with caplog.at_level(logging.WARNING, logger=STEP_SCHEDULER_LOGGER):
-            result, *_ = _gate_run(tmp_path / "quiet", monkeypatch, None, [True, True], downstream=True)
+        assert quiet_ungated_step_notices() is handler, "set once"
+        result, *_ = _gate_run(tmp_path / "quiet", monkeypatch, None, [True, True], downstream=True)
         assert result.success
-        assert [r.getMessage() for r in caplog.records if "emitted no result" in r.getMessage()] == []
+        logging.getLogger("dagster.anything").warning("another warning of Dagster's")
+        assert printed.getvalue() == "another warning of Dagster's\n"
     finally:
-        scheduler.filters = kept_filters
+        logging.getLogger("dagster").removeHandler(handler)
 
 
 def test_a_generator_with_a_baseline_is_still_gated(tmp_path, monkeypatch):

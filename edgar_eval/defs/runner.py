@@ -16,7 +16,7 @@ import threading
 import uuid
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import IO, Callable, Mapping, Protocol, Sequence
 
 import dagster as dg
 from dagster._core.execution.api import execute_run  # private: runs a created run record in this process
@@ -476,25 +476,32 @@ def quiet_interrupted_pool_closes() -> None:
                 logger.addFilter(_NoInterruptedClose())
 
 
-# The logger of Dagster's step scheduler (the run's orchestrating process: here, the CLI's worker), by its name. A
-# blocking asset check that records no result makes it warn once for every step downstream of it; the regression gate
-# records none where the generator has no baseline (not applied, by design: Skipped in the UI), which the CLI says once
-# in its own words (cli.run), instead of thirteen of these.
-STEP_SCHEDULER_LOGGER = "dagster._core.execution.plan.active"
-
-
 class _NoUngatedStepNotices(logging.Filter):
-    """Drops 'Blocking asset check ... emitted no result ...; downstream step ... will proceed without gating on it'."""
+    """Drops 'Blocking asset check ... emitted no result ...; downstream step ... will proceed without gating on it':
+    Dagster's step scheduler (in the run's orchestrating process, here the CLI's worker) warns so once for every step
+    downstream of a blocking check that recorded no result. The regression gate records none where the generator has
+    no baseline (not applied, by design: Skipped in the UI), which the CLI says once in its own words (cli.run)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
         return not (message.startswith("Blocking asset check") and "emitted no result" in message)
 
 
-def quiet_ungated_step_notices() -> None:
-    logger = logging.getLogger(STEP_SCHEDULER_LOGGER)
-    if not any(isinstance(existing, _NoUngatedStepNotices) for existing in logger.filters):
-        logger.addFilter(_NoUngatedStepNotices())
+def quiet_ungated_step_notices(stream: IO[str] | None = None) -> logging.Handler:
+    """Print Dagster's Python warnings as they were printed (the message alone, on stderr: Python's last-resort
+    handler, which they reached for want of any other), less the step scheduler's notices of a gate that recorded no
+    result. A handler on Dagster's logger, not a filter on one of its private modules' loggers: no module path of
+    Dagster's is named. Returns the handler (set once)."""
+    dagster_logger = logging.getLogger("dagster")
+    for existing in dagster_logger.handlers:
+        if any(isinstance(f, _NoUngatedStepNotices) for f in existing.filters):
+            return existing
+    handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    handler.addFilter(_NoUngatedStepNotices())
+    dagster_logger.addHandler(handler)
+    return handler
 
 
 def _interrupt_in(error: object) -> bool:
