@@ -227,6 +227,21 @@ def test_a_corpus_folder_or_store_moved_elsewhere_changes_neither_digest(asset_g
     assert renamed[0] != corpus and renamed[1] != evaluation
 
 
+def test_a_file_a_run_recorded_is_looked_for_under_today_s_folders():
+    """What a run wrote (its report, a review sheet) is looked for where the data and reports folders are now: a run
+    with a new reports folder finds the report missing and writes it again, not current because the old one is."""
+    from edgar_eval.defs.freshness import _here
+
+    recorded = {"data_dir": "/old/data", "reports_dir": "/old/reports", "corpus_dir": "/old/corpus"}
+    today = {"data_dir": "/new/data", "reports_dir": "s3://bucket/reports/"}
+    assert _here("/old/reports/demo/report.md", recorded, today) == "s3://bucket/reports/demo/report.md"
+    assert _here("/old/data/demo/absence_review.md", recorded, today) == "/new/data/demo/absence_review.md"
+    assert _here("/old/reports2/demo/report.md", recorded, today) == "/old/reports2/demo/report.md", "not its folder"
+    assert _here("/elsewhere/report.md", recorded, today) == "/elsewhere/report.md"
+    assert _here("/old/data/x", recorded, {"data_dir": "/old/data/"}) == "/old/data/x", "the same folder"
+    assert _here("/old/data/x", {}, today) == "/old/data/x", "a run that recorded no settings"
+
+
 def test_a_tape_is_an_input_only_of_a_run_that_calls_a_model_through_it(asset_graph, tmp_path):
     base = EvalSettings(
         corpus_dir=str(tmp_path / "corpus"),

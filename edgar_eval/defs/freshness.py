@@ -202,6 +202,20 @@ class Verdict(NamedTuple):
     remake: tuple[dg.AssetKey, ...] = ()
 
 
+def _here(path: str, recorded: Mapping[str, object], where: Mapping[str, str]) -> str:
+    """A file a run recorded (a report, a review sheet), where it is to be found now: under the data or reports folder
+    the run was given, the same place under today's. Where things are kept enters no digest (settings.WHERE_FIELDS),
+    so a store moved or copied keeps its work, and what it wrote is looked for where it now is: a report missing from
+    a new reports folder is written again (from the stored tables), not taken as there because the old one is."""
+    for field, now in where.items():
+        then = recorded.get(field)
+        if isinstance(then, str) and then and now and then != now:
+            root = then.rstrip("/")
+            if path == root or path.startswith(root + "/"):
+                return now.rstrip("/") + path[len(root) :]
+    return path
+
+
 def _staleness(
     instance: dg.DagsterInstance,
     inputs: RunInputs,
@@ -209,11 +223,13 @@ def _staleness(
     stored: Mapping[dg.AssetKey, Path | str],
     latest: Latest | None = None,
     runs: Mapping[str, dg.DagsterRun] | None = None,
+    where: Mapping[str, str] | None = None,
 ) -> tuple[str | None, list[dg.AssetKey]]:
     """Why the run has to be launched (None: it need not), and the assets whose stored files are gone, or whose
     tables cannot be read, when that is the one reason. `latest`: each asset's latest materialisation (a filing
     partition's, read with every other partition's), else the unpartitioned assets' asked here; `runs`: the runs that
-    made them, read at once, else asked one by one."""
+    made them, read at once, else asked one by one; `where`: today's folders (`data_dir`, `reports_dir`), where a file
+    a run recorded under the folder it was given is looked for now (`_here`)."""
     if inputs.live:
         return inputs.live, []
     latest = _latest(instance, keys) if latest is None else latest
@@ -228,8 +244,13 @@ def _staleness(
     for key, record in latest.items():
         if record is not None:
             made_by.setdefault(record.run_id, []).append(key.to_user_string())
+    recorded: dict[str, Mapping[str, object]] = {}  # each run's settings, as it was launched with them
     for run_id, made in sorted(made_by.items()):
         run = (runs.get(run_id) if runs is not None else instance.get_run_by_id(run_id)) if run_id else None
+        if run is not None:
+            resources = run.run_config.get("resources")
+            settings = resources.get("settings") if isinstance(resources, dict) else None
+            recorded[run_id] = settings.get("config", {}) if isinstance(settings, dict) else {}
         if run is None:
             return f"{made[0]} was last materialised outside any run (reported by hand)", []
         if run.status != dg.DagsterRunStatus.SUCCESS:
@@ -237,7 +258,7 @@ def _staleness(
         if run.tags.get(INPUTS_TAG) != inputs.digest:
             return ("inputs changed" if INPUTS_TAG in run.tags else "made by a run that recorded no inputs"), []
     written = [(key, location(str(path))) for key, path in stored.items()] + [
-        (key, location(str(entry.value)))
+        (key, location(_here(str(entry.value), recorded.get(record.run_id, {}), where or {})))
         for key, record in latest.items()
         if record is not None and record.asset_materialization is not None
         for entry in record.asset_materialization.metadata.values()
@@ -291,6 +312,10 @@ class CurrentWork:
         was built from the same bytes and code is reused, so an unreadable one is the only one made again)."""
         return self.corpus_verdicts({partition: document_sha256})[partition]
 
+    def _where(self) -> dict[str, str]:
+        """Today's data and reports folders, where the files a run recorded are looked for (`_here`)."""
+        return {"data_dir": self.settings.data_dir, "reports_dir": self.settings.reports_dir}
+
     def corpus_verdicts(self, documents: Mapping[str, str]) -> dict[str, Verdict]:
         """`corpus` of every partition of `documents` (partition -> its document's sha256), the run history read once
         for all of them: per corpus asset, the partitions' latest materialisations, then the runs that made them."""
@@ -309,7 +334,9 @@ class CurrentWork:
             filed = self._filed_by_partition.get(partition)
             inputs = corpus_inputs(self.settings, self.embedder, self.graph, document_sha256, filed)
             stored = {key: store.path(key.to_user_string(), partition) for key in self.corpus_keys}
-            reason, _ = _staleness(self.instance, inputs, self.corpus_keys, stored, latest[partition], runs)
+            reason, _ = _staleness(
+                self.instance, inputs, self.corpus_keys, stored, latest[partition], runs, self._where()
+            )
             verdicts[partition] = Verdict(inputs, reason)
         return verdicts
 
@@ -328,7 +355,9 @@ class CurrentWork:
                 stored[_shard_key(key, shard)] = str(store.path(key.to_user_string(), shard))
         for key in sharded:  # the list of the shards its runs completed, which whatever reads them reads first
             stored[_shard_key(key, MANIFEST)] = str(store.path(key.to_user_string(), MANIFEST))
-        reason, unreadable = _staleness(self.instance, inputs, sorted(latest, key=str), stored, latest)
+        reason, unreadable = _staleness(
+            self.instance, inputs, sorted(latest, key=str), stored, latest, where=self._where()
+        )
         made_by = {_shard_key(key, shard): key for key in sharded for shard in (*SHARD_KEYS, MANIFEST)}
         remake = {
             sibling for key in unreadable for sibling in self.graph.get(made_by.get(key, key)).execution_set_asset_keys
