@@ -143,11 +143,13 @@ def run(args: argparse.Namespace) -> int:
         cancel_interrupted_runs,
         end_orphaned_runs,
         materialise_graph,
+        quiet_interrupted_finalisers,
         quiet_interrupted_pool_closes,
         quiet_ungated_step_notices,
     )
 
     quiet_interrupted_pool_closes()  # before the run history is opened
+    quiet_interrupted_finalisers()
     quiet_ungated_step_notices()  # the regression gate not applied is said once, below
     from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource, unread_settings
 

@@ -198,3 +198,33 @@ def test_an_interrupt_while_a_connection_closes_prints_no_traceback_and_other_er
                 logger.error("Exception closing connection", exc_info=True)
     logged = [record.exc_info[1] for record in caplog.records if record.exc_info]
     assert [type(error) for error in logged] == [ValueError]
+
+
+def test_an_interrupt_raised_in_a_finaliser_prints_no_traceback_and_other_errors_still_do():
+    """Seen in CI: a Ctrl-C that lands while a garbage collection runs SQLAlchemy's weakref callbacks made Dagster's
+    handler raise there, and Python printed "Exception ignored in ..." with a traceback. The CLI's worker leaves
+    interrupts out of that print (runner.quiet_interrupted_finalisers); any other error is printed as before."""
+    program = textwrap.dedent(
+        """
+        from edgar_eval.defs.runner import quiet_interrupted_finalisers
+        from dagster._core.errors import DagsterExecutionInterruptedError  # private: the error Dagster's handler raises
+
+        class Raises:
+            def __init__(self, error):
+                self.error = error
+
+            def __del__(self):
+                raise self.error
+
+        quiet_interrupted_finalisers()
+        quiet_interrupted_finalisers()  # set once
+        Raises(DagsterExecutionInterruptedError())
+        Raises(KeyboardInterrupt())
+        Raises(ValueError("a real error in a finaliser"))
+        print("went on")
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0 and "went on" in done.stdout, done.stderr
+    assert done.stderr.count("Traceback") == 1 and "a real error in a finaliser" in done.stderr, done.stderr
+    assert "Interrupt" not in done.stderr, done.stderr

@@ -476,6 +476,24 @@ def quiet_interrupted_pool_closes() -> None:
                 logger.addFilter(_NoInterruptedClose())
 
 
+def quiet_interrupted_finalisers() -> None:
+    """Python prints "Exception ignored in ..." with a traceback when an exception is raised in a finaliser or a weakref
+    callback, where it cannot propagate. Dagster's SIGINT handler raises its interrupt wherever the main thread is, so
+    a Ctrl-C that lands while a garbage collection runs SQLAlchemy's callbacks printed such a traceback (seen in CI),
+    though the CLI handles the interrupt as ever (exit 130, runs recorded canceled). An interrupt is not printed
+    there; anything else is, by the hook that was set before."""
+    before = sys.unraisablehook
+    if getattr(before, "quiet_interrupts", False):
+        return
+
+    def hook(unraisable: "sys.UnraisableHookArgs") -> None:
+        if type(unraisable.exc_value).__name__ not in _INTERRUPTS:
+            before(unraisable)
+
+    hook.quiet_interrupts = True  # type: ignore[attr-defined]
+    sys.unraisablehook = hook
+
+
 class _NoUngatedStepNotices(logging.Filter):
     """Drops 'Blocking asset check ... emitted no result ...; downstream step ... will proceed without gating on it':
     Dagster's step scheduler (in the run's orchestrating process, here the CLI's worker) warns so once for every step
