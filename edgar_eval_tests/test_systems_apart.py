@@ -271,16 +271,15 @@ def test_a_gate_not_applied_is_said_once_by_the_cli_not_once_per_gated_step(tmp_
         _gate_run(tmp_path / "loud", monkeypatch, None, [True, True], downstream=True)
     noticed = [r.getMessage() for r in caplog.records]
     assert any("'arm_outcomes:regression_gate' emitted no result" in m for m in noticed), noticed
+    # a test before this one in the same worker may have run the CLI in process, which set the handler on its stderr
+    monkeypatch.setattr(logging.getLogger("dagster"), "handlers", [])
     printed = io.StringIO()
     handler = quiet_ungated_step_notices(printed)
-    try:
-        assert quiet_ungated_step_notices() is handler, "set once"
-        result, *_ = _gate_run(tmp_path / "quiet", monkeypatch, None, [True, True], downstream=True)
-        assert result.success
-        logging.getLogger("dagster.anything").warning("another warning of Dagster's")
-        assert printed.getvalue() == "another warning of Dagster's\n"
-    finally:
-        logging.getLogger("dagster").removeHandler(handler)
+    assert quiet_ungated_step_notices() is handler, "set once"
+    result, *_ = _gate_run(tmp_path / "quiet", monkeypatch, None, [True, True], downstream=True)
+    assert result.success
+    logging.getLogger("dagster.anything").warning("another warning of Dagster's")
+    assert printed.getvalue() == "another warning of Dagster's\n"
 
 
 def test_a_generator_with_a_baseline_is_still_gated(tmp_path, monkeypatch):
