@@ -240,9 +240,10 @@ def run(args: argparse.Namespace) -> int:
     if graph.evaluation_current:
         print("evaluation current: a successful run made every asset from these inputs and all is stored (--rerun)")
     elif graph.evaluation_remade:
+        remade, more = graph.evaluation_remade[:4], len(graph.evaluation_remade) - 4
         print(
-            f"evaluation: made again {', '.join(graph.evaluation_remade)}, as {graph.evaluation_stale_because}; "
-            "every other table was current and is as it was"
+            f"evaluation: made again {', '.join(remade)}{f' and {more} more' if more > 0 else ''}, as "
+            f"{graph.evaluation_stale_because}; every other table was current and is as it was"
         )
     elif graph.evaluation_stale_because and graph.evaluation_stale_because.startswith(NEVER_MATERIALISED):
         # a first run, worded as the reason it is, not as a list that reads like a failure

@@ -2,6 +2,7 @@
 or what it wrote is gone. Every file a run opens beside the graph is among the inputs its digest covers."""
 
 import csv
+import hashlib
 import io
 import os
 import shutil
@@ -18,7 +19,7 @@ from edgar_eval.defs.corpus.partitions import sync_filings
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.freshness import CurrentWork, evaluation_files
 from edgar_eval.defs.runner import materialise_graph
-from edgar_eval.defs.settings import EmbedderResource, GeneratorResource
+from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
 
 PROJECT = Path(__file__).resolve().parents[1]
 
@@ -304,3 +305,115 @@ def test_current_work_is_not_launched_and_any_change_relaunches_it(demo_run, tmp
         settings, generator=GeneratorResource(kind="openai-compatible-chat", model="m", url="http://127.0.0.1:9")
     )
     assert "live model" in (CurrentWork(live, instance).evaluation(first.partitions)[1] or "")
+
+
+def _run_ids(instance: dg.DagsterInstance) -> set[str]:
+    return {record.dagster_run.run_id for record in instance.get_run_records()}
+
+
+def _materialised_by(instance: dg.DagsterInstance, run_ids: set[str]) -> set[str]:
+    """The assets these runs materialised, by name (a shard's as its asset's)."""
+    return {
+        record.asset_key.path[0]
+        for run_id in run_ids
+        for record in instance.get_records_for_run(run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION).records
+        if record.asset_key is not None
+    }
+
+
+def test_corpora_and_systems_under_test_share_the_work_they_have_in_common(demo_run, tmp_path):
+    """A second corpus holding one of the demo's filings, and another under the same name with other bytes, in the
+    same store and run history: it copies the first's corpus tables instead of parsing and embedding them again, and
+    makes the second's; the demo's work is still current after it. A second system under test on the demo re-runs only
+    the steps from generation on, and so does the first one after it."""
+    settings, defs, instance, first = demo_run
+    demo_dir, pair_dir = Path(settings.corpus_dir), tmp_path / "pair"
+    manifest = list(csv.DictReader(io.StringIO((demo_dir / "manifest.csv").read_text())))
+    held = manifest[:2]
+    for row in held:
+        (pair_dir / row["path"]).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(demo_dir / row["path"], pair_dir / row["path"])
+    # the second under the same name with other bytes (as an amended filing would be): a partition of its own tables
+    amended = pair_dir / held[1]["path"]
+    amended.write_bytes(amended.read_bytes() + b"\n<!-- amended -->\n")
+    held[1] = {
+        **held[1],
+        "bytes": str(amended.stat().st_size),
+        "sha256": hashlib.sha256(amended.read_bytes()).hexdigest(),
+    }
+    with (pair_dir / "manifest.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(held[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(held)
+    # built anew, not model_copy: a run instantiates its resources from the config they were built with
+    pair = EvalSettings(**{**settings.model_dump(), "corpus_dir": str(pair_dir), "corpus_name": "pair"})
+    pair_graph = materialise_graph(build_definitions(pair), instance, skip_current=True)
+    assert pair_graph.evaluation_succeeded, pair_graph.evaluation_error
+    assert pair_graph.failed_partitions == {} and len(pair_graph.partitions) == 2
+    data = Path(settings.data_dir)
+    same, other = (partition_key(row["path"]) for row in held)
+    for asset in ("filings", "chunks", "chunk_embeddings"):
+        made = {}
+        for key in (same, other):
+            only = dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[key])
+            made[key] = instance.fetch_materializations(only, limit=1).records[0].asset_materialization
+            assert made[key] is not None and made[key].metadata["table"].value == str(
+                data / "pair" / asset / f"{key}.parquet"
+            )
+        assert made[same].metadata["copied_from"].value == str(data / "demo" / asset / f"{same}.parquet"), asset
+        assert (data / "pair" / asset / f"{same}.parquet").read_bytes() == (
+            data / "demo" / asset / f"{same}.parquet"
+        ).read_bytes()
+        assert "copied_from" not in made[other].metadata and made[other].metadata["reused"].value is False, asset
+
+    # The demo again: every partition and the evaluation current, no run launched, though the pair's runs made the
+    # latest materialisations of two of its partitions and of every evaluation asset (in the pair's folder).
+    before = _run_ids(instance)
+    report = (Path(settings.reports_dir) / "demo" / "report.md").read_bytes()
+    again = materialise_graph(defs, instance, skip_current=True)
+    assert again.evaluation_current, again.evaluation_stale_because
+    assert sorted(again.current_partitions) == sorted(first.partitions)
+    assert _run_ids(instance) == before
+    assert (Path(settings.reports_dir) / "demo" / "report.md").read_bytes() == report
+
+    # Another system under test on the demo: only the steps from generation on are stale, and run.
+    eager = build_definitions(settings, generator=GeneratorResource(kind="eager-reader"))
+    work = CurrentWork(eager, instance)
+    generation = {key.to_user_string() for key in work.from_generation()}
+    assert {"generations", "arm_outcomes", "report"} <= generation, generation
+    assert not {"golden_set", "retriever_rankings", "question_embeddings"} & generation, generation
+    verdict = work.evaluation(first.partitions)
+    assert verdict.reason == "from generation on, inputs changed"
+    assert {key.to_user_string() for key in verdict.remake} == generation
+    second = materialise_graph(eager, instance, skip_current=True)
+    assert second.evaluation_succeeded, second.evaluation_error
+    assert sorted(second.current_partitions) == sorted(first.partitions)
+    assert set(second.evaluation_remade) == generation
+    assert _materialised_by(instance, _run_ids(instance) - before) == generation
+    assert CurrentWork(eager, instance).evaluation(first.partitions).reason is None
+    # the first system again: its answers were replaced in the store, so from generation on, and no further
+    back = CurrentWork(defs, instance).evaluation(first.partitions)
+    assert back.reason == "from generation on, inputs changed"
+    assert {key.to_user_string() for key in back.remake} == generation
+    # a setting the questions or retrievals read: the whole evaluation, as before
+    deeper = CurrentWork(build_definitions(settings.model_copy(update={"top_k": 40})), instance)
+    assert deeper.evaluation(first.partitions).remake == ()
+
+
+def test_a_filing_date_changed_in_the_manifest_is_in_the_filings_table_made_again(demo_run):
+    """The `filings` row holds the manifest's filing date: a changed date makes the row again (its table is not taken
+    as current because it was built from the same bytes)."""
+    from edgar_eval.defs.jobs import CORPUS_JOB
+    from edgar_eval.defs.runner import in_process
+
+    settings, defs, instance, first = demo_run
+    manifest = Path(settings.corpus_dir) / "manifest.csv"
+    rows = list(csv.DictReader(io.StringIO(manifest.read_text())))
+    key = partition_key(rows[0]["path"])
+    rows[0]["filed"] = "2030-01-01"
+    with manifest.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    assert in_process(defs, instance)(CORPUS_JOB, key, None, None).success
+    assert settings.store().read("filings", key).filed.tolist() == ["2030-01-01"]

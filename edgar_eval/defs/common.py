@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from edgar_eval.adapters.local_corpus import list_filings
-from edgar_eval.adapters.parquet_store import ParquetStore, StoreError
+from edgar_eval.adapters.parquet_store import ParquetStore, StoreError, location
 from edgar_eval.corpus.parse import ParsedFiling, parse_filing
 from edgar_eval.corpus.partitioned import MissingPartition, PartitionedTable
 from edgar_eval.defs.run_tags import SYSTEM_TAGS
@@ -74,6 +74,31 @@ def _reusable(store: ParquetStore, asset: str, key: str, sha256: str, build_key:
         return None  # written before tables were stamped, or unreadable in any column: rebuild it
 
 
+def _made_elsewhere(
+    context: dg.AssetExecutionContext, store: ParquetStore, asset: str, key: str, sha256: str, build_key: str
+) -> tuple[pd.DataFrame, str] | None:
+    """This partition's table as another corpus's run made it from the same bytes, code and parameters (its latest
+    materialisations name their tables: `table`), and where it lies; None when none is. A filing held by two corpora
+    (the demo's filings inside a larger corpus, a second name for the same folder) is parsed and embedded once."""
+    records = context.instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=context.asset_key, asset_partitions=[key]), limit=_LOOKED_BACK
+    ).records
+    own = str(store.path(asset, key))
+    for record in records:
+        entry = record.asset_materialization.metadata.get("table") if record.asset_materialization else None
+        if not isinstance(entry, dg.PathMetadataValue) or str(entry.value) == own:
+            continue
+        table = location(str(entry.value))
+        frame = _reusable(ParquetStore(table.parent.parent), asset, key, sha256, build_key)
+        if frame is not None:
+            return frame, str(table)
+    return None
+
+
+COPIED_FROM = "copied_from"  # metadata naming the table a partition's was copied from: not a file it wrote
+_LOOKED_BACK = 10  # the latest materialisations of a partition searched for another corpus's table of the same build
+
+
 def materialize_partitions(
     context: dg.AssetExecutionContext,
     store: ParquetStore,
@@ -86,9 +111,10 @@ def materialize_partitions(
 
     A partition whose table was built from the same filing bytes by the same code (the asset's code_version, a hash of
     the code it reaches) and the same `parameters` (of its partition key: the settings and upstream builds the table
-    depends on) is reused, not rebuilt: a re-run over unchanged files parses and embeds nothing. A partition that fails
-    leaves its earlier materialisation untouched; the step fails naming it, after the other partitions of the run have
-    been written.
+    depends on) is reused, not rebuilt: a re-run over unchanged files parses and embeds nothing; such a table in
+    another corpus's folder is copied (`_made_elsewhere`). A partition that fails leaves its earlier materialisation
+    untouched; the step fails naming it, after the other partitions of the run have been written. A run of one
+    partition names its table (`table`).
     """
     code_version = context.assets_def.code_versions_by_key[context.asset_key]
     errors: dict[str, str] = {}
@@ -100,9 +126,15 @@ def materialize_partitions(
             sha256 = current_sha256(key)
             build_key = f"{code_version}:{parameters(key)}"
             frame = _reusable(store, asset, key, sha256, build_key)
+            elsewhere = None if frame is not None else _made_elsewhere(context, store, asset, key, sha256, build_key)
             if frame is not None:
                 reused += 1
                 meta = {"reused": True, "rows": len(frame)}
+            elif elsewhere is not None:
+                frame, source = elsewhere
+                store.write(asset, frame, key, stamp={"sha256": sha256, "build_key": build_key})
+                reused += 1
+                meta = {"reused": True, "rows": len(frame), COPIED_FROM: dg.MetadataValue.path(source)}
             else:
                 frame, meta = work(key)
                 frame = frame.assign(build_key=build_key)
@@ -114,7 +146,7 @@ def materialize_partitions(
             continue
         versions.append(content_version(frame))
         metadata = (
-            meta
+            {**meta, "table": dg.MetadataValue.path(str(store.path(asset, key)))}
             if len(context.partition_keys) == 1
             else {"partitions_written": len(versions) - reused, "partitions_reused": reused}
         )

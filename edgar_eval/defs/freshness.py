@@ -39,15 +39,18 @@ import dagster as dg
 from edgar_eval.adapters.local_corpus import partition_key, read_manifest
 from edgar_eval.adapters.parquet_store import location, table_problem
 from edgar_eval.defs.code_versions import installed_packages
+from edgar_eval.defs.common import COPIED_FROM
 from edgar_eval.defs.history_queries import chunks
 from edgar_eval.defs.report.assets import code_version
-from edgar_eval.defs.run_tags import DATA_VERSION_TAG
+from edgar_eval.defs.run_tags import CORPUS_TAG, DATA_VERSION_TAG
 from edgar_eval.defs.settings import MODEL_GENERATORS, EmbedderResource, EvalSettings, GeneratorResource
 from edgar_eval.defs.shards import MANIFEST, SHARDS
 from edgar_eval.defs.source_files import SOURCE_FILES, TAPE_FILES
 from edgar_eval.evaluation.shards import SHARD_KEYS
 
 INPUTS_TAG = "edgar-eval/inputs"  # the digest of a run's inputs, on every run `edgar-eval run` launches
+# the digest of the evaluation's inputs before generation, on every evaluation run `edgar-eval run` launches
+INPUTS_BEFORE_GENERATION_TAG = "edgar-eval/inputs-before-generation"
 NEVER_MATERIALISED = "never materialised"  # how a run that has never been made is told from one made again
 _MATERIALISATION = dg.DagsterEventType.ASSET_MATERIALIZATION
 
@@ -91,10 +94,11 @@ def corpus_inputs(
     )
 
 
-def evaluation_files(settings: EvalSettings, generator: GeneratorResource) -> list[Path]:
+def evaluation_files(settings: EvalSettings, generator: GeneratorResource | None) -> list[Path]:
     """The files the evaluation reads beside the graph (source_files.SOURCE_FILES): whole folders, so a file a later
     version starts reading there is covered without a change here (the audit test names any it reads elsewhere). The
-    corpus's tapes count only where something calls a model through them (a model generator, the proposer)."""
+    corpus's tapes count only where something calls a model through them (a model generator, the proposer; before
+    generation, `generator` None, the proposer alone)."""
     return [
         path
         for source in SOURCE_FILES
@@ -106,22 +110,25 @@ def evaluation_files(settings: EvalSettings, generator: GeneratorResource) -> li
 def evaluation_inputs(
     settings: EvalSettings,
     embedder: EmbedderResource,
-    generator: GeneratorResource,
+    generator: GeneratorResource | None,
     instance: dg.DagsterInstance,
     asset_graph,
     partitions: Iterable[str],
 ) -> RunInputs:
     """The evaluation's inputs: every current filing partition's corpus tables by data version, the package source,
-    the three resources, and the files it reads beside the graph."""
+    the three resources, and the files it reads beside the graph. `generator` None: the inputs of the steps before
+    generation (`before_generation`), which read no generator and its tapes only through the proposer."""
     keys = sorted(partitions)
-    corpus = {
-        key.to_user_string(): instance.event_log_storage.get_latest_tags_by_partition(
-            key, _MATERIALISATION, [DATA_VERSION_TAG], asset_partitions=keys
-        )
-        for key in corpus_asset_keys(asset_graph)
-    }
+    corpus: dict[str, dict[str, str | None]] = {}
+    for partition, by_key in _this_corpus_by_partition(
+        instance, _latest_by_partition(instance, corpus_asset_keys(asset_graph), keys), settings.corpus_name
+    ).items():
+        for key, record in by_key.items():
+            made = record.asset_materialization if record is not None else None
+            version = (made.tags or {}).get(DATA_VERSION_TAG) if made is not None else None
+            corpus.setdefault(key.to_user_string(), {})[partition] = version
     live = None
-    if generator.kind in MODEL_GENERATORS and settings.tape_mode != "replay":
+    if generator is not None and generator.kind in MODEL_GENERATORS and settings.tape_mode != "replay":
         live = f"the generator {generator.kind} calls a live model (tape {settings.tape_mode})"
     elif settings.proposer_on and settings.tape_mode != "replay":
         live = f"the proposer {settings.proposer_model} is a live model (tape {settings.tape_mode})"
@@ -132,7 +139,7 @@ def evaluation_inputs(
             "code": code_version(),
             "settings": settings.read_by_evaluation(generator),
             "embedder": embedder.read_settings(),
-            "generator": generator.read_settings(),
+            "generator": generator.read_settings() if generator is not None else None,
             "packages": installed_packages(),
         },
         evaluation_files(settings, generator),
@@ -194,12 +201,66 @@ def _latest_by_partition(
 
 class Verdict(NamedTuple):
     """Whether a run's work is current: the inputs it would record, why it has to be launched (None: it is current),
-    and, when the one reason is stored files that are gone or tables that cannot be read, the assets to make again
-    (with every asset their steps make): the rest of the run's work is current and stays as it is."""
+    and, when the rest of the run's work is current and stays as it is, the assets to make again (with every asset
+    their steps make): those whose stored files are gone or tables cannot be read, or, when only what the generator
+    reads changed, every step from generation on. `before`: the evaluation's inputs before generation."""
 
     inputs: RunInputs
     reason: str | None
     remake: tuple[dg.AssetKey, ...] = ()
+    before: RunInputs | None = None
+
+
+def _this_corpus_by_partition(
+    instance: dg.DagsterInstance, latest: Mapping[str, Latest], corpus: str
+) -> dict[str, Latest]:
+    """`_this_corpus` of every partition, the runs that made their latest materialisations read at once."""
+    runs = _runs_of(instance, [r.run_id for by_key in latest.values() for r in by_key.values() if r is not None])
+    return {partition: _this_corpus(instance, by_key, corpus, runs, partition) for partition, by_key in latest.items()}
+
+
+def _runs_of(instance: dg.DagsterInstance, run_ids: Iterable[str]) -> dict[str, dg.DagsterRun]:
+    """These runs, read in a few queries."""
+    wanted = sorted({run_id for run_id in run_ids if run_id})
+    return {run.run_id: run for ids in chunks(wanted) for run in instance.get_runs(dg.RunsFilter(run_ids=list(ids)))}
+
+
+def _of_another_corpus(run: dg.DagsterRun | None, corpus: str) -> bool:
+    return run is not None and run.tags.get(CORPUS_TAG, corpus) != corpus
+
+
+_PAGE = 20  # materialisations read at a time, looking back past other corpora's
+
+
+def _this_corpus(
+    instance: dg.DagsterInstance,
+    latest: Latest,
+    corpus: str,
+    runs: dict[str, dg.DagsterRun],
+    partition: str | None = None,
+) -> Latest:
+    """Each asset's latest materialisation that no run of another corpus made. A run of the graph's jobs names its
+    corpus (`CORPUS_TAG`) and writes only into that corpus's folder, so what another corpus's run made, later, says
+    nothing of this corpus's tables: a demo run after a larger corpus holding two demo filings finds its work as it
+    left it. A materialisation whose run names no corpus (made from the UI by hand) counts for every corpus. `runs`
+    (the runs read so far) gains the runs read here."""
+    found: dict[dg.AssetKey, dg.EventLogRecord | None] = {}
+    runs.update(_runs_of(instance, [r.run_id for r in latest.values() if r is not None and r.run_id not in runs]))
+    for key, record in latest.items():
+        while record is not None and _of_another_corpus(runs.get(record.run_id), corpus):
+            older = instance.fetch_materializations(
+                dg.AssetRecordsFilter(
+                    asset_key=key,
+                    asset_partitions=[partition] if partition else None,
+                    before_storage_id=record.storage_id,
+                ),
+                limit=_PAGE,
+            ).records
+            runs.update(_runs_of(instance, [r.run_id for r in older if r.run_id not in runs]))
+            ours = [r for r in older if not _of_another_corpus(runs.get(r.run_id), corpus)]
+            record = ours[0] if ours else (older[-1] if len(older) == _PAGE else None)
+        found[key] = record
+    return found
 
 
 def _here(path: str, recorded: Mapping[str, object], where: Mapping[str, str]) -> str:
@@ -224,12 +285,14 @@ def _staleness(
     latest: Latest | None = None,
     runs: Mapping[str, dg.DagsterRun] | None = None,
     where: Mapping[str, str] | None = None,
+    tag: str = INPUTS_TAG,
 ) -> tuple[str | None, list[dg.AssetKey]]:
     """Why the run has to be launched (None: it need not), and the assets whose stored files are gone, or whose
     tables cannot be read, when that is the one reason. `latest`: each asset's latest materialisation (a filing
     partition's, read with every other partition's), else the unpartitioned assets' asked here; `runs`: the runs that
     made them, read at once, else asked one by one; `where`: today's folders (`data_dir`, `reports_dir`), where a file
-    a run recorded under the folder it was given is looked for now (`_here`)."""
+    a run recorded under the folder it was given is looked for now (`_here`); `tag`: the run tag holding the digest
+    of `inputs` (a step before generation is current when made from the same inputs before generation)."""
     if inputs.live:
         return inputs.live, []
     latest = _latest(instance, keys) if latest is None else latest
@@ -255,15 +318,21 @@ def _staleness(
             return f"{made[0]} was last materialised outside any run (reported by hand)", []
         if run.status != dg.DagsterRunStatus.SUCCESS:
             return "the run that made them did not succeed", []
-        if run.tags.get(INPUTS_TAG) != inputs.digest:
-            return ("inputs changed" if INPUTS_TAG in run.tags else "made by a run that recorded no inputs"), []
-    written = [(key, location(str(path))) for key, path in stored.items()] + [
-        (key, location(_here(str(entry.value), recorded.get(record.run_id, {}), where or {})))
-        for key, record in latest.items()
-        if record is not None and record.asset_materialization is not None
-        for entry in record.asset_materialization.metadata.values()
-        if isinstance(entry, dg.PathMetadataValue)
-    ]
+        if run.tags.get(tag) != inputs.digest:
+            return ("inputs changed" if tag in run.tags else "made by a run that recorded no inputs"), []
+    # each file once: a filing partition's table is where the store keeps it and also the path its run names
+    written = list(
+        dict.fromkeys(
+            [(key, location(str(path))) for key, path in stored.items()]
+            + [
+                (key, location(_here(str(entry.value), recorded.get(record.run_id, {}), where or {})))
+                for key, record in latest.items()
+                if record is not None and record.asset_materialization is not None
+                for name, entry in record.asset_materialization.metadata.items()
+                if isinstance(entry, dg.PathMetadataValue) and name != COPIED_FROM
+            ]
+        )
+    )
     # a file gone (a report deleted, a table removed) is made again by the asset that wrote it, and only by it: the
     # rest of the run's work is current, as it is for a table that cannot be read
     gone = {(str(path), key) for key, path in written if not path.is_file()}
@@ -319,15 +388,14 @@ class CurrentWork:
     def corpus_verdicts(self, documents: Mapping[str, str]) -> dict[str, Verdict]:
         """`corpus` of every partition of `documents` (partition -> its document's sha256), the run history read once
         for all of them: per corpus asset, the partitions' latest materialisations, then the runs that made them."""
-        latest = _latest_by_partition(self.instance, self.corpus_keys, documents)
-        made_by = sorted(
-            {r.run_id for by_key in latest.values() for r in by_key.values() if r is not None and r.run_id}
+        latest = _this_corpus_by_partition(
+            self.instance,
+            _latest_by_partition(self.instance, self.corpus_keys, documents),
+            self.settings.corpus_name,
         )
-        runs = {
-            run.run_id: run
-            for ids in chunks(made_by)
-            for run in self.instance.get_runs(dg.RunsFilter(run_ids=list(ids)))
-        }
+        runs = _runs_of(
+            self.instance, [r.run_id for by_key in latest.values() for r in by_key.values() if r is not None]
+        )
         store = self.settings.store()
         verdicts = {}
         for partition, document_sha256 in documents.items():
@@ -340,29 +408,75 @@ class CurrentWork:
             verdicts[partition] = Verdict(inputs, reason)
         return verdicts
 
+    def from_generation(self) -> set[dg.AssetKey]:
+        """The evaluation's assets from generation on: those whose steps read the generator, everything downstream of
+        them, and every asset their steps make. The rest (questions, retrievals, rankings) is the same whatever system
+        answers."""
+        readers = [
+            key for key in self.evaluation_keys if "generator" in self.graph.get(key).assets_def.required_resource_keys
+        ]
+        downstream = dg.AssetSelection.assets(*readers).downstream().resolve(self.graph) & set(self.evaluation_keys)
+        return {sibling for key in downstream for sibling in self.graph.get(key).execution_set_asset_keys}
+
     def evaluation(self, partitions: Iterable[str]) -> Verdict:
         """The evaluation run: when its one reason is files gone or tables that cannot be read, only the assets that
-        make them. A sharded asset counts shard by shard (`asset/shard`): each shard's latest materialisation and
-        stored table."""
+        make them; when what changed is read from generation on only (another system under test on the same corpus,
+        a live model), only the steps from generation on (`from_generation`). A sharded asset counts shard by shard
+        (`asset/shard`): each shard's latest materialisation and stored table."""
         inputs = evaluation_inputs(self.settings, self.embedder, self.generator, self.instance, self.graph, partitions)
+        corpus = self.settings.corpus_name
         sharded = [key for key in self.evaluation_keys if self.graph.get(key).partitions_def == SHARDS]
-        latest = dict(_latest(self.instance, [key for key in self.evaluation_keys if key not in sharded]))
+        unsharded = [key for key in self.evaluation_keys if key not in sharded]
+        latest = dict(_this_corpus(self.instance, _latest(self.instance, unsharded), corpus, {}))
         stored: dict[dg.AssetKey, Path | str] = {}
         store = self.settings.store()
-        for shard, by_key in _latest_by_partition(self.instance, sharded, SHARD_KEYS).items():
+        for shard, by_key in _this_corpus_by_partition(
+            self.instance, _latest_by_partition(self.instance, sharded, SHARD_KEYS), corpus
+        ).items():
             for key, record in by_key.items():
                 latest[_shard_key(key, shard)] = record
                 stored[_shard_key(key, shard)] = str(store.path(key.to_user_string(), shard))
         for key in sharded:  # the list of the shards its runs completed, which whatever reads them reads first
             stored[_shard_key(key, MANIFEST)] = str(store.path(key.to_user_string(), MANIFEST))
-        reason, unreadable = _staleness(
-            self.instance, inputs, sorted(latest, key=str), stored, latest, where=self._where()
-        )
         made_by = {_shard_key(key, shard): key for key in sharded for shard in (*SHARD_KEYS, MANIFEST)}
-        remake = {
-            sibling for key in unreadable for sibling in self.graph.get(made_by.get(key, key)).execution_set_asset_keys
-        }
-        return Verdict(inputs, reason, tuple(sorted(remake, key=str)))
+        runs = _runs_of(self.instance, [record.run_id for record in latest.values() if record is not None])
+
+        def stale(inputs: RunInputs, keys: Iterable[dg.AssetKey], tag: str) -> tuple[str | None, set[dg.AssetKey]]:
+            """Why these keys' work is not current, and the assets to make again when only files are at fault."""
+            chosen = set(keys)
+            assets = {made_by.get(key, key) for key in chosen}
+            reason, unreadable = _staleness(
+                self.instance,
+                inputs,
+                sorted(chosen, key=str),
+                {key: path for key, path in stored.items() if made_by.get(key, key) in assets},
+                {key: record for key, record in latest.items() if key in chosen},
+                runs,
+                self._where(),
+                tag,
+            )
+            execution_sets = (self.graph.get(made_by.get(key, key)).execution_set_asset_keys for key in unreadable)
+            return reason, {sibling for siblings in execution_sets for sibling in siblings}
+
+        before = evaluation_inputs(self.settings, self.embedder, None, self.instance, self.graph, partitions)
+        reason, remake = stale(inputs, latest, INPUTS_TAG)
+        if reason is None or remake:  # current, or made from the same inputs with files gone
+            return Verdict(inputs, reason, tuple(sorted(remake, key=str)), before)
+        # The steps before generation are current when made from the same inputs before generation (whatever system
+        # answered in that run); then only those from generation on run.
+        generation = self.from_generation()
+        earlier, later = [], []
+        for key in latest:
+            (later if made_by.get(key, key) in generation else earlier).append(key)
+        reason_earlier, remake = stale(before, earlier, INPUTS_BEFORE_GENERATION_TAG)
+        if reason_earlier is not None and not remake:  # the questions or retrievals change: the whole evaluation
+            return Verdict(inputs, reason, (), before)
+        reasons = [reason_earlier] if reason_earlier else []
+        reason_later, remake_later = stale(inputs, later, INPUTS_TAG)
+        if reason_later is not None:
+            reasons.append(reason_later if remake_later else f"from generation on, {reason_later}")
+            remake |= remake_later or generation
+        return Verdict(inputs, "; ".join(reasons) or None, tuple(sorted(remake, key=str)), before)
 
 
 def _shard_key(key: dg.AssetKey, shard: str) -> dg.AssetKey:

@@ -32,7 +32,7 @@ from dagster._core.types.loadable_target_origin import (  # private: where a run
 from edgar_eval.adapters.service_progress import MARKER as PROGRESS_MARKER
 from edgar_eval.defs.corpus.partitions import sync_filings
 from edgar_eval.defs.failures import failure_cause
-from edgar_eval.defs.freshness import INPUTS_TAG, CurrentWork
+from edgar_eval.defs.freshness import INPUTS_BEFORE_GENERATION_TAG, INPUTS_TAG, CurrentWork
 from edgar_eval.defs.jobs import (
     CODE_LOCATION,
     CORPUS_JOB,
@@ -816,6 +816,8 @@ def materialise_graph(
             run.evaluation_current = True
             return run
         tags = {INPUTS_TAG: verdict.inputs.digest}
+        if verdict.before is not None:
+            tags[INPUTS_BEFORE_GENERATION_TAG] = verdict.before.digest
         run.evaluation_remade = [key.to_user_string() for key in remake]
     run.evaluation_error = materialise_evaluation(defs, instance, launch, synced=True, tags=tags, assets=remake)
     return run

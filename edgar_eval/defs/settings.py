@@ -341,19 +341,21 @@ class EvalSettings(dg.ConfigurableResource):
         """The proposer runs only with both its model and its URL."""
         return bool(self.proposer_model and self.proposer_url)
 
-    def uses_tapes(self, generator: "GeneratorResource") -> bool:
-        """Does anything the run uses call a model through the tape (a model generator, the proposer)?"""
-        return generator.kind in MODEL_GENERATORS or self.proposer_on
+    def uses_tapes(self, generator: "GeneratorResource | None") -> bool:
+        """Does anything the run uses call a model through the tape (a model generator, the proposer)? `generator`
+        None: the steps before generation, where only the proposer can."""
+        return (generator is not None and generator.kind in MODEL_GENERATORS) or self.proposer_on
 
     def read_by_corpus(self) -> dict[str, object]:
         """The settings the corpus job reads for what it makes: the corpus's name and how it is chunked (not where the
         corpus and its tables are: WHERE_FIELDS)."""
         return {name: getattr(self, name) for name in CORPUS_FIELDS if name not in WHERE_FIELDS}
 
-    def read_by_evaluation(self, generator: "GeneratorResource") -> dict[str, object]:
+    def read_by_evaluation(self, generator: "GeneratorResource | None") -> dict[str, object]:
         """The settings the evaluation reads: all of them but those of a component the run does not use (the
         proposer without both its model and URL, the endpoint reranker's URL and model under the lexical reranker,
-        the tape when nothing calls a model), nor where things are kept (WHERE_FIELDS)."""
+        the tape when nothing calls a model), nor where things are kept (WHERE_FIELDS). `generator` None: those the
+        steps before generation read (the tape only through the proposer)."""
         unread: set[str] = set(WHERE_FIELDS)
         if not self.proposer_on:
             unread.update(PROPOSER_FIELDS)

@@ -1,6 +1,7 @@
 """Corpus group: one partition per filing, from bytes to embedded chunks."""
 
 import hashlib
+import json
 
 import dagster as dg
 import numpy as np
@@ -77,7 +78,13 @@ def build_corpus_assets() -> list[dg.AssetsDefinition]:
         def file_sha256(key: str) -> str:
             return hashlib.sha256(filing_path(settings, key).read_bytes()).hexdigest()
 
-        return materialize_partitions(context, settings.store(), "filings", work, file_sha256)
+        def where_and_when(key: str) -> str:
+            """The row holds the document's place in its corpus folder and its manifest filing date: a table built
+            under another place or date (another corpus's, or before the manifest changed) is not this one."""
+            relative = filing_path(settings, key).relative_to(settings.corpus_dir).as_posix()
+            return json.dumps([relative, manifest.get(relative, {}).get("filed") or None])
+
+        return materialize_partitions(context, settings.store(), "filings", work, file_sha256, where_and_when)
 
     @corpus_asset(
         "Clean text of the filing: tables as one Markdown pipe row per line, "
