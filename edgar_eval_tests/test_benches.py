@@ -299,6 +299,26 @@ SMOKE: dict[str, dict[str, Smoke]] = {
             ),
         )
     },
+    "shared_work": {
+        # warm from the cold run's store (copied), one filing as the second corpus, no --rerun
+        "demo": Smoke(
+            args=lambda i: [
+                *("--corpus", str(i.corpus), "--name", "demo", "--part", "1", "--no-rerun"),
+                *("--from-data", str(i.store), "--from-home", str(i.dagster_home)),
+                *("--work", str(i.scratch / "shared-work")),
+            ],
+            printed=(
+                r"^2\. table-reader +[\d.]+ s  filings: \d+ current$",
+                r"^    evaluation: made again .* as from generation on, inputs changed; every other table was current",
+                r"^5\. 1 of its filings as demo-part +[\d.]+ s  filings: 1 ok$",
+                r"^6\. eager-reader after demo-part +[\d.]+ s  filings: \d+ current$",
+                r"^    evaluation current",
+                r"^another system under test: ",
+            ),
+            cold_run=True,
+            env=lambda i: {"EDGAR_EVAL_HOME": str(i.home)},  # the files the cold run read, at the same paths
+        )
+    },
     "ui_plots": {
         "demo": Smoke(
             args=lambda i: ["--dagster-home", str(i.dagster_home)],

@@ -222,6 +222,29 @@ def test_current_work_is_not_launched_and_any_change_relaunches_it(demo_run, tmp
         assert check().reason is None
     assert work.evaluation(first.partitions).remake == ()
 
+    # Another table's file in a table's place, readable and well formed: its stamp names another data version than
+    # the run history recorded, so that table is made again (for the evaluation, only the asset that makes it).
+    data = Path(settings.data_dir) / "demo"
+    second = next(k for k in first.partitions if k != key)
+    for table, stand_in, check in (
+        (data / "golden_set.parquet", data / "golden_rejections.parquet", lambda: work.evaluation(first.partitions)),
+        (
+            data / "chunks" / f"{key}.parquet",
+            data / "chunks" / f"{second}.parquet",
+            lambda: work.corpus(key, documents[key]),
+        ),
+    ):
+        kept = table.read_bytes()
+        table.write_bytes(stand_in.read_bytes())
+        verdict = check()
+        assert (verdict.reason or "").startswith(
+            f"1 stored table is not the one the run history recorded ({table}: another data version)"
+        ), verdict.reason
+        if table.name == "golden_set.parquet":
+            assert [asset.to_user_string() for asset in verdict.remake] == ["golden_set"], verdict.remake
+        table.write_bytes(kept)
+        assert check().reason is None
+
     # What the run wrote is gone: a stored table, or a file a materialisation names (the admission gates' review
     # sheet and the absent-concept one are two files: neither replaces the other).
     for gone in (

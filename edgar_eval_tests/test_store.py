@@ -47,3 +47,19 @@ def test_a_table_with_no_row_still_says_what_it_was_built_from(tmp_path, root):
     store.path("fact_rejections", "f2").write_bytes(b"PAR1 this is not parquet")
     with pytest.raises(StoreError, match="not a readable Parquet file"):
         store.stamp("fact_rejections", "f2")
+
+
+def test_a_tables_footer_says_whether_it_reads_and_its_stamp_in_one_read(tmp_path):
+    """`table_footer`: the problem `table_problem` names (None when the table reads) and the table's stamp, which
+    holds the data version its materialisation recorded; a file without a stamp, or one that does not read, has none."""
+    from edgar_eval.adapters.parquet_store import DATA_VERSION_STAMP, table_footer
+
+    store = ParquetStore(tmp_path)
+    written = store.write("golden_set", pd.DataFrame({"q": ["a"]}), stamp={DATA_VERSION_STAMP: "v1"})
+    assert table_footer(written) == (None, {DATA_VERSION_STAMP: "v1"})
+    plain = store.write("golden_rejections", pd.DataFrame({"q": ["b"]}))
+    assert table_footer(plain) == (None, {})
+    plain.write_bytes(b"PAR1 this is not parquet")
+    problem, stamp = table_footer(plain)
+    assert problem is not None and problem.startswith("not a readable Parquet file") and stamp == {}
+    assert table_footer(tmp_path / "absent.parquet") == ("missing", {})

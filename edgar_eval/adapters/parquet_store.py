@@ -36,6 +36,8 @@ class OutsideRoot(ValueError):
 Location = Path | UPath  # a local folder, or a folder of an fsspec filesystem
 _Where = TypeVar("_Where", bound=Location)
 _STAMP = b"edgar_eval.stamp"  # the key of a table's stamp in its Parquet footer (the schema's key-value metadata)
+# in a table's stamp: the data version its materialisation recorded, so a table another file replaced is told apart
+DATA_VERSION_STAMP = "data_version"
 
 
 def location(root: str | os.PathLike | UPath) -> Location:
@@ -87,16 +89,33 @@ def table_problem(source: Location) -> str | None:
     from its rows, so checking every stored table costs a read of each file's last bytes. The footer must parse, its
     schema must convert to Arrow, and every column chunk it lists must lie within the file (a file cut short or
     overwritten fails one of the three)."""
+    return table_footer(source)[0]
+
+
+def table_footer(source: Location) -> tuple[str | None, dict[str, str]]:
+    """`table_problem`, and the stamp the table was written with (empty when none, or when it cannot be read), from
+    one read of its footer."""
     try:
         size = source.stat().st_size
         with source.open("rb") as handle:
             parquet = pq.ParquetFile(handle)
             metadata = parquet.metadata
-            _ = parquet.schema_arrow  # converted from the footer's schema when first asked for
+            schema = parquet.schema_arrow  # converted from the footer's schema when first asked for
     except FileNotFoundError:
-        return "missing"
+        return "missing", {}
     except (pa.ArrowException, OSError, ValueError) as exc:
-        return f"not a readable Parquet file ({exc})"
+        return f"not a readable Parquet file ({exc})", {}
+    problem = _placed_past_the_end(metadata, size)
+    footer = schema.metadata or {}
+    try:
+        stamp = json.loads(footer[_STAMP]) if _STAMP in footer else {}
+    except ValueError:
+        stamp = {}
+    return problem, stamp if isinstance(stamp, dict) else {}
+
+
+def _placed_past_the_end(metadata: pq.FileMetaData, size: int) -> str | None:
+    """Why a column chunk the footer lists does not lie within the file's data, or None."""
     body_end = size - metadata.serialized_size - 8  # the footer, its length and the closing magic bytes
     for group in range(metadata.num_row_groups):
         row_group = metadata.row_group(group)

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from edgar_eval.adapters.local_corpus import list_filings
-from edgar_eval.adapters.parquet_store import ParquetStore, StoreError, location
+from edgar_eval.adapters.parquet_store import DATA_VERSION_STAMP, ParquetStore, StoreError, location
 from edgar_eval.corpus.parse import ParsedFiling, parse_filing
 from edgar_eval.corpus.partitioned import MissingPartition, PartitionedTable
 from edgar_eval.defs.run_tags import SYSTEM_TAGS
@@ -68,7 +68,8 @@ def _reusable(store: ParquetStore, asset: str, key: str, sha256: str, build_key:
         if len(stamp):
             current = (stamp.sha256 == sha256).all() and (stamp.build_key == build_key).all()
         else:  # a table with no row (a filing with nothing of its kind): its file's stamp says what it was built from
-            current = store.stamp(asset, key) == {"sha256": sha256, "build_key": build_key}
+            stamp = store.stamp(asset, key)
+            current = stamp.get("sha256") == sha256 and stamp.get("build_key") == build_key
         return store.read(asset, key) if current else None
     except StoreError:
         return None  # written before tables were stamped, or unreadable in any column: rebuild it
@@ -93,6 +94,11 @@ def _made_elsewhere(
         if frame is not None:
             return frame, str(table)
     return None
+
+
+def _stamp(sha256: str, build_key: str, version: str) -> dict[str, str]:
+    """What a partition's table was built from, and the data version its materialisation records."""
+    return {"sha256": sha256, "build_key": build_key, DATA_VERSION_STAMP: version}
 
 
 COPIED_FROM = "copied_from"  # metadata naming the table a partition's was copied from: not a file it wrote
@@ -128,23 +134,26 @@ def materialize_partitions(
             frame = _reusable(store, asset, key, sha256, build_key)
             elsewhere = None if frame is not None else _made_elsewhere(context, store, asset, key, sha256, build_key)
             if frame is not None:
+                version = content_version(frame)
                 reused += 1
                 meta = {"reused": True, "rows": len(frame)}
             elif elsewhere is not None:
                 frame, source = elsewhere
-                store.write(asset, frame, key, stamp={"sha256": sha256, "build_key": build_key})
+                version = content_version(frame)
+                store.write(asset, frame, key, stamp=_stamp(sha256, build_key, version))
                 reused += 1
                 meta = {"reused": True, "rows": len(frame), COPIED_FROM: dg.MetadataValue.path(source)}
             else:
                 frame, meta = work(key)
                 frame = frame.assign(build_key=build_key)
-                store.write(asset, frame, key, stamp={"sha256": sha256, "build_key": build_key})
+                version = content_version(frame)
+                store.write(asset, frame, key, stamp=_stamp(sha256, build_key, version))
                 meta = {"reused": False, **meta}
         except _EXPECTED_ERRORS as exc:
             errors[key] = f"{type(exc).__name__}: {exc}"
             context.log.error(f"partition {key}: {errors[key]}")
             continue
-        versions.append(content_version(frame))
+        versions.append(version)
         metadata = (
             {**meta, "table": dg.MetadataValue.path(str(store.path(asset, key)))}
             if len(context.partition_keys) == 1

@@ -37,7 +37,7 @@ from typing import Iterable, Mapping, NamedTuple
 import dagster as dg
 
 from edgar_eval.adapters.local_corpus import partition_key, read_manifest
-from edgar_eval.adapters.parquet_store import location, table_problem
+from edgar_eval.adapters.parquet_store import DATA_VERSION_STAMP, location, table_footer
 from edgar_eval.defs.code_versions import installed_packages
 from edgar_eval.defs.common import COPIED_FROM
 from edgar_eval.defs.history_queries import chunks
@@ -114,19 +114,14 @@ def evaluation_inputs(
     instance: dg.DagsterInstance,
     asset_graph,
     partitions: Iterable[str],
+    versions: Mapping[str, Mapping[str, str | None]] | None = None,
 ) -> RunInputs:
-    """The evaluation's inputs: every current filing partition's corpus tables by data version, the package source,
-    the three resources, and the files it reads beside the graph. `generator` None: the inputs of the steps before
-    generation (`before_generation`), which read no generator and its tapes only through the proposer."""
+    """The evaluation's inputs: every current filing partition's corpus tables by data version (`versions`, when
+    read already: `corpus_versions`), the package source, the three resources, and the files it reads beside the
+    graph. `generator` None: the inputs of the steps before generation, which read no generator and its tapes only
+    through the proposer."""
     keys = sorted(partitions)
-    corpus: dict[str, dict[str, str | None]] = {}
-    for partition, by_key in _this_corpus_by_partition(
-        instance, _latest_by_partition(instance, corpus_asset_keys(asset_graph), keys), settings.corpus_name
-    ).items():
-        for key, record in by_key.items():
-            made = record.asset_materialization if record is not None else None
-            version = (made.tags or {}).get(DATA_VERSION_TAG) if made is not None else None
-            corpus.setdefault(key.to_user_string(), {})[partition] = version
+    corpus = corpus_versions(settings, instance, asset_graph, keys) if versions is None else versions
     live = None
     if generator is not None and generator.kind in MODEL_GENERATORS and settings.tape_mode != "replay":
         live = f"the generator {generator.kind} calls a live model (tape {settings.tape_mode})"
@@ -145,6 +140,19 @@ def evaluation_inputs(
         evaluation_files(settings, generator),
         live,
     )
+
+
+def corpus_versions(
+    settings: EvalSettings, instance: dg.DagsterInstance, asset_graph, partitions: Iterable[str]
+) -> dict[str, dict[str, str | None]]:
+    """Each corpus asset's data version in each of these partitions, as this corpus's latest runs made them
+    (`_this_corpus`): another corpus holding the same filing under other bytes changes none of them."""
+    versions: dict[str, dict[str, str | None]] = {}
+    latest = _latest_by_partition(instance, corpus_asset_keys(asset_graph), sorted(partitions))
+    for partition, by_key in _this_corpus_by_partition(instance, latest, settings.corpus_name).items():
+        for key, record in by_key.items():
+            versions.setdefault(key.to_user_string(), {})[partition] = _recorded_version(record)
+    return versions
 
 
 def built_assets(asset_graph, groups: Iterable[str]) -> list[dg.AssetKey]:
@@ -339,17 +347,32 @@ def _staleness(
     if gone:
         files = sorted({path for path, _ in gone})
         return f"{len(files)} stored files are gone ({files[0]})", sorted({key for _, key in gone}, key=str)
-    # read from each table's footer and schema, not its rows: a table overwritten or cut short is made again
-    unreadable = [
-        (key, path, problem)
-        for key, path in written
-        if path.suffix == ".parquet" and (problem := table_problem(path)) is not None
-    ]
+    # read from each table's footer and schema, not its rows: a table overwritten or cut short is made again, and so
+    # is one whose stamp names another data version than the run history recorded (another table's file in its place)
+    footers = {(key, path): table_footer(path) for key, path in written if path.suffix == ".parquet"}
+    unreadable = [(key, path, problem) for (key, path), (problem, _) in footers.items() if problem is not None]
     if unreadable:
         _, path, problem = unreadable[0]
         tables = "1 stored table" if len(unreadable) == 1 else f"{len(unreadable)} stored tables"
         return f"{tables} cannot be read ({path}: {problem})", sorted({key for key, _, _ in unreadable}, key=str)
+    replaced = [
+        (key, path)
+        for (key, path), (_, stamp) in footers.items()
+        if DATA_VERSION_STAMP in stamp and stamp[DATA_VERSION_STAMP] != _recorded_version(latest.get(key))
+    ]
+    if replaced:
+        tables = "1 stored table is" if len(replaced) == 1 else f"{len(replaced)} stored tables are"
+        return (
+            f"{tables} not the one the run history recorded ({replaced[0][1]}: another data version)",
+            sorted({key for key, _ in replaced}, key=str),
+        )
     return None, []
+
+
+def _recorded_version(record: dg.EventLogRecord | None) -> str | None:
+    """The data version a materialisation recorded (None: none, or no materialisation)."""
+    made = record.asset_materialization if record is not None else None
+    return (made.tags or {}).get(DATA_VERSION_TAG) if made is not None else None
 
 
 class CurrentWork:
@@ -423,7 +446,11 @@ class CurrentWork:
         make them; when what changed is read from generation on only (another system under test on the same corpus,
         a live model), only the steps from generation on (`from_generation`). A sharded asset counts shard by shard
         (`asset/shard`): each shard's latest materialisation and stored table."""
-        inputs = evaluation_inputs(self.settings, self.embedder, self.generator, self.instance, self.graph, partitions)
+        partitions = sorted(partitions)
+        versions = corpus_versions(self.settings, self.instance, self.graph, partitions)
+        inputs = evaluation_inputs(
+            self.settings, self.embedder, self.generator, self.instance, self.graph, partitions, versions
+        )
         corpus = self.settings.corpus_name
         sharded = [key for key in self.evaluation_keys if self.graph.get(key).partitions_def == SHARDS]
         unsharded = [key for key in self.evaluation_keys if key not in sharded]
@@ -458,7 +485,7 @@ class CurrentWork:
             execution_sets = (self.graph.get(made_by.get(key, key)).execution_set_asset_keys for key in unreadable)
             return reason, {sibling for siblings in execution_sets for sibling in siblings}
 
-        before = evaluation_inputs(self.settings, self.embedder, None, self.instance, self.graph, partitions)
+        before = evaluation_inputs(self.settings, self.embedder, None, self.instance, self.graph, partitions, versions)
         reason, remake = stale(inputs, latest, INPUTS_TAG)
         if reason is None or remake:  # current, or made from the same inputs with files gone
             return Verdict(inputs, reason, tuple(sorted(remake, key=str)), before)

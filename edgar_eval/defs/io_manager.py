@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import dagster as dg
 import pandas as pd
 
-from edgar_eval.adapters.parquet_store import StoreError
+from edgar_eval.adapters.parquet_store import DATA_VERSION_STAMP, StoreError
 from edgar_eval.corpus.partitioned import PartitionedTable
 from edgar_eval.defs.settings import EvalSettings
 from edgar_eval.defs.shards import SHARDS, read_sharded
@@ -33,6 +33,9 @@ class ParquetIOManager(dg.IOManager):
     a shard not materialised, or not recorded, fails the step (the statistics of part of the questions would pass
     for the whole).
 
+    A table is stamped with the data version its output records (`DATA_VERSION_STAMP`), so that a stored file
+    another replaced is told from the one the run history recorded (`freshness._staleness`).
+
     Per-filing and sharded assets write their own partitions (one run builds many, each kept or reused on its own,
     and a failing filing or shard must not discard the others), at the paths this manager reads."""
 
@@ -42,7 +45,9 @@ class ParquetIOManager(dg.IOManager):
     def handle_output(self, context: dg.OutputContext, obj: pd.DataFrame) -> None:
         if context.has_asset_partitions:
             raise dg.Failure(f"{context.asset_key.to_user_string()} is per filing: it writes its own partitions")
-        written = self.settings.store().write(context.asset_key.to_user_string(), obj)
+        version = (context.output_metadata or {}).get("data_version")  # common.table_output's
+        stamp = {DATA_VERSION_STAMP: str(getattr(version, "value", version))} if version is not None else None
+        written = self.settings.store().write(context.asset_key.to_user_string(), obj, stamp=stamp)
         context.add_output_metadata({"table": dg.MetadataValue.path(str(written))})
 
     def load_input(self, context: dg.InputContext) -> pd.DataFrame | PartitionedTable:
