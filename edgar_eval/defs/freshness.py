@@ -36,7 +36,7 @@ from typing import Iterable, Mapping, NamedTuple
 
 import dagster as dg
 
-from edgar_eval.adapters.local_corpus import partition_key, read_manifest
+from edgar_eval.adapters.local_corpus import list_filings, partition_key, read_manifest
 from edgar_eval.adapters.parquet_store import DATA_VERSION_STAMP, location, table_footer
 from edgar_eval.defs.code_versions import installed_packages
 from edgar_eval.defs.common import COPIED_FROM
@@ -76,16 +76,23 @@ def _file_sha256(path: Path) -> str:
 
 
 def corpus_inputs(
-    settings: EvalSettings, embedder: EmbedderResource, asset_graph, document_sha256: str, filed: str | None = None
+    settings: EvalSettings,
+    embedder: EmbedderResource,
+    asset_graph,
+    document_sha256: str,
+    filed: str | None = None,
+    place: str | None = None,
 ) -> RunInputs:
     """A filing partition's inputs: its document's sha256, the corpus assets' code versions, the settings the corpus
-    job reads, the embedder's, and its own manifest row's filing date (`filed`, all `filings` reads of the manifest).
-    Not the whole manifest: a row added or changed for another filing makes no other partition stale."""
+    job reads, the embedder's, its own manifest row's filing date (`filed`, all `filings` reads of the manifest) and
+    the document's place in the corpus folder (`place`, which its `filings` row holds). Not the whole manifest: a row
+    added or changed for another filing makes no other partition stale."""
     code = {key.to_user_string(): asset_graph.get(key).code_version for key in corpus_asset_keys(asset_graph)}
     return RunInputs.of(
         {
             "document": document_sha256,
             "filed": filed,
+            "place": place,
             "code": code,
             "settings": settings.read_by_corpus(),
             "embedder": embedder.read_settings(),
@@ -94,15 +101,19 @@ def corpus_inputs(
     )
 
 
-def evaluation_files(settings: EvalSettings, generator: GeneratorResource | None) -> list[Path]:
+def evaluation_files(
+    settings: EvalSettings, generator: GeneratorResource | None, read: Iterable[dg.AssetKey] | None = None
+) -> list[Path]:
     """The files the evaluation reads beside the graph (source_files.SOURCE_FILES): whole folders, so a file a later
     version starts reading there is covered without a change here (the audit test names any it reads elsewhere). The
     corpus's tapes count only where something calls a model through them (a model generator, the proposer; before
-    generation, `generator` None, the proposer alone)."""
+    generation, `generator` None, the proposer alone). `read`: only the groups of files these source assets name
+    (those the steps before generation declare they read)."""
+    wanted = None if read is None else set(read)
     return [
         path
         for source in SOURCE_FILES
-        if source is not TAPE_FILES or settings.uses_tapes(generator)
+        if (source is not TAPE_FILES or settings.uses_tapes(generator)) and (wanted is None or source.key in wanted)
         for _, path in source.files(settings)
     ]
 
@@ -115,11 +126,12 @@ def evaluation_inputs(
     asset_graph,
     partitions: Iterable[str],
     versions: Mapping[str, Mapping[str, str | None]] | None = None,
+    files_read: Iterable[dg.AssetKey] | None = None,
 ) -> RunInputs:
     """The evaluation's inputs: every current filing partition's corpus tables by data version (`versions`, when
     read already: `corpus_versions`), the package source, the three resources, and the files it reads beside the
-    graph. `generator` None: the inputs of the steps before generation, which read no generator and its tapes only
-    through the proposer."""
+    graph (`files_read`: only these groups). `generator` None: the inputs of the steps before generation, which read
+    no generator and its tapes only through the proposer."""
     keys = sorted(partitions)
     corpus = corpus_versions(settings, instance, asset_graph, keys) if versions is None else versions
     live = None
@@ -137,7 +149,7 @@ def evaluation_inputs(
             "generator": generator.read_settings() if generator is not None else None,
             "packages": installed_packages(),
         },
-        evaluation_files(settings, generator),
+        evaluation_files(settings, generator, files_read),
         live,
     )
 
@@ -399,6 +411,11 @@ class CurrentWork:
         manifest = read_manifest(self.settings.corpus_dir)
         return {partition_key(path): row.get("filed") or None for path, row in manifest.items()}
 
+    @functools.cached_property
+    def _place_by_partition(self) -> dict[str, str]:
+        """Each partition's document, by its path in the corpus folder: the folder listed once per run."""
+        return list_filings(self.settings.corpus_dir)
+
     def corpus(self, partition: str, document_sha256: str) -> Verdict:
         """A filing partition's run: launched whole whatever the reason (inside it, each table it can read and that
         was built from the same bytes and code is reused, so an unreadable one is the only one made again)."""
@@ -423,7 +440,8 @@ class CurrentWork:
         verdicts = {}
         for partition, document_sha256 in documents.items():
             filed = self._filed_by_partition.get(partition)
-            inputs = corpus_inputs(self.settings, self.embedder, self.graph, document_sha256, filed)
+            place = self._place_by_partition.get(partition)
+            inputs = corpus_inputs(self.settings, self.embedder, self.graph, document_sha256, filed, place)
             stored = {key: store.path(key.to_user_string(), partition) for key in self.corpus_keys}
             reason, _ = _staleness(
                 self.instance, inputs, self.corpus_keys, stored, latest[partition], runs, self._where()
@@ -485,13 +503,25 @@ class CurrentWork:
             execution_sets = (self.graph.get(made_by.get(key, key)).execution_set_asset_keys for key in unreadable)
             return reason, {sibling for siblings in execution_sets for sibling in siblings}
 
-        before = evaluation_inputs(self.settings, self.embedder, None, self.instance, self.graph, partitions, versions)
+        # the inputs before generation: those files beside the graph only that the steps before it declare they read
+        # (a baseline written for another generator, read by the regression gate alone, is not one of them)
+        generation = self.from_generation()
+        sources = {source.key for source in SOURCE_FILES}
+        files_read = {
+            parent
+            for key in self.evaluation_keys
+            if key not in generation
+            for parent in self.graph.get(key).parent_keys
+            if parent in sources
+        }
+        before = evaluation_inputs(
+            self.settings, self.embedder, None, self.instance, self.graph, partitions, versions, files_read
+        )
         reason, remake = stale(inputs, latest, INPUTS_TAG)
         if reason is None or remake:  # current, or made from the same inputs with files gone
             return Verdict(inputs, reason, tuple(sorted(remake, key=str)), before)
         # The steps before generation are current when made from the same inputs before generation (whatever system
         # answered in that run); then only those from generation on run.
-        generation = self.from_generation()
         earlier, later = [], []
         for key in latest:
             (later if made_by.get(key, key) in generation else earlier).append(key)
