@@ -29,15 +29,12 @@ from edgar_eval.defs.settings import (
 # here. A step's worker process logs its start through the instance's Python log level, not the run's console logger
 # (the multiprocess executor's context-free log manager), so DEBUG there would echo a line per step; Dagster's own
 # events are stored whatever the level, and INFO keeps every message an asset logs. Run monitoring, in the daemon of
-# `dagster dev` or `dagster-daemon run`, marks failed a run whose process was killed (the launcher tells it which) and
-# frees the pool slots of ended runs; the default launcher cannot resume a run, so none is resumed.
+# `dagster dev` or `dagster-daemon run`, frees the pool slots of ended runs (the sensor orphaned_runs, in the same
+# daemon, ends the runs whose process was killed); the default launcher cannot resume a run, so none is resumed.
 INSTANCE_CONFIG = """telemetry:
   enabled: false
 python_logs:
   python_log_level: INFO
-run_launcher:
-  module: edgar_eval.defs.run_launcher
-  class: LocalRunLauncher
 run_monitoring:
   enabled: true
   poll_interval_seconds: 30
@@ -46,6 +43,13 @@ run_monitoring:
 """
 # what earlier versions wrote: replaced by the current one, as nobody has edited it
 EARLIER_INSTANCE_CONFIGS = ("telemetry:\n  enabled: false\npython_logs:\n  python_log_level: INFO\n",)
+EARLIER_INSTANCE_CONFIGS += (
+    # named its own run launcher, whose health check told run monitoring a killed run (the sensor orphaned_runs now)
+    INSTANCE_CONFIG.replace(
+        "run_monitoring:",
+        "run_launcher:\n  module: edgar_eval.defs.run_launcher\n  class: LocalRunLauncher\nrun_monitoring:",
+    ),
+)
 
 
 def _ensure_dagster_home() -> Path:
@@ -137,11 +141,11 @@ def run(args: argparse.Namespace) -> int:
     from dagster import DagsterInstance
 
     from edgar_eval.defs.freshness import NEVER_MATERIALISED
+    from edgar_eval.defs.orphaned_runs import end_orphaned_runs
     from edgar_eval.defs.run_checks import check_proposals, dagster_command, unread_environment
     from edgar_eval.defs.runner import (
         CodeLocationLauncher,
         cancel_interrupted_runs,
-        end_orphaned_runs,
         materialise_graph,
         quiet_interrupted_finalisers,
         quiet_interrupted_pool_closes,

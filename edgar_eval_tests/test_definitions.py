@@ -293,8 +293,9 @@ def test_jobs_sensor_and_automation_conditions(defs):
     assert defs.resolve_job_def("evaluation_job")
     assert not list(defs.schedules or [])
     sensors = {sensor.name: sensor for sensor in defs.sensors or []}
-    assert set(sensors) == {"corpus_sensor", "automation"}
+    assert set(sensors) == {"corpus_sensor", "automation", "orphaned_runs"}
     assert sensors["corpus_sensor"].default_status == dg.DefaultSensorStatus.RUNNING  # partitions and observations only
+    assert sensors["orphaned_runs"].default_status == dg.DefaultSensorStatus.RUNNING  # ends runs, launches none
     assert sensors["automation"].default_status == dg.DefaultSensorStatus.STOPPED  # launches runs: the user turns it on
     for spec in defs.resolve_all_asset_specs():
         label = spec.automation_condition.get_label() if spec.automation_condition else None

@@ -1,5 +1,5 @@
-"""A run whose process was killed is marked failed by the daemon's run monitoring in the instance `edgar-eval`
-creates (`dagster dev` runs that daemon beside the UI), not only by the next `edgar-eval run`."""
+"""A run whose process was killed is marked failed by the sensor `orphaned_runs` in the daemon (`dagster dev` runs that
+daemon beside the UI), not only by the next `edgar-eval run`."""
 
 import os
 import socket
@@ -41,7 +41,7 @@ def test_a_run_is_gone_only_when_this_host_launched_it_as_itself_and_its_process
 
 
 @pytest.mark.slow(minutes=1)  # starts the Dagster daemon: tens of seconds
-def test_the_daemon_marks_failed_a_run_whose_process_was_killed(tmp_path, monkeypatch):
+def test_the_daemons_sensor_marks_failed_a_run_whose_process_was_killed(tmp_path, monkeypatch):
     from edgar_eval.cli import _ensure_dagster_home
 
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
@@ -54,7 +54,7 @@ def test_the_daemon_marks_failed_a_run_whose_process_was_killed(tmp_path, monkey
             instance.add_run(run)
     log = (tmp_path / "daemon.log").open("w")
     daemon = subprocess.Popen(
-        [str(Path(sys.executable).parent / "dagster-daemon"), "run", "--empty-workspace"],
+        [str(Path(sys.executable).parent / "dagster-daemon"), "run", "-m", "edgar_eval.definitions"],
         cwd=tmp_path,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -96,3 +96,20 @@ def test_an_earlier_default_instance_config_is_brought_up_to_date_and_an_edited_
     (tmp_path / "dagster.yaml").write_text(edited)
     _ensure_dagster_home()
     assert (tmp_path / "dagster.yaml").read_text() == edited
+
+
+def test_a_home_naming_the_earlier_run_launcher_is_brought_up_to_date_or_still_loads_when_edited(tmp_path, monkeypatch):
+    """The launcher earlier versions named is gone from the default; a home that names it still opens: unedited, it is
+    rewritten to the current default; edited, it is left and the name loads Dagster's default launcher."""
+    from edgar_eval.cli import EARLIER_INSTANCE_CONFIGS, INSTANCE_CONFIG, _ensure_dagster_home
+
+    with_launcher = next(config for config in EARLIER_INSTANCE_CONFIGS if "LocalRunLauncher" in config)
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))
+    (tmp_path / "dagster.yaml").write_text(with_launcher)
+    _ensure_dagster_home()
+    assert (tmp_path / "dagster.yaml").read_text() == INSTANCE_CONFIG
+    (tmp_path / "dagster.yaml").write_text(with_launcher + "run_queue:\n  max_concurrent_runs: 2\n")
+    _ensure_dagster_home()
+    assert "LocalRunLauncher" in (tmp_path / "dagster.yaml").read_text()
+    with dg.DagsterInstance.get() as instance:
+        assert type(instance.run_launcher) is dg.DefaultRunLauncher

@@ -26,6 +26,7 @@ from edgar_eval.defs.answering.checks import regression_gate
 from edgar_eval.defs.common import figure_metadata
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.jobs import CORPUS_JOB, EVALUATION_JOB
+from edgar_eval.defs.orphaned_runs import end_orphaned_runs
 from edgar_eval.defs.run_tags import (
     CORPUS_TAG,
     GENERATOR_TAG,
@@ -39,7 +40,6 @@ from edgar_eval.defs.runner import (
     CancelOnInterrupt,
     InterruptWatch,
     cancel_interrupted_runs,
-    end_orphaned_runs,
     quiet_ungated_step_notices,
 )
 from edgar_eval.defs.settings import EvalSettings, GeneratorResource

@@ -12,6 +12,7 @@ from edgar_eval.defs.corpus.assets import build_corpus_assets
 from edgar_eval.defs.corpus.partitions import corpus_sensor, filing_documents
 from edgar_eval.defs.io_manager import parquet_io_manager
 from edgar_eval.defs.jobs import AUTOMATION, EVALUATION_AUTOMATION, build_jobs
+from edgar_eval.defs.orphaned_runs import orphaned_runs
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
 from edgar_eval.defs.source_files import OBSERVABLE_SOURCE_FILES
 from edgar_eval.defs.statistics.pins import PinnedCode, system_tags
@@ -60,7 +61,7 @@ def build_definitions(
         assets=[filing_documents, *OBSERVABLE_SOURCE_FILES, *versioned],
         asset_checks=domain_definitions("CHECKS", (*EVALUATION_DOMAINS, "corpus")),
         jobs=build_jobs(corpus_executor, system_tags(settings, generator)),
-        sensors=[corpus_sensor, AUTOMATION],
+        sensors=[corpus_sensor, AUTOMATION, orphaned_runs],
         resources={
             "settings": settings,
             "embedder": embedder or EmbedderResource(),

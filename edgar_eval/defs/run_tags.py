@@ -1,10 +1,9 @@
 """Which process on which machine runs a run the CLI launched, and whether that process is gone.
 
 A run whose process is gone (SIGKILL, a lost machine) never reports its own end: the next CLI run on that machine ends
-it (`runner.end_orphaned_runs`), and so does the daemon's run monitoring through the instance's launcher
-(`run_launcher.LocalRunLauncher`). A run re-executed from the UI, or retried by the daemon, inherits its parent's
-tags, so a run is taken for the CLI's own only where the tag naming its run id names this run. Light on purpose: the
-webserver and the daemon import it when they load the instance.
+it, and so does the daemon's sensor `orphaned_runs` (both `orphaned_runs.end_orphaned_runs`). A run re-executed from
+the UI, or retried by the daemon, inherits its parent's tags, so a run is taken for the CLI's own only where the tag
+naming its run id names this run.
 """
 
 from __future__ import annotations

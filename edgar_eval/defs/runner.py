@@ -41,6 +41,7 @@ from edgar_eval.defs.jobs import (
     EVALUATION_JOB,
     JOB_RECONSTRUCTOR,
 )
+from edgar_eval.defs.orphaned_runs import NOT_STARTED, UNFINISHED, runs_of_gone_processes
 from edgar_eval.defs.run_tags import (
     CORPUS_TAG,
     HOST_TAG,
@@ -64,8 +65,6 @@ REPOSITORY_NAME = dg.Definitions().get_repository_def().name
 
 # The resources whose settings travel with each run the CLI launches (`run_config_of`).
 RUN_RESOURCES = ("settings", "embedder", "generator")
-UNFINISHED = (dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING)
-NOT_STARTED = dg.DagsterRunStatus.NOT_STARTED  # a run created that no executor took up yet
 
 
 @dataclass
@@ -370,39 +369,12 @@ class CancelOnInterrupt:
             self.instance.add_run_tags(self.run_id, {STOPPED_TAG: f"Ctrl-C: {steps}"})
 
 
-def end_orphaned_runs(instance: dg.DagsterInstance) -> list[tuple[str, str]]:
-    """Mark failed every unfinished run that a CLI process on this machine launched and that process is gone (killed
-    mid-run), and free the concurrency-pool slots its steps held, which the next run's steps would otherwise wait for
-    for ever; mark canceled every run such a process created and never started. A deployment's daemon does the same
-    for runs it launched (run_monitoring in deploy/dagster.yaml). Each run ended: its id and what it was left as."""
-    ended = []
-    for run, why in _runs_of_gone_processes(instance, list(UNFINISHED)):
-        instance.report_run_failed(run, f"{why}: killed mid-run")
-        instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
-        ended.append((run.run_id, "was killed mid-run (its process is gone): marked failed, its pool slots freed"))
-    # created, never started: the process was stopped while it made the run (Ctrl-C or a kill before the first step)
-    for run, why in _runs_of_gone_processes(instance, [NOT_STARTED]):
-        instance.report_run_canceled(run, f"{why}: stopped before the run started")
-        ended.append((run.run_id, "was stopped before it started (its process is gone): marked canceled"))
-    return ended
-
-
-def _runs_of_gone_processes(
-    instance: dg.DagsterInstance, statuses: list[dg.DagsterRunStatus], since: datetime.datetime | None = None
-) -> list[tuple[dg.DagsterRun, str]]:
-    """The runs in `statuses` (created since `since`, when given) that a CLI process on this host launched and whose
-    process is gone, each with why it is over (run_tags.gone)."""
-    host = {HOST_TAG: socket.gethostname()}
-    runs = instance.get_runs(dg.RunsFilter(statuses=statuses, tags=host, created_after=since))
-    return [(run, why) for run in runs if (why := gone(run.run_id, run.tags)) is not None]
-
-
 def cancel_runs_of_gone_processes(instance: dg.DagsterInstance, since: datetime.datetime) -> list[str]:
     """After the CLI's worker was killed on a second Ctrl-C (cli.supervised_run): record canceled each run created on
     this host since `since` that its processes left unfinished (their processes are gone), and free the pool slots its
     steps held; then what `cancel_interrupted_runs` ends. Their ids."""
     canceled = []
-    for run, _ in _runs_of_gone_processes(instance, [*UNFINISHED, NOT_STARTED], since):
+    for run, _ in runs_of_gone_processes(instance, [*UNFINISHED, NOT_STARTED], since):
         instance.report_run_canceled(run, "interrupted twice (Ctrl-C): stopped at once")
         instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
         canceled.append(run.run_id)
