@@ -155,13 +155,21 @@ def evaluation_inputs(
 
 
 def corpus_versions(
-    settings: EvalSettings, instance: dg.DagsterInstance, asset_graph, partitions: Iterable[str]
+    settings: EvalSettings,
+    instance: dg.DagsterInstance,
+    asset_graph,
+    partitions: Iterable[str],
+    known: dict[int, dg.EventLogRecord] | None = None,
+    runs: dict[str, dg.DagsterRun] | None = None,
 ) -> dict[str, dict[str, str | None]]:
     """Each corpus asset's data version in each of these partitions, as this corpus's latest runs made them
-    (`_this_corpus`): another corpus holding the same filing under other bytes changes none of them."""
+    (`_this_corpus`): another corpus holding the same filing under other bytes changes none of them. `known`, `runs`:
+    the records and runs read before (`_latest_by_partition`), added to."""
     versions: dict[str, dict[str, str | None]] = {}
-    latest = _latest_by_partition(instance, corpus_asset_keys(asset_graph), sorted(partitions))
-    for partition, by_key in _this_corpus_by_partition(instance, latest, settings.corpus_name).items():
+    latest = _latest_by_partition(instance, corpus_asset_keys(asset_graph), sorted(partitions), known)
+    for partition, by_key in _this_corpus_by_partition(
+        instance, latest, settings.corpus_name, {} if runs is None else runs
+    ).items():
         for key, record in by_key.items():
             versions.setdefault(key.to_user_string(), {})[partition] = _recorded_version(record)
     return versions
@@ -196,26 +204,30 @@ def _latest(instance: dg.DagsterInstance, keys: Iterable[dg.AssetKey]) -> Latest
 
 
 def _latest_by_partition(
-    instance: dg.DagsterInstance, keys: Iterable[dg.AssetKey], partitions: Iterable[str]
+    instance: dg.DagsterInstance,
+    keys: Iterable[dg.AssetKey],
+    partitions: Iterable[str],
+    known: dict[int, dg.EventLogRecord] | None = None,
 ) -> Mapping[str, Latest]:
     """`_latest` of every partition at once: per asset, one query for each partition's latest materialisation and one
-    for those records, instead of a query per asset and partition (a warm run over 10,000 filings asks 70,000)."""
+    for those records, instead of a query per asset and partition (a warm run over 10,000 filings asks 70,000).
+    `known`: records read before, by storage id (a record never changes), fetched not again and added to."""
     wanted = sorted(set(partitions))
+    known = {} if known is None else known
     found: dict[str, dict[dg.AssetKey, dg.EventLogRecord | None]] = {p: {} for p in wanted}
     for key in keys:
         storage_ids: dict[str, int] = {}
         for part in chunks(wanted):
             storage_ids.update(instance.get_latest_storage_id_by_partition(key, _MATERIALISATION, set(part)))
-        by_id = {
-            record.storage_id: record
-            for ids in chunks(sorted(storage_ids.values()))
+        unread = sorted(set(storage_ids.values()) - set(known))
+        for ids in chunks(unread):
             for record in instance.fetch_materializations(
                 dg.AssetRecordsFilter(asset_key=key, storage_ids=list(ids)), limit=len(ids)
-            ).records
-        }
+            ).records:
+                known[record.storage_id] = record
         for partition in wanted:
             storage_id = storage_ids.get(partition)
-            found[partition][key] = by_id.get(storage_id) if storage_id is not None else None
+            found[partition][key] = known.get(storage_id) if storage_id is not None else None
     return found
 
 
@@ -232,11 +244,46 @@ class Verdict(NamedTuple):
 
 
 def _this_corpus_by_partition(
-    instance: dg.DagsterInstance, latest: Mapping[str, Latest], corpus: str
-) -> dict[str, Latest]:
-    """`_this_corpus` of every partition, the runs that made their latest materialisations read at once."""
-    runs = _runs_of(instance, [r.run_id for by_key in latest.values() for r in by_key.values() if r is not None])
-    return {partition: _this_corpus(instance, by_key, corpus, runs, partition) for partition, by_key in latest.items()}
+    instance: dg.DagsterInstance, latest: Mapping[str, Latest], corpus: str, runs: dict[str, dg.DagsterRun]
+) -> Mapping[str, Latest]:
+    """`_this_corpus` of every partition, the runs that made their latest materialisations read at once, and the walk
+    back past another corpus's done per asset for every partition at once: pages of that asset's older
+    materialisations of those partitions, newest first, until each partition has one this corpus made (or none is
+    left), not a query per partition and asset. `runs` (the runs read so far) gains the runs read here."""
+    runs.update(_runs_of(instance, [r.run_id for by_key in latest.values() for r in by_key.values() if r is not None]))
+    found = {partition: dict(by_key) for partition, by_key in latest.items()}
+    keys = sorted({key for by_key in latest.values() for key in by_key}, key=str)
+    for key in keys:
+        # each partition whose latest materialisation another corpus's run made: where its walk starts
+        walking = {
+            partition: record.storage_id
+            for partition, by_key in latest.items()
+            if (record := by_key.get(key)) is not None and _of_another_corpus(runs.get(record.run_id), corpus)
+        }
+        for partition in walking:
+            found[partition][key] = None
+        for part in chunks(sorted(walking)):
+            left = {partition: walking[partition] for partition in part}
+            cursor = None
+            while left:
+                page = instance.fetch_materializations(
+                    dg.AssetRecordsFilter(
+                        asset_key=key, asset_partitions=list(left), before_storage_id=max(left.values())
+                    ),
+                    limit=_WALK_PAGE,
+                    cursor=cursor,
+                )
+                runs.update(_runs_of(instance, [r.run_id for r in page.records if r.run_id not in runs]))
+                for record in page.records:  # newest first
+                    partition = record.partition_key
+                    if partition in left and record.storage_id < left[partition]:
+                        if not _of_another_corpus(runs.get(record.run_id), corpus):
+                            found[partition][key] = record
+                            del left[partition]
+                if not page.has_more:
+                    break
+                cursor = page.cursor
+    return found
 
 
 def _runs_of(instance: dg.DagsterInstance, run_ids: Iterable[str]) -> dict[str, dg.DagsterRun]:
@@ -249,36 +296,25 @@ def _of_another_corpus(run: dg.DagsterRun | None, corpus: str) -> bool:
     return run is not None and run.tags.get(CORPUS_TAG, corpus) != corpus
 
 
-_PAGE = 20  # materialisations read at a time, looking back past other corpora's
+_WALK_PAGE = 1000  # materialisations read at a time, looking back past other corpora's
 
 
-def _this_corpus(
-    instance: dg.DagsterInstance,
-    latest: Latest,
-    corpus: str,
-    runs: dict[str, dg.DagsterRun],
-    partition: str | None = None,
-) -> Latest:
-    """Each asset's latest materialisation that no run of another corpus made. A run of the graph's jobs names its
-    corpus (`CORPUS_TAG`) and writes only into that corpus's folder, so what another corpus's run made, later, says
-    nothing of this corpus's tables: a demo run after a larger corpus holding two demo filings finds its work as it
-    left it. A materialisation whose run names no corpus (made from the UI by hand) counts for every corpus. `runs`
-    (the runs read so far) gains the runs read here."""
+def _this_corpus(instance: dg.DagsterInstance, latest: Latest, corpus: str, runs: dict[str, dg.DagsterRun]) -> Latest:
+    """Each unpartitioned asset's latest materialisation that no run of another corpus made. A run of the graph's jobs
+    names its corpus (`CORPUS_TAG`) and writes only into that corpus's folder, so what another corpus's run made,
+    later, says nothing of this corpus's tables: a demo run after a larger corpus holding two demo filings finds its
+    work as it left it. A materialisation whose run names no corpus (made from the UI by hand) counts for every
+    corpus. `runs` (the runs read so far) gains the runs read here."""
     found: dict[dg.AssetKey, dg.EventLogRecord | None] = {}
     runs.update(_runs_of(instance, [r.run_id for r in latest.values() if r is not None and r.run_id not in runs]))
     for key, record in latest.items():
         while record is not None and _of_another_corpus(runs.get(record.run_id), corpus):
-            older = instance.fetch_materializations(
-                dg.AssetRecordsFilter(
-                    asset_key=key,
-                    asset_partitions=[partition] if partition else None,
-                    before_storage_id=record.storage_id,
-                ),
-                limit=_PAGE,
-            ).records
-            runs.update(_runs_of(instance, [r.run_id for r in older if r.run_id not in runs]))
-            ours = [r for r in older if not _of_another_corpus(runs.get(r.run_id), corpus)]
-            record = ours[0] if ours else (older[-1] if len(older) == _PAGE else None)
+            page = instance.fetch_materializations(
+                dg.AssetRecordsFilter(asset_key=key, before_storage_id=record.storage_id), limit=_WALK_PAGE
+            )
+            runs.update(_runs_of(instance, [r.run_id for r in page.records if r.run_id not in runs]))
+            ours = [r for r in page.records if not _of_another_corpus(runs.get(r.run_id), corpus)]
+            record = ours[0] if ours else (page.records[-1] if page.has_more else None)
         found[key] = record
     return found
 
@@ -404,6 +440,11 @@ class CurrentWork:
         self.graph = defs.resolve_asset_graph()
         self.corpus_keys = corpus_asset_keys(self.graph)
         self.evaluation_keys = built_assets(self.graph, EVALUATION_GROUPS)
+        # what this `edgar-eval run` read of the run history, read once: materialisations by storage id (a record
+        # never changes; the filing partitions' are read before the corpus runs and again, for those that ran, before
+        # the evaluation) and runs by id
+        self._records: dict[int, dg.EventLogRecord] = {}
+        self._runs: dict[str, dg.DagsterRun] = {}
 
     @functools.cached_property
     def _filed_by_partition(self) -> dict[str, str | None]:
@@ -430,11 +471,9 @@ class CurrentWork:
         for all of them: per corpus asset, the partitions' latest materialisations, then the runs that made them."""
         latest = _this_corpus_by_partition(
             self.instance,
-            _latest_by_partition(self.instance, self.corpus_keys, documents),
+            _latest_by_partition(self.instance, self.corpus_keys, documents, self._records),
             self.settings.corpus_name,
-        )
-        runs = _runs_of(
-            self.instance, [r.run_id for by_key in latest.values() for r in by_key.values() if r is not None]
+            self._runs,
         )
         store = self.settings.store()
         verdicts = {}
@@ -444,7 +483,7 @@ class CurrentWork:
             inputs = corpus_inputs(self.settings, self.embedder, self.graph, document_sha256, filed, place)
             stored = {key: store.path(key.to_user_string(), partition) for key in self.corpus_keys}
             reason, _ = _staleness(
-                self.instance, inputs, self.corpus_keys, stored, latest[partition], runs, self._where()
+                self.instance, inputs, self.corpus_keys, stored, latest[partition], self._runs, self._where()
             )
             verdicts[partition] = Verdict(inputs, reason)
         return verdicts
@@ -465,18 +504,18 @@ class CurrentWork:
         a live model), only the steps from generation on (`from_generation`). A sharded asset counts shard by shard
         (`asset/shard`): each shard's latest materialisation and stored table."""
         partitions = sorted(partitions)
-        versions = corpus_versions(self.settings, self.instance, self.graph, partitions)
+        versions = corpus_versions(self.settings, self.instance, self.graph, partitions, self._records, self._runs)
         inputs = evaluation_inputs(
             self.settings, self.embedder, self.generator, self.instance, self.graph, partitions, versions
         )
         corpus = self.settings.corpus_name
         sharded = [key for key in self.evaluation_keys if self.graph.get(key).partitions_def == SHARDS]
         unsharded = [key for key in self.evaluation_keys if key not in sharded]
-        latest = dict(_this_corpus(self.instance, _latest(self.instance, unsharded), corpus, {}))
+        latest = dict(_this_corpus(self.instance, _latest(self.instance, unsharded), corpus, self._runs))
         stored: dict[dg.AssetKey, Path | str] = {}
         store = self.settings.store()
         for shard, by_key in _this_corpus_by_partition(
-            self.instance, _latest_by_partition(self.instance, sharded, SHARD_KEYS), corpus
+            self.instance, _latest_by_partition(self.instance, sharded, SHARD_KEYS, self._records), corpus, self._runs
         ).items():
             for key, record in by_key.items():
                 latest[_shard_key(key, shard)] = record
@@ -484,7 +523,6 @@ class CurrentWork:
         for key in sharded:  # the list of the shards its runs completed, which whatever reads them reads first
             stored[_shard_key(key, MANIFEST)] = str(store.path(key.to_user_string(), MANIFEST))
         made_by = {_shard_key(key, shard): key for key in sharded for shard in (*SHARD_KEYS, MANIFEST)}
-        runs = _runs_of(self.instance, [record.run_id for record in latest.values() if record is not None])
 
         def stale(inputs: RunInputs, keys: Iterable[dg.AssetKey], tag: str) -> tuple[str | None, set[dg.AssetKey]]:
             """Why these keys' work is not current, and the assets to make again when only files are at fault."""
@@ -496,7 +534,7 @@ class CurrentWork:
                 sorted(chosen, key=str),
                 {key: path for key, path in stored.items() if made_by.get(key, key) in assets},
                 {key: record for key, record in latest.items() if key in chosen},
-                runs,
+                self._runs,
                 self._where(),
                 tag,
             )
