@@ -23,6 +23,9 @@ from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorRe
 
 PROJECT = Path(__file__).resolve().parents[1]
 
+# what a run writes beside the tables, compared byte for byte where two ways of making it must agree
+WRITTEN = ("report.md", "report.html", "receipt.json", "outcomes.json")
+
 pytestmark = pytest.mark.slow(minutes=1.5)  # whole-graph runs: scheduled with the longest first
 
 _OPENED: list[str] = []
@@ -393,6 +396,7 @@ def test_corpora_and_systems_under_test_share_the_work_they_have_in_common(demo_
     # latest materialisations of two of its partitions and of every evaluation asset (in the pair's folder).
     before = _run_ids(instance)
     report = (Path(settings.reports_dir) / "demo" / "report.md").read_bytes()
+    written = {name: (Path(settings.reports_dir) / "demo" / name).read_bytes() for name in WRITTEN}
     again = materialise_graph(defs, instance, skip_current=True)
     assert again.evaluation_current, again.evaluation_stale_because
     assert sorted(again.current_partitions) == sorted(first.partitions)
@@ -420,6 +424,11 @@ def test_corpora_and_systems_under_test_share_the_work_they_have_in_common(demo_
     back = CurrentWork(defs, instance).evaluation(first.partitions)
     assert back.reason == "from generation on, inputs changed"
     assert {key.to_user_string() for key in back.remake} == generation
+    # made from generation on only, over the other system's run, what it writes is what the whole run wrote
+    returned = materialise_graph(defs, instance, skip_current=True)
+    assert returned.evaluation_succeeded and set(returned.evaluation_remade) == generation
+    for name, made in written.items():
+        assert (Path(settings.reports_dir) / "demo" / name).read_bytes() == made, name
     # a setting the questions or retrievals read: the whole evaluation, as before
     deeper = CurrentWork(build_definitions(settings.model_copy(update={"top_k": 40})), instance)
     assert deeper.evaluation(first.partitions).remake == ()
