@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from edgar_eval.golden.labels import distinctive_words
 from edgar_eval.golden.might_answer import (
+    DISTINCTIVE_PRICED,
     FAMILY_TAGGED,
     FORWARD_SCHEDULE,
     HEADING_OVER_COMPONENTS,
@@ -104,6 +105,7 @@ RULES = (
     PRINTED_OTHER_PERIODS,
     NEAR_ROW,
     NIL_NEARBY,
+    DISTINCTIVE_PRICED,
     AWAITING_REVIEW,
     REVIEWED_ANSWERED,
     YEAR_PRINTED,

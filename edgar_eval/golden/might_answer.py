@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -476,11 +476,17 @@ WIDER_NONE = "wider_holding_said_none"
 PRINTED_OTHER_PERIODS = "printed_for_other_periods"  # named with figures of other periods only
 NEAR_ROW = "near_row_printed"  # a row of figures for the period holding most of the label's words or two of the item's
 NIL_NEARBY = "none_said_nearby"  # a sentence says "no" beside one of the label's words ("no outstanding debt")
+# a row or sentence prints an amount for the period beside two of the item's distinctive words standing together, in the
+# company's own phrasing ("The effects of foreign currency fluctuations on earnings were $0.2 billion")
+DISTINCTIVE_PRICED = "distinctive_words_priced"
 # An other-year twin whose year the company's filings print in a schedule under the concept's words:
 FORWARD_SCHEDULE = "forward_schedule"
 RARE_ROW_SHARE = 0.005  # a word in under 1 of 200 of the other companies' row labels names few lines: a row holding
 # two of the item's rare words beside a figure might be the asked one under another name
 NAME_CONSENSUS = 2  # a row label is a name of the concept when at least two other companies print it beside the concept
+DISTINCTIVE_ROW_SHARE = 0.015  # a word of the item in 1.5% or more of the other companies' row labels (gain, sales,
+# foreign is just under) is a generic finance word: it names no line item by itself
+_PHRASE_SPAN = 3  # tokens apart at most: two distinctive words standing together ("foreign currency", "currency ...")
 KIN_SHARE = 0.5  # an element joins a family when half the other companies printing it or more name the concept
 _NAME_SPAN = 3  # words a sentence may put between a name's words ("interest paid" in "interest, net of amounts, paid")
 _AMOUNT_REACH = 12  # words between a sentence's name and its amount
@@ -724,6 +730,40 @@ class PrintedNames:
                 found.append(Kin(element, shown[element][1], len(ciks)))
         return found
 
+    def distinctive_words(self, concept: str, cik: str) -> frozenset[str]:
+        """The item's own distinctive words, learned without the asked company: the stems of its label and XBRL name
+        (common ones, total and net aside) that at least NAME_CONSENSUS other companies print in a row label or a
+        sentence's name beside the concept's facts (words filers really use for it: "foreign", "currency" and
+        "transaction" for foreign currency transaction gains; "acquisitions" and "businesses" for payments to acquire
+        businesses), and that occur in under DISTINCTIVE_ROW_SHARE of the other companies' row labels (a word every
+        statement repeats, such as "gain", names no line). Empty when no other company prints the concept."""
+        words = concept_stems(concept) - common_stems() - _TOTAL_WORDS
+        printing: dict[str, set[str]] = {}
+        for label, ciks in self._labels.get(concept, {}).items():
+            for word in stems(label) & words:
+                printing.setdefault(word, set()).update(ciks - {cik})
+        own = self._row_stems.get(cik, Counter())
+        rows = self._all[""] - own[""]
+        return frozenset(
+            w
+            for w in words
+            if len(printing.get(w, ())) >= NAME_CONSENSUS
+            and (rows <= 0 or (self._all[w] - own[w]) / rows < DISTINCTIVE_ROW_SHARE)
+        )
+
+    def claimed(self, label: str, concept: str, cik: str) -> bool:
+        """Whether a printed label is another line item's name: at least NAME_CONSENSUS companies other than `cik` print
+        it (normalised) beside the facts of one element other than `concept`, and none beside `concept` ("Foreign
+        currency translation adjustments" is what filers print for the translation adjustment in other comprehensive
+        income, not for transaction gains)."""
+        wanted = _normal(label)
+        if self._labels.get(concept, {}).get(wanted, set()) - {cik}:
+            return False
+        for element, printed in self._elements.items():
+            if element != concept and len(printed.get(wanted, set()) - {cik}) >= NAME_CONSENSUS:
+                return True
+        return False
+
     def rare_stems(self, concept: str, cik: str) -> frozenset[str]:
         """The concept's words (label and XBRL name, common ones aside) that occur in under RARE_ROW_SHARE of the other
         companies' row labels; all of them when no other company's rows are known. A row holding two of them beside a
@@ -944,10 +984,15 @@ def absence_verdict(
     names: list[Name],
     rare: frozenset[str] = frozenset(),
     kin: Iterable[Kin] = (),
+    distinctive: frozenset[str] = frozenset(),
+    claimed: Callable[[str], bool] | None = None,
 ) -> AbsenceVerdict:
     """Whether the scope prints the line item for one of `years` (module doc): the first printed evidence, else the
     passages a person must read (review), else absent. `names`: PrintedNames.names (or the label alone); `rare`:
-    PrintedNames.rare_stems; `kin`: PrintedNames.kin, the elements learned to report the same holding."""
+    PrintedNames.rare_stems; `kin`: PrintedNames.kin, the elements learned to report the same holding; `distinctive`:
+    PrintedNames.distinctive_words, and `claimed`: whether a row label is another element's name
+    (PrintedNames.claimed), for the rows and sentences that print an amount beside two of those words together
+    (`priced_phrase`)."""
     texts = list(scope)
     family = TAXONOMY_FAMILIES.get(concept, ())
     learned = {k.element: k for k in kin}
@@ -968,6 +1013,7 @@ def absence_verdict(
     other_periods: list[Evidence] = []
     near_rows: list[Evidence] = []
     nil_nearby: list[Evidence] = []
+    phrased: list[Evidence] = []
     for text in texts:
         for name in names:
             for k in text.holding(name.distinctive):
@@ -995,16 +1041,54 @@ def absence_verdict(
             elif e.kind == "sentence" and e.for_period(years) and held & said_words:
                 if any(nil_before(e.shown, word) for word in sorted(held & said_words)):
                     nil_nearby.append(e)  # "we had no outstanding debt balances" for a current portion of debt
+        if len(distinctive) >= 2:
+            for k in text.holding_any(distinctive):
+                held, e = text.entries[k]
+                if len(held & distinctive) < 2 or not e.for_period(years) or e.kind not in ("row", "sentence"):
+                    continue
+                if e.kind == "sentence" and not e.amount:
+                    continue
+                if e.kind == "row" and claimed is not None and claimed(e.shown):
+                    continue
+                if priced_phrase(e.shown, distinctive, e.kind == "row"):
+                    phrased.append(e)
     wider = wider_holding_nil(texts, concept, years)
     if wider is not None:
         why = f"{wider.describe()}: it says a holding that contains the item is nil"
         return AbsenceVerdict(PRINTED, WIDER_NONE, (wider,), why)
-    if other_periods or near_rows or nil_nearby:
-        rule = PRINTED_OTHER_PERIODS if other_periods else NEAR_ROW if near_rows else NIL_NEARBY
-        found = other_periods + near_rows + nil_nearby
+    if other_periods or near_rows or nil_nearby or phrased:
+        rule = (
+            PRINTED_OTHER_PERIODS
+            if other_periods
+            else NEAR_ROW
+            if near_rows
+            else NIL_NEARBY
+            if nil_nearby
+            else DISTINCTIVE_PRICED
+        )
+        # an amount beside the item's own words together is shown first: a person who reads eight passages of near
+        # names and misses it admits a figure the filing prints (issue 60: "effects of foreign currency fluctuations")
+        found = phrased + other_periods + near_rows + nil_nearby
         shown = _interleaved(found, [t.filing_id for t in texts])[:_REVIEW_EVIDENCE]
         return AbsenceVerdict(REVIEW, rule, tuple(shown), shown[0].describe())
     return AbsenceVerdict(ABSENT, "", ())
+
+
+def priced_phrase(text: str, distinctive: frozenset[str], is_row: bool) -> bool:
+    """Two different distinctive words of the item standing together (at most _PHRASE_SPAN tokens apart: "foreign
+    currency", "currency transaction") in a row's label, which prints its figures beside it, or in a sentence with an
+    amount within _AMOUNT_REACH words of them ("The effects of foreign currency fluctuations on earnings were $0.2
+    billion"). The words as the company phrases them, not the concept's label: the rest of the row or sentence may say
+    anything."""
+    tokens = list(_TOKEN.finditer(text))
+    stemmed = _stemmer().stemWords([re.sub(r"[^a-z]", "", t.group(0).lower()) for t in tokens])
+    at = [k for k, stem in enumerate(stemmed) if stem in distinctive]
+    pairs = [(a, b) for a in at for b in at if a < b <= a + _PHRASE_SPAN and stemmed[a] != stemmed[b]]
+    if not pairs or is_row:
+        return bool(pairs)
+    starts = [t.start() for t in tokens]
+    amounts = [sum(1 for s in starts if s <= m.start()) - 1 for m in _AMOUNT.finditer(text)]
+    return any(first - _AMOUNT_REACH <= k <= last + _AMOUNT_REACH for first, last in pairs for k in amounts)
 
 
 def _interleaved(found: list[Evidence], order: list[str]) -> list[Evidence]:
