@@ -573,10 +573,10 @@ ACQUISITIONS = "us-gaap:PaymentsToAcquireBusinessesNetOfCashAcquired"
 FX_WORDS = frozenset({"foreign", "currenc", "transact"})
 
 
-def _phrased(*texts, years=(2025,), distinctive=FX_WORDS, claimed=None, concept=FX):
+def _phrased(*texts, years=(2025,), distinctive=FX_WORDS, claimed=None, concept=FX, heads=frozenset()):
     scope = [ScopeText(f"f{k}", text) for k, text in enumerate(texts)]
     names = [n for n in [label_name(concept)] if n is not None]
-    return absence_verdict(scope, concept, set(years), names, distinctive=distinctive, claimed=claimed)
+    return absence_verdict(scope, concept, set(years), names, distinctive=distinctive, claimed=claimed, heads=heads)
 
 
 def test_an_amount_beside_two_distinctive_words_together_goes_to_review():
@@ -665,3 +665,69 @@ def test_an_amount_beside_the_items_words_is_shown_first_when_near_rows_send_the
     verdict = _phrased(near + "Other matters.\n" + sentence)
     assert verdict.outcome == REVIEW and verdict.evidence[0].shown == sentence.strip()
     assert len(verdict.evidence) == rule._REVIEW_EVIDENCE
+
+
+# Issue 60, fourth round, second pass: the head of the label as filers print it ("Purchases of" for "Payments to
+# Acquire"), learned from other elements' rows of other companies. Every row is written for the test.
+PPE = "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment"
+INVESTMENTS = "us-gaap:PaymentsToAcquireInvestments"
+INTANGIBLES = "us-gaap:PaymentsToAcquireIntangibleAssets"
+BUSINESSES = frozenset({"busi"})
+CASH_FLOWS = "| | 2025 | 2024 | 2023 |\n"
+
+
+def _rows_printed(rows_by_company: dict[str, list[tuple[str, str]]]) -> PrintedNames:
+    """Each company's 10-K prints its (label, element) rows, each row's first figure tagged with its element."""
+    texts, facts, cik_of = {}, [], {}
+    for cik, rows in rows_by_company.items():
+        text = CASH_FLOWS + "".join(f"| {label} | (4{k}1.2) | (80{k}.0) |\n" for k, (label, _) in enumerate(rows))
+        filing = f"{cik}-10k"
+        texts[filing], cik_of[filing] = text, cik
+        facts += [(filing, element, text.index(f"(4{k}1.2)")) for k, (_, element) in enumerate(rows)]
+    return PrintedNames.read(facts, texts, cik_of)
+
+
+def test_a_labels_head_is_learned_from_other_elements_of_other_companies():
+    assert rule.label_head(ACQUISITIONS) == ("payments to acquire", frozenset({"busi", "net", "cash"}))
+    assert rule.label_head("us-gaap:IncreaseDecreaseInAccountsPayable")[0] == "increase decrease in"
+    assert rule.printed_head("Purchases of property and equipment") == "purchases of"
+    assert rule.printed_head("Increase (decrease) in accounts payable") == "increase decrease in"
+    assert rule.printed_head("Acquisitions, net of cash acquired") == ""  # "net of" opens nothing
+    assert rule.printed_head("Capital expenditures") == ""
+    printed = _rows_printed(
+        {
+            "a": [("Acquisitions of investments", INVESTMENTS), ("Purchases of equipment", PPE)],
+            "b": [("Purchases of property and equipment", PPE), ("Acquisitions of investments", INVESTMENTS)],
+            "c": [("Purchases of intangible assets", INTANGIBLES), ("Additions to property", PPE)],
+            "d": [("Buyouts of businesses", ACQUISITIONS)],
+            "e": [("Buyouts of businesses", ACQUISITIONS)],
+        }
+    )
+    heads = printed.printed_heads(ACQUISITIONS, "z")
+    assert {"purchases of", "acquisitions of"} <= heads  # a, b and c print purchases; a and b acquisitions
+    assert "acquisitions of" not in printed.printed_heads(ACQUISITIONS, "a")  # the asked company's own print aside
+    assert "additions to" not in heads  # printed by c alone
+    assert "buyouts of" not in heads  # printed beside the asked concept only: the head is learned from other elements
+    assert printed.printed_heads("us-gaap:ProceedsFromSaleOfProductiveAssets", "z") == frozenset()  # no other element
+
+
+def test_a_row_opening_with_a_learned_head_and_holding_a_distinctive_word_goes_to_review():
+    """McDonald's prints "Purchases of restaurant businesses" on its cash flow statement: one distinctive word alone
+    ("businesses") is too weak a signal, but under the head other companies print for payments to acquire it names the
+    item."""
+    heads = frozenset({"purchases of", "acquisitions of"})
+
+    def verdict(row: str, heads: frozenset[str] = heads, claimed=None):
+        text = CASH_FLOWS + f"| {row} | (441.2) | (807.0) | (374.2) |\n"
+        return _phrased(text, concept=ACQUISITIONS, distinctive=BUSINESSES, claimed=claimed, heads=heads)
+
+    found = verdict("Purchases of restaurant businesses")
+    assert (found.outcome, found.rule) == (REVIEW, rule.HEAD_PRICED)
+    assert found.evidence[0].shown == "Purchases of restaurant businesses"
+    assert verdict("Purchases of restaurant businesses", heads=frozenset()).outcome == ABSENT  # no head learned
+    assert verdict("Purchases of restaurant equipment").outcome == ABSENT  # the head, no distinctive word
+    assert verdict("Sales of restaurant businesses").outcome == ABSENT  # the word under another head
+    assert verdict("Businesses purchased from franchisees").outcome == ABSENT  # the word, no head
+    assert verdict("Purchases of restaurant businesses", claimed=lambda label: True).outcome == ABSENT
+    other_year = "| | 2022 | 2021 |\n| Purchases of restaurant businesses | (441.2) | (807.0) |\n"
+    assert _phrased(other_year, concept=ACQUISITIONS, distinctive=BUSINESSES, heads=heads).outcome == ABSENT

@@ -479,6 +479,9 @@ NIL_NEARBY = "none_said_nearby"  # a sentence says "no" beside one of the label'
 # a row or sentence prints an amount for the period beside two of the item's distinctive words standing together, in the
 # company's own phrasing ("The effects of foreign currency fluctuations on earnings were $0.2 billion")
 DISTINCTIVE_PRICED = "distinctive_words_priced"
+# a row for the period opens with a phrase other companies print for the label's head ("Purchases of" for "Payments to
+# Acquire") and holds one of the item's distinctive words after it ("Purchases of restaurant businesses")
+HEAD_PRICED = "printed_head_priced"
 # An other-year twin whose year the company's filings print in a schedule under the concept's words:
 FORWARD_SCHEDULE = "forward_schedule"
 RARE_ROW_SHARE = 0.005  # a word in under 1 of 200 of the other companies' row labels names few lines: a row holding
@@ -487,6 +490,9 @@ NAME_CONSENSUS = 2  # a row label is a name of the concept when at least two oth
 DISTINCTIVE_ROW_SHARE = 0.015  # a word of the item in 1.5% or more of the other companies' row labels (gain, sales,
 # foreign is just under) is a generic finance word: it names no line item by itself
 _PHRASE_SPAN = 3  # tokens apart at most: two distinctive words standing together ("foreign currency", "currency ...")
+_HEAD_CONNECTIVES = frozenset({"of", "from", "for", "in", "on", "to"})  # where a label's head phrase ends
+_HEAD_WORDS = 3  # a head is at most this many words before its connective: "Payments to Acquire", "Proceeds from",
+# "Increase (Decrease) in"; "Maturities and sales of"
 KIN_SHARE = 0.5  # an element joins a family when half the other companies printing it or more name the concept
 _NAME_SPAN = 3  # words a sentence may put between a name's words ("interest paid" in "interest, net of amounts, paid")
 _AMOUNT_REACH = 12  # words between a sentence's name and its amount
@@ -612,6 +618,7 @@ class PrintedNames:
                     self._period_kinds.setdefault(element, set()).update(p.split("|", 1)[0] for p in periods)
         self._by_stem: dict[str, set[tuple[str, str]]] | None = None
         self._kin: dict[tuple[str, str], list[Kin]] = {}
+        self._heads: dict[str, dict[str, dict[str, set[str]]]] | None = None
         self._all: Counter[str] = Counter()
         for counts in row_stems.values():
             self._all.update(counts)
@@ -750,6 +757,36 @@ class PrintedNames:
             if len(printing.get(w, ())) >= NAME_CONSENSUS
             and (rows <= 0 or (self._all[w] - own[w]) / rows < DISTINCTIVE_ROW_SHARE)
         )
+
+    def printed_heads(self, concept: str, cik: str) -> frozenset[str]:
+        """How filers print the head of the concept's name (`label_head`), learned from other elements sharing that
+        head and from companies other than `cik`: the opening phrases (`printed_head`) of the row labels or sentence
+        names printed beside the facts of elements other than `concept` whose names open with the same head, each
+        printed so by at least NAME_CONSENSUS companies other than `cik`; "purchases of", "acquisitions of" and
+        "additions to" for "Payments to Acquire" (property, investments, intangible assets...). Empty when the concept's
+        name has no head, or fewer than NAME_CONSENSUS other elements share it."""
+        head = label_head(concept)
+        if head is None:
+            return frozenset()
+        if self._heads is None:  # head -> printed head -> element -> companies: read once
+            self._heads = {}
+            for element, printed in self._elements.items():
+                if (its := label_head(element)) is None:
+                    continue
+                for label, ciks in printed.items():
+                    if phrase := printed_head(label):
+                        by_element = self._heads.setdefault(its[0], {}).setdefault(phrase, {})
+                        by_element.setdefault(element, set()).update(ciks)
+        learned = self._heads.get(head[0], {})
+        sharing = {element for by_element in learned.values() for element in by_element} - {concept}
+        if len(sharing) < NAME_CONSENSUS:
+            return frozenset()
+        found = set()
+        for phrase, by_element in learned.items():
+            ciks = set().union(*(c for element, c in by_element.items() if element != concept)) - {cik}
+            if len(ciks) >= NAME_CONSENSUS:
+                found.add(phrase)
+        return frozenset(found)
 
     def claimed(self, label: str, concept: str, cik: str) -> bool:
         """Whether a printed label is another line item's name: at least NAME_CONSENSUS companies other than `cik` print
@@ -986,13 +1023,15 @@ def absence_verdict(
     kin: Iterable[Kin] = (),
     distinctive: frozenset[str] = frozenset(),
     claimed: Callable[[str], bool] | None = None,
+    heads: frozenset[str] = frozenset(),
 ) -> AbsenceVerdict:
     """Whether the scope prints the line item for one of `years` (module doc): the first printed evidence, else the
     passages a person must read (review), else absent. `names`: PrintedNames.names (or the label alone); `rare`:
     PrintedNames.rare_stems; `kin`: PrintedNames.kin, the elements learned to report the same holding; `distinctive`:
     PrintedNames.distinctive_words, and `claimed`: whether a row label is another element's name
     (PrintedNames.claimed), for the rows and sentences that print an amount beside two of those words together
-    (`priced_phrase`)."""
+    (`priced_phrase`); `heads`: PrintedNames.printed_heads, for the rows for the period that open with one of them and
+    hold one of the distinctive words of the name's rest (`head_priced`)."""
     texts = list(scope)
     family = TAXONOMY_FAMILIES.get(concept, ())
     learned = {k.element: k for k in kin}
@@ -1014,6 +1053,9 @@ def absence_verdict(
     near_rows: list[Evidence] = []
     nil_nearby: list[Evidence] = []
     phrased: list[Evidence] = []
+    headed: list[Evidence] = []
+    head = label_head(concept)
+    remainder = distinctive & head[1] if head is not None and heads else frozenset()
     for text in texts:
         for name in names:
             for k in text.holding(name.distinctive):
@@ -1052,11 +1094,17 @@ def absence_verdict(
                     continue
                 if priced_phrase(e.shown, distinctive, e.kind == "row"):
                     phrased.append(e)
+        for k in text.holding_any(remainder):
+            _, e = text.entries[k]
+            if e.kind != "row" or not e.for_period(years) or e in phrased:
+                continue
+            if head_priced(e.shown, heads, remainder) and (claimed is None or not claimed(e.shown)):
+                headed.append(e)
     wider = wider_holding_nil(texts, concept, years)
     if wider is not None:
         why = f"{wider.describe()}: it says a holding that contains the item is nil"
         return AbsenceVerdict(PRINTED, WIDER_NONE, (wider,), why)
-    if other_periods or near_rows or nil_nearby or phrased:
+    if other_periods or near_rows or nil_nearby or phrased or headed:
         rule = (
             PRINTED_OTHER_PERIODS
             if other_periods
@@ -1065,13 +1113,49 @@ def absence_verdict(
             else NIL_NEARBY
             if nil_nearby
             else DISTINCTIVE_PRICED
+            if phrased
+            else HEAD_PRICED
         )
         # an amount beside the item's own words together is shown first: a person who reads eight passages of near
         # names and misses it admits a figure the filing prints (issue 60: "effects of foreign currency fluctuations")
-        found = phrased + other_periods + near_rows + nil_nearby
+        found = phrased + headed + other_periods + near_rows + nil_nearby
         shown = _interleaved(found, [t.filing_id for t in texts])[:_REVIEW_EVIDENCE]
         return AbsenceVerdict(REVIEW, rule, tuple(shown), shown[0].describe())
     return AbsenceVerdict(ABSENT, "", ())
+
+
+def label_head(concept: str) -> tuple[str, frozenset[str]] | None:
+    """The head of an XBRL name, the words through its first connective within _HEAD_WORDS words, "to" taking its verb
+    ("Payments to Acquire", "Proceeds from", "Repayments of", "Increase Decrease in"), and the stems of the rest
+    ("Businesses Net of Cash Acquired"), the head's own stems aside; None for a name without one."""
+    words = [part.lower() for part in _CAMEL.findall(concept.split(":", 1)[-1])]
+    for k, word in enumerate(words[: _HEAD_WORDS + 1]):
+        end = k + 2 if word == "to" else k + 1
+        if k > 0 and word in _HEAD_CONNECTIVES and words[k - 1] != "net" and end < len(words):
+            head = " ".join(words[:end])
+            return head, stems(" ".join(words[end:])) - stems(head)
+    return None
+
+
+def printed_head(label: str) -> str:
+    """A printed label's opening phrase through its first connective within _HEAD_WORDS words ("purchases of",
+    "acquisitions of", "repayments of", "increase decrease in"), or "" ("Capital expenditures"; "Acquisitions, net of
+    cash acquired": "net of" qualifies, it opens nothing)."""
+    words = _WORD.findall(label.lower())
+    for k, word in enumerate(words[: _HEAD_WORDS + 1]):
+        if k > 0 and word in _HEAD_CONNECTIVES:
+            return "" if words[k - 1] == "net" or k + 1 >= len(words) else " ".join(words[: k + 1])
+    return ""
+
+
+def head_priced(label: str, heads: frozenset[str], remainder: frozenset[str]) -> bool:
+    """A row label opening with one of the concept's learned printed heads and holding one of its distinctive words
+    after it: "Purchases of restaurant businesses" for payments to acquire businesses."""
+    phrase = printed_head(label)
+    if not phrase or phrase not in heads:
+        return False
+    words = _WORD.findall(label.lower())
+    return bool(stems(" ".join(words[len(phrase.split()) :])) & remainder)
 
 
 def priced_phrase(text: str, distinctive: frozenset[str], is_row: bool) -> bool:
