@@ -689,7 +689,8 @@ def _rows_printed(rows_by_company: dict[str, list[tuple[str, str]]]) -> PrintedN
 
 def test_a_labels_head_is_learned_from_other_elements_of_other_companies():
     assert rule.label_head(ACQUISITIONS) == ("payments to acquire", frozenset({"busi", "net", "cash"}))
-    assert rule.label_head("us-gaap:IncreaseDecreaseInAccountsPayable")[0] == "increase decrease in"
+    change = rule.label_head("us-gaap:IncreaseDecreaseInAccountsPayable")
+    assert change is not None and change[0] == "increase decrease in"
     assert rule.printed_head("Purchases of property and equipment") == "purchases of"
     assert rule.printed_head("Increase (decrease) in accounts payable") == "increase decrease in"
     assert rule.printed_head("Acquisitions, net of cash acquired") == ""  # "net of" opens nothing

@@ -16,7 +16,12 @@ candidate into one of three outcomes (`absence_verdict`):
 * review (a person decides, `absence_review_queue`): a name printed with figures for other periods only; a row or
   heading of figures for the period that holds most of the label's words ("Other current assets" for prepaid expenses
   and other current assets) or one of the item's rare words ("Purchases of property, equipment and software" for
-  capital expenditures: "property" and "equipment" are words of the XBRL name, rare in row labels).
+  capital expenditures: "property" and "equipment" are words of the XBRL name, rare in row labels); a row for the
+  period, or a sentence with an amount, holding two different distinctive words of the item together (issue 60:
+  "The effects of foreign currency fluctuations on earnings were $0.2 billion", `DISTINCTIVE_PRICED`,
+  `PrintedNames.distinctive_words`); a row for the period opening with a phrase other companies print for the head of
+  the concept's name and holding one distinctive word of its rest ("Purchases of restaurant businesses" for payments
+  to acquire businesses: `HEAD_PRICED`, `PrintedNames.printed_heads`). Those two are shown first on the sheet.
 * absent (admitted): nothing of the above in the scope's text after its cover page.
 
 The names of a line item are its question label and the row labels other companies print beside their facts of the
