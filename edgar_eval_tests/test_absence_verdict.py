@@ -564,3 +564,171 @@ def test_a_contract_liability_is_asked_by_its_own_name_not_as_deferred_revenue()
     assert _verdict(CONTRACT_LIABILITIES, deferred).outcome != PRINTED
     own = "| | 2025 | 2024 |\n| Contract liabilities | 2,174 | 2,042 |\n"
     assert _verdict(CONTRACT_LIABILITIES, own).rule == rule.PRINTED_ROW
+
+
+# Issue 60, fourth round: an amount printed beside the item's own distinctive words, in the company's phrasing. Every
+# row and sentence is written for the test.
+FX = "us-gaap:ForeignCurrencyTransactionGainLossBeforeTax"
+ACQUISITIONS = "us-gaap:PaymentsToAcquireBusinessesNetOfCashAcquired"
+FX_WORDS = frozenset({"foreign", "currenc", "transact"})
+
+
+def _phrased(*texts, years=(2025,), distinctive=FX_WORDS, claimed=None, concept=FX, heads=frozenset()):
+    scope = [ScopeText(f"f{k}", text) for k, text in enumerate(texts)]
+    names = [n for n in [label_name(concept)] if n is not None]
+    return absence_verdict(scope, concept, set(years), names, distinctive=distinctive, claimed=claimed, heads=heads)
+
+
+def test_an_amount_beside_two_distinctive_words_together_goes_to_review():
+    sentence = "Currency swings in our foreign currency positions reduced earnings by $0.4 billion in fiscal 2025."
+    assert _phrased(INCOME_STATEMENT).outcome == ABSENT
+    verdict = _phrased(INCOME_STATEMENT + sentence + "\n")
+    assert (verdict.outcome, verdict.rule) == (REVIEW, rule.DISTINCTIVE_PRICED)
+    assert sentence[:30] in verdict.evidence[0].shown
+    row = "| | Fiscal 2025 | Fiscal 2024 |\n| Net foreign currency remeasurement impact | (31) | 12 |\n"
+    assert _phrased(row).outcome == REVIEW  # a row holding two of the label's words was sent to a person already
+    bought = "| | 2025 | 2024 |\n| Purchases of franchise businesses, acquisitions of stores | (410) | (78) |\n"
+    words = frozenset({"busi", "acquisit"})
+    assert _phrased(bought, concept=ACQUISITIONS, distinctive=words).rule == rule.DISTINCTIVE_PRICED
+
+
+def test_distinctive_words_without_an_amount_for_the_period_or_apart_or_claimed_leave_it_absent():
+    kept = [
+        "We are exposed to foreign currency risk in the markets we serve.",  # no amount
+        "Foreign currency movements reduced earnings by $0.4 billion in fiscal 2023.",  # another year only
+        "Foreign sales grew 12%, helped by $40 million of new products; our currency policy is described in Note 9.",
+        "| | Fiscal 2023 | Fiscal 2022 |\n| Foreign currency remeasurement | (31) | 12 |",  # another year's columns
+        "| | Fiscal 2025 | Fiscal 2024 |\n| Foreign | 310 | 288 |",  # one word: a tax note's jurisdiction
+    ]
+    for text in kept:
+        assert _phrased(INCOME_STATEMENT + "Other matters.\n" + text + "\n").outcome == ABSENT, text
+    words = frozenset({"busi", "acquisit"})
+    sold = "| | 2025 | 2024 |\n| Pending acquisitions of businesses held for sale | 410 | 78 |\n"
+    assert _phrased(sold, concept=ACQUISITIONS, distinctive=words).rule == rule.DISTINCTIVE_PRICED
+    claimed = _phrased(sold, concept=ACQUISITIONS, distinctive=words, claimed=lambda label: "sale" in label)
+    assert claimed.outcome == ABSENT  # a label the corpus prints for another element names that element
+    assert _phrased(sold, concept=ACQUISITIONS, distinctive=frozenset({"busi"})).outcome == ABSENT  # one word alone
+    apart = "| | 2025 | 2024 |\n| Businesses exited and other net assets from acquisitions | 410 | 78 |\n"
+    assert _phrased(apart, concept=ACQUISITIONS, distinctive=words).outcome == ABSENT  # the words far apart
+
+
+def _fx_printed(rows_by_company: dict[str, list[str]], row_share_padding: int = 0) -> PrintedNames:
+    """Each company's 10-K prints its rows under a year header, the first row's figure tagged as the FX concept;
+    `row_share_padding` other rows per company, to make the words rare among row labels."""
+    texts, facts, cik_of = {}, [], {}
+    for cik, rows in rows_by_company.items():
+        padding = [f"Line item number {k}" for k in range(row_share_padding)]
+        text = "| | 2025 | 2024 |\n" + "".join(
+            f"| {label} | 3,{k:03d} | 2,{k:03d} |\n" for k, label in enumerate(rows + padding)
+        )
+        filing = f"{cik}-10k"
+        texts[filing], cik_of[filing] = text, cik
+        facts.append((filing, FX, text.index(f"| {rows[0]} |") + len(rows[0]) + 4))
+    return PrintedNames.read(facts, texts, cik_of)
+
+
+def test_distinctive_words_are_learned_from_other_companies_only():
+    """Leave one company out: a word is the item's own when two other companies print it beside the concept's facts and
+    it is rare among the other companies' row labels."""
+    printed = _fx_printed(
+        {
+            "a": ["Foreign currency transaction losses"],
+            "b": ["Foreign currency losses, net"],
+            "c": ["Foreign exchange (gain) loss"],
+        },
+        row_share_padding=200,
+    )
+    assert printed.distinctive_words(FX, "z") == frozenset({"foreign", "currenc"})  # b and a print currency
+    assert printed.distinctive_words(FX, "a") == frozenset({"foreign"})  # a asked: currency has b alone
+    assert "transact" not in printed.distinctive_words(FX, "z")  # printed by a alone
+    common = _fx_printed({c: ["Foreign currency losses"] for c in "bcd"})  # every row holds the words: not rare
+    assert common.distinctive_words(FX, "a") == frozenset()
+
+
+def test_a_label_other_companies_print_for_another_element_is_claimed():
+    texts = {f"{c}-10k": "| | 2025 |\n| Foreign currency translation adjustments | 1,000 |\n" for c in "bcd"}
+    cik_of = {f: f[0] for f in texts}
+    other = "us-gaap:OtherComprehensiveIncomeForeignCurrencyTransactionAndTranslationAdjustmentNetOfTax"
+    facts = [(f, other, texts[f].index("1,000")) for f in sorted(texts)[:2]]
+    printed = PrintedNames.read(facts, texts, cik_of)
+    assert printed.claimed("Foreign currency translation adjustments", FX, "a")
+    assert not printed.claimed("Foreign currency translation adjustments", FX, "b")  # b asked: c alone prints it
+    assert not printed.claimed("Foreign currency remeasurement", FX, "a")
+
+
+def test_an_amount_beside_the_items_words_is_shown_first_when_near_rows_send_the_case_to_a_person():
+    """Issue 60, fourth round: a person read eight passages of near rows ("Less: foreign currency effect") and admitted
+    the question; the sentence printing the amount was the ninth. It is shown first, so the case is reviewed again."""
+    rows = "".join(f"| Gain on sale of foreign unit {k} | {k} | {k + 1} |\n" for k in range(1, 10))
+    near = "| | 2025 | 2024 |\n" + rows
+    sentence = "The effects of foreign currency movements on earnings were $0.3 billion in fiscal 2025.\n"
+    verdict = _phrased(near + "Other matters.\n" + sentence)
+    assert verdict.outcome == REVIEW and verdict.evidence[0].shown == sentence.strip()
+    assert len(verdict.evidence) == rule._REVIEW_EVIDENCE
+
+
+# Issue 60, fourth round, second pass: the head of the label as filers print it ("Purchases of" for "Payments to
+# Acquire"), learned from other elements' rows of other companies. Every row is written for the test.
+PPE = "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment"
+INVESTMENTS = "us-gaap:PaymentsToAcquireInvestments"
+INTANGIBLES = "us-gaap:PaymentsToAcquireIntangibleAssets"
+BUSINESSES = frozenset({"busi"})
+CASH_FLOWS = "| | 2025 | 2024 | 2023 |\n"
+
+
+def _rows_printed(rows_by_company: dict[str, list[tuple[str, str]]]) -> PrintedNames:
+    """Each company's 10-K prints its (label, element) rows, each row's first figure tagged with its element."""
+    texts, facts, cik_of = {}, [], {}
+    for cik, rows in rows_by_company.items():
+        text = CASH_FLOWS + "".join(f"| {label} | (4{k}1.2) | (80{k}.0) |\n" for k, (label, _) in enumerate(rows))
+        filing = f"{cik}-10k"
+        texts[filing], cik_of[filing] = text, cik
+        facts += [(filing, element, text.index(f"(4{k}1.2)")) for k, (_, element) in enumerate(rows)]
+    return PrintedNames.read(facts, texts, cik_of)
+
+
+def test_a_labels_head_is_learned_from_other_elements_of_other_companies():
+    assert rule.label_head(ACQUISITIONS) == ("payments to acquire", frozenset({"busi", "net", "cash"}))
+    change = rule.label_head("us-gaap:IncreaseDecreaseInAccountsPayable")
+    assert change is not None and change[0] == "increase decrease in"
+    assert rule.printed_head("Purchases of property and equipment") == "purchases of"
+    assert rule.printed_head("Increase (decrease) in accounts payable") == "increase decrease in"
+    assert rule.printed_head("Acquisitions, net of cash acquired") == ""  # "net of" opens nothing
+    assert rule.printed_head("Capital expenditures") == ""
+    printed = _rows_printed(
+        {
+            "a": [("Acquisitions of investments", INVESTMENTS), ("Purchases of equipment", PPE)],
+            "b": [("Purchases of property and equipment", PPE), ("Acquisitions of investments", INVESTMENTS)],
+            "c": [("Purchases of intangible assets", INTANGIBLES), ("Additions to property", PPE)],
+            "d": [("Buyouts of businesses", ACQUISITIONS)],
+            "e": [("Buyouts of businesses", ACQUISITIONS)],
+        }
+    )
+    heads = printed.printed_heads(ACQUISITIONS, "z")
+    assert {"purchases of", "acquisitions of"} <= heads  # a, b and c print purchases; a and b acquisitions
+    assert "acquisitions of" not in printed.printed_heads(ACQUISITIONS, "a")  # the asked company's own print aside
+    assert "additions to" not in heads  # printed by c alone
+    assert "buyouts of" not in heads  # printed beside the asked concept only: the head is learned from other elements
+    assert printed.printed_heads("us-gaap:ProceedsFromSaleOfProductiveAssets", "z") == frozenset()  # no other element
+
+
+def test_a_row_opening_with_a_learned_head_and_holding_a_distinctive_word_goes_to_review():
+    """McDonald's prints "Purchases of restaurant businesses" on its cash flow statement: one distinctive word alone
+    ("businesses") is too weak a signal, but under the head other companies print for payments to acquire it names the
+    item."""
+    heads = frozenset({"purchases of", "acquisitions of"})
+
+    def verdict(row: str, heads: frozenset[str] = heads, claimed=None):
+        text = CASH_FLOWS + f"| {row} | (441.2) | (807.0) | (374.2) |\n"
+        return _phrased(text, concept=ACQUISITIONS, distinctive=BUSINESSES, claimed=claimed, heads=heads)
+
+    found = verdict("Purchases of restaurant businesses")
+    assert (found.outcome, found.rule) == (REVIEW, rule.HEAD_PRICED)
+    assert found.evidence[0].shown == "Purchases of restaurant businesses"
+    assert verdict("Purchases of restaurant businesses", heads=frozenset()).outcome == ABSENT  # no head learned
+    assert verdict("Purchases of restaurant equipment").outcome == ABSENT  # the head, no distinctive word
+    assert verdict("Sales of restaurant businesses").outcome == ABSENT  # the word under another head
+    assert verdict("Businesses purchased from franchisees").outcome == ABSENT  # the word, no head
+    assert verdict("Purchases of restaurant businesses", claimed=lambda label: True).outcome == ABSENT
+    other_year = "| | 2022 | 2021 |\n| Purchases of restaurant businesses | (441.2) | (807.0) |\n"
+    assert _phrased(other_year, concept=ACQUISITIONS, distinctive=BUSINESSES, heads=heads).outcome == ABSENT

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 
 from edgar_eval.golden.labels import distinctive_words
 from edgar_eval.golden.might_answer import (
+    DISTINCTIVE_PRICED,
     FAMILY_TAGGED,
     FORWARD_SCHEDULE,
+    HEAD_PRICED,
     HEADING_OVER_COMPONENTS,
     NEAR_ROW,
     NIL_NEARBY,
@@ -104,6 +106,8 @@ RULES = (
     PRINTED_OTHER_PERIODS,
     NEAR_ROW,
     NIL_NEARBY,
+    DISTINCTIVE_PRICED,
+    HEAD_PRICED,
     AWAITING_REVIEW,
     REVIEWED_ANSWERED,
     YEAR_PRINTED,

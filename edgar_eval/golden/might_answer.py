@@ -16,7 +16,12 @@ candidate into one of three outcomes (`absence_verdict`):
 * review (a person decides, `absence_review_queue`): a name printed with figures for other periods only; a row or
   heading of figures for the period that holds most of the label's words ("Other current assets" for prepaid expenses
   and other current assets) or one of the item's rare words ("Purchases of property, equipment and software" for
-  capital expenditures: "property" and "equipment" are words of the XBRL name, rare in row labels).
+  capital expenditures: "property" and "equipment" are words of the XBRL name, rare in row labels); a row for the
+  period, or a sentence with an amount, holding two different distinctive words of the item together (issue 60:
+  "The effects of foreign currency fluctuations on earnings were $0.2 billion", `DISTINCTIVE_PRICED`,
+  `PrintedNames.distinctive_words`); a row for the period opening with a phrase other companies print for the head of
+  the concept's name and holding one distinctive word of its rest ("Purchases of restaurant businesses" for payments
+  to acquire businesses: `HEAD_PRICED`, `PrintedNames.printed_heads`). Those two are shown first on the sheet.
 * absent (admitted): nothing of the above in the scope's text after its cover page.
 
 The names of a line item are its question label and the row labels other companies print beside their facts of the
@@ -52,7 +57,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -476,11 +481,23 @@ WIDER_NONE = "wider_holding_said_none"
 PRINTED_OTHER_PERIODS = "printed_for_other_periods"  # named with figures of other periods only
 NEAR_ROW = "near_row_printed"  # a row of figures for the period holding most of the label's words or two of the item's
 NIL_NEARBY = "none_said_nearby"  # a sentence says "no" beside one of the label's words ("no outstanding debt")
+# a row or sentence prints an amount for the period beside two of the item's distinctive words standing together, in the
+# company's own phrasing ("The effects of foreign currency fluctuations on earnings were $0.2 billion")
+DISTINCTIVE_PRICED = "distinctive_words_priced"
+# a row for the period opens with a phrase other companies print for the label's head ("Purchases of" for "Payments to
+# Acquire") and holds one of the item's distinctive words after it ("Purchases of restaurant businesses")
+HEAD_PRICED = "printed_head_priced"
 # An other-year twin whose year the company's filings print in a schedule under the concept's words:
 FORWARD_SCHEDULE = "forward_schedule"
 RARE_ROW_SHARE = 0.005  # a word in under 1 of 200 of the other companies' row labels names few lines: a row holding
 # two of the item's rare words beside a figure might be the asked one under another name
 NAME_CONSENSUS = 2  # a row label is a name of the concept when at least two other companies print it beside the concept
+DISTINCTIVE_ROW_SHARE = 0.015  # a word of the item in 1.5% or more of the other companies' row labels (gain, sales,
+# foreign is just under) is a generic finance word: it names no line item by itself
+_PHRASE_SPAN = 3  # tokens apart at most: two distinctive words standing together ("foreign currency", "currency ...")
+_HEAD_CONNECTIVES = frozenset({"of", "from", "for", "in", "on", "to"})  # where a label's head phrase ends
+_HEAD_WORDS = 3  # a head is at most this many words before its connective: "Payments to Acquire", "Proceeds from",
+# "Increase (Decrease) in"; "Maturities and sales of"
 KIN_SHARE = 0.5  # an element joins a family when half the other companies printing it or more name the concept
 _NAME_SPAN = 3  # words a sentence may put between a name's words ("interest paid" in "interest, net of amounts, paid")
 _AMOUNT_REACH = 12  # words between a sentence's name and its amount
@@ -606,6 +623,7 @@ class PrintedNames:
                     self._period_kinds.setdefault(element, set()).update(p.split("|", 1)[0] for p in periods)
         self._by_stem: dict[str, set[tuple[str, str]]] | None = None
         self._kin: dict[tuple[str, str], list[Kin]] = {}
+        self._heads: dict[str, dict[str, dict[str, set[str]]]] | None = None
         self._all: Counter[str] = Counter()
         for counts in row_stems.values():
             self._all.update(counts)
@@ -723,6 +741,70 @@ class PrintedNames:
             if not self.told_apart(concept, element, cik):
                 found.append(Kin(element, shown[element][1], len(ciks)))
         return found
+
+    def distinctive_words(self, concept: str, cik: str) -> frozenset[str]:
+        """The item's own distinctive words, learned without the asked company: the stems of its label and XBRL name
+        (common ones, total and net aside) that at least NAME_CONSENSUS other companies print in a row label or a
+        sentence's name beside the concept's facts (words filers really use for it: "foreign", "currency" and
+        "transaction" for foreign currency transaction gains; "acquisitions" and "businesses" for payments to acquire
+        businesses), and that occur in under DISTINCTIVE_ROW_SHARE of the other companies' row labels (a word every
+        statement repeats, such as "gain", names no line). Empty when no other company prints the concept."""
+        words = concept_stems(concept) - common_stems() - _TOTAL_WORDS
+        printing: dict[str, set[str]] = {}
+        for label, ciks in self._labels.get(concept, {}).items():
+            for word in stems(label) & words:
+                printing.setdefault(word, set()).update(ciks - {cik})
+        own = self._row_stems.get(cik, Counter())
+        rows = self._all[""] - own[""]
+        return frozenset(
+            w
+            for w in words
+            if len(printing.get(w, ())) >= NAME_CONSENSUS
+            and (rows <= 0 or (self._all[w] - own[w]) / rows < DISTINCTIVE_ROW_SHARE)
+        )
+
+    def printed_heads(self, concept: str, cik: str) -> frozenset[str]:
+        """How filers print the head of the concept's name (`label_head`), learned from other elements sharing that
+        head and from companies other than `cik`: the opening phrases (`printed_head`) of the row labels or sentence
+        names printed beside the facts of elements other than `concept` whose names open with the same head, each
+        printed so by at least NAME_CONSENSUS companies other than `cik`; "purchases of", "acquisitions of" and
+        "additions to" for "Payments to Acquire" (property, investments, intangible assets...). Empty when the concept's
+        name has no head, or fewer than NAME_CONSENSUS other elements share it."""
+        head = label_head(concept)
+        if head is None:
+            return frozenset()
+        if self._heads is None:  # head -> printed head -> element -> companies: read once
+            self._heads = {}
+            for element, printed in self._elements.items():
+                if (its := label_head(element)) is None:
+                    continue
+                for label, ciks in printed.items():
+                    if phrase := printed_head(label):
+                        by_element = self._heads.setdefault(its[0], {}).setdefault(phrase, {})
+                        by_element.setdefault(element, set()).update(ciks)
+        learned = self._heads.get(head[0], {})
+        sharing = {element for by_element in learned.values() for element in by_element} - {concept}
+        if len(sharing) < NAME_CONSENSUS:
+            return frozenset()
+        found = set()
+        for phrase, by_element in learned.items():
+            ciks = set().union(*(c for element, c in by_element.items() if element != concept)) - {cik}
+            if len(ciks) >= NAME_CONSENSUS:
+                found.add(phrase)
+        return frozenset(found)
+
+    def claimed(self, label: str, concept: str, cik: str) -> bool:
+        """Whether a printed label is another line item's name: at least NAME_CONSENSUS companies other than `cik` print
+        it (normalised) beside the facts of one element other than `concept`, and none beside `concept` ("Foreign
+        currency translation adjustments" is what filers print for the translation adjustment in other comprehensive
+        income, not for transaction gains)."""
+        wanted = _normal(label)
+        if self._labels.get(concept, {}).get(wanted, set()) - {cik}:
+            return False
+        for element, printed in self._elements.items():
+            if element != concept and len(printed.get(wanted, set()) - {cik}) >= NAME_CONSENSUS:
+                return True
+        return False
 
     def rare_stems(self, concept: str, cik: str) -> frozenset[str]:
         """The concept's words (label and XBRL name, common ones aside) that occur in under RARE_ROW_SHARE of the other
@@ -944,10 +1026,17 @@ def absence_verdict(
     names: list[Name],
     rare: frozenset[str] = frozenset(),
     kin: Iterable[Kin] = (),
+    distinctive: frozenset[str] = frozenset(),
+    claimed: Callable[[str], bool] | None = None,
+    heads: frozenset[str] = frozenset(),
 ) -> AbsenceVerdict:
     """Whether the scope prints the line item for one of `years` (module doc): the first printed evidence, else the
     passages a person must read (review), else absent. `names`: PrintedNames.names (or the label alone); `rare`:
-    PrintedNames.rare_stems; `kin`: PrintedNames.kin, the elements learned to report the same holding."""
+    PrintedNames.rare_stems; `kin`: PrintedNames.kin, the elements learned to report the same holding; `distinctive`:
+    PrintedNames.distinctive_words, and `claimed`: whether a row label is another element's name
+    (PrintedNames.claimed), for the rows and sentences that print an amount beside two of those words together
+    (`priced_phrase`); `heads`: PrintedNames.printed_heads, for the rows for the period that open with one of them and
+    hold one of the distinctive words of the name's rest (`head_priced`)."""
     texts = list(scope)
     family = TAXONOMY_FAMILIES.get(concept, ())
     learned = {k.element: k for k in kin}
@@ -968,6 +1057,10 @@ def absence_verdict(
     other_periods: list[Evidence] = []
     near_rows: list[Evidence] = []
     nil_nearby: list[Evidence] = []
+    phrased: list[Evidence] = []
+    headed: list[Evidence] = []
+    head = label_head(concept)
+    remainder = distinctive & head[1] if head is not None and heads else frozenset()
     for text in texts:
         for name in names:
             for k in text.holding(name.distinctive):
@@ -995,16 +1088,96 @@ def absence_verdict(
             elif e.kind == "sentence" and e.for_period(years) and held & said_words:
                 if any(nil_before(e.shown, word) for word in sorted(held & said_words)):
                     nil_nearby.append(e)  # "we had no outstanding debt balances" for a current portion of debt
+        if len(distinctive) >= 2:
+            for k in text.holding_any(distinctive):
+                held, e = text.entries[k]
+                if len(held & distinctive) < 2 or not e.for_period(years) or e.kind not in ("row", "sentence"):
+                    continue
+                if e.kind == "sentence" and not e.amount:
+                    continue
+                if e.kind == "row" and claimed is not None and claimed(e.shown):
+                    continue
+                if priced_phrase(e.shown, distinctive, e.kind == "row"):
+                    phrased.append(e)
+        for k in text.holding_any(remainder):
+            _, e = text.entries[k]
+            if e.kind != "row" or not e.for_period(years) or e in phrased:
+                continue
+            if head_priced(e.shown, heads, remainder) and (claimed is None or not claimed(e.shown)):
+                headed.append(e)
     wider = wider_holding_nil(texts, concept, years)
     if wider is not None:
         why = f"{wider.describe()}: it says a holding that contains the item is nil"
         return AbsenceVerdict(PRINTED, WIDER_NONE, (wider,), why)
-    if other_periods or near_rows or nil_nearby:
-        rule = PRINTED_OTHER_PERIODS if other_periods else NEAR_ROW if near_rows else NIL_NEARBY
-        found = other_periods + near_rows + nil_nearby
+    if other_periods or near_rows or nil_nearby or phrased or headed:
+        rule = (
+            PRINTED_OTHER_PERIODS
+            if other_periods
+            else NEAR_ROW
+            if near_rows
+            else NIL_NEARBY
+            if nil_nearby
+            else DISTINCTIVE_PRICED
+            if phrased
+            else HEAD_PRICED
+        )
+        # an amount beside the item's own words together is shown first: a person who reads eight passages of near
+        # names and misses it admits a figure the filing prints (issue 60: "effects of foreign currency fluctuations")
+        found = phrased + headed + other_periods + near_rows + nil_nearby
         shown = _interleaved(found, [t.filing_id for t in texts])[:_REVIEW_EVIDENCE]
         return AbsenceVerdict(REVIEW, rule, tuple(shown), shown[0].describe())
     return AbsenceVerdict(ABSENT, "", ())
+
+
+def label_head(concept: str) -> tuple[str, frozenset[str]] | None:
+    """The head of an XBRL name, the words through its first connective within _HEAD_WORDS words, "to" taking its verb
+    ("Payments to Acquire", "Proceeds from", "Repayments of", "Increase Decrease in"), and the stems of the rest
+    ("Businesses Net of Cash Acquired"), the head's own stems aside; None for a name without one."""
+    words = [part.lower() for part in _CAMEL.findall(concept.split(":", 1)[-1])]
+    for k, word in enumerate(words[: _HEAD_WORDS + 1]):
+        end = k + 2 if word == "to" else k + 1
+        if k > 0 and word in _HEAD_CONNECTIVES and words[k - 1] != "net" and end < len(words):
+            head = " ".join(words[:end])
+            return head, stems(" ".join(words[end:])) - stems(head)
+    return None
+
+
+def printed_head(label: str) -> str:
+    """A printed label's opening phrase through its first connective within _HEAD_WORDS words ("purchases of",
+    "acquisitions of", "repayments of", "increase decrease in"), or "" ("Capital expenditures"; "Acquisitions, net of
+    cash acquired": "net of" qualifies, it opens nothing)."""
+    words = _WORD.findall(label.lower())
+    for k, word in enumerate(words[: _HEAD_WORDS + 1]):
+        if k > 0 and word in _HEAD_CONNECTIVES:
+            return "" if words[k - 1] == "net" or k + 1 >= len(words) else " ".join(words[: k + 1])
+    return ""
+
+
+def head_priced(label: str, heads: frozenset[str], remainder: frozenset[str]) -> bool:
+    """A row label opening with one of the concept's learned printed heads and holding one of its distinctive words
+    after it: "Purchases of restaurant businesses" for payments to acquire businesses."""
+    phrase = printed_head(label)
+    if not phrase or phrase not in heads:
+        return False
+    words = _WORD.findall(label.lower())
+    return bool(stems(" ".join(words[len(phrase.split()) :])) & remainder)
+
+
+def priced_phrase(text: str, distinctive: frozenset[str], is_row: bool) -> bool:
+    """Two different distinctive words of the item standing together (at most _PHRASE_SPAN tokens apart: "foreign
+    currency", "currency transaction") in a row's label, which prints its figures beside it, or in a sentence with an
+    amount within _AMOUNT_REACH words of them ("The effects of foreign currency fluctuations on earnings were $0.2
+    billion"). The words as the company phrases them, not the concept's label: the rest of the row or sentence may say
+    anything."""
+    tokens = list(_TOKEN.finditer(text))
+    stemmed = _stemmer().stemWords([re.sub(r"[^a-z]", "", t.group(0).lower()) for t in tokens])
+    at = [k for k, stem in enumerate(stemmed) if stem in distinctive]
+    pairs = [(a, b) for a in at for b in at if a < b <= a + _PHRASE_SPAN and stemmed[a] != stemmed[b]]
+    if not pairs or is_row:
+        return bool(pairs)
+    starts = [t.start() for t in tokens]
+    amounts = [sum(1 for s in starts if s <= m.start()) - 1 for m in _AMOUNT.finditer(text)]
+    return any(first - _AMOUNT_REACH <= k <= last + _AMOUNT_REACH for first, last in pairs for k in amounts)
 
 
 def _interleaved(found: list[Evidence], order: list[str]) -> list[Evidence]:

@@ -273,7 +273,24 @@ def _absence(
     names = scope.printed_names.names(concept, cik)
     rare = scope.printed_names.rare_stems(concept, cik)
     kin = scope.printed_names.kin(concept, cik)
-    verdict = absence_verdict(scope.scope_texts(in_scope), concept, years, names, rare, kin)
+    distinctive = scope.printed_names.distinctive_words(concept, cik)
+    heads = scope.printed_names.printed_heads(concept, cik)
+    printed_names = scope.printed_names
+
+    def claimed(label: str) -> bool:
+        return printed_names.claimed(label, concept, cik)
+
+    verdict = absence_verdict(
+        scope.scope_texts(in_scope),
+        concept,
+        years,
+        names,
+        rare,
+        kin,
+        distinctive=distinctive,
+        claimed=claimed,
+        heads=heads,
+    )
     if verdict.outcome == PRINTED:
         return verdict.rule, verdict.detail
     if verdict.outcome == ABSENT:
