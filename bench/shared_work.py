@@ -17,7 +17,8 @@ Prints, for each, the wall seconds and the CLI's line about the evaluation and i
 
     .venv/bin/python bench/shared_work.py --corpus ../shared/corpus/edgar --name edgar \
         [--first eager-reader] [--second table-reader] [--part 2] [--work /tmp/edgar-shared-work] [--no-rerun] \
-        [--from-data data/edgar --from-home .dagster_edgar]
+        [--from-data data/edgar --from-home .dagster_edgar] \
+        [--proposals ../shared/golden/real_candidates.jsonl]
 """
 
 from __future__ import annotations
@@ -33,9 +34,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 CLI = Path(sys.executable).with_name("edgar-eval")
+PROPOSALS: list[str] = []  # `--proposals FILE` for every run, as the copied store was made
 
 
 def run(label: str, work: Path, corpus: Path, name: str, generator: str, *extra: str) -> dict:
+    extra = (*PROPOSALS, *extra)
     environment = {
         **os.environ,
         "DAGSTER_HOME": str(work / "home"),
@@ -92,8 +95,12 @@ def main() -> None:
     parser.add_argument("--from-data", type=Path, help="a store of this corpus to start from (copied)")
     parser.add_argument("--from-home", type=Path, help="its DAGSTER_HOME (copied)")
     parser.add_argument("--no-rerun", action="store_true", help="leave out step 7")
+    parser.add_argument(
+        "--proposals", type=Path, action="append", default=[], help="proposal files, as the store was made with them"
+    )
     args = parser.parse_args()
     corpus, name, work = args.corpus.resolve(), args.name, args.work
+    PROPOSALS.extend(argument for path in args.proposals for argument in ("--proposals", str(path.resolve())))
     if work.exists():
         shutil.rmtree(work)
     (work / "data").mkdir(parents=True)
