@@ -310,3 +310,40 @@ def test_two_companies_lines_are_compared_only_where_they_hold_the_same_things()
         ("with", "current"),
         ("with", "portion"),
     }
+
+
+def test_a_later_report_tagging_the_earlier_figure_in_its_named_parts_answers_it_alone():
+    """Operating lease liabilities at the end of two years: the later report tags the earlier year's current and
+    noncurrent parts, which add up to the earlier total: one addition, one document (audit defect, issue 60). Parts that
+    do not add up to it, or elements whose names merely start alike, leave the question asked."""
+    concept = "us-gaap:OperatingLeaseLiability"
+    lease = {"concept": concept, "label": "total operating lease liabilities"}
+    earlier = _side("acme-10k-23", "1", "Acme", "instant", "2023-12-31", "2023-12-31", 901e6, "901", **lease)
+    later = _side("acme-10k-24", "1", "Acme", "instant", "2024-12-31", "2024-12-31", 875e6, "875", **lease)
+    for side in (earlier, later):
+        side["gold_quote"] = f"| Total operating lease liabilities | {side['printed']} |"
+    year_before = earlier["period_key"]
+
+    def tagged(parts: dict[str, float]) -> _Corpus:
+        return _Corpus(period_values={("acme-10k-24", name, year_before): {value} for name, value in parts.items()})
+
+    in_parts = tagged({f"{concept}Current": 166e6, f"{concept}Noncurrent": 735e6})
+    rejected, reject = _collect()
+    assert two.change_over_time([earlier, later], in_parts, reject) == []
+    assert rejected[0][5] == two.ONE_DOCUMENT_SUFFICES and "Current + us-gaap:OperatingLeaseLiabilityNoncurrent" in (
+        rejected[0][6]
+    )
+    for corpus in (
+        tagged({f"{concept}Current": 166e6, f"{concept}Noncurrent": 700e6}),  # another sum
+        tagged({f"{concept}Current": 901e6}),  # one part alone is no addition
+        tagged({"us-gaap:OperatingLeaseLiabilitiesPaymentsDue": 166e6, f"{concept}sNoncurrent": 735e6}),  # alike only
+        _Corpus(
+            period_values={  # the parts of another year
+                ("acme-10k-24", f"{concept}Current", later["period_key"]): {166e6},
+                ("acme-10k-24", f"{concept}Noncurrent", later["period_key"]): {735e6},
+            }
+        ),
+    ):
+        rejected, reject = _collect()
+        assert len(two.change_over_time([earlier, later], corpus, reject)) == 1, corpus.period_values
+    assert two.tagged_in_parts({f"{concept}Current": {1.0, 166e6}, f"{concept}Noncurrent": {735e6}}, concept, 901e6)

@@ -36,6 +36,7 @@ import random
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Any, Protocol
 
 from edgar_eval.corpus.figure_match import values_differ
@@ -282,6 +283,9 @@ def change_over_time(fair: list[dict], corpus: Corpus, reject: Callable[..., Non
         if q["source_form"] == "10-K" and _period_kind(q) in ("FY", "instant"):
             by_item.setdefault((q["cik"], q["concept"], _period_kind(q)), []).append(q)
     out = []
+    tagged_for: dict[tuple[str, str], dict[str, set[float]]] = {}  # (filing, period) -> concept -> values, read once
+    for (filing_id, tagged_concept, period_key), values in corpus.period_values.items():
+        tagged_for.setdefault((filing_id, period_key), {})[tagged_concept] = values
     for (cik, concept, _), group in sorted(by_item.items()):
         years = sorted(group, key=lambda q: (q["fiscal_year"], q["source_filing_id"]))
         for earlier, later in zip(years, years[1:]):
@@ -291,6 +295,18 @@ def change_over_time(fair: list[dict], corpus: Corpus, reject: Callable[..., Non
             tagged = corpus.period_values.get((later["source_filing_id"], concept, earlier["period_key"]))
             if tagged or corpus.prints(later["source_filing_id"], earlier["printed"]):
                 shown = f"{later['source_filing_id']} prints fiscal {earlier['fiscal_year']} too"
+                reject(*where, ONE_DOCUMENT_SUFFICES, shown)
+                continue
+            # the earlier figure in parts named for it: "Operating lease liability, current" and "..., noncurrent" of
+            # the earlier year, printed side by side in the later report's note, add up to it (audit defect)
+            parts = tagged_in_parts(
+                tagged_for.get((later["source_filing_id"], earlier["period_key"]), {}),
+                concept,
+                float(earlier["gold_value"]),
+            )
+            if parts:
+                in_parts = " + ".join(parts)
+                shown = f"{later['source_filing_id']} tags fiscal {earlier['fiscal_year']} in parts: {in_parts}"
                 reject(*where, ONE_DOCUMENT_SUFFICES, shown)
                 continue
             # a row of the item's words for the earlier year in the later report answers that year from one document,
@@ -353,6 +369,24 @@ def change_over_time(fair: list[dict], corpus: Corpus, reject: Callable[..., Non
                 )
             )
     return out
+
+
+def tagged_in_parts(tagged: Mapping[str, set[float]], concept: str, value: float) -> list[str]:
+    """The parts of `concept` one filing tags for one period that add up to `value`: two or three elements named for
+    it, their names the concept's own with a word after it (`OperatingLeaseLiabilityCurrent` and
+    `OperatingLeaseLiabilityNoncurrent` for `OperatingLeaseLiability`), one value each; [] when no such parts sum to
+    it. A filing printing them answers the concept's figure by one addition, from one document."""
+    named = sorted(
+        (other, amount)
+        for other, amounts in tagged.items()
+        if other != concept and other.startswith(concept) and other[len(concept) : len(concept) + 1].isupper()
+        for amount in sorted(amounts)
+    )
+    for size in (2, 3):
+        for chosen in combinations(named, size):
+            if len({other for other, _ in chosen}) == size and not values_differ(sum(a for _, a in chosen), value):
+                return [other for other, _ in chosen]
+    return []
 
 
 def cross_company(fair: list[dict], corpus: Corpus, reject: Callable[..., None], seed: int) -> list[dict]:
