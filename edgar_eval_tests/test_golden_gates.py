@@ -253,3 +253,29 @@ def test_the_absence_review_shows_every_filing_of_the_scope_table_rows_first():
     assert "acme-10q" in by_filing and by_filing.count("acme-10k") == 5  # the 10-Q's sentence is not buried
     assert all(p.is_table_row for p in passages if p.filing_id == "acme-10k")
     assert by_filing == sorted(by_filing)  # shown filing by filing
+
+
+@pytest.mark.parametrize(
+    ("quote", "goes_on", "cut"),
+    [
+        # a list cut at a name's mark: the answer would name two of three drivers (independent audit, issue 60)
+        (
+            "higher net sales from advertising, the App Store",
+            "® and cloud services. Services gross margin rose.",
+            "and cloud services.",
+        ),
+        (
+            "lower sales of phones, tablets",
+            ", or wearables in the quarter; prices fell.",
+            "or wearables in the quarter;",
+        ),
+        ("higher sales of phones, tablets and watches", ". The rest was flat.", None),  # the list ends in the quote
+        ("revenue rose, driven by volume", ", partially offset by price.", None),  # another clause, not the list
+        ("revenue rose driven by volume", " and price.", None),  # no list in the quote: a clause may go on
+    ],
+)
+def test_a_prose_quote_stopping_inside_a_list_its_sentence_goes_on_with_is_cut_short(quote, goes_on, cut):
+    from edgar_eval.golden.admission import list_cut_short
+
+    text = f"Intro text. Net sales increased due primarily to {quote}{goes_on}"
+    assert list_cut_short(quote, text, text.index(quote) + len(quote)) == cut

@@ -330,8 +330,9 @@ def test_a_later_report_tagging_the_earlier_figure_in_its_named_parts_answers_it
     in_parts = tagged({f"{concept}Current": 166e6, f"{concept}Noncurrent": 735e6})
     rejected, reject = _collect()
     assert two.change_over_time([earlier, later], in_parts, reject) == []
-    assert rejected[0][5] == two.ONE_DOCUMENT_SUFFICES and "Current + us-gaap:OperatingLeaseLiabilityNoncurrent" in (
-        rejected[0][6]
+    assert (
+        rejected[0][5] == two.ONE_DOCUMENT_SUFFICES
+        and "Current + us-gaap:OperatingLeaseLiabilityNoncurrent" in (rejected[0][6])
     )
     for corpus in (
         tagged({f"{concept}Current": 166e6, f"{concept}Noncurrent": 700e6}),  # another sum

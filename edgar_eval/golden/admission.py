@@ -114,8 +114,36 @@ def _verify(candidate: Candidate, corpus: GateCorpus) -> tuple[list[PlacedQuote]
             problems.append(f"quote {position}: {match.reason}")
             continue
         where = match.location
+        cut = (
+            None
+            if where.is_table_row
+            else list_cut_short(evidence.quote, corpus.texts.get(where.filing_id, ""), where.end)
+        )
+        if cut:
+            problems.append(f"quote {position}: stops inside a list its sentence goes on with ({cut!r})")
+            continue
         placed.append(PlacedQuote(where.filing_id, where.start, where.end, where.is_table_row, evidence.quote))
     return placed, problems
+
+
+# what may stand between a quote's last word and the rest of its sentence without ending it: marks of a name
+_NAME_MARKS = re.compile(r"^(?:\s|®|™|©|℠|\(R\)|\(TM\))*")
+_LIST_GOES_ON = re.compile(r"^,?\s*(?:and|or)\s+[A-Za-z]")
+
+
+def list_cut_short(quote: str, text: str, end: int) -> str | None:
+    """Where a prose quote that itself lists ("advertising, the App Store") stops before its sentence's last item, the
+    filing's words that go on with the list ("and cloud services"), else None: an answer built on the quote names a
+    part of the list as the whole of it (an independent audit's defect, issue 60). A name's marks (® ™) after the
+    quote do not end it; a sentence that goes on with anything but "and"/"or" (", partially offset by") is another
+    clause, not the list."""
+    if "," not in quote:
+        return None
+    rest = text[end : end + 200]
+    rest = rest[_NAME_MARKS.match(rest).end() :]  # type: ignore[union-attr]
+    if not _LIST_GOES_ON.match(rest):
+        return None
+    return re.split(r"(?<=[.;:])\s", rest, maxsplit=1)[0][:80].strip(", ")
 
 
 def idle_evidence(candidate: Candidate, placed: Sequence[PlacedQuote]) -> str | None:
