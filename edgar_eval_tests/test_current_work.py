@@ -416,6 +416,8 @@ def test_corpora_and_systems_under_test_share_the_work_they_have_in_common(demo_
     assert second.evaluation_succeeded, second.evaluation_error
     assert sorted(second.current_partitions) == sorted(first.partitions)
     assert set(second.evaluation_remade) == generation
+    # the other system wrote its own report in the corpus's folder (the receipt names its generator)
+    assert (Path(settings.reports_dir) / "demo" / "receipt.json").read_bytes() != written["receipt.json"]
     assert _materialised_by(instance, _run_ids(instance) - before) == generation
     assert CurrentWork(eager, instance).evaluation(first.partitions).reason is None
     # the first system again: its answers were replaced in the store, so from generation on, and no further, though a

@@ -113,3 +113,34 @@ def test_a_home_naming_the_earlier_run_launcher_is_brought_up_to_date_or_still_l
     assert "LocalRunLauncher" in (tmp_path / "dagster.yaml").read_text()
     with dg.DagsterInstance.get() as instance:
         assert type(instance.run_launcher) is dg.DefaultRunLauncher
+
+
+def test_a_pid_of_another_process_namespace_is_not_judged_gone():
+    """Two containers under one host name number their processes apart: a run whose tags name another pid namespace
+    is left alone, whatever its pid is here; one of this namespace, or from before the tag, is judged as before."""
+    from edgar_eval.defs.run_tags import PID_NAMESPACE_TAG, pid_namespace
+
+    host, dead = socket.gethostname(), _dead_pid()
+    killed = _started_run(host, dead)
+    assert gone(killed.run_id, {**killed.tags, PID_NAMESPACE_TAG: "another"}) is None
+    assert gone(killed.run_id, killed.tags) is not None  # no namespace recorded: an earlier version's run
+    if pid_namespace():
+        assert gone(killed.run_id, {**killed.tags, PID_NAMESPACE_TAG: pid_namespace()}) is not None
+
+
+def test_a_run_being_stopped_when_its_process_went_is_canceled_not_failed(tmp_path):
+    """A canceling run whose process is gone was being stopped: canceled, not failed (as Dagster's own monitor ends
+    one)."""
+    from edgar_eval.defs.orphaned_runs import end_orphaned_runs
+
+    host, dead = socket.gethostname(), _dead_pid()
+    stopping = _started_run(host, dead)
+    stopping = dg.DagsterRun(
+        job_name="corpus", run_id=stopping.run_id, status=dg.DagsterRunStatus.CANCELING, tags=stopping.tags
+    )
+    with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
+        instance.add_run(stopping)
+        assert [how for _, how in end_orphaned_runs(instance)] == [
+            "was being stopped when its process went: marked canceled"
+        ]
+        assert instance.get_run_by_id(stopping.run_id).status == dg.DagsterRunStatus.CANCELED  # type: ignore[union-attr]

@@ -1,6 +1,8 @@
 """Runs a CLI process launched and that process left unfinished: killed (SIGKILL, a lost machine), a run never reports
 its own end. The next `edgar-eval run` on that machine ends them (`end_orphaned_runs`), and so does the sensor
-`orphaned_runs` in the daemon of `dagster dev` or `dagster-daemon run` within a minute, with no CLI run needed.
+`orphaned_runs` in the daemon of `dagster dev` or `dagster-daemon run` at its next tick (every 30 seconds or more),
+with no CLI run needed. A process is judged gone only where the daemon shares its host and its process namespace
+(`run_tags.gone`): a daemon in another container under the same host name leaves the run alone.
 
 Dagster's run monitoring does this only for the launchers whose health check it can ask, and the default launcher has
 none; a launcher of our own would answer it with types Dagster does not export. A sensor reads and ends runs through
@@ -20,18 +22,29 @@ NOT_STARTED = dg.DagsterRunStatus.NOT_STARTED  # a run created that no executor 
 
 
 def end_orphaned_runs(instance: dg.DagsterInstance) -> list[tuple[str, str]]:
-    """Mark failed every unfinished run that a CLI process on this machine launched and that process is gone (killed
+    """Mark failed every started run that a CLI process on this machine launched and that process is gone (killed
     mid-run), and free the concurrency-pool slots its steps held, which the next run's steps would otherwise wait for
-    for ever; mark canceled every run such a process created and never started. A deployment's daemon does the same
-    for runs it launched (run_monitoring in deploy/dagster.yaml). Each run ended: its id and what it was left as."""
+    for ever; mark canceled every run such a process was stopping (canceling) or created and never started. Each run's
+    status is read again just before it is ended, so a run that ended by itself meanwhile keeps its own end. Each run
+    ended: its id and what it was left as."""
     ended = []
     for run, why in runs_of_gone_processes(instance, list(UNFINISHED)):
-        instance.report_run_failed(run, f"{why}: killed mid-run")
+        now = instance.get_run_by_id(run.run_id)
+        if now is None or now.status not in UNFINISHED:  # it ended by itself since it was listed
+            continue
+        if now.status == dg.DagsterRunStatus.CANCELING:  # someone was stopping it: stopped, not broken
+            instance.report_run_canceled(now, f"{why}: it was being stopped")
+            ended.append((run.run_id, "was being stopped when its process went: marked canceled"))
+        else:
+            instance.report_run_failed(now, f"{why}: killed mid-run")
+            ended.append((run.run_id, "was killed mid-run (its process is gone): marked failed, its pool slots freed"))
         instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
-        ended.append((run.run_id, "was killed mid-run (its process is gone): marked failed, its pool slots freed"))
     # created, never started: the process was stopped while it made the run (Ctrl-C or a kill before the first step)
     for run, why in runs_of_gone_processes(instance, [NOT_STARTED]):
-        instance.report_run_canceled(run, f"{why}: stopped before the run started")
+        now = instance.get_run_by_id(run.run_id)
+        if now is None or now.status != NOT_STARTED:
+            continue
+        instance.report_run_canceled(now, f"{why}: stopped before the run started")
         ended.append((run.run_id, "was stopped before it started (its process is gone): marked canceled"))
     return ended
 

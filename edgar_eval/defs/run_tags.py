@@ -33,9 +33,22 @@ PARTITION_TAG = "dagster/partition"
 DATA_VERSION_TAG = "dagster/data_version"
 
 
+PID_NAMESPACE_TAG = "edgar-eval/pid-namespace"  # which processes the pid is one of (containers on one host name)
+
+
+def pid_namespace() -> str:
+    """This process's pid namespace ("" where the system does not say: not Linux): two containers given one host name
+    (`--network host`, one pod) number their processes apart, so a pid means something only within its namespace."""
+    try:
+        return str(os.stat("/proc/self/ns/pid").st_ino)
+    except OSError:
+        return ""
+
+
 def launch_tags(run_id: str) -> dict[str, str]:
     """The tags of a run this process creates as `run_id`."""
-    return {HOST_TAG: socket.gethostname(), PID_TAG: str(os.getpid()), RUN_TAG: run_id}
+    tags = {HOST_TAG: socket.gethostname(), PID_TAG: str(os.getpid()), RUN_TAG: run_id}
+    return {**tags, PID_NAMESPACE_TAG: pid_namespace()} if pid_namespace() else tags
 
 
 def process_alive(pid: int) -> bool:
@@ -52,6 +65,10 @@ def gone(run_id: str, tags: Mapping[str, str]) -> str | None:
     """Why the run is over though no end was recorded (its process on this machine is gone), or None: the run is not
     one a CLI process on this machine launched, or its process lives."""
     host, pid = tags.get(HOST_TAG), tags.get(PID_TAG, "")
-    if host != socket.gethostname() or tags.get(RUN_TAG) != run_id or not pid.isdigit() or process_alive(int(pid)):
+    if host != socket.gethostname() or tags.get(RUN_TAG) != run_id or not pid.isdigit():
+        return None
+    if tags.get(PID_NAMESPACE_TAG, pid_namespace()) != pid_namespace():  # another container's pid: not ours to judge
+        return None
+    if process_alive(int(pid)):
         return None
     return f"the process that ran it (pid {pid} on {host}) is gone"
