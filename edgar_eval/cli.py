@@ -140,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
         return _refused(exc)
     from dagster import DagsterInstance
 
+    from edgar_eval.defs.executors import quiet_interrupted_finalisers, quiet_interrupted_pool_closes
     from edgar_eval.defs.freshness import NEVER_MATERIALISED
     from edgar_eval.defs.orphaned_runs import end_orphaned_runs
     from edgar_eval.defs.run_checks import check_proposals, dagster_command, unread_environment
@@ -147,8 +148,6 @@ def run(args: argparse.Namespace) -> int:
         CodeLocationLauncher,
         cancel_interrupted_runs,
         materialise_graph,
-        quiet_interrupted_finalisers,
-        quiet_interrupted_pool_closes,
         quiet_ungated_step_notices,
     )
 

@@ -13,7 +13,12 @@ import os
 import dagster as dg
 
 from edgar_eval.adapters.embedders import MiniLMEmbedder
-from edgar_eval.defs.executors import corpus_executor_from_env, executor_from_env
+from edgar_eval.defs.executors import (
+    corpus_executor_from_env,
+    executor_from_env,
+    quiet_interrupted_finalisers,
+    quiet_interrupted_pool_closes,
+)
 from edgar_eval.defs.factory import build_definitions
 from edgar_eval.defs.settings import EmbedderResource, EvalSettings, GeneratorResource
 
@@ -53,6 +58,9 @@ def warm() -> None:
     would otherwise load for itself: the instance's storage modules, the libraries the steps import where they use
     them, the local embedder's weights, and the Definitions built and resolved (the repository, its asset graph and
     every job)."""
+    # a step the run's termination interrupts while it closes a connection or collects garbage prints no traceback
+    quiet_interrupted_pool_closes()
+    quiet_interrupted_finalisers()
     # Opening the instance imports the storage it is configured with (SQLAlchemy and Alembic come with it: more than
     # half of a step's start-up when left to each process), SQLite or Postgres alike; it is closed before any fork.
     # Best effort: an instance that cannot be opened here (no DAGSTER_HOME, a database down) is reported by the step

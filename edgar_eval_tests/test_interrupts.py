@@ -186,7 +186,7 @@ def test_an_interrupt_while_a_connection_closes_prints_no_traceback_and_other_er
 
     from sqlalchemy.pool import QueuePool
 
-    from edgar_eval.defs.runner import quiet_interrupted_pool_closes
+    from edgar_eval.defs.executors import quiet_interrupted_pool_closes
 
     quiet_interrupted_pool_closes()
     logger = logging.getLogger(f"{QueuePool.__module__}.{QueuePool.__name__}")
@@ -203,10 +203,10 @@ def test_an_interrupt_while_a_connection_closes_prints_no_traceback_and_other_er
 def test_an_interrupt_raised_in_a_finaliser_prints_no_traceback_and_other_errors_still_do():
     """Seen in CI: a Ctrl-C that lands while a garbage collection runs SQLAlchemy's weakref callbacks made Dagster's
     handler raise there, and Python printed "Exception ignored in ..." with a traceback. The CLI's worker leaves
-    interrupts out of that print (runner.quiet_interrupted_finalisers); any other error is printed as before."""
+    interrupts out of that print (executors.quiet_interrupted_finalisers); any other error is printed as before."""
     program = textwrap.dedent(
         """
-        from edgar_eval.defs.runner import quiet_interrupted_finalisers
+        from edgar_eval.defs.executors import quiet_interrupted_finalisers
         from dagster._core.errors import DagsterExecutionInterruptedError  # private: the error Dagster's handler raises
 
         class Raises:

@@ -17,7 +17,9 @@ proposer models), limited in the instance's dagster.yaml (deploy/dagster.yaml).
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
 import warnings
 from pathlib import Path
 
@@ -128,3 +130,50 @@ def executor_from_env() -> dg.ExecutorDefinition:
             f"the {name} executor's settings ({where}, {EXECUTOR_CONFIG_ENV}) do not fit its config schema: {problems}"
         )
     return executor.configured(config, name=name)
+
+
+INTERRUPTS = ("DagsterExecutionInterruptedError", "KeyboardInterrupt")  # an interrupt, by its class name
+
+
+class _NoInterruptedClose(logging.Filter):
+    """Drops SQLAlchemy's 'Exception closing connection' record when the exception is the interrupt itself: SQLAlchemy
+    logs it with its traceback and raises it again, and the CLI handles the interrupt (exit 130). Any other error
+    closing a connection is logged as before."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return type(error).__name__ not in INTERRUPTS
+
+
+def quiet_interrupted_pool_closes() -> None:
+    """Filter each of SQLAlchemy's pool loggers (one per pool class: a filter on a parent logger does not see their
+    records), so a Ctrl-C that lands while the run history closes a connection (while a run is being created) prints
+    no traceback. Set in the CLI's process and, through `definitions.warm`, in the fork server and so in every step
+    process it forks: a step the run's termination interrupts while it closes a connection prints none either (seen
+    in CI). Written by a helper session for issue 59 and taken from its branch."""
+    from sqlalchemy import pool
+
+    for name in dir(pool):
+        cls = getattr(pool, name)
+        if isinstance(cls, type) and issubclass(cls, pool.Pool):
+            logger = logging.getLogger(f"{cls.__module__}.{cls.__name__}")
+            if not any(isinstance(existing, _NoInterruptedClose) for existing in logger.filters):
+                logger.addFilter(_NoInterruptedClose())
+
+
+def quiet_interrupted_finalisers() -> None:
+    """Python prints "Exception ignored in ..." with a traceback when an exception is raised in a finaliser or a weakref
+    callback, where it cannot propagate. Dagster's SIGINT handler raises its interrupt wherever the main thread is, so
+    a Ctrl-C that lands while a garbage collection runs SQLAlchemy's callbacks printed such a traceback (seen in CI),
+    though the CLI handles the interrupt as ever (exit 130, runs recorded canceled). An interrupt is not printed
+    there; anything else is, by the hook that was set before."""
+    before = sys.unraisablehook
+    if getattr(before, "quiet_interrupts", False):
+        return
+
+    def hook(unraisable: "sys.UnraisableHookArgs") -> None:
+        if type(unraisable.exc_value).__name__ not in INTERRUPTS:
+            before(unraisable)
+
+    hook.quiet_interrupts = True  # type: ignore[attr-defined]
+    sys.unraisablehook = hook
